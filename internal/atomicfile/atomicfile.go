@@ -1,0 +1,91 @@
+// Package atomicfile writes files atomically (temp file in the same folder,
+// fsync, rename) and takes cross-process exclusive locks. Every write Foundry
+// makes under .foundry/ goes through it, so a reader never sees a partial file
+// and a killed writer never leaves one.
+package atomicfile
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/foundryhq/foundry/internal/testpause"
+)
+
+// TempPrefix starts the name of every temporary file this package creates, so
+// readers can skip them and tests can spot them.
+const TempPrefix = ".foundry-tmp-"
+
+// WriteFile writes data to path atomically with permission perm. The folder
+// must exist. The test pause point "atomicfile.after-temp" stops between the
+// complete temp file and the rename.
+func WriteFile(path string, data []byte, perm fs.FileMode) error {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, TempPrefix+base+"-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			_ = os.Remove(tmp)
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp, perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	testpause.Point(context.Background(), "atomicfile.after-temp")
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	ok = true
+	syncDir(dir)
+	return nil
+}
+
+// syncDir makes a rename durable; failure is harmless on systems that cannot
+// fsync a directory.
+func syncDir(dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	_ = d.Sync()
+	_ = d.Close()
+}
+
+// Lock takes an exclusive cross-process lock on the file at path (created if
+// needed) and returns the function that releases it. The lock is an advisory
+// flock: the kernel drops it when the holder dies, so a killed writer never
+// leaves a stale lock. Lock gives up when ctx is done.
+func Lock(ctx context.Context, path string) (unlock func() error, err error) {
+	l := flock.New(path)
+	ok, err := l.TryLockContext(ctx, 5*time.Millisecond)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("lock %s: not acquired", path)
+	}
+	return l.Unlock, nil
+}
