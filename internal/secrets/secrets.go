@@ -1,0 +1,216 @@
+// Package secrets finds credentials in free text: private key blocks, cloud
+// and forge access tokens, API keys, password assignments and connection
+// strings that carry a password. It reports what kind of secret it found and
+// where, never the value, and can redact every value it finds.
+//
+// Foundry uses it twice: memory_write refuses a fact that contains a secret,
+// and the MCP server redacts tool results before they leave the process.
+// Detection is pattern based and errs on the side of flagging an
+// assignment-shaped value; placeholders such as ${DB_PASSWORD}, <password>,
+// $TOKEN or *** are never reported.
+package secrets
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Kind names a class of secret. Its text is safe to show: it never contains
+// any part of the secret.
+type Kind string
+
+// The kinds of secret Find reports.
+const (
+	PrivateKey       Kind = "private key block"
+	AWSAccessKey     Kind = "AWS access key"
+	GitHubToken      Kind = "GitHub token"
+	GitLabToken      Kind = "GitLab token"
+	SlackToken       Kind = "Slack token"
+	GoogleAPIKey     Kind = "Google API key"
+	StripeKey        Kind = "Stripe key"
+	APIKey           Kind = "API key"
+	JWT              Kind = "JSON web token"
+	Password         Kind = "password assignment"
+	ConnectionString Kind = "connection string with credentials"
+)
+
+// Finding is one secret found in a text. Start and End are byte offsets of
+// the secret value (the part Redact replaces); Line is 1-based.
+type Finding struct {
+	Kind  Kind `json:"kind"`
+	Line  int  `json:"line"`
+	Start int  `json:"start"`
+	End   int  `json:"end"`
+}
+
+// Placeholder replaces every secret value in the output of Redact.
+const Placeholder = "[REDACTED]"
+
+// detector finds one kind of secret. group is the submatch holding the value
+// (0 for the whole match); check, when set, vetoes a candidate value.
+type detector struct {
+	kind  Kind
+	re    *regexp.Regexp
+	group int
+	check func(match []string, value string) bool
+}
+
+// The detectors in priority order: when two findings overlap, the one found
+// by the earlier detector wins, so "password=ghp_…" is a GitHub token.
+var detectors = []detector{
+	{
+		kind: PrivateKey,
+		re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----` +
+			`(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`),
+	},
+	{kind: AWSAccessKey, re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[0-9A-Z]{16}\b`)},
+	{kind: GitHubToken, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})\b`)},
+	{kind: GitLabToken, re: regexp.MustCompile(`\bgl(?:pat|dt|ptt|rt|cbt)-[A-Za-z0-9_-]{20,}`)},
+	{kind: SlackToken, re: regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9-]{10,}`)},
+	{kind: GoogleAPIKey, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`)},
+	{kind: StripeKey, re: regexp.MustCompile(`\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}\b`)},
+	{kind: APIKey, re: regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{20,}`)},
+	{kind: JWT, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
+	{
+		kind:  ConnectionString,
+		re:    regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@'"]*:([^\s@/'"]+)@[^\s/'"]+`),
+		group: 1,
+		check: func(_ []string, v string) bool { return !placeholder(v) },
+	},
+	{
+		kind: Password,
+		re: regexp.MustCompile(`(?i)\b(?:[a-z0-9]+[_-])*(password|passwd|passphrase|pwd|secret|api[_-]?key|apikey|access[_-]?key|` +
+			`access[_-]?token|auth[_-]?token|refresh[_-]?token|client[_-]?secret|private[_-]?key|token)` +
+			`["']?\s*(:=|=>|=|:)\s*("[^"\n]*"|'[^'\n]*'|<[^>\n]*>|[^\s,;'"]+)`),
+		group: 3,
+		check: passwordValue,
+	},
+}
+
+// passwordValue reports whether an assignment's value looks like a real
+// secret. With "=" (code, env files, connection strings) any concrete value
+// counts; with ":" (prose as well as YAML) the value must be quoted or look
+// like a password, so "password: must be rotated" is not a finding.
+func passwordValue(m []string, v string) bool {
+	quoted := len(v) >= 2 && (v[0] == '"' || v[0] == '\'')
+	if quoted {
+		v = v[1 : len(v)-1]
+	}
+	if v == "" || placeholder(v) {
+		return false
+	}
+	if m[2] != ":" || quoted {
+		return true
+	}
+	if len(v) < 6 {
+		return false
+	}
+	for _, r := range v {
+		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') {
+			return true
+		}
+	}
+	return false
+}
+
+// placeholder reports whether v stands for a secret rather than being one.
+func placeholder(v string) bool {
+	v = strings.Trim(v, `"'`)
+	switch {
+	case v == "":
+		return true
+	case strings.HasPrefix(v, "$"), strings.HasPrefix(v, "%"),
+		strings.HasPrefix(v, "<") && strings.HasSuffix(v, ">"),
+		strings.HasPrefix(v, "{{") && strings.HasSuffix(v, "}}"),
+		strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]"),
+		strings.HasPrefix(v, "env(") || strings.HasPrefix(v, "ENV["):
+		return true
+	case strings.Trim(v, "*xX.•-_") == "":
+		return true
+	}
+	switch strings.ToLower(v) {
+	case "null", "none", "nil", "true", "false", "redacted", "example", "placeholder", "required", "optional", "string":
+		return true
+	}
+	return false
+}
+
+// Find returns the secrets in text, ordered by position. Overlapping
+// candidates are reported once, under the most specific kind.
+func Find(text string) []Finding {
+	var out []Finding
+	for _, d := range detectors {
+		for _, idx := range d.re.FindAllStringSubmatchIndex(text, -1) {
+			start, end := idx[2*d.group], idx[2*d.group+1]
+			if start < 0 {
+				continue
+			}
+			if d.check != nil {
+				m := make([]string, len(idx)/2)
+				for i := range m {
+					if idx[2*i] >= 0 {
+						m[i] = text[idx[2*i]:idx[2*i+1]]
+					}
+				}
+				if !d.check(m, text[start:end]) {
+					continue
+				}
+			}
+			if d.kind == Password {
+				// Redact inside the quotes, keep the quotes.
+				if v := text[start:end]; len(v) >= 2 && (v[0] == '"' || v[0] == '\'') {
+					start, end = start+1, end-1
+				}
+			}
+			if overlaps(out, start, end) {
+				continue
+			}
+			out = append(out, Finding{Kind: d.kind, Start: start, End: end, Line: 1 + strings.Count(text[:start], "\n")})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	return out
+}
+
+func overlaps(fs []Finding, start, end int) bool {
+	for _, f := range fs {
+		if start < f.End && f.Start < end {
+			return true
+		}
+	}
+	return false
+}
+
+// Kinds returns the distinct kinds among findings, in order of first
+// appearance.
+func Kinds(findings []Finding) []Kind {
+	var out []Kind
+	seen := map[Kind]bool{}
+	for _, f := range findings {
+		if !seen[f.Kind] {
+			seen[f.Kind] = true
+			out = append(out, f.Kind)
+		}
+	}
+	return out
+}
+
+// Redact returns text with every secret value Find reports replaced by
+// [Placeholder]. Text without secrets comes back unchanged.
+func Redact(text string) string {
+	fs := Find(text)
+	if len(fs) == 0 {
+		return text
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	last := 0
+	for _, f := range fs {
+		b.WriteString(text[last:f.Start])
+		b.WriteString(Placeholder)
+		last = f.End
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}

@@ -1,0 +1,127 @@
+package secrets
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Test values are assembled at run time so the source holds no string a
+// secret scanner would flag.
+var (
+	ghToken    = "ghp_" + strings.Repeat("a1B2", 9)
+	ghPAT      = "github_pat_" + strings.Repeat("11ABCD", 4) + "_" + strings.Repeat("x9", 20)
+	glToken    = "glpat-" + strings.Repeat("Zz9_", 5)
+	slackToken = "xoxb-" + "123456789012-" + strings.Repeat("Ab3", 8)
+	awsKey     = "AKIA" + "IOSFODNN7EXAMPLE"
+	skKey      = "sk-" + "proj-" + strings.Repeat("T3bl", 8)
+	googleKey  = "AIza" + strings.Repeat("Sy9_", 8) + "abc"
+	stripeKey  = "sk_" + "live_" + strings.Repeat("4eC3", 6)
+	jwt        = "eyJ" + "hbGciOiJIUzI1NiJ9" + ".eyJ" + "zdWIiOiIxMjM0NTY3ODkwIn0" + "." + "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+	pemBlock   = "-----BEGIN " + "RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA1234\nabcd\n-----END RSA PRIVATE KEY-----"
+)
+
+func TestFind(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		in   string
+		want []Kind
+	}{
+		{"private key block", "key:\n" + pemBlock + "\nend", []Kind{PrivateKey}},
+		{"private key without end", "-----BEGIN " + "OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk", []Kind{PrivateKey}},
+		{"aws access key", "use " + awsKey + " for uploads", []Kind{AWSAccessKey}},
+		{"github token", "token " + ghToken, []Kind{GitHubToken}},
+		{"github fine-grained token", ghPAT, []Kind{GitHubToken}},
+		{"gitlab token", "CI uses " + glToken, []Kind{GitLabToken}},
+		{"slack token", "bot " + slackToken, []Kind{SlackToken}},
+		{"google api key", "maps key " + googleKey, []Kind{GoogleAPIKey}},
+		{"stripe key", "charge with " + stripeKey, []Kind{StripeKey}},
+		{"generic sk key", "OpenAI key " + skKey + " in CI", []Kind{APIKey}},
+		{"jwt", "Authorization: Bearer " + jwt, []Kind{JWT}},
+		{"password env assignment", "DB_PASSWORD=hunter2", []Kind{Password}},
+		{"password yaml quoted", `password: "correct horse"`, []Kind{Password}},
+		{"password colon with digits", "admin password: S3cr3t!x", []Kind{Password}},
+		{"client secret", "client_secret = abcdefgh", []Kind{Password}},
+		{"ado connection string", "Server=db;User Id=app;Password=Pa55word;", []Kind{Password}},
+		{"postgres url", "postgres://app:s3cret@db.internal:5432/orders", []Kind{ConnectionString}},
+		{"redis url empty user", "redis://:hunter22@cache:6379", []Kind{ConnectionString}},
+		{"token inside assignment is the token", "GITHUB_TOKEN=" + ghToken, []Kind{GitHubToken}},
+		{"two kinds", awsKey + " and mysql://root:toor@localhost/db", []Kind{AWSAccessKey, ConnectionString}},
+
+		{"prose about passwords", "Passwords are hashed with argon2id before storage.", nil},
+		{"password colon prose", "Password: must be rotated every 90 days.", nil},
+		{"placeholder env", "DB_PASSWORD=${DB_PASSWORD}", nil},
+		{"placeholder angle", "password=<your password>", nil},
+		{"placeholder stars", "password=********", nil},
+		{"url placeholder password", "postgres://app:${PGPASSWORD}@db/orders", nil},
+		{"url without credentials", "https://example.com/docs?a=b", nil},
+		{"url with user only", "ssh://git@github.com/org/repo", nil},
+		{"public key block", "-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----", nil},
+		{"short sk word", "sk-learn is a library", nil},
+		{"ordinary text", "Persistence layer uses Flyway, not Liquibase", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := Kinds(Find(tt.in))
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Find(%q) kinds (-want +got):\n%s", tt.in, diff)
+			}
+		})
+	}
+}
+
+func TestFindLine(t *testing.T) {
+	t.Parallel()
+	got := Find("first\nsecond\nkey " + awsKey)
+	if len(got) != 1 || got[0].Line != 3 {
+		t.Fatalf("Find = %+v, want one finding on line 3", got)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in, want string
+	}{
+		{"none", "nothing to hide", "nothing to hide"},
+		{"token", "use " + ghToken + " now", "use [REDACTED] now"},
+		{"assignment keeps key", "DB_PASSWORD=hunter2 next", "DB_PASSWORD=[REDACTED] next"},
+		{"quoted keeps quotes", `password: "correct horse"`, `password: "[REDACTED]"`},
+		{"url keeps user and host", "postgres://app:s3cret@db:5432/x", "postgres://app:[REDACTED]@db:5432/x"},
+		{"pem block", "a\n" + pemBlock + "\nb", "a\n[REDACTED]\nb"},
+		{"several", awsKey + " " + slackToken, "[REDACTED] [REDACTED]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := Redact(tt.in)
+			if got != tt.want {
+				t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+			if len(Find(got)) != 0 {
+				t.Errorf("Redact(%q) still holds a secret: %q", tt.in, got)
+			}
+		})
+	}
+}
+
+func FuzzRedact(f *testing.F) {
+	for _, s := range []string{"", "password=x1y2z3", "postgres://a:b@c/d", ghToken, pemBlock, "-----BEGIN PRIVATE KEY-----"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fs := Find(s)
+		for i, fd := range fs {
+			if fd.Start < 0 || fd.End > len(s) || fd.Start > fd.End {
+				t.Fatalf("finding %d out of range: %+v (len %d)", i, fd, len(s))
+			}
+			if i > 0 && fs[i-1].End > fd.Start {
+				t.Fatalf("findings overlap: %+v %+v", fs[i-1], fd)
+			}
+		}
+		_ = Redact(s)
+	})
+}
