@@ -1,0 +1,269 @@
+// This file defines the read-only fs.FS over git objects shared by the
+// revision view and the index view.
+
+package git
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+)
+
+// entry is one name in a directory of a git view.
+type entry struct {
+	name  string
+	hash  plumbing.Hash
+	isDir bool
+	exec  bool
+}
+
+// lister returns the entries of a directory, given as a slash path relative
+// to the view's root ("." for the root), sorted by name. ok is false when the
+// directory does not exist.
+type lister interface {
+	list(dir string) (entries []entry, ok bool, err error)
+}
+
+// objectFS implements fs.FS, fs.ReadFileFS, fs.ReadDirFS and fs.StatFS over
+// git objects. It is safe for concurrent use.
+type objectFS struct {
+	repo    *Repo
+	dirs    lister
+	label   string    // "HEAD~2 (abc1234)" or "index", for error messages
+	modTime time.Time // commit time at a revision; zero for the index
+}
+
+var (
+	_ fs.ReadFileFS = (*objectFS)(nil)
+	_ fs.ReadDirFS  = (*objectFS)(nil)
+	_ fs.StatFS     = (*objectFS)(nil)
+)
+
+func (f *objectFS) find(op, name string) (entry, error) {
+	if !fs.ValidPath(name) {
+		return entry{}, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	if name == "." {
+		return entry{name: ".", isDir: true}, nil
+	}
+	dir, base := path.Split(name)
+	dir = strings.TrimSuffix(dir, "/")
+	if dir == "" {
+		dir = "."
+	}
+	f.repo.mu.Lock()
+	entries, ok, err := f.dirs.list(dir)
+	f.repo.mu.Unlock()
+	if err != nil {
+		return entry{}, &fs.PathError{Op: op, Path: name, Err: err}
+	}
+	if ok {
+		i := sort.Search(len(entries), func(i int) bool { return entries[i].name >= base })
+		if i < len(entries) && entries[i].name == base {
+			return entries[i], nil
+		}
+	}
+	return entry{}, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+}
+
+// Open implements fs.FS.
+func (f *objectFS) Open(name string) (fs.File, error) {
+	e, err := f.find("open", name)
+	if err != nil {
+		return nil, err
+	}
+	if e.isDir {
+		return &dirFile{fsys: f, name: name, e: e}, nil
+	}
+	data, err := f.readBlob(e.hash)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return &blobFile{Reader: bytes.NewReader(data), info: f.info(e, int64(len(data)))}, nil
+}
+
+// ReadFile implements fs.ReadFileFS.
+func (f *objectFS) ReadFile(name string) ([]byte, error) {
+	e, err := f.find("read", name)
+	if err != nil {
+		return nil, err
+	}
+	if e.isDir {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("is a directory")}
+	}
+	data, err := f.readBlob(e.hash)
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	return data, nil
+}
+
+// Stat implements fs.StatFS.
+func (f *objectFS) Stat(name string) (fs.FileInfo, error) {
+	e, err := f.find("stat", name)
+	if err != nil {
+		return nil, err
+	}
+	if e.isDir {
+		return f.info(e, 0), nil
+	}
+	f.repo.mu.Lock()
+	size, err := f.repo.repo.Storer.EncodedObjectSize(e.hash)
+	f.repo.mu.Unlock()
+	if err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
+	}
+	return f.info(e, size), nil
+}
+
+// ReadDir implements fs.ReadDirFS.
+func (f *objectFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	e, err := f.find("readdir", name)
+	if err != nil {
+		return nil, err
+	}
+	if !e.isDir {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fmt.Errorf("not a directory")}
+	}
+	f.repo.mu.Lock()
+	entries, _, err := f.dirs.list(name)
+	f.repo.mu.Unlock()
+	if err != nil {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
+	}
+	out := make([]fs.DirEntry, len(entries))
+	for i, c := range entries {
+		out[i] = dirEntry{fsys: f, dir: name, e: c}
+	}
+	return out, nil
+}
+
+func (f *objectFS) readBlob(h plumbing.Hash) ([]byte, error) {
+	f.repo.mu.Lock()
+	defer f.repo.mu.Unlock()
+	obj, err := f.repo.repo.Storer.EncodedObject(plumbing.BlobObject, h)
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h.String()[:7], err)
+	}
+	r, err := obj.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h.String()[:7], err)
+	}
+	defer r.Close()
+	buf := bytes.NewBuffer(make([]byte, 0, obj.Size()))
+	if _, err := buf.ReadFrom(r); err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h.String()[:7], err)
+	}
+	return buf.Bytes(), nil
+}
+
+func (f *objectFS) info(e entry, size int64) *FileInfo {
+	return &FileInfo{name: path.Base(e.name), size: size, dir: e.isDir, exec: e.exec, hash: e.hash.String(), mod: f.modTime}
+}
+
+// FileInfo is the fs.FileInfo of a git view. Hash returns the object id,
+// which identifies the content for as long as the object exists: callers that
+// cache parsed files use it instead of size and modification time.
+type FileInfo struct {
+	name string
+	size int64
+	dir  bool
+	exec bool
+	hash string
+	mod  time.Time
+}
+
+func (i *FileInfo) Name() string { return i.name }
+func (i *FileInfo) Size() int64  { return i.size }
+func (i *FileInfo) Mode() fs.FileMode {
+	switch {
+	case i.dir:
+		return fs.ModeDir | 0o755
+	case i.exec:
+		return 0o755
+	}
+	return 0o644
+}
+func (i *FileInfo) ModTime() time.Time { return i.mod }
+func (i *FileInfo) IsDir() bool        { return i.dir }
+
+// Sys returns the object id as a string, the same as Hash.
+func (i *FileInfo) Sys() any { return i.hash }
+
+// Hash returns the git object id of the file's content.
+func (i *FileInfo) Hash() string { return i.hash }
+
+type dirEntry struct {
+	fsys *objectFS
+	dir  string
+	e    entry
+}
+
+func (d dirEntry) Name() string { return d.e.name }
+func (d dirEntry) IsDir() bool  { return d.e.isDir }
+func (d dirEntry) Type() fs.FileMode {
+	if d.e.isDir {
+		return fs.ModeDir
+	}
+	return 0
+}
+func (d dirEntry) Info() (fs.FileInfo, error) {
+	return d.fsys.Stat(path.Join(d.dir, d.e.name))
+}
+
+type blobFile struct {
+	*bytes.Reader
+	info *FileInfo
+}
+
+func (b *blobFile) Stat() (fs.FileInfo, error) { return b.info, nil }
+func (b *blobFile) Close() error               { return nil }
+
+type dirFile struct {
+	fsys    *objectFS
+	name    string
+	e       entry
+	entries []fs.DirEntry
+	read    bool
+}
+
+func (d *dirFile) Stat() (fs.FileInfo, error) { return d.fsys.info(d.e, 0), nil }
+func (d *dirFile) Read([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "read", Path: d.name, Err: fmt.Errorf("is a directory")}
+}
+func (d *dirFile) Close() error { return nil }
+
+// ReadDir implements fs.ReadDirFile.
+func (d *dirFile) ReadDir(n int) ([]fs.DirEntry, error) {
+	if !d.read {
+		all, err := d.fsys.ReadDir(d.name)
+		if err != nil {
+			return nil, err
+		}
+		d.entries, d.read = all, true
+	}
+	if n <= 0 {
+		out := d.entries
+		d.entries = nil
+		return out, nil
+	}
+	if len(d.entries) == 0 {
+		return nil, io.EOF
+	}
+	if n > len(d.entries) {
+		n = len(d.entries)
+	}
+	out := d.entries[:n]
+	d.entries = d.entries[n:]
+	return out, nil
+}
+
+func isExec(m filemode.FileMode) bool { return m == filemode.Executable }

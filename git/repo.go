@@ -1,0 +1,193 @@
+package git
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	gogit "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// Repo is an open git repository together with its working tree root.
+type Repo struct {
+	repo *gogit.Repository
+	root string // absolute working tree root
+	// mu serialises object reads: go-git's storage caches are not safe for
+	// concurrent use, and one Repo is shared by every request of a server.
+	mu sync.Mutex
+}
+
+// Open finds the repository that holds dir, walking up as git does, and opens
+// it. Linked worktrees (a .git file pointing into another repository) work.
+func Open(dir string) (*Repo, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open repository at %s: %w", dir, err)
+	}
+	r, err := gogit.PlainOpenWithOptions(abs, &gogit.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if err != nil {
+		if errors.Is(err, gogit.ErrRepositoryNotExists) {
+			return nil, fmt.Errorf("open repository at %s: %w", dir, ErrNotRepository)
+		}
+		return nil, fmt.Errorf("open repository at %s: %w", dir, err)
+	}
+	wt, err := r.Worktree()
+	if err != nil {
+		return nil, fmt.Errorf("open repository at %s: bare repositories are not supported: %w", dir, ErrNotRepository)
+	}
+	// Reopen the same storage keeping pack files open: by default go-git
+	// opens and closes the pack for every object it reads, which triples the
+	// cost of reading many small files at a revision.
+	if st, ok := r.Storer.(*filesystem.Storage); ok {
+		keep := filesystem.NewStorageWithOptions(st.Filesystem(), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+		if r2, err := gogit.Open(keep, wt.Filesystem); err == nil {
+			r = r2
+		}
+	}
+	root := wt.Filesystem.Root()
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	return &Repo{repo: r, root: root}, nil
+}
+
+// Close releases the pack files the repository keeps open.
+func (r *Repo) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if st, ok := r.repo.Storer.(*filesystem.Storage); ok {
+		return st.Close()
+	}
+	return nil
+}
+
+// Root is the absolute path of the working tree root.
+func (r *Repo) Root() string { return r.root }
+
+// Rel returns dir relative to the working tree root in slash form ("" for the
+// root itself). dir must lie inside the working tree.
+func (r *Repo) Rel(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	rel, err := filepath.Rel(r.root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s is outside the working tree %s", dir, r.root)
+	}
+	if rel == "." {
+		return "", nil
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+// Commit describes one resolved commit.
+type Commit struct {
+	Hash    string // full hex hash
+	Short   string // first 7 hex digits
+	Subject string // first line of the message
+	When    string // author date, YYYY-MM-DD
+}
+
+// Resolve turns a revision spec (HEAD~5, HEAD^2, a tag, a branch, an
+// abbreviated hash) into a commit. Specs go-git cannot parse (@{-1},
+// HEAD@{2}, :/message, dates) are handed to the git binary when it is on
+// PATH.
+func (r *Repo) Resolve(rev string) (Commit, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, err := r.resolveLocked(rev)
+	if err != nil {
+		return Commit{}, err
+	}
+	return describe(c), nil
+}
+
+func describe(c *object.Commit) Commit {
+	h := c.Hash.String()
+	subject, _, _ := strings.Cut(c.Message, "\n")
+	return Commit{Hash: h, Short: h[:7], Subject: subject, When: c.Author.When.UTC().Format("2006-01-02")}
+}
+
+func (r *Repo) resolveLocked(rev string) (*object.Commit, error) {
+	if rev == "" {
+		return nil, fmt.Errorf("resolve revision: empty spec: %w", ErrRevisionNotFound)
+	}
+	if strings.HasPrefix(rev, "-") {
+		return nil, fmt.Errorf("resolve revision %q: %w", rev, ErrRevisionNotFound)
+	}
+	h, err := r.repo.ResolveRevision(plumbing.Revision(rev))
+	if err != nil || h == nil || h.IsZero() {
+		if _, herr := r.repo.Head(); errors.Is(herr, plumbing.ErrReferenceNotFound) {
+			return nil, fmt.Errorf("resolve revision %q: %w", rev, ErrNoCommits)
+		}
+		fh, ferr := r.resolveWithGitBinary(rev)
+		if ferr != nil {
+			return nil, ferr
+		}
+		h = &fh
+	}
+	c, err := r.repo.CommitObject(*h)
+	if err != nil {
+		if r.shallow() {
+			return nil, fmt.Errorf("resolve revision %q: %w (fetch more history with git fetch --deepen or --unshallow)", rev, ErrShallow)
+		}
+		return nil, fmt.Errorf("resolve revision %q: %w", rev, ErrRevisionNotFound)
+	}
+	return c, nil
+}
+
+// resolveWithGitBinary asks git rev-parse for specs go-git does not know.
+func (r *Repo) resolveWithGitBinary(rev string) (plumbing.Hash, error) {
+	notFound := func() error {
+		if r.shallow() {
+			return fmt.Errorf("resolve revision %q: %w (fetch more history with git fetch --deepen or --unshallow)", rev, ErrShallow)
+		}
+		return fmt.Errorf("resolve revision %q: %w", rev, ErrRevisionNotFound)
+	}
+	bin, err := exec.LookPath("git")
+	if err != nil {
+		return plumbing.ZeroHash, notFound()
+	}
+	// Resolve first, then peel: appending ^{commit} to the spec would change
+	// the meaning of :/message searches.
+	s, err := runGit(bin, r.root, "rev-parse", "--verify", "--quiet", "--end-of-options", rev)
+	if err == nil {
+		s, err = runGit(bin, r.root, "rev-parse", "--verify", "--quiet", s+"^{commit}")
+	}
+	if err != nil || !plumbing.IsHash(s) {
+		return plumbing.ZeroHash, notFound()
+	}
+	return plumbing.NewHash(s), nil
+}
+
+func (r *Repo) shallow() bool {
+	shallow, err := r.repo.Storer.Shallow()
+	return err == nil && len(shallow) > 0
+}
+
+// HasCommits reports whether HEAD points at a commit.
+func (r *Repo) HasCommits() bool {
+	_, err := r.repo.Head()
+	return err == nil
+}
+
+func runGit(bin, dir string, args ...string) (string, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	err := cmd.Run()
+	return strings.TrimSpace(out.String()), err
+}

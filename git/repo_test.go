@@ -1,0 +1,316 @@
+package git_test
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/foundryhq/foundry/git"
+	"github.com/foundryhq/foundry/git/gittest"
+)
+
+// threeVersions builds a repository whose file a.txt differs in HEAD~2,
+// HEAD, the index and the working tree.
+func threeVersions(t *testing.T) *gittest.Repo {
+	t.Helper()
+	r := gittest.New(t)
+	r.Write("proj/.foundry/a.txt", "v1 at HEAD~2\n")
+	r.CommitAll("one")
+	r.Write("proj/.foundry/a.txt", "v2\n")
+	r.CommitAll("two")
+	r.Write("proj/.foundry/a.txt", "v3 at HEAD\n")
+	r.CommitAll("three")
+	r.Write("proj/.foundry/a.txt", "v4 staged\n")
+	r.Git("add", "proj/.foundry/a.txt")
+	r.Write("proj/.foundry/a.txt", "v5 on disk\n")
+	return r
+}
+
+func TestViewsReadDifferentContent(t *testing.T) {
+	t.Parallel()
+	r := threeVersions(t)
+	repo, err := git.Open(filepath.Join(r.Dir, "proj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := repo.Rel(filepath.Join(r.Dir, "proj"))
+	if err != nil || rel != "proj" {
+		t.Fatalf("Rel = %q, %v; want proj", rel, err)
+	}
+	idx, err := repo.IndexFS(rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev2, c2, err := repo.RevFS("HEAD~2", rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c2.Subject != "one" {
+		t.Errorf("HEAD~2 subject = %q, want one", c2.Subject)
+	}
+	head, _, err := repo.RevFS("HEAD", rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		fsys fs.FS
+		want string
+	}{
+		{"worktree", os.DirFS(filepath.Join(r.Dir, "proj")), "v5 on disk\n"},
+		{"index", idx, "v4 staged\n"},
+		{"HEAD", head, "v3 at HEAD\n"},
+		{"HEAD~2", rev2, "v1 at HEAD~2\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := fs.ReadFile(tt.fsys, ".foundry/a.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("content = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestViewsPassFSTest(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	r.Write("p/.foundry/memory/fact-0001-x.md", "x")
+	r.Write("p/.foundry/blackboard/audit/a.json", "{}")
+	r.Write("p/.foundry/blackboard/audit/b.json", "{}")
+	r.Write("p/top.txt", "t")
+	r.Write("other/z.txt", "z")
+	r.CommitAll("c")
+	repo, err := git.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev, _, err := repo.RevFS("HEAD", "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := repo.IndexFS("p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{".foundry/memory/fact-0001-x.md", ".foundry/blackboard/audit/a.json", ".foundry/blackboard/audit/b.json", "top.txt"}
+	for name, fsys := range map[string]fs.FS{"rev": rev, "index": idx} {
+		if err := fstest.TestFS(fsys, want...); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if _, err := fs.Stat(fsys, "z.txt"); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: a file outside the project folder is visible: %v", name, err)
+		}
+	}
+}
+
+func TestResolve(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	r.Write("f", "1")
+	first := r.CommitAll("first")
+	r.Git("tag", "v1.0")
+	r.Git("tag", "-a", "-m", "annotated", "v1.1")
+	r.Git("checkout", "-q", "-b", "side")
+	r.Write("f", "side")
+	side := r.CommitAll("side work")
+	r.Git("checkout", "-q", "main")
+	r.Write("g", "2")
+	second := r.CommitAll("second")
+	r.Git("merge", "-q", "--no-ff", "-m", "merge side", "side")
+	repo, err := git.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		rev  string
+		want string
+	}{
+		{"HEAD~1", second},
+		{"HEAD^2", side},
+		{"v1.0", first},
+		{"v1.1", first},
+		{"side", side},
+		{first[:7], first},
+		{"HEAD~2", first},
+		{"@{-1}", side},       // git binary fallback
+		{":/side work", side}, // git binary fallback
+		{"HEAD@{0}", r.Git("rev-parse", "HEAD")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rev, func(t *testing.T) {
+			c, err := repo.Resolve(tt.rev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Hash != tt.want {
+				t.Errorf("Resolve(%q) = %s, want %s", tt.rev, c.Hash, tt.want)
+			}
+		})
+	}
+	for _, bad := range []string{"nope", "HEAD~99", "-x", ""} {
+		if _, err := repo.Resolve(bad); !errors.Is(err, git.ErrRevisionNotFound) {
+			t.Errorf("Resolve(%q) error = %v, want ErrRevisionNotFound", bad, err)
+		}
+	}
+}
+
+func TestOpenEdgeCases(t *testing.T) {
+	t.Parallel()
+	t.Run("outside git", func(t *testing.T) {
+		t.Parallel()
+		if _, err := git.Open(t.TempDir()); !errors.Is(err, git.ErrNotRepository) {
+			t.Fatalf("error = %v, want ErrNotRepository", err)
+		}
+	})
+	t.Run("unborn", func(t *testing.T) {
+		t.Parallel()
+		r := gittest.New(t)
+		repo, err := git.Open(r.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if repo.HasCommits() {
+			t.Error("HasCommits = true in an unborn repository")
+		}
+		if _, _, err := repo.RevFS("HEAD", ""); !errors.Is(err, git.ErrNoCommits) {
+			t.Errorf("RevFS(HEAD) error = %v, want ErrNoCommits", err)
+		}
+		idx, err := repo.IndexFS("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if es, err := fs.ReadDir(idx, "."); err != nil || len(es) != 0 {
+			t.Errorf("empty index lists %v, %v", es, err)
+		}
+		r.Write("a.json", "{}")
+		r.Git("add", "a.json")
+		ch, err := repo.StagedChanges("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]git.Change{{Path: "a.json", Kind: git.Added}}, ch); diff != "" {
+			t.Errorf("StagedChanges (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("linked worktree", func(t *testing.T) {
+		t.Parallel()
+		r := gittest.New(t)
+		r.Write("p/.foundry/x", "main")
+		r.CommitAll("one")
+		wt := filepath.Join(t.TempDir(), "wt")
+		r.Git("worktree", "add", "-q", "-b", "feature", wt)
+		if err := os.WriteFile(filepath.Join(wt, "p/.foundry/x"), []byte("feature"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		repo, err := git.Open(filepath.Join(wt, "p"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := filepath.EvalSymlinks(wt); repo.Root() != got {
+			t.Errorf("Root = %s, want %s", repo.Root(), got)
+		}
+		head, _, err := repo.RevFS("HEAD", "p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err := fs.ReadFile(head, ".foundry/x"); err != nil || string(b) != "main" {
+			t.Errorf("HEAD content = %q, %v", b, err)
+		}
+		idx, err := repo.IndexFS("p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err := fs.ReadFile(idx, ".foundry/x"); err != nil || string(b) != "main" {
+			t.Errorf("index content = %q, %v", b, err)
+		}
+	})
+	t.Run("detached HEAD", func(t *testing.T) {
+		t.Parallel()
+		r := gittest.New(t)
+		r.Write("f", "1")
+		first := r.CommitAll("one")
+		r.Write("f", "2")
+		r.CommitAll("two")
+		r.Git("checkout", "-q", "--detach", first)
+		repo, err := git.Open(r.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head, c, err := repo.RevFS("HEAD", "")
+		if err != nil || c.Hash != first {
+			t.Fatalf("HEAD = %v, %v; want %s", c.Hash, err, first)
+		}
+		if b, _ := fs.ReadFile(head, "f"); string(b) != "1" {
+			t.Errorf("content = %q, want 1", b)
+		}
+	})
+	t.Run("shallow clone", func(t *testing.T) {
+		t.Parallel()
+		r := gittest.New(t)
+		for i := 0; i < 3; i++ {
+			r.Write("f", string(rune('a'+i)))
+			r.CommitAll("c")
+		}
+		clone := filepath.Join(t.TempDir(), "clone")
+		r.Git("clone", "-q", "--depth", "1", "file://"+r.Dir, clone)
+		repo, err := git.Open(clone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := repo.Resolve("HEAD"); err != nil {
+			t.Fatalf("HEAD in shallow clone: %v", err)
+		}
+		_, err = repo.Resolve("HEAD~2")
+		if !errors.Is(err, git.ErrShallow) && !errors.Is(err, git.ErrRevisionNotFound) {
+			t.Fatalf("HEAD~2 in a depth-1 clone: error = %v, want ErrShallow", err)
+		}
+		if err == nil || !errors.Is(err, git.ErrShallow) {
+			t.Errorf("error %v does not say the clone is shallow", err)
+		}
+	})
+}
+
+func TestStagedChanges(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	r.Write("p/.foundry/blackboard/w/keep.json", "{}")
+	r.Write("p/.foundry/blackboard/w/mod.json", "{}")
+	r.Write("p/.foundry/blackboard/w/del.json", "{}")
+	r.Write("p/.foundry/blackboard/w/old.json", `{"renamed": true}`)
+	r.Write("p/outside.json", "{}")
+	r.CommitAll("base")
+	r.Write("p/.foundry/blackboard/w/mod.json", `{"a":1}`)
+	r.Write("p/.foundry/blackboard/v/new.json", "{}")
+	r.Write("p/.foundry/blackboard/w/unstaged.json", "{}")
+	r.Write("p/outside.json", `{"x":1}`)
+	r.Git("add", "p/.foundry/blackboard/w/mod.json", "p/.foundry/blackboard/v/new.json", "p/outside.json")
+	r.Git("rm", "-q", "p/.foundry/blackboard/w/del.json")
+	r.Git("mv", "p/.foundry/blackboard/w/old.json", "p/.foundry/blackboard/w/renamed.json")
+	repo, err := git.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := repo.StagedChanges("p/.foundry/blackboard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []git.Change{
+		{Path: "v/new.json", Kind: git.Added},
+		{Path: "w/del.json", Kind: git.Deleted},
+		{Path: "w/mod.json", Kind: git.Modified},
+		{Path: "w/old.json", Kind: git.Deleted},
+		{Path: "w/renamed.json", Kind: git.Added},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("StagedChanges (-want +got):\n%s", diff)
+	}
+}
