@@ -1,0 +1,270 @@
+// Package config loads .foundry/config.yaml into one Config value with the
+// documented defaults. The file is optional; an unknown key, a value of the
+// wrong type or one out of range is an error naming the file, the line and
+// the key path, never silently ignored.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"slices"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Path is where the config lives, relative to the project root.
+const Path = ".foundry/config.yaml"
+
+// Config is the whole configuration of a project.
+type Config struct {
+	MemoryRetrieval MemoryRetrieval
+	Memory          Memory
+	MCP             MCP
+}
+
+// MemoryRetrieval tunes memory_search.
+type MemoryRetrieval struct {
+	MaxFacts int // default limit of memory_search, 1–25
+}
+
+// Memory tunes the memory index.
+type Memory struct {
+	IndexBudgetTokens int // token budget of INDEX.md
+}
+
+// MCP governs `foundry mcp serve`.
+type MCP struct {
+	Enabled           bool
+	ReadOnly          bool
+	Audit             bool
+	MaxConcurrency    int
+	RequestsPerMinute int
+	Burst             int
+	// Scopes enabled; nil means every scope of the capability registry.
+	Scopes []string
+}
+
+// Default returns the configuration used when the file is absent.
+func Default() Config {
+	return Config{
+		MemoryRetrieval: MemoryRetrieval{MaxFacts: 8},
+		Memory:          Memory{IndexBudgetTokens: 4000},
+		MCP: MCP{
+			Enabled:           true,
+			MaxConcurrency:    16,
+			RequestsPerMinute: 600,
+			Burst:             120,
+		},
+	}
+}
+
+// Error is a problem in the config file, located by line and key path.
+type Error struct {
+	File string // as given to Load, e.g. ".foundry/config.yaml"
+	Line int
+	Key  string // dotted path, e.g. "memoryRetrieval.maxFacts"
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Key == "" {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Key, e.Msg)
+}
+
+// ErrInvalid is wrapped by every *Error, for errors.Is.
+var ErrInvalid = errors.New("invalid config")
+
+func (e *Error) Unwrap() error { return ErrInvalid }
+
+// Load reads the config from fsys (rooted at the project root). A missing
+// file gives the defaults.
+func Load(fsys fs.FS) (Config, error) {
+	data, err := fs.ReadFile(fsys, Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Default(), nil
+	}
+	if err != nil {
+		return Config{}, fmt.Errorf("read config: %w", err)
+	}
+	return Parse(Path, data)
+}
+
+var scopeRe = regexp.MustCompile(`^[a-z]+:[a-z]+$`)
+
+// Parse parses config file content; name is used in error messages.
+func Parse(name string, data []byte) (Config, error) {
+	c := Default()
+	if len(bytes.TrimSpace(data)) == 0 {
+		return c, nil
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return Config{}, &Error{File: name, Line: yamlErrLine(err), Msg: "not valid YAML: " + yamlErrText(err)}
+	}
+	if len(doc.Content) == 0 {
+		return c, nil
+	}
+	d := decoder{file: name}
+	root := doc.Content[0]
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return c, nil
+	}
+	err := d.object(root, "", map[string]func(*yaml.Node, string) error{
+		"memoryRetrieval": func(n *yaml.Node, k string) error {
+			return d.object(n, k, map[string]func(*yaml.Node, string) error{
+				"maxFacts": func(n *yaml.Node, k string) error { return d.intIn(n, k, &c.MemoryRetrieval.MaxFacts, 1, 25) },
+			})
+		},
+		"memory": func(n *yaml.Node, k string) error {
+			return d.object(n, k, map[string]func(*yaml.Node, string) error{
+				"indexBudgetTokens": func(n *yaml.Node, k string) error {
+					return d.intIn(n, k, &c.Memory.IndexBudgetTokens, 100, 1_000_000)
+				},
+			})
+		},
+		"mcp": func(n *yaml.Node, k string) error {
+			return d.object(n, k, map[string]func(*yaml.Node, string) error{
+				"enabled":         func(n *yaml.Node, k string) error { return d.boolean(n, k, &c.MCP.Enabled) },
+				"read_only":       func(n *yaml.Node, k string) error { return d.boolean(n, k, &c.MCP.ReadOnly) },
+				"audit":           func(n *yaml.Node, k string) error { return d.boolean(n, k, &c.MCP.Audit) },
+				"max_concurrency": func(n *yaml.Node, k string) error { return d.intIn(n, k, &c.MCP.MaxConcurrency, 1, 1024) },
+				"rate_limit": func(n *yaml.Node, k string) error {
+					return d.object(n, k, map[string]func(*yaml.Node, string) error{
+						"requests_per_minute": func(n *yaml.Node, k string) error {
+							return d.intIn(n, k, &c.MCP.RequestsPerMinute, 1, 1_000_000)
+						},
+						"burst": func(n *yaml.Node, k string) error { return d.intIn(n, k, &c.MCP.Burst, 1, 1_000_000) },
+					})
+				},
+				"scopes": func(n *yaml.Node, k string) error {
+					if n.Kind != yaml.SequenceNode {
+						return d.errorf(n, k, "want a list of scopes like read:memory, got %s", describe(n))
+					}
+					c.MCP.Scopes = []string{}
+					for i, item := range n.Content {
+						ik := fmt.Sprintf("%s[%d]", k, i)
+						if item.Kind != yaml.ScalarNode || item.Tag != "!!str" || !scopeRe.MatchString(item.Value) {
+							return d.errorf(item, ik, "want a scope like read:memory, got %s", describe(item))
+						}
+						c.MCP.Scopes = append(c.MCP.Scopes, item.Value)
+					}
+					return nil
+				},
+			})
+		},
+	})
+	if err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+type decoder struct{ file string }
+
+func (d decoder) errorf(n *yaml.Node, key, format string, args ...any) error {
+	return &Error{File: d.file, Line: n.Line, Key: key, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (d decoder) object(n *yaml.Node, key string, fields map[string]func(*yaml.Node, string) error) error {
+	if n.Kind != yaml.MappingNode {
+		return d.errorf(n, key, "want a mapping, got %s", describe(n))
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		kn, vn := n.Content[i], n.Content[i+1]
+		path := kn.Value
+		if key != "" {
+			path = key + "." + kn.Value
+		}
+		f, ok := fields[kn.Value]
+		if !ok {
+			return &Error{File: d.file, Line: kn.Line, Key: path, Msg: "unknown key" + knownKeys(fields)}
+		}
+		if seen[kn.Value] {
+			return &Error{File: d.file, Line: kn.Line, Key: path, Msg: "duplicate key"}
+		}
+		seen[kn.Value] = true
+		if err := f(vn, path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func knownKeys(fields map[string]func(*yaml.Node, string) error) string {
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	s := " (known keys:"
+	for _, k := range keys {
+		s += " " + k
+	}
+	return s + ")"
+}
+
+func (d decoder) intIn(n *yaml.Node, key string, dst *int, lo, hi int) error {
+	var v int
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || n.Decode(&v) != nil {
+		return d.errorf(n, key, "want an integer, got %s", describe(n))
+	}
+	if v < lo || v > hi {
+		return d.errorf(n, key, "%d is out of range %d–%d", v, lo, hi)
+	}
+	*dst = v
+	return nil
+}
+
+func (d decoder) boolean(n *yaml.Node, key string, dst *bool) error {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" || n.Decode(dst) != nil {
+		return d.errorf(n, key, "want true or false, got %s", describe(n))
+	}
+	return nil
+}
+
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	switch n.Tag {
+	case "!!str":
+		return fmt.Sprintf("string %q", n.Value)
+	case "!!null":
+		return "nothing"
+	case "!!int":
+		return "integer " + n.Value
+	case "!!float":
+		return "number " + n.Value
+	case "!!bool":
+		return "boolean " + n.Value
+	}
+	return fmt.Sprintf("%q", n.Value)
+}
+
+var lineRe = regexp.MustCompile(`line (\d+)`)
+
+// yamlErrText drops the "yaml: line N: " prefix the file:line already says.
+func yamlErrText(err error) string {
+	return regexp.MustCompile(`^yaml: (line \d+: )?`).ReplaceAllString(err.Error(), "")
+}
+
+func yamlErrLine(err error) int {
+	m := lineRe.FindStringSubmatch(err.Error())
+	if m == nil {
+		return 1
+	}
+	var n int
+	fmt.Sscanf(m[1], "%d", &n)
+	return n
+}

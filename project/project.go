@@ -1,0 +1,166 @@
+// Package project finds a Foundry project and opens it on one source: the
+// working tree, the git index or a revision. A Project carries the fs.FS every
+// domain package reads through, the project's config as of that source, and
+// the on-disk root that writes go to (only for the working tree).
+package project
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/foundryhq/foundry/config"
+	"github.com/foundryhq/foundry/git"
+)
+
+// Dir is the name of the folder that marks a project root.
+const Dir = ".foundry"
+
+var (
+	// ErrNoProject means no .foundry folder exists in a folder or above it.
+	ErrNoProject = errors.New("no .foundry folder found")
+	// ErrReadOnly means a write was asked of a --rev or --staged view.
+	ErrReadOnly = errors.New("writes are only possible on the working tree")
+	// ErrNoGit means --rev or --staged was asked outside a git repository.
+	ErrNoGit = errors.New("project is not inside a git repository")
+)
+
+// Source chooses what a project is read from. The zero value is the working
+// tree.
+type Source struct {
+	Rev    string // a revision spec, e.g. HEAD~5
+	Staged bool   // the git index
+}
+
+// Project is one opened Foundry project.
+type Project struct {
+	Root    string        // absolute path of the folder holding .foundry/
+	FS      fs.FS         // the chosen source, rooted at Root
+	Source  Source        //
+	Config  config.Config // as of the chosen source
+	Repo    *git.Repo     // nil when the project is outside git
+	RelRoot string        // Root relative to the git working tree root, slash form ("" at the top)
+	Commit  git.Commit    // the resolved commit with --rev
+}
+
+// Find walks up from dir to the nearest folder holding .foundry/ and returns
+// its absolute path.
+func Find(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("find project from %s: %w", dir, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	for d := abs; ; {
+		if fi, err := os.Stat(filepath.Join(d, Dir)); err == nil && fi.IsDir() {
+			return d, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", &NotFoundError{From: abs}
+		}
+		d = parent
+	}
+}
+
+// NotFoundError says where the search for .foundry/ started.
+type NotFoundError struct{ From string }
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("%v in %s or any parent folder", ErrNoProject, e.From)
+}
+func (e *NotFoundError) Unwrap() error { return ErrNoProject }
+
+// Open finds the project that holds dir and opens it on src.
+func Open(dir string, src Source) (*Project, error) {
+	root, err := Find(dir)
+	if err != nil {
+		return nil, err
+	}
+	return OpenRoot(root, src)
+}
+
+// OpenRoot opens the project rooted at root (which holds .foundry/) on src.
+func OpenRoot(root string, src Source) (*Project, error) {
+	if src.Rev != "" && src.Staged {
+		return nil, errors.New("--rev and --staged cannot be used together")
+	}
+	p := &Project{Root: root, Source: src}
+	repo, err := git.Open(root)
+	switch {
+	case err == nil:
+		p.Repo = repo
+		if p.RelRoot, err = repo.Rel(root); err != nil {
+			return nil, err
+		}
+	case errors.Is(err, git.ErrNotRepository):
+		if src.Rev != "" || src.Staged {
+			return nil, fmt.Errorf("read %s: %w", src, ErrNoGit)
+		}
+	default:
+		return nil, err
+	}
+	switch {
+	case src.Rev != "":
+		fsys, c, err := repo.RevFS(src.Rev, p.RelRoot)
+		if err != nil {
+			return nil, err
+		}
+		p.FS, p.Commit = fsys, c
+	case src.Staged:
+		fsys, err := repo.IndexFS(p.RelRoot)
+		if err != nil {
+			return nil, err
+		}
+		p.FS = fsys
+	default:
+		p.FS = os.DirFS(root)
+	}
+	cfg, err := config.Load(p.FS)
+	if err != nil {
+		return nil, err
+	}
+	p.Config = cfg
+	return p, nil
+}
+
+// String names the source for messages: "working tree", "index" or
+// "HEAD~5 (abc1234)".
+func (s Source) String() string {
+	switch {
+	case s.Rev != "":
+		return "revision " + s.Rev
+	case s.Staged:
+		return "index"
+	}
+	return "working tree"
+}
+
+// Label names the opened source, with the resolved commit at a revision.
+func (p *Project) Label() string {
+	if p.Source.Rev != "" {
+		return fmt.Sprintf("%s (%s)", p.Source.Rev, p.Commit.Short)
+	}
+	return p.Source.String()
+}
+
+// Writable reports whether writes may go to this project's disk.
+func (p *Project) Writable() bool { return p.Source.Rev == "" && !p.Source.Staged }
+
+// CheckWritable returns ErrReadOnly, naming the source, when the project was
+// opened on a revision or the index.
+func (p *Project) CheckWritable() error {
+	if p.Writable() {
+		return nil
+	}
+	return fmt.Errorf("cannot write to the %s: %w", p.Source, ErrReadOnly)
+}
+
+// Path joins slash-separated parts under the project root into an OS path.
+func (p *Project) Path(slashPath string) string {
+	return filepath.Join(p.Root, filepath.FromSlash(slashPath))
+}

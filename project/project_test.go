@@ -1,0 +1,94 @@
+package project_test
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/foundryhq/foundry/config"
+	"github.com/foundryhq/foundry/git/gittest"
+	"github.com/foundryhq/foundry/project"
+)
+
+func TestOpenSources(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	r.Write("examples/demo/.foundry/config.yaml", "memoryRetrieval:\n  maxFacts: 3\n")
+	r.Write("examples/demo/.foundry/memory/a.md", "old\n")
+	r.CommitAll("one")
+	r.Write("examples/demo/.foundry/config.yaml", "memoryRetrieval:\n  maxFacts: 5\n")
+	r.Write("examples/demo/.foundry/memory/a.md", "new\n")
+	r.CommitAll("two")
+	r.Write("examples/demo/.foundry/memory/a.md", "staged\n")
+	r.Git("add", "-A")
+	r.Write("examples/demo/.foundry/memory/a.md", "disk\n")
+	sub := filepath.Join(r.Dir, "examples", "demo", ".foundry", "memory")
+
+	tests := []struct {
+		name     string
+		src      project.Source
+		want     string
+		maxFacts int
+	}{
+		{"worktree", project.Source{}, "disk\n", 5},
+		{"staged", project.Source{Staged: true}, "staged\n", 5},
+		{"rev", project.Source{Rev: "HEAD~1"}, "old\n", 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, err := project.Open(sub, tt.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.RelRoot != "examples/demo" {
+				t.Errorf("RelRoot = %q", p.RelRoot)
+			}
+			got, err := fs.ReadFile(p.FS, ".foundry/memory/a.md")
+			if err != nil || string(got) != tt.want {
+				t.Errorf("content = %q, %v; want %q", got, err, tt.want)
+			}
+			if p.Config.MemoryRetrieval.MaxFacts != tt.maxFacts {
+				t.Errorf("maxFacts = %d, want %d (config of that source)", p.Config.MemoryRetrieval.MaxFacts, tt.maxFacts)
+			}
+			if (tt.src == project.Source{}) != p.Writable() {
+				t.Errorf("Writable = %v", p.Writable())
+			}
+			if !p.Writable() && !errors.Is(p.CheckWritable(), project.ErrReadOnly) {
+				t.Errorf("CheckWritable = %v", p.CheckWritable())
+			}
+		})
+	}
+}
+
+func TestOpenOutsideGit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".foundry"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err := project.Open(dir, project.Source{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Repo != nil || p.Config.MemoryRetrieval.MaxFacts != config.Default().MemoryRetrieval.MaxFacts {
+		t.Errorf("unexpected project %+v", p)
+	}
+	for _, src := range []project.Source{{Rev: "HEAD"}, {Staged: true}} {
+		if _, err := project.Open(dir, src); !errors.Is(err, project.ErrNoGit) {
+			t.Errorf("Open(%v) error = %v, want ErrNoGit", src, err)
+		}
+	}
+}
+
+func TestFindNone(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	_, err := project.Find(dir)
+	var nf *project.NotFoundError
+	if !errors.As(err, &nf) || !errors.Is(err, project.ErrNoProject) {
+		t.Fatalf("error = %v, want NotFoundError", err)
+	}
+}
