@@ -1,0 +1,220 @@
+// This file builds the *cli.App: global flags, the command list, and the
+// cliEnv every command receives.
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/foundryhq/foundry/project"
+)
+
+// cliEnv is what every command needs from the process: streams, the global
+// flags and the project they point at.
+type cliEnv struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+
+	dir     string // -C, or the working directory
+	json    bool   // --json
+	rev     string // --rev
+	staged  bool   // --staged
+	logFile string // --log-file
+
+	logger  *slog.Logger
+	closers []func() error
+}
+
+// source is the project source the global flags choose.
+func (e *cliEnv) source() project.Source {
+	return project.Source{Rev: e.rev, Staged: e.staged}
+}
+
+// open finds and opens the project on the chosen source.
+func (e *cliEnv) open() (*project.Project, error) {
+	return project.Open(e.dir, e.source())
+}
+
+// openWritable opens the project for a write, refusing --rev and --staged.
+func (e *cliEnv) openWritable() (*project.Project, error) {
+	if e.rev != "" || e.staged {
+		return nil, fmt.Errorf("cannot write to the %s: %w", e.source(), project.ErrReadOnly)
+	}
+	return e.open()
+}
+
+// printJSON writes v to stdout as indented JSON.
+func (e *cliEnv) printJSON(v any) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// globalFlags are accepted anywhere on the command line.
+func globalFlags(env *cliEnv) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "C", Usage: "run as if started in `DIR`", Destination: &env.dir},
+		&cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON", Destination: &env.json},
+		&cli.StringFlag{Name: "rev", Usage: "read the project at git revision `REV` (HEAD~5, a tag, a hash)", Destination: &env.rev},
+		&cli.BoolFlag{Name: "staged", Usage: "read the project as staged in the git index", Destination: &env.staged},
+		&cli.StringFlag{Name: "log-file", Usage: "write logs to `FILE` instead of stderr", Destination: &env.logFile},
+	}
+}
+
+// commands lists every command; one line each.
+func commands(env *cliEnv) []*cli.Command {
+	return []*cli.Command{
+		newInitCommand(env),
+		newConfigCommand(env),
+		newVersionCommand(env),
+	}
+}
+
+const commandHelpTemplate = `NAME:
+   {{template "helpNameTemplate" .}}
+
+USAGE:
+   {{if .UsageText}}{{wrap .UsageText 3}}{{else}}{{.HelpName}}{{if .VisibleFlagCategories}} [options]{{end}}{{if .ArgsUsage}} {{.ArgsUsage}}{{else}}{{if .Args}} [arguments...]{{end}}{{end}}{{end}}{{if .Category}}
+
+CATEGORY:
+   {{.Category}}{{end}}{{if .VisibleCommands}}
+
+COMMANDS:{{template "visibleCommandTemplate" .}}{{end}}{{if .Description}}
+
+DESCRIPTION:
+   {{template "descriptionTemplate" .}}{{end}}{{if .VisibleFlagCategories}}
+
+OPTIONS:{{template "visibleFlagCategoryTemplate" .}}{{else if .VisibleFlags}}
+
+OPTIONS:{{template "visibleFlagTemplate" .}}{{end}}
+
+GLOBAL OPTIONS (anywhere on the line):
+   -C DIR          run as if started in DIR
+   --json          print machine-readable JSON
+   --rev REV       read the project at git revision REV (read commands)
+   --staged        read the project as staged in the git index (read commands)
+   --log-file FILE write logs to FILE instead of stderr
+`
+
+// newApp builds the application around env.
+func newApp(env *cliEnv) *cli.App {
+	cli.CommandHelpTemplate = commandHelpTemplate
+	cli.SubcommandHelpTemplate = commandHelpTemplate
+	app := &cli.App{
+		Name:  "foundry",
+		Usage: "shared memory and hand-offs for teams of AI coding agents, kept in git",
+		Description: `Foundry keeps a project's agent memory under .foundry/: facts, runbooks,
+contracts (JSON Schema 2020-12) and the blackboard of hand-off artifacts.
+Every read works on the working tree, the git index (--staged) or any
+revision (--rev HEAD~5).
+
+EXIT STATUS:
+   0  ok
+   1  failure or invalid content
+   2  malformed command line
+   3  a check ran and found problems (foundry doctor)`,
+		Writer:               env.stdout,
+		ErrWriter:            env.stderr,
+		Reader:               env.stdin,
+		Flags:                globalFlags(env),
+		Commands:             commands(env),
+		HideVersion:          true,
+		EnableBashCompletion: false,
+		ExitErrHandler:       func(*cli.Context, error) {},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return &usageError{err}
+		},
+		Before: func(*cli.Context) error { return env.setup() },
+	}
+	var notFound error
+	app.CommandNotFound = func(c *cli.Context, name string) {
+		notFound = usageErrorf("unknown command %q (see foundry --help)", name)
+	}
+	for _, c := range app.Commands {
+		setUsageHandlers(c)
+	}
+	app.After = func(*cli.Context) error { return notFound }
+	return app
+}
+
+// setUsageHandlers makes flag errors of every (sub)command usage errors.
+func setUsageHandlers(c *cli.Command) {
+	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return &usageError{err} }
+	for _, s := range c.Subcommands {
+		setUsageHandlers(s)
+	}
+}
+
+// setup applies the global flags once they are parsed.
+func (e *cliEnv) setup() error {
+	if e.dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		e.dir = wd
+	} else if fi, err := os.Stat(e.dir); err != nil || !fi.IsDir() {
+		return usageErrorf("-C %s: not a folder", e.dir)
+	}
+	if e.rev != "" && e.staged {
+		return usageErrorf("--rev and --staged cannot be used together")
+	}
+	var w io.Writer = e.stderr
+	if e.logFile != "" {
+		f, err := os.OpenFile(e.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return fmt.Errorf("open log file: %w", err)
+		}
+		e.closers = append(e.closers, f.Close)
+		w = f
+	}
+	e.logger = slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	return nil
+}
+
+// run is the whole program: it returns the exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	env := &cliEnv{stdin: stdin, stdout: stdout, stderr: stderr}
+	app := newApp(env)
+	err := app.RunContext(ctx, normalizeArgs(app, args))
+	for _, c := range env.closers {
+		_ = c()
+	}
+	if err == nil {
+		return exitOK
+	}
+	if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
+		err = fmt.Errorf("%w: %v", context.Canceled, err)
+	}
+	asJSON := env.json || argsHaveJSON(args)
+	report(stderr, err, asJSON)
+	var usage *usageError
+	if errors.As(err, &usage) && !asJSON {
+		fmt.Fprintln(stderr, "run 'foundry --help' or 'foundry <command> --help' for usage")
+	}
+	return exitCode(err)
+}
+
+// argsHaveJSON reports --json on a line that failed to parse, so even a usage
+// error is reported as JSON when JSON was asked for.
+func argsHaveJSON(args []string) bool {
+	for _, a := range args[1:] {
+		if a == "--" {
+			break
+		}
+		if a == "--json" || a == "-json" || strings.HasPrefix(a, "--json=t") {
+			return true
+		}
+	}
+	return false
+}

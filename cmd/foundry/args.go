@@ -1,0 +1,123 @@
+// This file lets people type flags anywhere: urfave/cli v2 stops parsing
+// flags at the first positional argument and rejects a global flag after the
+// command name, so the arguments are reordered before it sees them.
+
+package main
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// normalizeArgs returns args reordered so that global flags come before the
+// command, each command's own flags come right after its name, and
+// positional arguments come last: `foundry memory search flyway --type x
+// --json` becomes `foundry --json memory search --type x flyway`. Everything
+// after a `--` stays positional. Unknown flags are left with the command so
+// that urfave/cli reports them as usage errors.
+func normalizeArgs(app *cli.App, args []string) []string {
+	if len(args) == 0 {
+		return args
+	}
+	globals := flagTable(app.Flags)
+	var (
+		out         = []string{args[0]}
+		globalArgs  []string
+		path        []string   // command names in order
+		pathFlags   [][]string // flags of each command in path
+		positionals []string
+		dashdash    bool
+		cmds        = app.Commands
+		local       map[string]bool
+	)
+	addLocal := func(a ...string) {
+		if len(path) == 0 {
+			globalArgs = append(globalArgs, a...)
+			return
+		}
+		pathFlags[len(pathFlags)-1] = append(pathFlags[len(pathFlags)-1], a...)
+	}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if dashdash {
+			positionals = append(positionals, a)
+			continue
+		}
+		if a == "--" {
+			dashdash = true
+			continue
+		}
+		if len(a) > 1 && a[0] == '-' {
+			name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			if takesValue, ok := local[name]; ok {
+				addLocal(a)
+				if takesValue && !hasValue && i+1 < len(args) {
+					i++
+					addLocal(args[i])
+				}
+				continue
+			}
+			if takesValue, ok := globals[name]; ok {
+				globalArgs = append(globalArgs, a)
+				if takesValue && !hasValue && i+1 < len(args) {
+					i++
+					globalArgs = append(globalArgs, args[i])
+				}
+				continue
+			}
+			addLocal(a)
+			continue
+		}
+		if len(positionals) == 0 && len(path) == 0 && a == "help" {
+			// urfave/cli adds the help command itself: keep the rest as is.
+			out = append(out, globalArgs...)
+			return append(out, args[i:]...)
+		}
+		if len(positionals) == 0 {
+			if c := findCommand(cmds, a); c != nil {
+				path = append(path, a)
+				pathFlags = append(pathFlags, nil)
+				cmds = c.Subcommands
+				local = flagTable(c.Flags)
+				continue
+			}
+		}
+		positionals = append(positionals, a)
+	}
+	out = append(out, globalArgs...)
+	for i, name := range path {
+		out = append(out, name)
+		out = append(out, pathFlags[i]...)
+	}
+	if len(positionals) > 0 {
+		out = append(out, "--")
+		out = append(out, positionals...)
+	}
+	return out
+}
+
+// flagTable maps every name and alias of flags to whether it takes a value.
+func flagTable(flags []cli.Flag) map[string]bool {
+	t := map[string]bool{}
+	for _, f := range flags {
+		takes := true
+		if d, ok := f.(cli.DocGenerationFlag); ok {
+			takes = d.TakesValue()
+		}
+		for _, n := range f.Names() {
+			t[n] = takes
+		}
+	}
+	t["help"], t["h"] = false, false
+	return t
+}
+
+func findCommand(cmds []*cli.Command, name string) *cli.Command {
+	for _, c := range cmds {
+		if c.HasName(name) {
+			return c
+		}
+	}
+	return nil
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/urfave/cli/v2"
+)
+
+func TestNormalizeArgs(t *testing.T) {
+	t.Parallel()
+	env := &cliEnv{}
+	app := &cli.App{
+		Flags: globalFlags(env),
+		Commands: []*cli.Command{
+			{Name: "doctor", Flags: []cli.Flag{&cli.BoolFlag{Name: "fix"}, &cli.StringFlag{Name: "format"}}},
+			{Name: "memory", Subcommands: []*cli.Command{
+				{Name: "search", Flags: []cli.Flag{&cli.StringFlag{Name: "type"}, &cli.IntFlag{Name: "limit"}}},
+			}},
+		},
+	}
+	tests := []struct {
+		in   string
+		want string
+	}{
+		{"doctor --json", "--json doctor"},
+		{"--json doctor", "--json doctor"},
+		{"doctor --rev HEAD~5 --fix", "--rev HEAD~5 doctor --fix"},
+		{"memory search flyway --type decision", "memory search --type decision -- flyway"},
+		{"memory search flyway --type=decision --limit 3 --json", "--json memory search --type=decision --limit 3 -- flyway"},
+		{"memory search --staged flyway migrations", "--staged memory search -- flyway migrations"},
+		{"-C examples/demo doctor", "-C examples/demo doctor"},
+		{"doctor -C examples/demo", "-C examples/demo doctor"},
+		{"memory search -- --type", "memory search -- --type"},
+		{"doctor --bogus", "doctor --bogus"},
+		{"memory search doctor", "memory search -- doctor"},
+		{"help memory", "help memory"},
+		{"--json help memory", "--json help memory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			t.Parallel()
+			got := normalizeArgs(app, append([]string{"foundry"}, strings.Fields(tt.in)...))
+			want := append([]string{"foundry"}, strings.Fields(tt.want)...)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("normalizeArgs(%q) (-want +got):\n%s", tt.in, diff)
+			}
+		})
+	}
+}
