@@ -1,0 +1,122 @@
+package foundry_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/foundryhq/foundry"
+
+// doors lists the dependencies that exactly one package may import
+// (house style rule 2). Test files are held to the same rule, except that
+// tests may drive the CLI or the MCP server through their own packages.
+var doors = map[string]string{
+	"github.com/go-git/go-git/v5":              "git",
+	"github.com/urfave/cli/v2":                 "cmd/foundry",
+	"github.com/sourcegraph/jsonrpc2":          "jsonrpc",
+	"github.com/santhosh-tekuri/jsonschema/v6": "contracts",
+}
+
+// forbidden lists, per importing package prefix, the module packages it must
+// not import (the layering of style.md).
+var forbidden = []struct {
+	from, to string
+}{
+	{"", "cmd/foundry"},
+	{"", "mcp"}, // only cmd/foundry may import mcp
+	{"facts", "jsonrpc"}, {"runbooks", "jsonrpc"}, {"blackboard", "jsonrpc"},
+	{"tokens", "jsonrpc"}, {"doctor", "jsonrpc"}, {"contracts", "jsonrpc"},
+	{"git", "facts"}, {"git", "contracts"}, {"git", "project"},
+	{"contracts", "facts"}, {"contracts", "blackboard"},
+}
+
+// TestLayering enforces the import rules of ../shared/style.md on every
+// non-test Go file of the module: one door per dependency, the layer
+// direction, and no printing to stdout outside cmd/foundry.
+func TestLayering(t *testing.T) {
+	t.Parallel()
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "examples") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		pkg := filepath.ToSlash(filepath.Dir(path))
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			for dep, owner := range doors {
+				if (p == dep || strings.HasPrefix(p, dep+"/")) && pkg != owner && !strings.HasPrefix(pkg, owner+"/") {
+					t.Errorf("%s imports %s; only %s may", path, p, owner)
+				}
+			}
+			if !strings.HasPrefix(p, module+"/") {
+				continue
+			}
+			target := strings.TrimPrefix(p, module+"/")
+			for _, rule := range forbidden {
+				if !strings.HasPrefix(pkg, rule.from) || pkg == rule.to || strings.HasPrefix(pkg, rule.to+"/") {
+					continue
+				}
+				if rule.to == "mcp" && pkg == "cmd/foundry" {
+					continue
+				}
+				if target == rule.to || strings.HasPrefix(target, rule.to+"/") {
+					t.Errorf("%s imports %s, against the layering", path, p)
+				}
+			}
+		}
+		if pkg != "cmd/foundry" && !strings.HasPrefix(pkg, "scripts") {
+			checkNoStdout(t, fset, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkNoStdout flags fmt.Print*, os.Stdout and log.Print* in library code
+// (house style rule 14: stdout carries data only, and only the CLI writes it).
+func checkNoStdout(t *testing.T, fset *token.FileSet, path string) {
+	t.Helper()
+	f, err := parser.ParseFile(fset, path, nil, 0)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		id, ok := sel.X.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		switch {
+		case id.Name == "fmt" && strings.HasPrefix(sel.Sel.Name, "Print"),
+			id.Name == "os" && sel.Sel.Name == "Stdout",
+			id.Name == "log" && (strings.HasPrefix(sel.Sel.Name, "Print") || strings.HasPrefix(sel.Sel.Name, "Fatal")):
+			t.Errorf("%s: %s.%s in library code (stdout belongs to the CLI and the MCP stream)", fset.Position(sel.Pos()), id.Name, sel.Sel.Name)
+		}
+		return true
+	})
+}
