@@ -1,0 +1,142 @@
+package contracts
+
+// This file defines how schemas are compiled: one place that configures the
+// JSON Schema library (draft, formats, loader) for every caller.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/foundryhq/foundry/schemas"
+)
+
+// baseURL is the directory every contract and shared piece lives in. The
+// schemas carry relative $ids (their file names), so a $ref to a file name
+// resolves to a sibling, exactly as it does for a tool reading the files
+// from disk. The .invalid host can never be fetched.
+const baseURL = "https://schemas.foundry.invalid/"
+
+// compileOptions selects the validation mode of a compiler.
+type compileOptions struct {
+	// assertFormat makes "format" an assertion (contracts) instead of an
+	// annotation (the 2020-12 default the conformance suite expects).
+	assertFormat bool
+	// loader resolves references to documents not added as resources; nil
+	// means the embedded files only. Tests use it to serve the suite's
+	// remotes.
+	loader jsonschema.URLLoader
+}
+
+func newCompiler(opts compileOptions) *jsonschema.Compiler {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.RegisterFormat(&jsonschema.Format{Name: "uri", Validate: func(v any) error {
+		s, ok := v.(string)
+		if !ok {
+			return nil
+		}
+		return checkURI(s)
+	}})
+	if opts.assertFormat {
+		c.AssertFormat()
+	}
+	loader := opts.loader
+	if loader == nil {
+		loader = embeddedLoader{}
+	}
+	c.UseLoader(loader)
+	return c
+}
+
+// embeddedLoader serves the embedded schema files under baseURL and refuses
+// everything else: validation never touches the network or the disk.
+type embeddedLoader struct{}
+
+func (embeddedLoader) Load(url string) (any, error) {
+	name, ok := strings.CutPrefix(url, baseURL)
+	if !ok || strings.Contains(name, "/") {
+		return nil, fmt.Errorf("load %s: only the embedded contracts can be referenced", url)
+	}
+	b, err := fs.ReadFile(schemas.FS, name)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", url, err)
+	}
+	return jsonschema.UnmarshalJSON(bytes.NewReader(b))
+}
+
+// Schema is a compiled JSON Schema, safe for concurrent use.
+type Schema struct {
+	s *jsonschema.Schema
+}
+
+// Compile compiles an arbitrary JSON Schema (2020-12 unless its $schema says
+// otherwise), for example an MCP tool's input or output schema. Formats are
+// asserted as in contracts. A $ref may name an embedded contract or shared
+// piece by file name ("finding.v1.schema.json"); any other external
+// reference is an error, since nothing is fetched.
+func Compile(schemaJSON []byte) (*Schema, error) {
+	return compile(schemaJSON, compileOptions{assertFormat: true})
+}
+
+func compile(schemaJSON []byte, opts compileOptions) (*Schema, error) {
+	doc, err := parse(schemaJSON)
+	if err != nil {
+		return nil, fmt.Errorf("compile schema: %w", err)
+	}
+	c := newCompiler(opts)
+	const url = baseURL + "inline.schema.json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, fmt.Errorf("compile schema: %w: %v", ErrInvalidSchema, err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("compile schema: %w: %s", ErrInvalidSchema, compileErrorText(err))
+	}
+	return &Schema{s: s}, nil
+}
+
+// compileErrorText flattens the library's multi-line compile errors into one
+// line.
+func compileErrorText(err error) string {
+	var verr *jsonschema.SchemaValidationError
+	if errors.As(err, &verr) {
+		var parts []string
+		if ve, ok := verr.Err.(*jsonschema.ValidationError); ok {
+			for _, v := range violationsOf(ve, nil) {
+				parts = append(parts, v.String())
+			}
+		}
+		if len(parts) > 0 {
+			return "not valid against its metaschema: " + strings.Join(parts, "; ")
+		}
+	}
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// Validate validates an already-decoded JSON value (as produced by
+// encoding/json, with or without UseNumber); values of other Go types are
+// converted through encoding/json first. Violations carry no line or
+// column, and come sorted by pointer.
+func (s *Schema) Validate(v any) []Violation {
+	v, err := normalize(v)
+	if err != nil {
+		return []Violation{{Pointer: "#", Message: "is not a JSON value: " + err.Error()}}
+	}
+	return violationsOf(s.s.Validate(v), nil)
+}
+
+// ValidateJSON parses doc and validates it; violations carry the line and
+// column of the offending value and come in document order. The error is a
+// *ParseError when doc is not parseable JSON.
+func (s *Schema) ValidateJSON(doc []byte) ([]Violation, error) {
+	v, err := parse(doc)
+	if err != nil {
+		return nil, err
+	}
+	return violationsOf(s.s.Validate(v), doc), nil
+}

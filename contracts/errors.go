@@ -1,0 +1,35 @@
+package contracts
+
+import (
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrUnknownContract means a contract id names no embedded or
+	// project-local contract. The wrapping error lists the available ids.
+	ErrUnknownContract = errors.New("unknown contract")
+	// ErrNoSchemaField means a document has no top-level "schema" string to
+	// pick its contract from. The wrapping error lists the available ids.
+	ErrNoSchemaField = errors.New(`no "schema" field`)
+	// ErrContractRedefined means a project-local schema file redefines an
+	// embedded contract (or shared piece) with different content; a
+	// published version is never edited.
+	ErrContractRedefined = errors.New("redefines a published contract")
+	// ErrInvalidSchema means a schema does not compile: it is not valid
+	// JSON Schema, or a $ref in it cannot be resolved.
+	ErrInvalidSchema = errors.New("invalid schema")
+)
+
+// ParseError reports a document that is not parseable JSON, with the
+// 1-based line and column of the first offending character.
+type ParseError struct {
+	Line, Column int
+	Err          error
+}
+
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("not parseable JSON at %d:%d: %v", e.Line, e.Column, e.Err)
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }

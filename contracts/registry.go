@@ -1,0 +1,371 @@
+package contracts
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"math"
+	"path"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/foundryhq/foundry/schemas"
+)
+
+// LocalDir is where a project keeps its own contracts, relative to the
+// project root.
+const LocalDir = ".foundry/schemas"
+
+const (
+	contractSuffix = ".schema.json"
+	defsSuffix     = ".defs.json"
+)
+
+var (
+	contractName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*\.v[0-9]+\.schema\.json$`)
+	defsName     = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*\.v[0-9]+\.defs\.json$`)
+)
+
+// Registry is the set of contracts a project can validate against: the
+// embedded ones plus its own. It is safe for concurrent use.
+type Registry struct {
+	emb   *set // the embedded contracts, shared by every registry
+	local *set // nil when the project adds no contract of its own
+	ids   []string
+}
+
+// set is a group of schema files that resolve each other by file name, with
+// a lazily compiled schema per contract id.
+type set struct {
+	files   map[string][]byte // file name -> content
+	entries map[string]*entry // contract id -> compiled schema, for the ids this set compiles
+
+	mu       sync.Mutex // guards compiler, which is not safe for concurrent use
+	compiler *jsonschema.Compiler
+}
+
+type entry struct {
+	once   sync.Once
+	schema *jsonschema.Schema
+	err    error
+}
+
+// embedded is the process-wide set of embedded contracts: parsed and
+// compiled once, on first use.
+var embedded = sync.OnceValues(func() (*set, error) {
+	names, err := fs.Glob(schemas.FS, "*.json")
+	if err != nil {
+		return nil, fmt.Errorf("list embedded contracts: %w", err)
+	}
+	s := &set{files: map[string][]byte{}, entries: map[string]*entry{}}
+	for _, name := range names {
+		b, err := fs.ReadFile(schemas.FS, name)
+		if err != nil {
+			return nil, fmt.Errorf("read embedded contract %s: %w", name, err)
+		}
+		s.files[name] = b
+		if id, ok := strings.CutSuffix(name, contractSuffix); ok {
+			s.entries[id] = &entry{}
+		}
+	}
+	return s, nil
+})
+
+// Load returns the embedded contracts plus the project-local ones found in
+// .foundry/schemas/*.schema.json of project, an fs.FS rooted at the project
+// root (nil means none). Local shared pieces (*.defs.json) are loaded too,
+// for local contracts to $ref. A local file that redefines an embedded file
+// with different content is an error wrapping [ErrContractRedefined];
+// identical content is fine. Nothing is compiled here: Load is cheap enough
+// to call per command.
+func Load(project fs.FS) (*Registry, error) {
+	emb, err := embedded()
+	if err != nil {
+		return nil, fmt.Errorf("load contracts: %w", err)
+	}
+	r := &Registry{emb: emb}
+	for id := range emb.entries {
+		r.ids = append(r.ids, id)
+	}
+	if project != nil {
+		local, err := loadLocal(project, emb)
+		if err != nil {
+			return nil, fmt.Errorf("load contracts: %w", err)
+		}
+		if local != nil {
+			r.local = local
+			for id := range local.entries {
+				r.ids = append(r.ids, id)
+			}
+		}
+	}
+	slices.Sort(r.ids)
+	return r, nil
+}
+
+func loadLocal(project fs.FS, emb *set) (*set, error) {
+	contracts, err := fs.Glob(project, LocalDir+"/*"+contractSuffix)
+	if err != nil {
+		return nil, err
+	}
+	defs, err := fs.Glob(project, LocalDir+"/*"+defsSuffix)
+	if err != nil {
+		return nil, err
+	}
+	var local *set
+	for _, p := range append(contracts, defs...) {
+		name := path.Base(p)
+		if !contractName.MatchString(name) && !defsName.MatchString(name) {
+			return nil, fmt.Errorf("%s: name must be <noun>.v<major>%s (lowercase)", p, suffixOf(name))
+		}
+		b, err := fs.ReadFile(project, p)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", p, err)
+		}
+		doc, err := parse(b)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		if eb, ok := emb.files[name]; ok {
+			edoc, err := parse(eb)
+			if err != nil {
+				return nil, fmt.Errorf("embedded %s: %w", name, err)
+			}
+			if !reflect.DeepEqual(doc, edoc) {
+				return nil, fmt.Errorf("%s: %w (%s differs from the embedded version)", p, ErrContractRedefined, idOf(name))
+			}
+			continue
+		}
+		if local == nil {
+			local = &set{files: map[string][]byte{}, entries: map[string]*entry{}}
+			for n, eb := range emb.files {
+				local.files[n] = eb
+			}
+		}
+		local.files[name] = b
+		if id, ok := strings.CutSuffix(name, contractSuffix); ok {
+			local.entries[id] = &entry{}
+		}
+	}
+	return local, nil
+}
+
+func suffixOf(name string) string {
+	if strings.HasSuffix(name, defsSuffix) {
+		return defsSuffix
+	}
+	return contractSuffix
+}
+
+func idOf(name string) string {
+	if id, ok := strings.CutSuffix(name, contractSuffix); ok {
+		return id
+	}
+	return strings.TrimSuffix(name, defsSuffix)
+}
+
+// compiled returns the compiled schema of contract id, compiling it (and
+// the files it references) on first use.
+func (s *set) compiled(id string) (*jsonschema.Schema, error) {
+	e := s.entries[id]
+	e.once.Do(func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.compiler == nil {
+			c := newCompiler(compileOptions{assertFormat: true})
+			for name, b := range s.files {
+				doc, err := parse(b)
+				if err != nil {
+					e.err = fmt.Errorf("compile contract %s: %s: %w", id, name, err)
+					return
+				}
+				if err := c.AddResource(baseURL+name, doc); err != nil {
+					e.err = fmt.Errorf("compile contract %s: %w: %v", id, ErrInvalidSchema, err)
+					return
+				}
+			}
+			s.compiler = c
+		}
+		e.schema, e.err = s.compiler.Compile(baseURL + id + contractSuffix)
+		if e.err != nil {
+			e.err = fmt.Errorf("compile contract %s: %w: %s", id, ErrInvalidSchema, compileErrorText(e.err))
+		}
+	})
+	return e.schema, e.err
+}
+
+// IDs returns the sorted contract ids, e.g. "adr.v1" … "tracker-item.v1",
+// embedded and local together.
+func (r *Registry) IDs() []string { return slices.Clone(r.ids) }
+
+// Has reports whether id names a contract.
+func (r *Registry) Has(id string) bool {
+	_, ok := r.find(id)
+	return ok
+}
+
+// Embedded reports whether id names a contract embedded in the binary (as
+// opposed to a project-local one, or none).
+func (r *Registry) Embedded(id string) bool {
+	_, ok := r.emb.entries[id]
+	return ok
+}
+
+func (r *Registry) find(id string) (*set, bool) {
+	if _, ok := r.emb.entries[id]; ok {
+		return r.emb, true
+	}
+	if r.local != nil {
+		if _, ok := r.local.entries[id]; ok {
+			return r.local, true
+		}
+	}
+	return nil, false
+}
+
+func (r *Registry) unknown(id string) error {
+	return fmt.Errorf("%w %q (available: %s)", ErrUnknownContract, id, strings.Join(r.ids, ", "))
+}
+
+// Schema returns the raw bytes of contract id's schema file.
+func (r *Registry) Schema(id string) ([]byte, error) {
+	s, ok := r.find(id)
+	if !ok {
+		return nil, r.unknown(id)
+	}
+	return slices.Clone(s.files[id+contractSuffix]), nil
+}
+
+// Digest returns "sha256:<hex>" of contract id's schema file content, as
+// recorded in a contracts lock.
+func (r *Registry) Digest(id string) (string, error) {
+	b, err := r.Schema(id)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:]), nil
+}
+
+func (r *Registry) compiled(id string) (*jsonschema.Schema, error) {
+	s, ok := r.find(id)
+	if !ok {
+		return nil, r.unknown(id)
+	}
+	return s.compiled(id)
+}
+
+// Validate parses doc (JSON bytes) and validates it against contract id.
+// It returns the violations (none means valid) in document order, each with
+// its line and column. The error is non-nil only when id is unknown
+// ([ErrUnknownContract]), doc is not parseable JSON (*[ParseError]), or a
+// project-local schema does not compile ([ErrInvalidSchema]).
+func (r *Registry) Validate(id string, doc []byte) ([]Violation, error) {
+	s, err := r.compiled(id)
+	if err != nil {
+		return nil, err
+	}
+	v, err := parse(doc)
+	if err != nil {
+		return nil, err
+	}
+	return violationsOf(s.Validate(v), doc), nil
+}
+
+// ValidateAuto validates doc against the contract its own top-level
+// "schema" field names, and returns that id. Beyond Validate's errors, a
+// document without a "schema" string is an error wrapping
+// [ErrNoSchemaField] that lists the available contracts.
+func (r *Registry) ValidateAuto(doc []byte) (string, []Violation, error) {
+	v, err := parse(doc)
+	if err != nil {
+		return "", nil, err
+	}
+	obj, _ := v.(map[string]any)
+	id, ok := obj["schema"].(string)
+	if !ok {
+		return "", nil, fmt.Errorf("%w (available: %s)", ErrNoSchemaField, strings.Join(r.ids, ", "))
+	}
+	s, err := r.compiled(id)
+	if err != nil {
+		return id, nil, err
+	}
+	return id, violationsOf(s.Validate(v), doc), nil
+}
+
+// ValidateValue validates an already-decoded value (map[string]any and so
+// on, from encoding/json with or without UseNumber; other Go values are
+// converted through encoding/json). Violations have no line or column and
+// are sorted by pointer.
+func (r *Registry) ValidateValue(id string, v any) ([]Violation, error) {
+	s, err := r.compiled(id)
+	if err != nil {
+		return nil, err
+	}
+	v, err = normalize(v)
+	if err != nil {
+		return []Violation{{Pointer: "#", Message: "is not a JSON value: " + err.Error()}}, nil
+	}
+	return violationsOf(s.Validate(v), nil), nil
+}
+
+// SchemaField returns the top-level "schema" string of a JSON document, ""
+// when the document is not a JSON object or the field is absent or not a
+// string. It is how --auto picks a document's contract.
+func SchemaField(doc []byte) string {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(doc, &top) != nil {
+		return ""
+	}
+	var id string
+	if json.Unmarshal(top["schema"], &id) != nil {
+		return ""
+	}
+	return id
+}
+
+// normalize returns v if it is made only of the types the JSON Schema
+// library understands, and otherwise v converted through encoding/json.
+func normalize(v any) (any, error) {
+	if isJSONValue(v) {
+		return v, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return parse(b)
+}
+
+func isJSONValue(v any) bool {
+	switch v := v.(type) {
+	case nil, bool, string, json.Number, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return true
+	case float64:
+		return !math.IsNaN(v) && !math.IsInf(v, 0)
+	case float32:
+		return !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0)
+	case map[string]any:
+		for _, e := range v {
+			if !isJSONValue(e) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, e := range v {
+			if !isJSONValue(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
