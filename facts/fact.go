@@ -1,0 +1,479 @@
+package facts
+
+// This file defines the Fact value and its file format: parsing front matter
+// with line-accurate errors and deterministic formatting.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Type is the kind of a fact.
+type Type string
+
+// The fact types of the seed.
+const (
+	Decision   Type = "decision"
+	Constraint Type = "constraint"
+	Convention Type = "convention"
+	Domain     Type = "domain"
+	Risk       Type = "risk"
+	Metric     Type = "metric"
+	Glossary   Type = "glossary"
+)
+
+// Types lists every fact type in the seed's order.
+var Types = []Type{Decision, Constraint, Convention, Domain, Risk, Metric, Glossary}
+
+// Valid reports whether t is one of [Types].
+func (t Type) Valid() bool {
+	for _, k := range Types {
+		if t == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Confidence is how sure the writer is of a fact.
+type Confidence string
+
+// The confidence levels, highest first.
+const (
+	High   Confidence = "high"
+	Medium Confidence = "medium"
+	Low    Confidence = "low"
+)
+
+// Valid reports whether c is high, medium or low.
+func (c Confidence) Valid() bool { return c == High || c == Medium || c == Low }
+
+// Status says whether a fact is current.
+type Status string
+
+// The statuses a fact file can carry. Expiry is not a status: it follows from
+// the expires date and the clock.
+const (
+	Active     Status = "active"
+	Superseded Status = "superseded"
+)
+
+// Fact is one atomic durable project fact. The JSON names are those of the
+// fact.v1 contract.
+type Fact struct {
+	ID           string     `json:"id"`
+	Type         Type       `json:"type"`
+	Title        string     `json:"title"`
+	Scope        string     `json:"scope"`
+	Tags         []string   `json:"tags"`
+	Confidence   Confidence `json:"confidence"`
+	Source       string     `json:"source"`
+	Created      string     `json:"created"` // YYYY-MM-DD
+	Expires      string     `json:"expires,omitempty"`
+	Supersedes   string     `json:"supersedes,omitempty"`
+	SupersededBy string     `json:"supersededBy,omitempty"`
+	Status       Status     `json:"status"`
+	Body         string     `json:"body"`
+
+	// Path is the slash-separated file path relative to the project root,
+	// set by readers; it is not part of the file.
+	Path string `json:"path,omitempty"`
+}
+
+// DateLayout is the layout of created and expires dates.
+const DateLayout = "2006-01-02"
+
+var idPattern = regexp.MustCompile(`^fact-[0-9]{4,}$`)
+
+// ValidID reports whether id has the form fact-NNNN (at least four digits).
+func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+// IDNumber returns the number of a fact id ("fact-0016" → 16), or -1 when id
+// is not a valid id.
+func IDNumber(id string) int {
+	if !ValidID(id) {
+		return -1
+	}
+	n, err := strconv.Atoi(id[len("fact-"):])
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// FormatID returns the id for number n, with at least four digits.
+func FormatID(n int) string { return fmt.Sprintf("fact-%04d", n) }
+
+// ValidDate reports whether s is a real calendar date in YYYY-MM-DD form.
+func ValidDate(s string) bool {
+	if len(s) != len(DateLayout) {
+		return false
+	}
+	_, err := time.Parse(DateLayout, s)
+	return err == nil
+}
+
+// Expired reports whether the fact's expires date lies before today, the
+// YYYY-MM-DD date of the caller's clock. A fact stays loaded through its
+// expires date.
+func (f Fact) Expired(today string) bool {
+	return f.Expires != "" && f.Expires < today
+}
+
+// Artifact returns the fact as a fact.v1 blackboard artifact: its fields plus
+// schema and producedBy. Doctor validates facts this way.
+func (f Fact) Artifact(producedBy string) map[string]any {
+	tags := make([]any, 0, len(f.Tags))
+	for _, t := range f.Tags {
+		tags = append(tags, t)
+	}
+	m := map[string]any{
+		"schema":     "fact.v1",
+		"producedBy": producedBy,
+		"id":         f.ID,
+		"type":       string(f.Type),
+		"title":      f.Title,
+		"scope":      f.Scope,
+		"tags":       tags,
+		"confidence": string(f.Confidence),
+		"source":     f.Source,
+		"created":    f.Created,
+		"body":       f.Body,
+	}
+	if f.Status != "" {
+		m["status"] = string(f.Status)
+	}
+	for k, v := range map[string]string{"expires": f.Expires, "supersedes": f.Supersedes, "supersededBy": f.SupersededBy} {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// ParseError describes a fact file that cannot be read. It matches
+// [ErrMalformed] with errors.Is.
+type ParseError struct {
+	Path string // file path as given to Parse; may be empty
+	Line int    // 1-based line in the file; 0 when unknown
+	Msg  string
+}
+
+func (e *ParseError) Error() string {
+	loc := e.Path
+	if e.Line > 0 {
+		if loc == "" {
+			loc = "line " + strconv.Itoa(e.Line)
+		} else {
+			loc += ":" + strconv.Itoa(e.Line)
+		}
+	}
+	if loc == "" {
+		return "parse fact: " + e.Msg
+	}
+	return loc + ": " + e.Msg
+}
+
+// Is makes a *ParseError match [ErrMalformed].
+func (e *ParseError) Is(target error) bool { return target == ErrMalformed }
+
+const delimiter = "---"
+
+// frontMatterKeys lists the front matter keys in the order Format writes them.
+var frontMatterKeys = []string{
+	"id", "type", "title", "scope", "tags", "confidence", "source",
+	"created", "expires", "supersedes", "supersededBy", "status",
+}
+
+var yamlLine = regexp.MustCompile(`line ([0-9]+)`)
+
+// Parse reads a fact file. path only labels errors. It checks the structure
+// (front matter, known keys, id, type, title, date and enum forms) but not the
+// write rules such as the title length, so a hand-edited file that bends a
+// rule is still readable; doctor validates it against fact.v1.
+func Parse(path string, data []byte) (Fact, error) {
+	fail := func(line int, format string, args ...any) (Fact, error) {
+		return Fact{}, &ParseError{Path: path, Line: line, Msg: fmt.Sprintf(format, args...)}
+	}
+	text := strings.TrimPrefix(string(data), "\ufeff")
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	lines := strings.SplitAfter(text, "\n")
+	if len(lines) == 0 || strings.TrimRight(lines[0], " \t\n") != delimiter {
+		return fail(1, "missing front matter: the file must start with a %q line", delimiter)
+	}
+	end := -1
+	for i := 1; i < len(lines); i++ {
+		if strings.TrimRight(lines[i], " \t\n") == delimiter {
+			end = i
+			break
+		}
+	}
+	if end < 0 {
+		return fail(len(lines), "front matter is not closed by a %q line", delimiter)
+	}
+	front := strings.Join(lines[1:end], "")
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(front), &doc); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		line := 0
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			line = n + 1 // the opening delimiter line
+			if yamlParserError(msg) {
+				line++ // yaml.v3 reports parser errors with 0-based lines
+			}
+			msg = strings.TrimPrefix(strings.TrimPrefix(msg, m[0]), ": ")
+		}
+		return fail(line, "front matter: %s", msg)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return fail(2, "front matter is empty")
+	}
+	m := doc.Content[0]
+	if m.Kind != yaml.MappingNode {
+		return fail(m.Line+1, "front matter is not a mapping of keys to values")
+	}
+	var f Fact
+	seen := map[string]bool{}
+	lineOf := map[string]int{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		line := k.Line + 1
+		if k.Kind != yaml.ScalarNode {
+			return fail(line, "front matter key is not a plain name")
+		}
+		key := k.Value
+		if seen[key] {
+			return fail(line, "duplicate key %q", key)
+		}
+		seen[key] = true
+		lineOf[key] = v.Line + 1
+		if key == "tags" {
+			tags, err := parseTags(v)
+			if err != nil {
+				return fail(v.Line+1, "tags: %v", err)
+			}
+			f.Tags = tags
+			continue
+		}
+		dst := field(&f, key)
+		if dst == nil {
+			return fail(line, "unknown key %q (known: %s)", key, strings.Join(frontMatterKeys, ", "))
+		}
+		if v.Kind == yaml.AliasNode || v.Kind != yaml.ScalarNode {
+			return fail(v.Line+1, "%s: want a single value", key)
+		}
+		if v.Tag != "!!null" {
+			*dst = strings.TrimSpace(v.Value)
+		}
+	}
+	need := func(key, val string) error {
+		if val == "" {
+			line := lineOf[key]
+			if line == 0 {
+				line = 2
+			}
+			_, err := fail(line, "missing %s", key)
+			return err
+		}
+		return nil
+	}
+	for _, c := range []struct{ key, val string }{{"id", f.ID}, {"type", string(f.Type)}, {"title", f.Title}} {
+		if err := need(c.key, c.val); err != nil {
+			return Fact{}, err
+		}
+	}
+	checks := []struct {
+		key string
+		ok  bool
+		msg string
+	}{
+		{"id", ValidID(f.ID), fmt.Sprintf("id %q is not of the form fact-NNNN", f.ID)},
+		{"type", f.Type.Valid(), fmt.Sprintf("unknown type %q", f.Type)},
+		{"confidence", f.Confidence == "" || f.Confidence.Valid(), fmt.Sprintf("unknown confidence %q", f.Confidence)},
+		{"status", f.Status == "" || f.Status == Active || f.Status == Superseded, fmt.Sprintf("unknown status %q", f.Status)},
+		{"created", f.Created == "" || ValidDate(f.Created), fmt.Sprintf("created %q is not a YYYY-MM-DD date", f.Created)},
+		{"expires", f.Expires == "" || ValidDate(f.Expires), fmt.Sprintf("expires %q is not a YYYY-MM-DD date", f.Expires)},
+		{"supersedes", f.Supersedes == "" || ValidID(f.Supersedes), fmt.Sprintf("supersedes %q is not a fact id", f.Supersedes)},
+		{"supersededBy", f.SupersededBy == "" || ValidID(f.SupersededBy), fmt.Sprintf("supersededBy %q is not a fact id", f.SupersededBy)},
+	}
+	for _, c := range checks {
+		if !c.ok {
+			return fail(lineOf[c.key], "%s", c.msg)
+		}
+	}
+	body := strings.Join(lines[end+1:], "")
+	f.Body = strings.TrimSpace(body)
+	return f, nil
+}
+
+// yamlParserError reports whether a yaml.v3 message comes from its parser
+// (0-based line numbers) rather than its scanner (1-based).
+func yamlParserError(msg string) bool {
+	for _, p := range []string{"expected key", "expected node content", "expected ',' or", "expected '-' indicator", "expected <document start>"} {
+		if strings.Contains(msg, "did not find "+p) {
+			return true
+		}
+	}
+	return false
+}
+
+// field returns the string field of f that front matter key sets, or nil.
+func field(f *Fact, key string) *string {
+	switch key {
+	case "id":
+		return &f.ID
+	case "type":
+		return (*string)(&f.Type)
+	case "title":
+		return &f.Title
+	case "scope":
+		return &f.Scope
+	case "confidence":
+		return (*string)(&f.Confidence)
+	case "source":
+		return &f.Source
+	case "created":
+		return &f.Created
+	case "expires":
+		return &f.Expires
+	case "supersedes":
+		return &f.Supersedes
+	case "supersededBy":
+		return &f.SupersededBy
+	case "status":
+		return (*string)(&f.Status)
+	}
+	return nil
+}
+
+func parseTags(v *yaml.Node) ([]string, error) {
+	switch {
+	case v.Kind == yaml.ScalarNode && v.Tag == "!!null":
+		return nil, nil
+	case v.Kind == yaml.ScalarNode:
+		return []string{strings.TrimSpace(v.Value)}, nil
+	case v.Kind == yaml.SequenceNode:
+		var out []string
+		for _, c := range v.Content {
+			if c.Kind != yaml.ScalarNode {
+				return nil, errors.New("want a list of words")
+			}
+			if t := strings.TrimSpace(c.Value); t != "" {
+				out = append(out, t)
+			}
+		}
+		return out, nil
+	}
+	return nil, errors.New("want a list of words")
+}
+
+// Format returns the file content of f: front matter in a fixed key order
+// (empty optional keys omitted), the body, and one final newline. The same
+// fact always gives the same bytes, and Parse(Format(f)) gives f back.
+func Format(f Fact) []byte {
+	str := func(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v} }
+	plain := func(v string) *yaml.Node {
+		if ValidDate(v) {
+			return &yaml.Node{Kind: yaml.ScalarNode, Value: v}
+		}
+		return str(v)
+	}
+	m := &yaml.Node{Kind: yaml.MappingNode}
+	add := func(k string, v *yaml.Node) { m.Content = append(m.Content, str(k), v) }
+	tags := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+	for _, t := range f.Tags {
+		tags.Content = append(tags.Content, str(t))
+	}
+	add("id", str(f.ID))
+	add("type", str(string(f.Type)))
+	add("title", str(f.Title))
+	add("scope", str(f.Scope))
+	add("tags", tags)
+	add("confidence", str(string(f.Confidence)))
+	add("source", str(f.Source))
+	add("created", plain(f.Created))
+	if f.Expires != "" {
+		add("expires", plain(f.Expires))
+	}
+	if f.Supersedes != "" {
+		add("supersedes", str(f.Supersedes))
+	}
+	if f.SupersededBy != "" {
+		add("supersededBy", str(f.SupersededBy))
+	}
+	status := f.Status
+	if status == "" {
+		status = Active
+	}
+	add("status", str(string(status)))
+
+	var b bytes.Buffer
+	b.WriteString(delimiter + "\n")
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	// Encoding a mapping of string scalars cannot fail.
+	_ = enc.Encode(m)
+	_ = enc.Close()
+	b.WriteString(delimiter + "\n")
+	if body := strings.TrimSpace(strings.ReplaceAll(f.Body, "\r\n", "\n")); body != "" {
+		b.WriteString(body)
+		b.WriteString("\n")
+	}
+	return b.Bytes()
+}
+
+// Slug turns a title into the file-name part after the id: lowercase ASCII
+// letters and digits joined by single dashes, at most 50 characters, cut at a
+// word boundary. A title with no such characters gives "fact".
+func Slug(title string) string {
+	var words []string
+	var w strings.Builder
+	flush := func() {
+		if w.Len() > 0 {
+			words = append(words, w.String())
+			w.Reset()
+		}
+	}
+	for _, r := range strings.ToLower(title) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			w.WriteRune(r)
+		case r == '\'' || r == '’':
+			// "don't" → "dont"
+		default:
+			flush()
+		}
+	}
+	flush()
+	const max = 50
+	var s string
+	for _, word := range words {
+		next := word
+		if s != "" {
+			next = s + "-" + word
+		}
+		if len(next) > max {
+			if s == "" {
+				s = word[:max]
+			}
+			break
+		}
+		s = next
+	}
+	if s == "" {
+		return "fact"
+	}
+	return s
+}
+
+// FileName returns the base name of the file that holds a fact:
+// fact-NNNN-<slug>.md.
+func FileName(id, title string) string { return id + "-" + Slug(title) + ".md" }

@@ -1,0 +1,211 @@
+package facts
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func sampleFact() Fact {
+	return Fact{
+		ID: "fact-0004", Type: Decision, Title: "Persistence layer uses Flyway, not Liquibase",
+		Scope: "project", Tags: []string{"database", "migrations"}, Confidence: High,
+		Source: "adr-0007", Created: "2025-03-14", Status: Active,
+		Body: "Chosen for the plain-SQL migration format the team already reads.\nWhy: reviews read SQL.\nHow to apply: add V<n>__name.sql files.",
+	}
+}
+
+func TestFormatGolden(t *testing.T) {
+	t.Parallel()
+	f := sampleFact()
+	f.Expires = "2026-01-31"
+	f.Supersedes = "fact-0002"
+	want := `---
+id: fact-0004
+type: decision
+title: Persistence layer uses Flyway, not Liquibase
+scope: project
+tags: [database, migrations]
+confidence: high
+source: adr-0007
+created: 2025-03-14
+expires: 2026-01-31
+supersedes: fact-0002
+status: active
+---
+Chosen for the plain-SQL migration format the team already reads.
+Why: reviews read SQL.
+How to apply: add V<n>__name.sql files.
+`
+	if diff := cmp.Diff(want, string(Format(f))); diff != "" {
+		t.Errorf("Format (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseFormatRoundTrip(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		modify func(*Fact)
+	}{
+		{"sample", func(*Fact) {}},
+		{"title with colon and hash", func(f *Fact) { f.Title = "Rule: never # comment the schema" }},
+		{"title that looks like a bool", func(f *Fact) { f.Title = "true" }},
+		{"title with quotes", func(f *Fact) { f.Title = `"Quoted" and 'single' words here` }},
+		{"title starting with dash", func(f *Fact) { f.Title = "- starts with a dash" }},
+		{"unicode", func(f *Fact) { f.Title = "Währung ist immer EUR — nie USD"; f.Tags = []string{"währung"} }},
+		{"no tags", func(f *Fact) { f.Tags = nil }},
+		{"tags needing quotes", func(f *Fact) { f.Tags = []string{"a, b", "[x]", "c#"} }},
+		{"scope module", func(f *Fact) { f.Scope = "module:billing" }},
+		{"external source", func(f *Fact) { f.Source = "external:https://example.com/a?b=c#d" }},
+		{"superseded", func(f *Fact) { f.Status = Superseded; f.SupersededBy = "fact-0016" }},
+		{"body with front matter delimiter", func(f *Fact) { f.Body = "line one\n---\nline three" }},
+		{"empty body", func(f *Fact) { f.Body = "" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := sampleFact()
+			tt.modify(&f)
+			data := Format(f)
+			got, err := Parse("x.md", data)
+			if err != nil {
+				t.Fatalf("Parse(Format(f)): %v\n%s", err, data)
+			}
+			if diff := cmp.Diff(f, got); diff != "" {
+				t.Errorf("round trip (-want +got):\n%s\nfile:\n%s", diff, data)
+			}
+			if again := Format(got); string(again) != string(data) {
+				t.Errorf("Format not stable:\n%s\n---\n%s", data, again)
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	t.Parallel()
+	const p = ".foundry/memory/fact-0003-x.md"
+	tests := []struct {
+		name, in, want string
+	}{
+		{"no front matter", "just text\n", p + ":1: missing front matter: the file must start with a \"---\" line"},
+		{"unclosed", "---\nid: fact-0003\n", p + ":3: front matter is not closed by a \"---\" line"},
+		{"yaml scanner error", "---\nid: x\ntitle: a: b\n---\n", p + ":3: front matter: mapping values are not allowed in this context"},
+		{"yaml parser error", "---\nid: fact-0003\ntitle: [unclosed\n---\n", p + ":3: front matter: did not find expected ',' or ']'"},
+		{"not a mapping", "---\n- a\n- b\n---\n", p + ":2: front matter is not a mapping of keys to values"},
+		{"empty", "---\n---\nbody\n", p + ":2: front matter is empty"},
+		{"unknown key", "---\nid: fact-0003\nowner: bob\n---\n", p + ":3: unknown key \"owner\" (known: id, type, title, scope, tags, confidence, source, created, expires, supersedes, supersededBy, status)"},
+		{"duplicate key", "---\nid: fact-0003\nid: fact-0004\n---\n", p + ":3: duplicate key \"id\""},
+		{"missing id", "---\ntype: decision\ntitle: A B C\n---\n", p + ":2: missing id"},
+		{"bad id", "---\nid: fact-3\ntype: decision\ntitle: A B C\n---\n", p + ":2: id \"fact-3\" is not of the form fact-NNNN"},
+		{"unknown type", "---\nid: fact-0003\ntype: opinion\ntitle: A B C\n---\n", p + ":3: unknown type \"opinion\""},
+		{"missing title", "---\nid: fact-0003\ntype: decision\n---\n", p + ":2: missing title"},
+		{"mapping value", "---\nid: fact-0003\ntype: decision\ntitle:\n  a: b\n---\n", p + ":5: title: want a single value"},
+		{"bad date", "---\nid: fact-0003\ntype: domain\ntitle: A B C\ncreated: 2025-02-30\n---\n", p + ":5: created \"2025-02-30\" is not a YYYY-MM-DD date"},
+		{"bad confidence", "---\nid: fact-0003\ntype: domain\ntitle: A B C\nconfidence: sure\n---\n", p + ":5: unknown confidence \"sure\""},
+		{"bad tags", "---\nid: fact-0003\ntype: domain\ntitle: A B C\ntags: {a: b}\n---\n", p + ":5: tags: want a list of words"},
+		{"bad status", "---\nid: fact-0003\ntype: domain\ntitle: A B C\nstatus: gone\n---\n", p + ":5: unknown status \"gone\""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Parse(p, []byte(tt.in))
+			if err == nil {
+				t.Fatal("Parse: no error")
+			}
+			if !errors.Is(err, ErrMalformed) {
+				t.Errorf("error %v does not match ErrMalformed", err)
+			}
+			if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseLenient(t *testing.T) {
+	t.Parallel()
+	in := "\ufeff---\r\nid: fact-0012\r\ntype: glossary\r\ntitle: 123\r\ntags: single\r\nexpires:\r\n---\r\n\r\n  Body text.  \r\n\r\n"
+	got, err := Parse("f.md", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Fact{ID: "fact-0012", Type: Glossary, Title: "123", Tags: []string{"single"}, Body: "Body text."}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Parse (-want +got):\n%s", diff)
+	}
+}
+
+func TestSlug(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"Persistence layer uses Flyway, not Liquibase", "persistence-layer-uses-flyway-not-liquibase"},
+		{"Don't log PII", "dont-log-pii"},
+		{"  ", "fact"},
+		{"Ünïcödé only ✓", "n-c-d-only"},
+		{"A very long title that goes on and on and on past the fifty character cut", "a-very-long-title-that-goes-on-and-on-and-on-past"},
+		{strings.Repeat("x", 60), strings.Repeat("x", 50)},
+	}
+	for _, tt := range tests {
+		if got := Slug(tt.in); got != tt.want {
+			t.Errorf("Slug(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestIDs(t *testing.T) {
+	t.Parallel()
+	for id, n := range map[string]int{"fact-0016": 16, "fact-12345": 12345, "fact-016": -1, "fact-x016": -1, "Fact-0016": -1} {
+		if got := IDNumber(id); got != n {
+			t.Errorf("IDNumber(%q) = %d, want %d", id, got, n)
+		}
+	}
+	if got := FormatID(7); got != "fact-0007" {
+		t.Errorf("FormatID(7) = %q", got)
+	}
+	if got := FormatID(10000); got != "fact-10000" {
+		t.Errorf("FormatID(10000) = %q", got)
+	}
+}
+
+func FuzzParseFact(f *testing.F) {
+	f.Add(string(Format(sampleFact())))
+	f.Add("---\nid: fact-0001\ntype: risk\ntitle: x\n---\n")
+	f.Add("---\nid: fact-0001\ntype: risk\ntitle: &a x\ntags: *a\n---\n")
+	f.Add("---\n: \n---\n")
+	f.Add("---\nid: [fact-0001]\n---\n")
+	f.Add("---\r\nid: fact-0001\r\ntype: glossary\r\ntitle: '---'\r\n---\r\nbody")
+	f.Fuzz(func(t *testing.T, in string) {
+		got, err := Parse("fuzz.md", []byte(in))
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is not a *ParseError", err)
+			}
+			return
+		}
+		data := Format(got)
+		again, err := Parse("fuzz.md", data)
+		if err != nil {
+			t.Fatalf("Parse(Format(Parse(in))): %v\nin: %q\nformatted: %q", err, in, data)
+		}
+		if diff := cmp.Diff(normalizeForRoundTrip(got), again); diff != "" {
+			t.Fatalf("round trip (-want +got):\n%s\nin: %q\nformatted: %q", diff, in, data)
+		}
+		if string(Format(again)) != string(data) {
+			t.Fatalf("Format not stable for %q", in)
+		}
+	})
+}
+
+// normalizeForRoundTrip applies what Format fills in or drops: a missing
+// status becomes active, and values that only differ by surrounding space
+// are trimmed on the way back.
+func normalizeForRoundTrip(f Fact) Fact {
+	if f.Status == "" {
+		f.Status = Active
+	}
+	return f
+}

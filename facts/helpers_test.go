@@ -1,0 +1,89 @@
+package facts
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fixedNow is the clock of most tests.
+func fixedNow() time.Time { return time.Date(2025, 3, 14, 10, 0, 0, 0, time.UTC) }
+
+// syncBuffer is a goroutine-safe bytes.Buffer for warnings.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// newTestStore returns a writable store on a fresh project folder.
+func newTestStore(t testing.TB) (*Store, string, *syncBuffer) {
+	t.Helper()
+	root := t.TempDir()
+	warn := &syncBuffer{}
+	return OpenDir(root, Options{Now: fixedNow, Warn: warn}), root, warn
+}
+
+// factFiles lists the fact file names under root's memory folder.
+func factFiles(t testing.TB, root string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(Dir)))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if isFactFile(e.Name()) {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// writeFile writes a file under root, creating folders.
+func writeFile(t testing.TB, root, rel, content string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readFile(t testing.TB, root, rel string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// decisionBody is a valid decision body.
+func decisionBody(what string) string {
+	return what + "\nWhy: it keeps the team fast.\nHow to apply: follow it in every change."
+}
+
+func nWords(n int) string { return strings.TrimSpace(strings.Repeat("word ", n)) }

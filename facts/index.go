@@ -1,0 +1,387 @@
+package facts
+
+// This file defines INDEX.md: the deterministic, token-budgeted list of
+// active facts, its line format, and the three-way merge the git merge
+// driver uses.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/foundryhq/foundry/internal/atomicfile"
+	"github.com/foundryhq/foundry/internal/testpause"
+	"github.com/foundryhq/foundry/tokens"
+)
+
+// DefaultIndexBudget is the default token budget of INDEX.md (config
+// memory.indexBudgetTokens).
+const DefaultIndexBudget = 4000
+
+// indexHeader opens INDEX.md; the summary line follows it.
+const indexHeader = "# Memory index\n\n"
+
+// indexIntro follows the summary line.
+const indexIntro = "Active facts, most important first. Use memory_search for a fact's body; do not read fact files.\n"
+
+// IndexResult is a rendered INDEX.md and its budget figures.
+type IndexResult struct {
+	Content []byte `json:"-"`
+	Listed  int    `json:"listed"`  // facts with a line in the index
+	Active  int    `json:"active"`  // active facts in memory
+	Omitted int    `json:"omitted"` // active facts left out over budget
+	Tokens  int    `json:"tokens"`  // tokens.Estimate of Content
+	Budget  int    `json:"budget"`
+}
+
+// Summary is the index's figures as memory_index reports them and as the
+// summary line of INDEX.md states them:
+// "13/16 facts listed, ~1980 tokens, 3 omitted."
+func (r IndexResult) Summary() string {
+	s := fmt.Sprintf("%d/%d facts listed, ~%d tokens", r.Listed, r.Active, r.Tokens)
+	if r.Omitted > 0 {
+		s += fmt.Sprintf(", %d omitted", r.Omitted)
+	}
+	return s + "."
+}
+
+// WriteSummary is the index line memory_write reports:
+// "Index: 13/16 facts listed, ~1980 tokens, 3 omitted over budget."
+func (r IndexResult) WriteSummary() string {
+	s := fmt.Sprintf("Index: %d/%d facts listed, ~%d tokens", r.Listed, r.Active, r.Tokens)
+	if r.Omitted > 0 {
+		s += fmt.Sprintf(", %d omitted over budget", r.Omitted)
+	}
+	return s + "."
+}
+
+// IndexEntry is one fact line of INDEX.md with the fields its ordering needs.
+// A merge driver sees only lines, so each line carries them:
+//
+//   - fact-0004 · decision · high · 2025-03-14 · Persistence layer uses Flyway, not Liquibase
+//
+// A scope other than project follows the title in parentheses.
+type IndexEntry struct {
+	ID         string
+	Type       Type
+	Confidence Confidence
+	Created    string // YYYY-MM-DD, or "" when the fact has none
+	Line       string // the whole line as written
+}
+
+// indexSep separates the fields of an index line.
+const indexSep = " · "
+
+var entryPattern = regexp.MustCompile(`^- (fact-[0-9]{4,}) · ([a-z]+) · ([a-z]+) · ([0-9]{4}-[0-9]{2}-[0-9]{2}|-) · (.*)$`)
+
+// indexLine renders the index line of a fact.
+func indexLine(f Fact) string {
+	created := f.Created
+	if created == "" {
+		created = "-"
+	}
+	conf := f.Confidence
+	if conf == "" {
+		conf = DefaultConfidence
+	}
+	title := strings.Join(strings.Fields(f.Title), " ")
+	if f.Scope != "" && f.Scope != DefaultScope {
+		title += " (" + f.Scope + ")"
+	}
+	return "- " + f.ID + indexSep + string(f.Type) + indexSep + string(conf) + indexSep + created + indexSep + title
+}
+
+// ParseIndexLine reads one fact line of INDEX.md. ok is false for any other
+// line (heading, summary, prose).
+func ParseIndexLine(line string) (e IndexEntry, ok bool) {
+	m := entryPattern.FindStringSubmatch(strings.TrimRight(line, "\r\n"))
+	if m == nil {
+		return IndexEntry{}, false
+	}
+	created := m[4]
+	if created == "-" {
+		created = ""
+	}
+	return IndexEntry{ID: m[1], Type: Type(m[2]), Confidence: Confidence(m[3]), Created: created, Line: m[0]}, true
+}
+
+// typeRank orders types in the index: constraints and decisions first,
+// glossary last.
+func typeRank(t Type) int {
+	switch t {
+	case Constraint:
+		return 0
+	case Decision:
+		return 1
+	case Risk:
+		return 2
+	case Convention:
+		return 3
+	case Domain:
+		return 4
+	case Metric:
+		return 5
+	case Glossary:
+		return 6
+	}
+	return 7
+}
+
+func confidenceRank(c Confidence) int {
+	switch c {
+	case High:
+		return 0
+	case Medium, "":
+		return 1
+	case Low:
+		return 2
+	}
+	return 3
+}
+
+// entryLess is the index order: type, then higher confidence, then newer,
+// then higher id, then the line itself so the order is total.
+func entryLess(a, b IndexEntry) bool {
+	if ra, rb := typeRank(a.Type), typeRank(b.Type); ra != rb {
+		return ra < rb
+	}
+	if ca, cb := confidenceRank(a.Confidence), confidenceRank(b.Confidence); ca != cb {
+		return ca < cb
+	}
+	if a.Created != b.Created {
+		return a.Created > b.Created
+	}
+	if na, nb := IDNumber(a.ID), IDNumber(b.ID); na != nb {
+		return na > nb
+	}
+	return a.Line < b.Line
+}
+
+// BuildIndex renders INDEX.md for facts: one line per active fact (neither
+// superseded nor expired on today, YYYY-MM-DD) in index order, stopping
+// before the line that would take the file over budget tokens, with a line
+// saying how many facts were omitted. The output depends only on its
+// arguments: no timestamps. Pass facts with derived status ([Store.Facts]).
+func BuildIndex(facts []Fact, today string, budget int) IndexResult {
+	var entries []IndexEntry
+	for _, f := range facts {
+		if !isActive(f, today) {
+			continue
+		}
+		e, _ := ParseIndexLine(indexLine(f))
+		if e.ID == "" { // a title that defeats the line pattern cannot happen, but stay total
+			e = IndexEntry{ID: f.ID, Type: f.Type, Confidence: f.Confidence, Created: f.Created, Line: indexLine(f)}
+		}
+		entries = append(entries, e)
+	}
+	return renderIndex(entries, len(entries), budget)
+}
+
+// renderIndex sorts entries and renders INDEX.md for active facts in total,
+// of which entries are the candidates for listing.
+func renderIndex(entries []IndexEntry, active, budget int) IndexResult {
+	if budget <= 0 {
+		budget = DefaultIndexBudget
+	}
+	if active < len(entries) {
+		active = len(entries)
+	}
+	sort.SliceStable(entries, func(i, j int) bool { return entryLess(entries[i], entries[j]) })
+
+	// size(k) is the byte size of the file listing the first k entries; the
+	// summary line holds the token figure of the whole file, so it is solved
+	// as a small fixed point.
+	fixed := len(indexHeader) + len(indexIntro) + 1 // +1: blank line before the list
+	if len(entries) == 0 {
+		fixed += len(emptyLine)
+	}
+	render := func(k, lineBytes int) (summary, omitted string, tok int) {
+		r := IndexResult{Listed: k, Active: active, Omitted: active - k}
+		if r.Omitted > 0 {
+			omitted = omittedLine(r.Omitted, budget)
+		}
+		base := fixed + lineBytes + len(omitted)
+		r.Tokens = tokens.Estimate(base)
+		for range 8 {
+			t := tokens.Estimate(base + len(r.Summary()) + 1)
+			if t == r.Tokens {
+				break
+			}
+			r.Tokens = t
+		}
+		return r.Summary(), omitted, r.Tokens
+	}
+	k, lineBytes := 0, 0
+	for k < len(entries) {
+		next := lineBytes + len(entries[k].Line) + 1
+		if _, _, tok := render(k+1, next); tok > budget {
+			break
+		}
+		k, lineBytes = k+1, next
+	}
+	summary, omitted, tok := render(k, lineBytes)
+
+	var b bytes.Buffer
+	b.WriteString(indexHeader)
+	b.WriteString(summary + "\n")
+	b.WriteString(indexIntro)
+	b.WriteString("\n")
+	if len(entries) == 0 {
+		b.WriteString(emptyLine)
+	}
+	for _, e := range entries[:k] {
+		b.WriteString(e.Line + "\n")
+	}
+	b.WriteString(omitted)
+	return IndexResult{Content: b.Bytes(), Listed: k, Active: active, Omitted: active - k, Tokens: tok, Budget: budget}
+}
+
+const emptyLine = "No facts yet. Store one with memory_write.\n"
+
+func omittedLine(n, budget int) string {
+	noun := "facts"
+	if n == 1 {
+		noun = "fact"
+	}
+	return fmt.Sprintf("\n%d more %s omitted over the %d-token budget; find them with memory_search.\n", n, noun, budget)
+}
+
+var summaryPattern = regexp.MustCompile(`^([0-9]+)/([0-9]+) facts listed, ~[0-9]+ tokens`)
+
+// parsedIndex is what MergeIndex reads from one side.
+type parsedIndex struct {
+	entries   []IndexEntry
+	active    int
+	hasActive bool
+}
+
+func parseIndex(data []byte) (parsedIndex, error) {
+	var p parsedIndex
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimRight(sc.Text(), "\r")
+		switch {
+		case strings.HasPrefix(line, "<<<<<<<"), strings.HasPrefix(line, ">>>>>>>"), line == "=======":
+			return p, fmt.Errorf("line %d: conflict marker: %w", n, ErrBadIndex)
+		case strings.HasPrefix(line, "- fact-"):
+			e, ok := ParseIndexLine(line)
+			if !ok {
+				return p, fmt.Errorf("line %d: not an index line: %w", n, ErrBadIndex)
+			}
+			p.entries = append(p.entries, e)
+		default:
+			if m := summaryPattern.FindStringSubmatch(line); m != nil && !p.hasActive {
+				p.active, _ = strconv.Atoi(m[2])
+				p.hasActive = true
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return p, fmt.Errorf("read index: %w", err)
+	}
+	if !p.hasActive || p.active < len(p.entries) {
+		p.active = len(p.entries)
+	}
+	return p, nil
+}
+
+// MergeIndex merges two versions of INDEX.md that descend from base, as a git
+// merge driver must: it sees only the files, not the facts. A line is kept
+// when either side has it, unless base had it and one side removed it (that
+// fact was superseded or expired there). The union is re-sorted, the budget
+// (tokens; 0 means the default) re-applied and the summary line rewritten.
+// The active count is estimated as ours + theirs − base; `foundry doctor
+// --fix` or `foundry memory index` makes the file exact after the merge.
+// An empty side is an index with no facts; a side with conflict markers or
+// a malformed fact line is an error matching [ErrBadIndex].
+func MergeIndex(base, ours, theirs []byte, budget int) ([]byte, error) {
+	var sides [3]parsedIndex
+	for i, data := range [][]byte{base, ours, theirs} {
+		p, err := parseIndex(data)
+		if err != nil {
+			return nil, fmt.Errorf("merge memory index: %s: %w", [...]string{"base", "ours", "theirs"}[i], err)
+		}
+		sides[i] = p
+	}
+	set := func(p parsedIndex) map[string]IndexEntry {
+		m := make(map[string]IndexEntry, len(p.entries))
+		for _, e := range p.entries {
+			m[e.Line] = e
+		}
+		return m
+	}
+	b, o, t := set(sides[0]), set(sides[1]), set(sides[2])
+	merged := map[string]IndexEntry{}
+	for _, side := range []map[string]IndexEntry{o, t} {
+		for line, e := range side {
+			_, inBase := b[line]
+			_, inO := o[line]
+			_, inT := t[line]
+			if inBase && (!inO || !inT) {
+				continue
+			}
+			merged[line] = e
+		}
+	}
+	entries := make([]IndexEntry, 0, len(merged))
+	for _, e := range merged {
+		entries = append(entries, e)
+	}
+	active := sides[1].active + sides[2].active - sides[0].active
+	return renderIndex(entries, active, budget).Content, nil
+}
+
+// Index renders INDEX.md from the store's facts without writing it (for a
+// revision, or to check that the file on disk is current).
+func (s *Store) Index(ctx context.Context) (IndexResult, error) {
+	snap, err := s.load(ctx)
+	if err != nil {
+		return IndexResult{}, err
+	}
+	return BuildIndex(snap.facts, s.today(), s.opts.IndexBudget), nil
+}
+
+// RebuildIndex rewrites INDEX.md from the facts on disk, under the memory
+// lock, and returns its figures.
+func (s *Store) RebuildIndex(ctx context.Context) (IndexResult, error) {
+	var res IndexResult
+	err := s.locked(ctx, func() error {
+		var err error
+		res, err = s.writeIndex(ctx)
+		return err
+	})
+	if err != nil {
+		return IndexResult{}, fmt.Errorf("rebuild memory index: %w", err)
+	}
+	return res, nil
+}
+
+// writeIndex renders and writes INDEX.md; the caller holds the lock.
+func (s *Store) writeIndex(ctx context.Context) (IndexResult, error) {
+	res, err := s.Index(ctx)
+	if err != nil {
+		return IndexResult{}, err
+	}
+	if err := atomicfile.WriteFile(s.osPath(IndexPath), res.Content, 0o644); err != nil {
+		return IndexResult{}, err
+	}
+	testpause.Point(ctx, "facts.after-index-written")
+	return res, nil
+}
+
+// IndexFile returns the path of INDEX.md on disk (for "Rebuilt <path>"), or
+// the project-relative path for a read-only store.
+func (s *Store) IndexFile() string {
+	if s.opts.Root == "" {
+		return IndexPath
+	}
+	return s.osPath(IndexPath)
+}

@@ -1,0 +1,162 @@
+package facts
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/foundryhq/foundry/tokens"
+)
+
+func indexFacts() []Fact {
+	return []Fact{
+		{ID: "fact-0001", Type: Glossary, Title: "SKU means stock keeping unit", Confidence: High, Created: "2025-01-02", Scope: "project"},
+		{ID: "fact-0002", Type: Decision, Title: "Persistence layer uses Flyway, not Liquibase", Confidence: Medium, Created: "2025-01-03", Scope: "project"},
+		{ID: "fact-0003", Type: Decision, Title: "Events are published through the outbox table", Confidence: High, Created: "2025-01-01", Scope: "module:orders"},
+		{ID: "fact-0004", Type: Constraint, Title: "Customer data stays in the EU region", Confidence: Low, Created: "2025-02-01", Scope: "project"},
+		{ID: "fact-0005", Type: Decision, Title: "Old decision replaced later on", Confidence: High, Created: "2024-01-01", Status: Superseded, SupersededBy: "fact-0006"},
+		{ID: "fact-0006", Type: Decision, Title: "Newer decision with the same date", Confidence: High, Created: "2025-01-01"},
+		{ID: "fact-0007", Type: Metric, Title: "Checkout p95 latency is 300 ms", Created: "2025-01-05", Expires: "2025-03-01"},
+		{ID: "fact-0008", Type: Risk, Title: "Payment provider has no failover", Confidence: Medium, Created: "2025-01-05"},
+	}
+}
+
+func TestBuildIndex(t *testing.T) {
+	t.Parallel()
+	got := BuildIndex(indexFacts(), "2025-03-14", 4000)
+	want := `# Memory index
+
+6/6 facts listed, ~170 tokens.
+Active facts, most important first. Use memory_search for a fact's body; do not read fact files.
+
+- fact-0004 · constraint · low · 2025-02-01 · Customer data stays in the EU region
+- fact-0006 · decision · high · 2025-01-01 · Newer decision with the same date
+- fact-0003 · decision · high · 2025-01-01 · Events are published through the outbox table (module:orders)
+- fact-0002 · decision · medium · 2025-01-03 · Persistence layer uses Flyway, not Liquibase
+- fact-0008 · risk · medium · 2025-01-05 · Payment provider has no failover
+- fact-0001 · glossary · high · 2025-01-02 · SKU means stock keeping unit
+`
+	if diff := cmp.Diff(want, string(got.Content)); diff != "" {
+		t.Errorf("INDEX.md (-want +got):\n%s", diff)
+	}
+	if got.Tokens != tokens.Estimate(len(got.Content)) {
+		t.Errorf("Tokens = %d, file is %d tokens", got.Tokens, tokens.Estimate(len(got.Content)))
+	}
+	if s := got.Summary(); s != "6/6 facts listed, ~170 tokens." {
+		t.Errorf("Summary = %q", s)
+	}
+	// Input order does not matter: byte-identical output.
+	rev := indexFacts()
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	if again := BuildIndex(rev, "2025-03-14", 4000); string(again.Content) != string(got.Content) {
+		t.Error("BuildIndex depends on input order")
+	}
+}
+
+func TestBuildIndexEmpty(t *testing.T) {
+	t.Parallel()
+	got := BuildIndex(nil, "2025-03-14", 4000)
+	if !strings.Contains(string(got.Content), "0/0 facts listed") || !strings.Contains(string(got.Content), emptyLine) {
+		t.Errorf("empty index:\n%s", got.Content)
+	}
+}
+
+func TestBuildIndexBudget(t *testing.T) {
+	t.Parallel()
+	var fs []Fact
+	for i := 1; i <= 300; i++ {
+		fs = append(fs, Fact{ID: FormatID(i), Type: Types[i%len(Types)], Title: fmt.Sprintf("Fact number %d states something useful", i), Confidence: High, Created: "2025-01-01"})
+	}
+	for _, budget := range []int{60, 100, 500, 1000, 4000} {
+		got := BuildIndex(fs, "2025-03-14", budget)
+		if got.Tokens > budget {
+			t.Errorf("budget %d: %d tokens", budget, got.Tokens)
+		}
+		if got.Tokens != tokens.Estimate(len(got.Content)) {
+			t.Errorf("budget %d: Tokens = %d, file is %d tokens", budget, got.Tokens, tokens.Estimate(len(got.Content)))
+		}
+		if got.Listed+got.Omitted != 300 || got.Omitted == 0 {
+			t.Errorf("budget %d: listed %d omitted %d", budget, got.Listed, got.Omitted)
+		}
+		want := fmt.Sprintf("%d/300 facts listed, ~%d tokens, %d omitted.", got.Listed, got.Tokens, got.Omitted)
+		if got.Summary() != want || !strings.Contains(string(got.Content), "\n"+want+"\n") {
+			t.Errorf("budget %d: summary %q, want %q in file", budget, got.Summary(), want)
+		}
+		if !strings.HasSuffix(string(got.Content), fmt.Sprintf("\n%d more facts omitted over the %d-token budget; find them with memory_search.\n", got.Omitted, budget)) {
+			t.Errorf("budget %d: no omitted line:\n%s", budget, got.Content)
+		}
+		// One more line would not have fit.
+		if lines := strings.Count(string(got.Content), "\n- fact-"); lines != got.Listed {
+			t.Errorf("budget %d: %d lines, Listed %d", budget, lines, got.Listed)
+		}
+	}
+	if w := (IndexResult{Listed: 13, Active: 16, Omitted: 3, Tokens: 1980}).WriteSummary(); w != "Index: 13/16 facts listed, ~1980 tokens, 3 omitted over budget." {
+		t.Errorf("WriteSummary = %q", w)
+	}
+	if w := (IndexResult{Listed: 13, Active: 16, Omitted: 3, Tokens: 1980}).Summary(); w != "13/16 facts listed, ~1980 tokens, 3 omitted." {
+		t.Errorf("Summary = %q", w)
+	}
+}
+
+func TestParseIndexLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in     string
+		want   IndexEntry
+		wantOK bool
+	}{
+		{"- fact-0004 · decision · high · 2025-03-14 · Persistence · layer", IndexEntry{ID: "fact-0004", Type: Decision, Confidence: High, Created: "2025-03-14", Line: "- fact-0004 · decision · high · 2025-03-14 · Persistence · layer"}, true},
+		{"- fact-12345 · glossary · low · - · Term means thing", IndexEntry{ID: "fact-12345", Type: Glossary, Confidence: Low, Line: "- fact-12345 · glossary · low · - · Term means thing"}, true},
+		{"# Memory index", IndexEntry{}, false},
+		{"- fact-04 · decision · high · 2025-03-14 · x", IndexEntry{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := ParseIndexLine(tt.in)
+		if ok != tt.wantOK || !cmp.Equal(tt.want, got) {
+			t.Errorf("ParseIndexLine(%q) = %+v, %v; want %+v, %v", tt.in, got, ok, tt.want, tt.wantOK)
+		}
+	}
+}
+
+func TestMergeIndex(t *testing.T) {
+	t.Parallel()
+	today := "2025-03-14"
+	base := indexFacts()[:4]
+	ours := append(append([]Fact(nil), base...),
+		Fact{ID: "fact-0005", Type: Decision, Title: "Ours adds a decision here", Confidence: High, Created: "2025-03-01"})
+	theirs := append([]Fact(nil), base...)
+	theirs[1].Status = Superseded // theirs superseded fact-0002 with their fact-0005
+	theirs = append(theirs, Fact{ID: "fact-0005", Type: Decision, Title: "Theirs replaces the Flyway decision", Confidence: High, Created: "2025-03-02", Supersedes: "fact-0002"})
+
+	got, err := MergeIndex(BuildIndex(base, today, 4000).Content, BuildIndex(ours, today, 4000).Content, BuildIndex(theirs, today, 4000).Content, 4000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the merge should give: all facts of both sides, fact-0002 gone.
+	all := append(append([]Fact(nil), theirs...), ours[4])
+	want := BuildIndex(all, today, 4000)
+	if diff := cmp.Diff(string(want.Content), string(got)); diff != "" {
+		t.Errorf("merged index (-want +got):\n%s", diff)
+	}
+
+	// Budget re-applied to the union.
+	small, err := MergeIndex(nil, BuildIndex(ours, today, 4000).Content, BuildIndex(theirs, today, 4000).Content, 70)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok := tokens.Estimate(len(small)); tok > 70 || !strings.Contains(string(small), "omitted over the 70-token budget") {
+		t.Errorf("budgeted merge (%d tokens):\n%s", tok, small)
+	}
+
+	// Conflict markers and broken lines are refused.
+	for _, bad := range []string{"<<<<<<< ours\n", "- fact-0001 broken line\n"} {
+		if _, err := MergeIndex(nil, []byte(bad), nil, 4000); !errors.Is(err, ErrBadIndex) {
+			t.Errorf("MergeIndex(%q): %v, want ErrBadIndex", bad, err)
+		}
+	}
+}

@@ -1,0 +1,87 @@
+package facts
+
+// This file defines the text analysis shared by search, dedup and the
+// near-duplicate warning: case folding, tokenising, stop words, stemming.
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/kljensen/snowball/english"
+)
+
+// extraStopWords complements snowball's English list with words people type
+// in queries that carry no meaning for retrieval.
+var extraStopWords = map[string]bool{
+	"also": true, "us": true, "would": true, "could": true, "get": true, "got": true,
+	"via": true, "vs": true, "eg": true, "ie": true, "etc": true, "may": true, "must": true,
+	"shall": true, "one": true, "use": true, "uses": true, "used": true, "using": true,
+}
+
+// words splits s into lowercase runs of letters and digits. Apostrophes
+// inside a word are dropped ("don't" → "dont").
+func words(s string) []string {
+	var out []string
+	var b strings.Builder
+	flush := func() {
+		if b.Len() > 0 {
+			out = append(out, b.String())
+			b.Reset()
+		}
+	}
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(unicode.ToLower(r))
+		case r == '\'' || r == '’':
+		default:
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+// terms returns the search terms of s: words without stop words and single
+// letters, stemmed with the English Snowball stemmer, so "Migrations" and
+// "migration" give the same term.
+func terms(s string) []string {
+	ws := words(s)
+	out := ws[:0]
+	for _, w := range ws {
+		if len([]rune(w)) < 2 || english.IsStopWord(w) || extraStopWords[w] {
+			continue
+		}
+		out = append(out, english.Stem(w, true))
+	}
+	return out
+}
+
+// normTitle is the form of a title used to decide that two facts state the
+// same thing: lowercase words, punctuation and spacing dropped.
+func normTitle(s string) string { return strings.Join(words(s), " ") }
+
+// normBody is the form of a body used for dedup: lowercase, whitespace
+// collapsed.
+func normBody(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
+
+// similarity is the Jaccard index of the term sets of two titles, 0 to 1.
+func similarity(a, b string) float64 {
+	as, bs := map[string]bool{}, map[string]bool{}
+	for _, t := range terms(a) {
+		as[t] = true
+	}
+	for _, t := range terms(b) {
+		bs[t] = true
+	}
+	if len(as) == 0 || len(bs) == 0 {
+		return 0
+	}
+	inter := 0
+	for t := range as {
+		if bs[t] {
+			inter++
+		}
+	}
+	return float64(inter) / float64(len(as)+len(bs)-inter)
+}

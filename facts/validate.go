@@ -1,0 +1,225 @@
+package facts
+
+// This file defines the write rules of a fact: the limits of the seed, the
+// forms of type, scope, confidence, source and expires, and the secret check.
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/foundryhq/foundry/internal/secrets"
+)
+
+// The limits of a fact, from the seed and the fact.v1 contract.
+const (
+	MaxTitleChars = 80
+	MinTitleWords = 3
+	MaxBodyWords  = 120
+	MaxBodyChars  = 900
+	MaxTagChars   = 40
+)
+
+// Defaults applied by [Store.Write] to fields left empty.
+const (
+	DefaultScope      = "project"
+	DefaultConfidence = Medium
+	DefaultSource     = "conversation"
+)
+
+// RuleError is a write rule a fact breaks. It matches [ErrInvalid] with
+// errors.Is; Rule is a stable name for the rule ("title-length", "scope", …)
+// and the error text says what is wrong and how to fix it.
+type RuleError struct {
+	Rule string
+	Msg  string
+}
+
+func (e *RuleError) Error() string { return e.Msg }
+
+// Is makes a *RuleError match [ErrInvalid].
+func (e *RuleError) Is(target error) bool { return target == ErrInvalid }
+
+// SecretError is a fact refused because a field holds a secret. It matches
+// [ErrSecret]; its text names the field and the kind, never the value.
+type SecretError struct {
+	Field string
+	Kinds []secrets.Kind
+}
+
+func (e *SecretError) Error() string {
+	names := make([]string, len(e.Kinds))
+	for i, k := range e.Kinds {
+		names[i] = string(k)
+	}
+	return fmt.Sprintf("%s contains a secret (%s); secrets are never stored in memory", e.Field, strings.Join(names, ", "))
+}
+
+// Is makes a *SecretError match [ErrSecret].
+func (e *SecretError) Is(target error) bool { return target == ErrSecret }
+
+func ruleErr(rule, format string, args ...any) error {
+	return &RuleError{Rule: rule, Msg: fmt.Sprintf(format, args...)}
+}
+
+var (
+	scopePattern  = regexp.MustCompile(`^(?:project|(?:module|vertical):[A-Za-z0-9][A-Za-z0-9._/-]*)$`)
+	adrPattern    = regexp.MustCompile(`^adr-[0-9]{1,}$`)
+	tagPattern    = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}._:/+#-]*$`)
+	whyPattern    = regexp.MustCompile(`(?im)^[\s>*_-]*why\s*[*_]*:`)
+	howPattern    = regexp.MustCompile(`(?im)^[\s>*_-]*how to apply\s*[*_]*:`)
+	typeList      = "decision, constraint, convention, domain, risk, metric, glossary"
+	errScopeHint  = "use project, module:<name> or vertical:<name>"
+	errSourceHint = "use adr-NNNN, conversation, code or external:<url>"
+)
+
+// WriteRequest is what a caller asks [Store.Write] to store. Empty optional
+// fields take the defaults of the seed: scope project, confidence medium,
+// source conversation, no tags, no expiry.
+type WriteRequest struct {
+	Title      string     `json:"title"`
+	Body       string     `json:"body"`
+	Type       Type       `json:"type"`
+	Scope      string     `json:"scope,omitempty"`
+	Tags       []string   `json:"tags,omitempty"`
+	Confidence Confidence `json:"confidence,omitempty"`
+	Source     string     `json:"source,omitempty"`
+	Expires    string     `json:"expires,omitempty"` // YYYY-MM-DD
+	Supersedes string     `json:"supersedes,omitempty"`
+}
+
+// normalize trims the request and fills the defaults.
+func (r WriteRequest) normalize() WriteRequest {
+	r.Title = strings.TrimSpace(r.Title)
+	r.Body = strings.TrimSpace(strings.ReplaceAll(r.Body, "\r\n", "\n"))
+	r.Type = Type(strings.TrimSpace(string(r.Type)))
+	r.Scope = strings.TrimSpace(r.Scope)
+	if r.Scope == "" {
+		r.Scope = DefaultScope
+	}
+	r.Confidence = Confidence(strings.TrimSpace(string(r.Confidence)))
+	if r.Confidence == "" {
+		r.Confidence = DefaultConfidence
+	}
+	r.Source = strings.TrimSpace(r.Source)
+	if r.Source == "" {
+		r.Source = DefaultSource
+	}
+	r.Expires = strings.TrimSpace(r.Expires)
+	r.Supersedes = strings.TrimSpace(r.Supersedes)
+	var tags []string
+	seen := map[string]bool{}
+	for _, t := range r.Tags {
+		for _, part := range strings.Split(t, ",") {
+			part = strings.TrimSpace(part)
+			if part != "" && !seen[part] {
+				seen[part] = true
+				tags = append(tags, part)
+			}
+		}
+	}
+	r.Tags = tags
+	return r
+}
+
+// Validate checks a normalised request against every write rule and returns
+// the first one it breaks (a *[RuleError] or *[SecretError]). today is the
+// caller's date, YYYY-MM-DD, for the expiry check.
+func (r WriteRequest) validate(today string) error {
+	switch {
+	case r.Type == "":
+		return ruleErr("type", "type is required; use one of %s", typeList)
+	case !r.Type.Valid():
+		return ruleErr("type", "unknown type %q; use one of %s", r.Type, typeList)
+	}
+	if err := checkTitle(r.Title); err != nil {
+		return err
+	}
+	if err := checkBody(r.Type, r.Body); err != nil {
+		return err
+	}
+	if !scopePattern.MatchString(r.Scope) {
+		return ruleErr("scope", "invalid scope %q; %s", r.Scope, errScopeHint)
+	}
+	if !r.Confidence.Valid() {
+		return ruleErr("confidence", "invalid confidence %q; use high, medium or low", r.Confidence)
+	}
+	if !validSource(r.Source) {
+		return ruleErr("source", "invalid source %q; %s", r.Source, errSourceHint)
+	}
+	for _, t := range r.Tags {
+		if utf8.RuneCountInString(t) > MaxTagChars || !tagPattern.MatchString(t) {
+			return ruleErr("tag", "invalid tag %q; a tag is one word of at most %d characters (letters, digits, . _ : / + # -)", t, MaxTagChars)
+		}
+	}
+	if r.Expires != "" {
+		if !ValidDate(r.Expires) {
+			return ruleErr("expires", "invalid expires %q; use a real date as YYYY-MM-DD", r.Expires)
+		}
+		if r.Expires < today {
+			return ruleErr("expires", "expires %s is already past; the fact would never be loaded", r.Expires)
+		}
+	}
+	if r.Supersedes != "" && !ValidID(r.Supersedes) {
+		return ruleErr("supersedes", "invalid supersedes %q; use a fact id such as fact-0009", r.Supersedes)
+	}
+	fields := []struct{ name, text string }{
+		{"title", r.Title}, {"body", r.Body}, {"source", r.Source}, {"tags", strings.Join(r.Tags, " ")},
+	}
+	for _, f := range fields {
+		if found := secrets.Find(f.text); len(found) > 0 {
+			return &SecretError{Field: f.name, Kinds: secrets.Kinds(found)}
+		}
+	}
+	return nil
+}
+
+func checkTitle(title string) error {
+	n := utf8.RuneCountInString(title)
+	switch {
+	case title == "":
+		return ruleErr("title", "title is required")
+	case strings.ContainsAny(title, "\n\r"):
+		return ruleErr("title", "title must be a single line")
+	case n > MaxTitleChars:
+		return ruleErr("title-length", "title is %d characters; the limit is %d", n, MaxTitleChars)
+	case len(strings.Fields(title)) < MinTitleWords:
+		return ruleErr("title-statement", "title %q names a topic; state the fact itself in at least %d words, e.g. \"Persistence layer uses Flyway, not Liquibase\"", title, MinTitleWords)
+	}
+	return nil
+}
+
+func checkBody(t Type, body string) error {
+	words := len(strings.Fields(body))
+	chars := utf8.RuneCountInString(body)
+	switch {
+	case body == "":
+		return ruleErr("body", "body is required")
+	case words > MaxBodyWords:
+		return ruleErr("body-words", "body is %d words; the limit is %d", words, MaxBodyWords)
+	case chars > MaxBodyChars:
+		return ruleErr("body-length", "body is %d characters; the limit is %d", chars, MaxBodyChars)
+	}
+	if t == Decision || t == Risk {
+		if !whyPattern.MatchString(body) {
+			return ruleErr("body-why", "a %s body needs a \"Why:\" line", t)
+		}
+		if !howPattern.MatchString(body) {
+			return ruleErr("body-how", "a %s body needs a \"How to apply:\" line", t)
+		}
+	}
+	return nil
+}
+
+func validSource(s string) bool {
+	switch {
+	case s == "conversation", s == "code", adrPattern.MatchString(s):
+		return true
+	case strings.HasPrefix(s, "external:"):
+		u, err := url.Parse(strings.TrimPrefix(s, "external:"))
+		return err == nil && u.Scheme != "" && (u.Host != "" || u.Opaque != "") && !strings.ContainsAny(s, " \t\n")
+	}
+	return false
+}

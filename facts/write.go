@@ -1,0 +1,197 @@
+package facts
+
+// This file defines memory_write: validation, dedup, supersession, id
+// assignment and the atomic, locked write of a fact and the index.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/foundryhq/foundry/internal/atomicfile"
+	"github.com/foundryhq/foundry/internal/testpause"
+)
+
+// nearDuplicate is the title similarity (Jaccard index of stemmed terms) from
+// which a write warns about a similar fact.
+const nearDuplicate = 0.6
+
+// Write actions.
+const (
+	Created   = "created"
+	Unchanged = "unchanged"
+)
+
+// WriteResult says what [Store.Write] did.
+type WriteResult struct {
+	Action     string      `json:"action"` // Created or Unchanged
+	ID         string      `json:"id"`     // the new fact, or the one that already states it
+	Path       string      `json:"path"`   // project-relative path of that fact
+	Supersedes string      `json:"supersedes,omitempty"`
+	Warnings   []string    `json:"warnings,omitempty"`
+	Index      IndexResult `json:"index"` // zero when nothing was written
+}
+
+// String is the seed's answer, without the warnings:
+//
+//	created: fact-0016 (supersedes fact-0009)
+//	Index: 13/16 facts listed, ~1980 tokens, 3 omitted over budget.
+//
+// or "unchanged: fact-0009 already states this". No final newline.
+func (r WriteResult) String() string {
+	if r.Action == Unchanged {
+		return fmt.Sprintf("unchanged: %s already states this", r.ID)
+	}
+	s := "created: " + r.ID
+	if r.Supersedes != "" {
+		s += " (supersedes " + r.Supersedes + ")"
+	}
+	return s + "\n" + r.Index.WriteSummary()
+}
+
+// locked runs fn holding the memory lock, after removing temporary files
+// that a killed writer may have left (any present now are stale, since only
+// a lock holder creates them).
+func (s *Store) locked(ctx context.Context, fn func() error) error {
+	if s.opts.Root == "" {
+		return ErrReadOnly
+	}
+	dir := s.osPath(Dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", Dir, err)
+	}
+	unlock, err := atomicfile.Lock(ctx, s.osPath(LockPath))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = unlock() }()
+	testpause.Point(ctx, "facts.after-lock")
+	if entries, err := os.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), atomicfile.TempPrefix) {
+				_ = os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	return fn()
+}
+
+// Write stores one fact, enforcing every rule of memory_write:
+//
+//   - the request must pass the rules (a *[RuleError]) and hold no secret (a
+//     *[SecretError]); then nothing is written;
+//   - an active fact of the same type, scope, normalised title and body means
+//     nothing is written (Action Unchanged);
+//   - an active fact of the same type, scope and normalised title with another
+//     body, or the fact named in Supersedes, is superseded by the new one;
+//   - a similar title adds a warning naming the similar fact.
+//
+// Under the memory lock it assigns the next id (one more than the highest
+// present, at least four digits), writes the fact atomically, marks the
+// superseded fact and rebuilds INDEX.md before releasing the lock.
+func (s *Store) Write(ctx context.Context, req WriteRequest) (WriteResult, error) {
+	if s.opts.Root == "" {
+		return WriteResult{}, fmt.Errorf("write fact: %w", ErrReadOnly)
+	}
+	today := s.today()
+	req = req.normalize()
+	if err := req.validate(today); err != nil {
+		return WriteResult{}, fmt.Errorf("write fact: %w", err)
+	}
+	var res WriteResult
+	err := s.locked(ctx, func() error {
+		var err error
+		res, err = s.writeLocked(ctx, req, today)
+		return err
+	})
+	if err != nil {
+		return WriteResult{}, fmt.Errorf("write fact: %w", err)
+	}
+	return res, nil
+}
+
+func (s *Store) writeLocked(ctx context.Context, req WriteRequest, today string) (WriteResult, error) {
+	snap, err := s.load(ctx)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	title, body := normTitle(req.Title), normBody(req.Body)
+
+	var old *Fact // the fact to supersede
+	if req.Supersedes != "" {
+		ix := snap.byID[req.Supersedes]
+		if len(ix) == 0 {
+			return WriteResult{}, ruleErr("supersedes", "supersede %s: no such fact", req.Supersedes)
+		}
+		f := snap.facts[ix[0]]
+		if f.Status == Superseded {
+			return WriteResult{}, ruleErr("supersedes", "supersede %s: already superseded by %s", f.ID, f.SupersededBy)
+		}
+		old = &f
+	}
+	for i := len(snap.facts) - 1; i >= 0; i-- { // newest first
+		f := snap.facts[i]
+		if f.Status == Superseded || f.Type != req.Type || f.Scope != req.Scope || normTitle(f.Title) != title {
+			continue
+		}
+		if normBody(f.Body) == body && !f.Expired(today) {
+			return WriteResult{Action: Unchanged, ID: f.ID, Path: f.Path}, nil
+		}
+		if old == nil {
+			old = &f
+		}
+		break
+	}
+	var warnings []string
+	for _, f := range snap.facts {
+		if !isActive(f, today) || (old != nil && f.ID == old.ID) {
+			continue
+		}
+		if similarity(f.Title, req.Title) >= nearDuplicate {
+			warnings = append(warnings, fmt.Sprintf("warning: similar to %s %q; if the new fact replaces it, supersede it explicitly", f.ID, f.Title))
+		}
+	}
+
+	id := FormatID(snap.maxID + 1)
+	f := Fact{
+		ID: id, Type: req.Type, Title: req.Title, Scope: req.Scope, Tags: req.Tags,
+		Confidence: req.Confidence, Source: req.Source, Created: today, Expires: req.Expires,
+		Status: Active, Body: req.Body,
+		Path: path.Join(Dir, FileName(id, req.Title)),
+	}
+	if old != nil {
+		f.Supersedes = old.ID
+	}
+	if err := atomicfile.WriteFile(s.osPath(f.Path), Format(f), 0o644); err != nil {
+		return WriteResult{}, err
+	}
+	testpause.Point(ctx, "facts.after-fact-written")
+	res := WriteResult{Action: Created, ID: id, Path: f.Path, Warnings: warnings}
+	if old != nil {
+		res.Supersedes = old.ID
+		raw := rawFact(snap, old.Path)
+		raw.Status, raw.SupersededBy = Superseded, id
+		if err := atomicfile.WriteFile(s.osPath(raw.Path), Format(raw), 0o644); err != nil {
+			return WriteResult{}, err
+		}
+		testpause.Point(ctx, "facts.after-supersede")
+	}
+	res.Index, err = s.writeIndex(ctx)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	return res, nil
+}
+
+// rawFact returns the fact of the file at p as written in it.
+func rawFact(snap *snapshot, p string) Fact {
+	for _, f := range snap.raw {
+		if f.Path == p {
+			return f
+		}
+	}
+	return Fact{}
+}

@@ -1,0 +1,310 @@
+package facts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/foundryhq/foundry/tokens"
+)
+
+// Secret values are assembled at run time so the source holds none.
+var (
+	testGitHubToken = "ghp_" + strings.Repeat("Ab1", 12)
+	testAWSKey      = "AKIA" + "ABCDEFGHIJKLMNOP"
+	testPEM         = "-----BEGIN " + "EC PRIVATE KEY-----\nMHcCAQEEIB\n-----END EC PRIVATE KEY-----"
+)
+
+func TestStoreWriteRules(t *testing.T) {
+	t.Parallel()
+	valid := WriteRequest{Title: "Persistence layer uses Flyway, not Liquibase", Type: Decision, Body: decisionBody("Chosen for plain SQL.")}
+	tests := []struct {
+		name    string
+		modify  func(*WriteRequest)
+		want    string
+		wantErr error
+	}{
+		{"title 81 chars", func(r *WriteRequest) { r.Title = "Title " + strings.Repeat("x", 75) }, "write fact: title is 81 characters; the limit is 80", ErrInvalid},
+		{"title missing", func(r *WriteRequest) { r.Title = "  " }, "write fact: title is required", ErrInvalid},
+		{"title topic only", func(r *WriteRequest) { r.Title = "Database choice" }, `write fact: title "Database choice" names a topic; state the fact itself in at least 3 words, e.g. "Persistence layer uses Flyway, not Liquibase"`, ErrInvalid},
+		{"title two lines", func(r *WriteRequest) { r.Title = "Line one is here\nline two" }, "write fact: title must be a single line", ErrInvalid},
+		{"body missing", func(r *WriteRequest) { r.Body = "" }, "write fact: body is required", ErrInvalid},
+		{"body 121 words", func(r *WriteRequest) { r.Type = Convention; r.Body = nWords(121) }, "write fact: body is 121 words; the limit is 120", ErrInvalid},
+		{"body 901 chars", func(r *WriteRequest) { r.Type = Convention; r.Body = strings.Repeat("abcdefghi ", 90) + "x" }, "write fact: body is 901 characters; the limit is 900", ErrInvalid},
+		{"decision without why", func(r *WriteRequest) { r.Body = "Chosen.\nHow to apply: always." }, `write fact: a decision body needs a "Why:" line`, ErrInvalid},
+		{"decision without how", func(r *WriteRequest) { r.Body = "Chosen.\nWhy: speed." }, `write fact: a decision body needs a "How to apply:" line`, ErrInvalid},
+		{"risk without why", func(r *WriteRequest) { r.Type = Risk; r.Body = "Outage.\nHow to apply: page." }, `write fact: a risk body needs a "Why:" line`, ErrInvalid},
+		{"type missing", func(r *WriteRequest) { r.Type = "" }, "write fact: type is required; use one of decision, constraint, convention, domain, risk, metric, glossary", ErrInvalid},
+		{"unknown type", func(r *WriteRequest) { r.Type = "opinion" }, `write fact: unknown type "opinion"; use one of decision, constraint, convention, domain, risk, metric, glossary`, ErrInvalid},
+		{"bad scope", func(r *WriteRequest) { r.Scope = "team:web" }, `write fact: invalid scope "team:web"; use project, module:<name> or vertical:<name>`, ErrInvalid},
+		{"empty module scope", func(r *WriteRequest) { r.Scope = "module:" }, `write fact: invalid scope "module:"; use project, module:<name> or vertical:<name>`, ErrInvalid},
+		{"bad confidence", func(r *WriteRequest) { r.Confidence = "certain" }, `write fact: invalid confidence "certain"; use high, medium or low`, ErrInvalid},
+		{"bad source", func(r *WriteRequest) { r.Source = "slack" }, `write fact: invalid source "slack"; use adr-NNNN, conversation, code or external:<url>`, ErrInvalid},
+		{"bad external source", func(r *WriteRequest) { r.Source = "external:nowhere" }, `write fact: invalid source "external:nowhere"; use adr-NNNN, conversation, code or external:<url>`, ErrInvalid},
+		{"bad date", func(r *WriteRequest) { r.Expires = "2025-02-30" }, `write fact: invalid expires "2025-02-30"; use a real date as YYYY-MM-DD`, ErrInvalid},
+		{"bad date form", func(r *WriteRequest) { r.Expires = "14.03.2026" }, `write fact: invalid expires "14.03.2026"; use a real date as YYYY-MM-DD`, ErrInvalid},
+		{"past date", func(r *WriteRequest) { r.Expires = "2025-03-13" }, "write fact: expires 2025-03-13 is already past; the fact would never be loaded", ErrInvalid},
+		{"bad tag", func(r *WriteRequest) { r.Tags = []string{"two words"} }, `write fact: invalid tag "two words"; a tag is one word of at most 40 characters (letters, digits, . _ : / + # -)`, ErrInvalid},
+		{"bad supersedes", func(r *WriteRequest) { r.Supersedes = "9" }, `write fact: invalid supersedes "9"; use a fact id such as fact-0009`, ErrInvalid},
+		{"unknown supersedes", func(r *WriteRequest) { r.Supersedes = "fact-0099" }, "write fact: supersede fact-0099: no such fact", ErrInvalid},
+		{"private key", func(r *WriteRequest) { r.Body = decisionBody("Deploy key:\n" + testPEM) }, "write fact: body contains a secret (private key block); secrets are never stored in memory", ErrSecret},
+		{"aws key", func(r *WriteRequest) { r.Body = decisionBody("Use " + testAWSKey + " for S3.") }, "write fact: body contains a secret (AWS access key); secrets are never stored in memory", ErrSecret},
+		{"github token", func(r *WriteRequest) { r.Body = decisionBody("CI token is " + testGitHubToken) }, "write fact: body contains a secret (GitHub token); secrets are never stored in memory", ErrSecret},
+		{"gitlab token", func(r *WriteRequest) { r.Body = decisionBody("glpat-" + strings.Repeat("Q", 20)) }, "write fact: body contains a secret (GitLab token); secrets are never stored in memory", ErrSecret},
+		{"slack token", func(r *WriteRequest) { r.Body = decisionBody("xoxb-" + strings.Repeat("1", 12)) }, "write fact: body contains a secret (Slack token); secrets are never stored in memory", ErrSecret},
+		{"api key", func(r *WriteRequest) { r.Body = decisionBody("key sk-" + strings.Repeat("z", 24)) }, "write fact: body contains a secret (API key); secrets are never stored in memory", ErrSecret},
+		{"password assignment", func(r *WriteRequest) { r.Body = decisionBody("DB_PASSWORD=hunter2 on staging") }, "write fact: body contains a secret (password assignment); secrets are never stored in memory", ErrSecret},
+		{"connection string", func(r *WriteRequest) { r.Body = decisionBody("postgres://app:s3cret@db:5432/app") }, "write fact: body contains a secret (connection string with credentials); secrets are never stored in memory", ErrSecret},
+		{"secret in title", func(r *WriteRequest) { r.Title = "Staging uses key " + testAWSKey }, "write fact: title contains a secret (AWS access key); secrets are never stored in memory", ErrSecret},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s, root, _ := newTestStore(t)
+			req := valid
+			tt.modify(&req)
+			_, err := s.Write(context.Background(), req)
+			if err == nil {
+				t.Fatal("Write: no error")
+			}
+			if !errors.Is(err, tt.wantErr) {
+				t.Errorf("error %v does not match %v", err, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+			if files := factFiles(t, root); len(files) != 0 {
+				t.Errorf("files written despite the error: %v", files)
+			}
+			if testAWSKey != "" && strings.Contains(err.Error(), testAWSKey) || strings.Contains(err.Error(), testGitHubToken) {
+				t.Errorf("error reveals the secret: %v", err)
+			}
+		})
+	}
+}
+
+func TestStoreWriteLimitsAccepted(t *testing.T) {
+	t.Parallel()
+	s, root, _ := newTestStore(t)
+	ctx := context.Background()
+	reqs := []WriteRequest{
+		{Title: "Long title " + strings.Repeat("y", 69), Type: Convention, Body: nWords(120)},
+		{Title: "Nine hundred characters are allowed", Type: Domain, Body: strings.Repeat("abcdefghi ", 90)},
+		{Title: "Risk body with markdown labels", Type: Risk, Body: "Outage.\n**Why:** load.\n- How to apply: page on-call."},
+		{Title: "Expires today is still allowed", Type: Metric, Body: "p95 is 120 ms.", Expires: "2025-03-14", Scope: "vertical:payments", Source: "external:https://grafana.example.com/d/abc", Tags: []string{"perf", "latency,p95"}},
+	}
+	for _, r := range reqs {
+		if _, err := s.Write(ctx, r); err != nil {
+			t.Fatalf("Write(%q): %v", r.Title, err)
+		}
+	}
+	if got := len(factFiles(t, root)); got != len(reqs) {
+		t.Fatalf("%d fact files, want %d", got, len(reqs))
+	}
+	f, err := s.Get(ctx, "fact-0004")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"perf", "latency", "p95"}, f.Tags); diff != "" {
+		t.Errorf("tags (-want +got):\n%s", diff)
+	}
+}
+
+func TestStoreWrite(t *testing.T) {
+	t.Parallel()
+	s, root, _ := newTestStore(t)
+	ctx := context.Background()
+
+	res, err := s.Write(ctx, WriteRequest{
+		Title: "Persistence layer uses Flyway, not Liquibase", Type: Decision,
+		Body: decisionBody("Chosen for the plain-SQL migration format the team already reads."),
+		Tags: []string{"database"}, Confidence: High, Source: "adr-0007",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Action != Created || res.ID != "fact-0001" || res.Path != ".foundry/memory/fact-0001-persistence-layer-uses-flyway-not-liquibase.md" {
+		t.Errorf("result = %+v", res)
+	}
+	idx := readFile(t, root, IndexPath)
+	wantOut := fmt.Sprintf("created: fact-0001\nIndex: 1/1 facts listed, ~%d tokens.", tokens.Estimate(len(idx)))
+	if diff := cmp.Diff(wantOut, res.String()); diff != "" {
+		t.Errorf("output (-want +got):\n%s", diff)
+	}
+	wantFile := `---
+id: fact-0001
+type: decision
+title: Persistence layer uses Flyway, not Liquibase
+scope: project
+tags: [database]
+confidence: high
+source: adr-0007
+created: 2025-03-14
+status: active
+---
+Chosen for the plain-SQL migration format the team already reads.
+Why: it keeps the team fast.
+How to apply: follow it in every change.
+`
+	if diff := cmp.Diff(wantFile, readFile(t, root, res.Path)); diff != "" {
+		t.Errorf("fact file (-want +got):\n%s", diff)
+	}
+
+	// The same fact again, with other spacing, case and punctuation in the title.
+	res, err = s.Write(ctx, WriteRequest{
+		Title: "persistence layer uses  Flyway not Liquibase.", Type: Decision,
+		Body: "Chosen for the plain-SQL migration format the team already reads.\n\nWhy: it keeps the team fast.\nHow to apply: follow it in every change.",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.String(); got != "unchanged: fact-0001 already states this" {
+		t.Errorf("dedup output = %q", got)
+	}
+	if n := len(factFiles(t, root)); n != 1 {
+		t.Errorf("%d files after dedup, want 1", n)
+	}
+
+	// Another fact, then a new body for the first title: supersedes fact-0001.
+	if _, err := s.Write(ctx, WriteRequest{Title: "Orders service owns the orders table", Type: Constraint, Body: "No other service writes to it."}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = s.Write(ctx, WriteRequest{Title: "Persistence layer uses Flyway, not Liquibase", Type: Decision, Body: decisionBody("Flyway also runs the Java callbacks now.")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx = readFile(t, root, IndexPath)
+	wantOut = fmt.Sprintf("created: fact-0003 (supersedes fact-0001)\nIndex: 2/2 facts listed, ~%d tokens.", tokens.Estimate(len(idx)))
+	if diff := cmp.Diff(wantOut, res.String()); diff != "" {
+		t.Errorf("supersede output (-want +got):\n%s", diff)
+	}
+	old := readFile(t, root, ".foundry/memory/fact-0001-persistence-layer-uses-flyway-not-liquibase.md")
+	if !strings.Contains(old, "supersededBy: fact-0003\nstatus: superseded\n") {
+		t.Errorf("old fact not marked superseded:\n%s", old)
+	}
+	nf := readFile(t, root, res.Path)
+	if !strings.Contains(nf, "supersedes: fact-0001\nstatus: active\n") {
+		t.Errorf("new fact does not name what it supersedes:\n%s", nf)
+	}
+	if strings.Contains(idx, "fact-0001") {
+		t.Errorf("index lists the superseded fact:\n%s", idx)
+	}
+
+	// Same title in another scope is a different fact, with a near-duplicate warning.
+	res, err = s.Write(ctx, WriteRequest{Title: "Persistence layer uses Flyway, not Liquibase", Type: Decision, Scope: "module:billing", Body: decisionBody("Billing too.")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Supersedes != "" {
+		t.Errorf("write in another scope superseded %s", res.Supersedes)
+	}
+	wantWarn := []string{`warning: similar to fact-0003 "Persistence layer uses Flyway, not Liquibase"; if the new fact replaces it, supersede it explicitly`}
+	if diff := cmp.Diff(wantWarn, res.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+
+	// A near-duplicate title is written, with a warning.
+	res, err = s.Write(ctx, WriteRequest{Title: "Orders service owns the orders database table", Type: Constraint, Body: "Only orders writes it."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantWarn = []string{`warning: similar to fact-0002 "Orders service owns the orders table"; if the new fact replaces it, supersede it explicitly`}
+	if res.ID != "fact-0005" || !cmp.Equal(wantWarn, res.Warnings) {
+		t.Errorf("near duplicate: id %s warnings %q", res.ID, res.Warnings)
+	}
+
+	// Explicit supersedes of a differently titled fact.
+	res, err = s.Write(ctx, WriteRequest{Title: "Orders tables belong to the orders service", Type: Constraint, Body: "Both tables.", Supersedes: "fact-0005"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Supersedes != "fact-0005" {
+		t.Errorf("explicit supersedes = %q", res.Supersedes)
+	}
+	_, err = s.Write(ctx, WriteRequest{Title: "Orders tables are owned by orders", Type: Constraint, Body: "Again.", Supersedes: "fact-0005"})
+	if want := "write fact: supersede fact-0005: already superseded by fact-0006"; err == nil || err.Error() != want {
+		t.Errorf("superseding twice: err = %v, want %q", err, want)
+	}
+}
+
+func TestStoreWriteOmittedOverBudget(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	s := OpenDir(root, Options{Now: fixedNow, IndexBudget: 80})
+	ctx := context.Background()
+	var res WriteResult
+	for i, title := range []string{"Alpha service owns billing", "Beta service owns invoices", "Gamma service owns payments"} {
+		var err error
+		res, err = s.Write(ctx, WriteRequest{Title: title, Type: Domain, Body: fmt.Sprintf("Fact %d.", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	idx := readFile(t, root, IndexPath)
+	if res.Index.Omitted == 0 {
+		t.Fatalf("nothing omitted with an 80-token budget:\n%s", idx)
+	}
+	want := fmt.Sprintf("created: fact-0003\nIndex: %d/3 facts listed, ~%d tokens, %d omitted over budget.", res.Index.Listed, tokens.Estimate(len(idx)), 3-res.Index.Listed)
+	if diff := cmp.Diff(want, res.String()); diff != "" {
+		t.Errorf("output (-want +got):\n%s", diff)
+	}
+}
+
+func TestStoreWriteReadOnly(t *testing.T) {
+	t.Parallel()
+	s := NewStore(os.DirFS(t.TempDir()), Options{})
+	_, err := s.Write(context.Background(), WriteRequest{Title: "Anything at all here", Type: Domain, Body: "x"})
+	if !errors.Is(err, ErrReadOnly) {
+		t.Errorf("Write on a read-only store: %v, want ErrReadOnly", err)
+	}
+	if _, err := s.RebuildIndex(context.Background()); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("RebuildIndex on a read-only store: %v, want ErrReadOnly", err)
+	}
+}
+
+func TestStoreWriteExpiredFactIsSuperseded(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	ctx := context.Background()
+	early := OpenDir(root, Options{Now: fixedNow})
+	req := WriteRequest{Title: "Freeze window runs through March", Type: Constraint, Body: "No deploys.", Expires: "2025-03-20"}
+	if _, err := early.Write(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	late := OpenDir(root, Options{Now: func() time.Time { return fixedNow().AddDate(0, 1, 0) }})
+	req.Expires = "2025-05-01"
+	res, err := late.Write(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Action != Created || res.Supersedes != "fact-0001" {
+		t.Errorf("rewriting an expired fact: %+v", res)
+	}
+}
+
+func TestStoreWriteIDsAfterMalformedAndGaps(t *testing.T) {
+	t.Parallel()
+	s, root, warn := newTestStore(t)
+	writeFile(t, root, ".foundry/memory/fact-0041-broken.md", "not a fact\n")
+	writeFile(t, root, ".foundry/memory/fact-0007-hand.md", string(Format(Fact{ID: "fact-0007", Type: Domain, Title: "Hand written fact here", Body: "b"})))
+	res, err := s.Write(context.Background(), WriteRequest{Title: "Next id skips the broken file", Type: Domain, Body: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ID != "fact-0042" {
+		t.Errorf("id = %s, want fact-0042", res.ID)
+	}
+	if want := "warning: skip fact file .foundry/memory/fact-0041-broken.md:1: missing front matter: the file must start with a \"---\" line\n"; warn.String() != want {
+		t.Errorf("warnings = %q, want %q", warn.String(), want)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".foundry/memory/.lock")); err != nil {
+		t.Errorf("lock file: %v", err)
+	}
+}
