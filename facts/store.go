@@ -97,6 +97,11 @@ type fileKey struct {
 // inode changes with every atomic rewrite, a blob hash with every edit.
 func (k fileKey) strong() bool { return k.ino != 0 || k.hash != "" }
 
+// racyWindow is how long after its modification a file's identity is
+// trusted without reading it: longer than any file system's timestamp
+// granularity.
+const racyWindow = 2 * time.Second
+
 type hasher interface{ Hash() string }
 
 func keyOf(fi fs.FileInfo) fileKey {
@@ -113,6 +118,12 @@ func keyOf(fi fs.FileInfo) fileKey {
 
 type cachedFile struct {
 	key  fileKey
+	// settled is true when the file's modification time lay well before the
+	// moment it was read, so an edit in the same clock tick (same size,
+	// same mtime, same inode) cannot have gone unnoticed. Unsettled entries
+	// are checked against their content digest, as git treats racily clean
+	// files.
+	settled bool
 	sum  [sha256.Size]byte // content digest, used when key is weak
 	fact Fact
 	err  error // parse error; the file is skipped
@@ -182,7 +193,7 @@ func (s *Store) load(ctx context.Context) (*snapshot, error) {
 		}
 		key := keyOf(info)
 		c := s.files[p]
-		if c != nil && key.strong() && c.key == key {
+		if c != nil && key.strong() && c.key == key && (c.settled || key.hash != "") {
 			continue
 		}
 		data, err := fs.ReadFile(s.fsys, p)
@@ -194,11 +205,12 @@ func (s *Store) load(ctx context.Context) (*snapshot, error) {
 			return nil, fmt.Errorf("read %s: %w", p, err)
 		}
 		sum := sha256.Sum256(data)
-		if c != nil && !key.strong() && c.sum == sum {
-			c.key = key
+		settled := time.Since(info.ModTime()) > racyWindow
+		if c != nil && c.sum == sum {
+			c.key, c.settled = key, settled
 			continue
 		}
-		nc := &cachedFile{key: key, sum: sum}
+		nc := &cachedFile{key: key, sum: sum, settled: settled}
 		nc.fact, nc.err = Parse(p, data)
 		nc.fact.Path = p
 		if nc.err != nil {
