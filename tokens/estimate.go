@@ -1,5 +1,3 @@
-// Package tokens estimates token costs and keeps the event log behind the
-// token report.
 package tokens
 
 // Estimate returns the approximate number of model tokens in n bytes of text:

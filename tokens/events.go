@@ -1,0 +1,219 @@
+package tokens
+
+// This file defines the event log: one JSON line per event in
+// .foundry/metrics/events.jsonl, appended with a single write.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Event kinds. The report lists them in this order, then any other kind
+// alphabetically.
+const (
+	KindMemorySearch    = "memory_search"
+	KindMemoryWrite     = "memory_write"
+	KindGateBlocked     = "gate_blocked" // a contract rejected an artifact
+	KindBlackboardWrite = "blackboard_write"
+	KindRunbookGet      = "runbook_get"
+)
+
+// kindOrder is the report's order of the known kinds.
+var kindOrder = []string{KindMemorySearch, KindMemoryWrite, KindGateBlocked, KindBlackboardWrite, KindRunbookGet}
+
+// MetricsDir and EventsPath locate the event log, relative to the project
+// root. The folder is gitignored by `foundry init`.
+const (
+	MetricsDir = ".foundry/metrics"
+	EventsPath = MetricsDir + "/events.jsonl"
+)
+
+// maxLineBytes bounds one event line. Lines this short are written by one
+// write(2) even to slow file systems, and a reader never needs more.
+const maxLineBytes = 4096
+
+// Event is one line of the event log.
+type Event struct {
+	Time time.Time `json:"ts"`
+	Kind string    `json:"kind"`
+}
+
+// Log appends events to a project's event log. It is safe for concurrent
+// use by goroutines and by processes: each event is one write on a file
+// opened with O_APPEND. A nil *Log records nothing.
+type Log struct {
+	path   string
+	logger *slog.Logger
+	now    func() time.Time
+
+	warnOnce sync.Once
+}
+
+// NewLog returns the event log of the project rooted at root (the folder
+// that holds .foundry/). Problems while recording are reported once to
+// logger at warning level; logger may be nil.
+func NewLog(root string, logger *slog.Logger) *Log {
+	return &Log{
+		path:   filepath.Join(root, filepath.FromSlash(EventsPath)),
+		logger: logger,
+		now:    time.Now,
+	}
+}
+
+// Record appends one event of kind. It never fails the caller: the log is
+// accounting, so a read-only checkout or a full disk costs the event, not
+// the operation. The first problem is logged as a warning.
+func (l *Log) Record(kind string) {
+	if l == nil {
+		return
+	}
+	if err := l.Append(Event{Time: l.now().UTC(), Kind: kind}); err != nil && l.logger != nil {
+		l.warnOnce.Do(func() {
+			l.logger.Warn("event not recorded", "kind", kind, "err", err)
+		})
+	}
+}
+
+// Append writes e as one line, creating .foundry/metrics/ when needed.
+func (l *Log) Append(e Event) error {
+	if e.Kind == "" || strings.ContainsAny(e.Kind, "\n\r") {
+		return fmt.Errorf("record event: invalid kind %q", e.Kind)
+	}
+	line, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("record event: %w", err)
+	}
+	line = append(line, '\n')
+	if len(line) > maxLineBytes {
+		return fmt.Errorf("record event: line of %d bytes exceeds %d", len(line), maxLineBytes)
+	}
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Only the metrics folder is created: .foundry/ itself must exist,
+		// so a wrong root never grows a stray .foundry/.
+		if mkErr := os.Mkdir(filepath.Dir(l.path), 0o755); mkErr != nil && !errors.Is(mkErr, fs.ErrExist) {
+			return fmt.Errorf("record event: %w", mkErr)
+		}
+		f, err = os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("record event: %w", err)
+	}
+	_, werr := f.Write(line)
+	cerr := f.Close()
+	if werr != nil {
+		return fmt.Errorf("record event: %w", werr)
+	}
+	if cerr != nil {
+		return fmt.Errorf("record event: %w", cerr)
+	}
+	return nil
+}
+
+// EventCount is the number of recorded events of one kind.
+type EventCount struct {
+	Kind  string `json:"kind"`
+	Count int    `json:"count"`
+}
+
+// EventCounts summarises an event log.
+type EventCounts struct {
+	// Counts holds one entry per kind seen, in report order.
+	Counts []EventCount `json:"counts"`
+	// Total is the number of well-formed events.
+	Total int `json:"total"`
+	// Malformed counts lines that are not an event object with a kind; they
+	// are skipped, not fatal.
+	Malformed int `json:"malformed"`
+}
+
+// Count returns the number of events of kind.
+func (c EventCounts) Count(kind string) int {
+	for _, e := range c.Counts {
+		if e.Kind == kind {
+			return e.Count
+		}
+	}
+	return 0
+}
+
+// ReadEvents counts the events in .foundry/metrics/events.jsonl of fsys
+// (rooted at the project root). A missing log counts nothing.
+func ReadEvents(fsys fs.FS) (EventCounts, error) {
+	f, err := fsys.Open(EventsPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return EventCounts{Counts: []EventCount{}}, nil
+	}
+	if err != nil {
+		return EventCounts{}, fmt.Errorf("read events: %w", err)
+	}
+	defer f.Close()
+	c, err := countEvents(f)
+	if err != nil {
+		return EventCounts{}, fmt.Errorf("read events: %w", err)
+	}
+	return c, nil
+}
+
+// countEvents reads event lines from r.
+func countEvents(r io.Reader) (EventCounts, error) {
+	counts := map[string]int{}
+	var res EventCounts
+	br := bufio.NewReader(r)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			var e struct {
+				Kind *string `json:"kind"`
+			}
+			if json.Unmarshal(line, &e) != nil || e.Kind == nil || *e.Kind == "" || !bytes.HasSuffix(line, []byte("\n")) {
+				res.Malformed++
+			} else {
+				counts[*e.Kind]++
+				res.Total++
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return EventCounts{}, err
+		}
+	}
+	res.Counts = orderCounts(counts)
+	return res, nil
+}
+
+// orderCounts lists counts in report order: the known kinds first, then the
+// rest alphabetically.
+func orderCounts(counts map[string]int) []EventCount {
+	out := []EventCount{}
+	for _, k := range kindOrder {
+		if n := counts[k]; n > 0 {
+			out = append(out, EventCount{Kind: k, Count: n})
+		}
+	}
+	var rest []string
+	for k := range counts {
+		if !slices.Contains(kindOrder, k) {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	for _, k := range rest {
+		out = append(out, EventCount{Kind: k, Count: counts[k]})
+	}
+	return out
+}

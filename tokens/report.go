@@ -1,0 +1,204 @@
+package tokens
+
+// This file defines the token report: what memory and the blackboard would
+// cost in context, measured from the files.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+)
+
+// Paths the report measures, relative to the project root.
+const (
+	IndexPath     = ".foundry/memory/INDEX.md"
+	MemoryDir     = ".foundry/memory"
+	BlackboardDir = ".foundry/blackboard"
+)
+
+// tempPrefix starts the names of in-flight temporary files (see
+// internal/atomicfile), which are never counted.
+const tempPrefix = ".foundry-tmp-"
+
+// Report is Foundry's token accounting for one project.
+type Report struct {
+	Index      IndexCost      `json:"index"`
+	Facts      FactsCost      `json:"facts"`
+	Blackboard BlackboardCost `json:"blackboard"`
+	Events     EventCounts    `json:"events"`
+	// EagerTokens is what loading every fact and every artifact into a
+	// session would cost: Facts.Tokens + Blackboard.Tokens.
+	EagerTokens int `json:"eagerTokens"`
+	// IndexFirstTokens is what the index-first path costs: Index.Tokens.
+	IndexFirstTokens int `json:"indexFirstTokens"`
+}
+
+// IndexCost measures .foundry/memory/INDEX.md against its budget.
+type IndexCost struct {
+	Built        bool `json:"built"`
+	Bytes        int  `json:"bytes"`
+	Tokens       int  `json:"tokens"`
+	BudgetTokens int  `json:"budgetTokens"`
+}
+
+// FactsCost measures the fact files (.foundry/memory/fact-*.md).
+type FactsCost struct {
+	Count  int `json:"count"`
+	Bytes  int `json:"bytes"`
+	Tokens int `json:"tokens"`
+}
+
+// BlackboardCost measures the artifacts (.foundry/blackboard/<wave>/*.json).
+type BlackboardCost struct {
+	Waves     int `json:"waves"`
+	Artifacts int `json:"artifacts"`
+	Bytes     int `json:"bytes"`
+	Tokens    int `json:"tokens"`
+}
+
+// BuildReport measures the project in fsys (rooted at the project root, any
+// source) and counts the events in eventsFS (the working tree's root: the
+// log is gitignored, so it only ever exists there; nil counts nothing).
+// budget is the index budget from the config (memory.indexBudgetTokens).
+// Token figures are per file, [Estimate] of each file's size, summed.
+func BuildReport(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report, error) {
+	r := Report{Index: IndexCost{BudgetTokens: budget}, Events: EventCounts{Counts: []EventCount{}}}
+	if err := ctx.Err(); err != nil {
+		return r, err
+	}
+	fi, err := fs.Stat(fsys, IndexPath)
+	switch {
+	case err == nil:
+		r.Index.Built = true
+		r.Index.Bytes = int(fi.Size())
+		r.Index.Tokens = Estimate(r.Index.Bytes)
+	case !errors.Is(err, fs.ErrNotExist):
+		return r, fmt.Errorf("measure memory index: %w", err)
+	}
+
+	facts, err := readDir(fsys, MemoryDir)
+	if err != nil {
+		return r, fmt.Errorf("measure facts: %w", err)
+	}
+	for _, e := range facts {
+		name := e.Name()
+		if e.IsDir() || !strings.HasPrefix(name, "fact-") || !strings.HasSuffix(name, ".md") {
+			continue
+		}
+		n, err := fileSize(fsys, path.Join(MemoryDir, name))
+		if err != nil {
+			return r, fmt.Errorf("measure facts: %w", err)
+		}
+		r.Facts.Count++
+		r.Facts.Bytes += n
+		r.Facts.Tokens += Estimate(n)
+	}
+
+	waves, err := readDir(fsys, BlackboardDir)
+	if err != nil {
+		return r, fmt.Errorf("measure blackboard: %w", err)
+	}
+	for _, w := range waves {
+		if !w.IsDir() {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return r, err
+		}
+		r.Blackboard.Waves++
+		dir := path.Join(BlackboardDir, w.Name())
+		files, err := readDir(fsys, dir)
+		if err != nil {
+			return r, fmt.Errorf("measure blackboard: %w", err)
+		}
+		for _, e := range files {
+			name := e.Name()
+			if e.IsDir() || !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, tempPrefix) {
+				continue
+			}
+			n, err := fileSize(fsys, path.Join(dir, name))
+			if err != nil {
+				return r, fmt.Errorf("measure blackboard: %w", err)
+			}
+			r.Blackboard.Artifacts++
+			r.Blackboard.Bytes += n
+			r.Blackboard.Tokens += Estimate(n)
+		}
+	}
+
+	if eventsFS != nil {
+		if r.Events, err = ReadEvents(eventsFS); err != nil {
+			return r, err
+		}
+	}
+	r.EagerTokens = r.Facts.Tokens + r.Blackboard.Tokens
+	r.IndexFirstTokens = r.Index.Tokens
+	return r, nil
+}
+
+// readDir lists dir; a missing folder is empty.
+func readDir(fsys fs.FS, dir string) ([]fs.DirEntry, error) {
+	es, err := fs.ReadDir(fsys, dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return es, err
+}
+
+// fileSize returns the size of a file in bytes.
+func fileSize(fsys fs.FS, name string) (int, error) {
+	fi, err := fs.Stat(fsys, name)
+	if err != nil {
+		return 0, err
+	}
+	return int(fi.Size()), nil
+}
+
+// Text renders the report in the seed's shape:
+//
+//	# Foundry token report
+//
+//	- Memory index: ~1980 tokens of a 4000 budget (always in context)
+//	- Facts stored: 16, ~9700 tokens total (retrieved on demand only)
+//	- Blackboard artifacts: ~24800 tokens (never enter context wholesale)
+//	- Recorded events: memory_search=41, memory_write=16, gate_blocked=3, blackboard_write=9
+//
+//	Loading all memory eagerly would cost ~34500 tokens per session; the index-first path costs ~1980.
+func (r Report) Text() string {
+	var b strings.Builder
+	b.WriteString("# Foundry token report\n\n")
+	if r.Index.Built {
+		fmt.Fprintf(&b, "- Memory index: ~%d tokens of a %d budget (always in context)\n", r.Index.Tokens, r.Index.BudgetTokens)
+	} else {
+		fmt.Fprintf(&b, "- Memory index: not built yet, %d budget (memory_index builds it)\n", r.Index.BudgetTokens)
+	}
+	fmt.Fprintf(&b, "- Facts stored: %d, ~%d tokens total (retrieved on demand only)\n", r.Facts.Count, r.Facts.Tokens)
+	fmt.Fprintf(&b, "- Blackboard artifacts: ~%d tokens (never enter context wholesale)\n", r.Blackboard.Tokens)
+	b.WriteString("- Recorded events: ")
+	if len(r.Events.Counts) == 0 {
+		b.WriteString("none")
+	}
+	for i, c := range r.Events.Counts {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s=%d", c.Kind, c.Count)
+	}
+	if r.Events.Malformed > 0 {
+		fmt.Fprintf(&b, " (%d malformed %s skipped)", r.Events.Malformed, plural(r.Events.Malformed, "line", "lines"))
+	}
+	b.WriteString("\n\n")
+	fmt.Fprintf(&b, "Loading all memory eagerly would cost ~%d tokens per session; the index-first path costs ~%d.\n",
+		r.EagerTokens, r.IndexFirstTokens)
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,129 @@
+package tokens
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// file returns a file of n bytes.
+func file(n int) *fstest.MapFile { return &fstest.MapFile{Data: []byte(strings.Repeat("x", n))} }
+
+func TestBuildReport(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		project  fstest.MapFS
+		events   fstest.MapFS
+		budget   int
+		want     string
+		wantJSON Report
+	}{
+		{
+			// The seed's figures, rebuilt from files: 16 facts of ~606 or
+			// ~607 tokens (9700 in all), artifacts of 24800 tokens, an index
+			// of 1980 tokens and the seed's event counts.
+			name: "seed figures",
+			project: func() fstest.MapFS {
+				m := fstest.MapFS{
+					IndexPath:                    file(7920), // 1980 tokens
+					".foundry/memory/README.txt": file(999),  // not a fact
+					".foundry/memory/.foundry-tmp-fact-0001.md-1":     file(999),   // in flight
+					".foundry/blackboard/audit/appsec-reviewer.json":  file(2841),  // 711
+					".foundry/blackboard/audit/perf-reviewer.json":    file(40000), // 10000
+					".foundry/blackboard/audit/.foundry-tmp-x.json-9": file(999),
+					".foundry/blackboard/audit/notes.txt":             file(999),
+					".foundry/blackboard/build/implementer.json":      file(56356), // 14089
+					".foundry/blackboard/stray.json":                  file(999),   // not in a wave
+				}
+				for i := range 16 {
+					n := 2424 // 606 tokens
+					if i < 4 {
+						n = 2428 // 607 tokens
+					}
+					m[fmt.Sprintf(".foundry/memory/fact-%04d-x.md", i+1)] = file(n)
+				}
+				return m
+			}(),
+			events: fstest.MapFS{EventsPath: &fstest.MapFile{Data: []byte(
+				strings.Repeat(`{"kind":"memory_search"}`+"\n", 41) +
+					strings.Repeat(`{"kind":"memory_write"}`+"\n", 16) +
+					strings.Repeat(`{"kind":"blackboard_write"}`+"\n", 9) +
+					strings.Repeat(`{"kind":"gate_blocked"}`+"\n", 3))}},
+			budget: 4000,
+			want: `# Foundry token report
+
+- Memory index: ~1980 tokens of a 4000 budget (always in context)
+- Facts stored: 16, ~9700 tokens total (retrieved on demand only)
+- Blackboard artifacts: ~24800 tokens (never enter context wholesale)
+- Recorded events: memory_search=41, memory_write=16, gate_blocked=3, blackboard_write=9
+
+Loading all memory eagerly would cost ~34500 tokens per session; the index-first path costs ~1980.
+`,
+			wantJSON: Report{
+				Index:      IndexCost{Built: true, Bytes: 7920, Tokens: 1980, BudgetTokens: 4000},
+				Facts:      FactsCost{Count: 16, Bytes: 4*2428 + 12*2424, Tokens: 9700},
+				Blackboard: BlackboardCost{Waves: 2, Artifacts: 3, Bytes: 2841 + 40000 + 56356, Tokens: 24800},
+				Events: EventCounts{Counts: []EventCount{
+					{KindMemorySearch, 41}, {KindMemoryWrite, 16}, {KindGateBlocked, 3}, {KindBlackboardWrite, 9},
+				}, Total: 69},
+				EagerTokens:      34500,
+				IndexFirstTokens: 1980,
+			},
+		},
+		{
+			name:    "empty project",
+			project: fstest.MapFS{".foundry/config.yaml": file(0)},
+			budget:  2500,
+			want: `# Foundry token report
+
+- Memory index: not built yet, 2500 budget (memory_index builds it)
+- Facts stored: 0, ~0 tokens total (retrieved on demand only)
+- Blackboard artifacts: ~0 tokens (never enter context wholesale)
+- Recorded events: none
+
+Loading all memory eagerly would cost ~0 tokens per session; the index-first path costs ~0.
+`,
+			wantJSON: Report{Index: IndexCost{BudgetTokens: 2500}, Events: EventCounts{Counts: []EventCount{}}},
+		},
+		{
+			name:    "malformed event lines are reported",
+			project: fstest.MapFS{IndexPath: file(5)},
+			events:  fstest.MapFS{EventsPath: &fstest.MapFile{Data: []byte("{\"kind\":\"runbook_get\"}\ngarbage\n")}},
+			budget:  4000,
+			want: `# Foundry token report
+
+- Memory index: ~2 tokens of a 4000 budget (always in context)
+- Facts stored: 0, ~0 tokens total (retrieved on demand only)
+- Blackboard artifacts: ~0 tokens (never enter context wholesale)
+- Recorded events: runbook_get=1 (1 malformed line skipped)
+
+Loading all memory eagerly would cost ~0 tokens per session; the index-first path costs ~2.
+`,
+			wantJSON: Report{
+				Index:            IndexCost{Built: true, Bytes: 5, Tokens: 2, BudgetTokens: 4000},
+				Events:           EventCounts{Counts: []EventCount{{KindRunbookGet, 1}}, Total: 1, Malformed: 1},
+				IndexFirstTokens: 2,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := BuildReport(context.Background(), tt.project, tt.events, tt.budget)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.wantJSON, got); diff != "" {
+				t.Errorf("BuildReport (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.want, got.Text()); diff != "" {
+				t.Errorf("Text (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
