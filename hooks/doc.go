@@ -1,0 +1,18 @@
+// Package hooks installs and removes Foundry's git integrations: the
+// pre-commit hook that validates the staged blackboard artifacts, and the
+// merge driver that merges the generated .foundry/memory/INDEX.md instead of
+// leaving a conflict in it.
+//
+// Git's own configuration decides where things go (core.hooksPath, linked
+// worktrees, a relative hooks path), so this package asks the git binary
+// (`git rev-parse --git-path hooks`, `git config --local`) rather than
+// reimplementing its rules. A hook this package did not write is never
+// overwritten without [Options.Force], and then it is kept beside ours as a
+// backup that [UninstallPreCommit] puts back.
+//
+// The hook itself is a small POSIX shell script: it runs
+// `foundry validate --auto --staged --format lines` with the foundry found on
+// PATH, or else the absolute path recorded at install; with neither, it
+// blocks the commit and says how to install foundry and that
+// `git commit --no-verify` skips the check.
+package hooks

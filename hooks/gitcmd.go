@@ -1,0 +1,98 @@
+package hooks
+
+// This file defines how the package asks git about a repository: through the
+// git binary, which knows every rule of its own configuration.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/foundryhq/foundry/git"
+)
+
+// repo is the git working tree that holds a project, as git sees it.
+type repo struct {
+	bin  string // the git binary
+	dir  string // the project root, where every git command runs
+	top  string // the working tree root
+	rel  string // the project root relative to top, slash form, "" at the top
+	hook string // the hooks folder git runs hooks from (honours core.hooksPath)
+}
+
+// openRepo asks git where the working tree holding dir and its hooks folder
+// are.
+func openRepo(ctx context.Context, dir string) (*repo, error) {
+	bin, err := exec.LookPath("git")
+	if err != nil {
+		return nil, ErrNoGitBinary
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	r := &repo{bin: bin, dir: abs}
+	out, err := r.git(ctx, "rev-parse", "--is-inside-work-tree", "--show-toplevel", "--show-prefix", "--git-path", "hooks")
+	if err != nil {
+		return nil, fmt.Errorf("find repository at %s: %w", dir, git.ErrNotRepository)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != 4 || lines[0] != "true" {
+		return nil, fmt.Errorf("find repository at %s: %w", dir, git.ErrNotRepository)
+	}
+	r.top = filepath.FromSlash(lines[1])
+	r.rel = strings.TrimSuffix(lines[2], "/")
+	r.hook = filepath.FromSlash(lines[3])
+	if !filepath.IsAbs(r.hook) {
+		r.hook = filepath.Join(abs, r.hook)
+	}
+	return r, nil
+}
+
+// git runs the git binary in the project root and returns its stdout.
+func (r *repo) git(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, r.bin, args...)
+	cmd.Dir = r.dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return stdout.String(), &gitError{args: args, msg: msg, err: err}
+	}
+	return stdout.String(), nil
+}
+
+// configGet reads one key of the repository's own (--local) git config; ok
+// is false when the key is not set.
+func (r *repo) configGet(ctx context.Context, key string) (value string, ok bool, err error) {
+	out, err := r.git(ctx, "config", "--local", "--get", key)
+	var ge *gitError
+	var ee *exec.ExitError
+	if errors.As(err, &ge) && errors.As(ge.err, &ee) && ee.ExitCode() == 1 {
+		return "", false, nil // git config exits 1 for a key that is not set
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return strings.TrimRight(out, "\n"), true, nil
+}
+
+// gitError is a git command that failed, with git's own message.
+type gitError struct {
+	args []string
+	msg  string
+	err  error
+}
+
+func (e *gitError) Error() string {
+	return fmt.Sprintf("git %s: %s", strings.Join(e.args, " "), e.msg)
+}
+
+func (e *gitError) Unwrap() error { return e.err }

@@ -1,0 +1,340 @@
+package hooks_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/foundryhq/foundry/facts"
+	"github.com/foundryhq/foundry/git"
+	"github.com/foundryhq/foundry/git/gittest"
+	"github.com/foundryhq/foundry/hooks"
+)
+
+// TestMain makes every git command the package runs hermetic: no system or
+// user config (a user's core.hooksPath would move the hooks).
+func TestMain(m *testing.M) {
+	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	os.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	os.Exit(m.Run())
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestInstallPreCommitLifecycle(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := gittest.New(t)
+	hook := filepath.Join(r.Dir, ".git", "hooks", "pre-commit")
+	opts := hooks.Options{Executable: "/opt/foundry/bin/foundry"}
+
+	steps := []struct {
+		name       string
+		do         func() (hooks.Result, error)
+		wantAction hooks.Action
+		wantErr    error
+	}{
+		{"install", func() (hooks.Result, error) { return hooks.InstallPreCommit(ctx, r.Dir, opts) }, hooks.Installed, nil},
+		{"install again", func() (hooks.Result, error) { return hooks.InstallPreCommit(ctx, r.Dir, opts) }, hooks.Unchanged, nil},
+		{"new executable", func() (hooks.Result, error) {
+			return hooks.InstallPreCommit(ctx, r.Dir, hooks.Options{Executable: "/usr/local/bin/foundry"})
+		}, hooks.Updated, nil},
+		{"uninstall", func() (hooks.Result, error) { return hooks.UninstallPreCommit(ctx, r.Dir) }, hooks.Removed, nil},
+		{"uninstall again", func() (hooks.Result, error) { return hooks.UninstallPreCommit(ctx, r.Dir) }, hooks.Absent, nil},
+	}
+	for _, s := range steps {
+		res, err := s.do()
+		if !errors.Is(err, s.wantErr) {
+			t.Fatalf("%s: error = %v, want %v", s.name, err, s.wantErr)
+		}
+		if res.Action != s.wantAction || (err == nil && res.Path != hook) {
+			t.Fatalf("%s: result = %+v, want action %s at %s", s.name, res, s.wantAction, hook)
+		}
+	}
+	if _, err := os.Stat(hook); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("hook still present after uninstall: %v", err)
+	}
+}
+
+func TestInstallPreCommitForeignHook(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := gittest.New(t)
+	const foreign = "#!/bin/sh\necho lint\n"
+	r.Write(".git/hooks/pre-commit", foreign)
+	hook := filepath.Join(r.Dir, ".git", "hooks", "pre-commit")
+
+	if _, err := hooks.InstallPreCommit(ctx, r.Dir, hooks.Options{}); !errors.Is(err, hooks.ErrForeignHook) {
+		t.Fatalf("install over a foreign hook: error = %v, want ErrForeignHook", err)
+	}
+	if got := readFile(t, hook); got != foreign {
+		t.Fatalf("foreign hook changed: %q", got)
+	}
+	if _, err := hooks.UninstallPreCommit(ctx, r.Dir); !errors.Is(err, hooks.ErrForeignHook) {
+		t.Fatalf("uninstall of a foreign hook: error = %v, want ErrForeignHook", err)
+	}
+	if got := readFile(t, hook); got != foreign {
+		t.Fatalf("uninstall touched the foreign hook: %q", got)
+	}
+
+	res, err := hooks.InstallPreCommit(ctx, r.Dir, hooks.Options{Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := hooks.Result{Hook: hooks.PreCommit, Action: hooks.Replaced, Path: hook, Backup: hook + ".pre-foundry"}
+	if diff := cmp.Diff(want, res); diff != "" {
+		t.Fatalf("forced install (-want +got):\n%s", diff)
+	}
+	if got := readFile(t, hook+".pre-foundry"); got != foreign {
+		t.Fatalf("backup = %q, want the foreign hook", got)
+	}
+	if !hooks.IsFoundryHook([]byte(readFile(t, hook))) {
+		t.Fatal("forced install did not write foundry's hook")
+	}
+
+	res, err = hooks.UninstallPreCommit(ctx, r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Action != hooks.Restored || readFile(t, hook) != foreign {
+		t.Fatalf("uninstall after forced install: %+v, hook %q; want the foreign hook restored", res, readFile(t, hook))
+	}
+	if _, err := os.Stat(hook + ".pre-foundry"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("backup left behind: %v", err)
+	}
+}
+
+func TestInstallPreCommitHooksPath(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	abs := filepath.Join(t.TempDir(), "shared hooks")
+	tests := []struct {
+		name      string
+		hooksPath string // core.hooksPath; "" unset
+		sub       string // project folder inside the repository
+		wantDir   func(repo string) string
+		wantC     string // the -C argument in the script
+	}{
+		{"default", "", "", func(repo string) string { return filepath.Join(repo, ".git", "hooks") }, "'.'"},
+		{"relative hooksPath", ".githooks", "", func(repo string) string { return filepath.Join(repo, ".githooks") }, "'.'"},
+		{"absolute hooksPath, created", abs, "", func(string) string { return abs }, "'.'"},
+		{"project in a sub-folder", ".githooks", "examples/demo", func(repo string) string { return filepath.Join(repo, ".githooks") }, "'examples/demo'"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := gittest.New(t)
+			if tt.hooksPath != "" {
+				r.Git("config", "core.hooksPath", tt.hooksPath)
+			}
+			root := filepath.Join(r.Dir, filepath.FromSlash(tt.sub))
+			if err := os.MkdirAll(filepath.Join(root, ".foundry"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			res, err := hooks.InstallPreCommit(ctx, root, hooks.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := filepath.Join(tt.wantDir(r.Dir), "pre-commit")
+			if res.Path != want {
+				t.Fatalf("hook path = %s, want %s", res.Path, want)
+			}
+			script := readFile(t, want)
+			if !strings.Contains(script, "-C "+tt.wantC+" validate --auto --staged --format lines") {
+				t.Fatalf("script does not run validate in %s:\n%s", tt.wantC, script)
+			}
+		})
+	}
+}
+
+func TestInstallOutsideRepository(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git binary not on PATH")
+	}
+	_, err := hooks.InstallPreCommit(context.Background(), t.TempDir(), hooks.Options{})
+	if !errors.Is(err, git.ErrNotRepository) {
+		t.Fatalf("error = %v, want git.ErrNotRepository", err)
+	}
+}
+
+// TestPreCommitScriptFindsFoundry runs the hook script with stand-in foundry
+// binaries: PATH first, then the recorded path, then a blocking message.
+//
+// The stand-ins are written before the parallel tests start: an executable
+// written while another goroutine forks can fail to run with "text file
+// busy" (the child inherits the open file until it execs).
+//
+//nolint:paralleltest // see above
+func TestPreCommitScriptFindsFoundry(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the hook is a POSIX shell script; git for Windows runs it with its own sh")
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	dir := t.TempDir()
+	fake := func(path, name string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		script := "#!/bin/sh\necho \"" + name + " $*\"\n"
+		if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	onPath := filepath.Join(dir, "path")
+	fake(filepath.Join(onPath, "foundry"), "on-path")
+	recorded := filepath.Join(dir, "recorded dir", "foundry")
+	fake(recorded, "recorded")
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name       string
+		path       string
+		executable string
+		wantOut    string
+		wantErr    string
+		wantFail   bool
+	}{
+		{"on PATH", onPath, recorded, "on-path -C examples/it's validate --auto --staged --format lines\n", "", false},
+		{"recorded", empty, recorded, "recorded -C examples/it's validate --auto --staged --format lines\n", "", false},
+		{"neither", empty, filepath.Join(dir, "gone", "foundry"), "",
+			"foundry pre-commit hook: foundry is not on PATH, nor at " + filepath.Join(dir, "gone", "foundry") + " where it was when the hook was installed.\n" +
+				"Install it with 'go install github.com/foundryhq/foundry/cmd/foundry@latest' and make sure it is on PATH,\n" +
+				"or skip this check once with 'git commit --no-verify'.\n", true},
+		{"none recorded", empty, "", "",
+			"foundry pre-commit hook: foundry is not on PATH, nor at (none recorded) where it was when the hook was installed.\n" +
+				"Install it with 'go install github.com/foundryhq/foundry/cmd/foundry@latest' and make sure it is on PATH,\n" +
+				"or skip this check once with 'git commit --no-verify'.\n", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			hook := filepath.Join(t.TempDir(), "pre-commit")
+			if err := os.WriteFile(hook, hooks.PreCommitScript("examples/it's", tt.executable), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(sh, hook)
+			cmd.Env = []string{"PATH=" + tt.path}
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			if (err != nil) != tt.wantFail {
+				t.Fatalf("run hook: %v, want failure %v; stderr %q", err, tt.wantFail, stderr.String())
+			}
+			if stdout.String() != tt.wantOut || stderr.String() != tt.wantErr {
+				t.Fatalf("stdout %q, stderr %q; want %q, %q", stdout.String(), stderr.String(), tt.wantOut, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestRegisterMergeDriver(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := gittest.New(t)
+	r.Write(".gitattributes", "*.png binary")
+	attrs := filepath.Join(r.Dir, ".gitattributes")
+
+	res, err := hooks.RegisterMergeDriver(ctx, r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Action != hooks.Updated || res.Path != attrs {
+		t.Fatalf("register: %+v", res)
+	}
+	if got, want := readFile(t, attrs), "*.png binary\n.foundry/memory/INDEX.md merge=foundry-index\n"; got != want {
+		t.Fatalf(".gitattributes = %q, want %q", got, want)
+	}
+	if got := r.Git("config", "--local", "merge.foundry-index.driver"); got != "foundry hook merge-index %O %A %B %P" {
+		t.Fatalf("driver = %q", got)
+	}
+	if got := r.Git("check-attr", "merge", ".foundry/memory/INDEX.md"); got != ".foundry/memory/INDEX.md: merge: foundry-index" {
+		t.Fatalf("check-attr = %q", got)
+	}
+
+	if res, err := hooks.RegisterMergeDriver(ctx, r.Dir); err != nil || res.Action != hooks.Unchanged {
+		t.Fatalf("register again: %+v, %v; want unchanged", res, err)
+	}
+
+	if res, err := hooks.UnregisterMergeDriver(ctx, r.Dir); err != nil || res.Action != hooks.Removed {
+		t.Fatalf("unregister: %+v, %v", res, err)
+	}
+	if got := readFile(t, attrs); got != "*.png binary\n" {
+		t.Fatalf(".gitattributes after unregister = %q", got)
+	}
+	if _, err := r.TryGit("config", "--local", "merge.foundry-index.driver"); err == nil {
+		t.Fatal("driver still configured after unregister")
+	}
+	if res, err := hooks.UnregisterMergeDriver(ctx, r.Dir); err != nil || res.Action != hooks.Absent {
+		t.Fatalf("unregister again: %+v, %v; want absent", res, err)
+	}
+}
+
+func TestRegisterMergeDriverFreshFile(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := gittest.New(t)
+	res, err := hooks.RegisterMergeDriver(ctx, r.Dir)
+	if err != nil || res.Action != hooks.Installed {
+		t.Fatalf("register: %+v, %v; want installed", res, err)
+	}
+	if _, err := hooks.UnregisterMergeDriver(ctx, r.Dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(r.Dir, ".gitattributes")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf(".gitattributes that held only our line was not removed: %v", err)
+	}
+}
+
+func TestMergeIndexFiles(t *testing.T) {
+	t.Parallel()
+	mk := func(fs ...facts.Fact) []byte { return facts.BuildIndex(fs, "2026-01-10", 0).Content }
+	a := facts.Fact{ID: "fact-0001", Type: facts.Decision, Confidence: facts.High, Created: "2026-01-01", Title: "Persistence uses Flyway", Scope: "project"}
+	b := facts.Fact{ID: "fact-0002", Type: facts.Constraint, Confidence: facts.Medium, Created: "2026-01-02", Title: "Tokens expire after one hour", Scope: "project"}
+	c := facts.Fact{ID: "fact-0003", Type: facts.Convention, Confidence: facts.Low, Created: "2026-01-03", Title: "Branches are named for the issue", Scope: "project"}
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	base, ours, theirs := write("O", mk(a)), write("A", mk(a, b)), write("B", mk(a, c))
+	if err := hooks.MergeIndexFiles(base, ours, theirs, 0); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(mk(a, b, c)), readFile(t, ours)); diff != "" {
+		t.Fatalf("merged index (-want +got):\n%s", diff)
+	}
+
+	bad := write("bad", []byte("<<<<<<< ours\n"))
+	before := readFile(t, ours)
+	if err := hooks.MergeIndexFiles(base, ours, bad, 0); !errors.Is(err, facts.ErrBadIndex) {
+		t.Fatalf("merge with conflict markers: error = %v, want ErrBadIndex", err)
+	}
+	if readFile(t, ours) != before {
+		t.Fatal("a failed merge changed ours")
+	}
+}
