@@ -86,6 +86,21 @@ func Open(dir string, src Source) (*Project, error) {
 
 // OpenRoot opens the project rooted at root (which holds .foundry/) on src.
 func OpenRoot(root string, src Source) (*Project, error) {
+	return openRoot(root, src, false)
+}
+
+// OpenLenient is Open for checkers such as foundry doctor, which report an
+// invalid config themselves: a config that does not load gives the
+// defaults instead of an error.
+func OpenLenient(dir string, src Source) (*Project, error) {
+	root, err := Find(dir)
+	if err != nil {
+		return nil, err
+	}
+	return openRoot(root, src, true)
+}
+
+func openRoot(root string, src Source, lenient bool) (*Project, error) {
 	if src.Rev != "" && src.Staged {
 		return nil, errors.New("--rev and --staged cannot be used together")
 	}
@@ -121,7 +136,10 @@ func OpenRoot(root string, src Source) (*Project, error) {
 		p.FS = os.DirFS(root)
 	}
 	cfg, err := config.Load(p.FS)
-	if err != nil {
+	switch {
+	case lenient && errors.Is(err, config.ErrInvalid):
+		cfg = config.Default()
+	case err != nil:
 		return nil, err
 	}
 	p.Config = cfg
