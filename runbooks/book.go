@@ -1,0 +1,282 @@
+package runbooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/foundryhq/foundry/internal/atomicfile"
+	"github.com/foundryhq/foundry/tokens"
+)
+
+// Recorder receives one event per runbook read; *tokens.Log is one.
+type Recorder interface{ Record(kind string) }
+
+// Options configures a [Book].
+type Options struct {
+	// Root is the project root on disk (the folder holding .foundry/).
+	// Create needs it; leave it empty for a revision or the index.
+	Root string
+	// Events, when set, records a runbook_get event per [Book.Get].
+	Events Recorder
+}
+
+// Book is the runbooks of one project, read through an fs.FS rooted at the
+// project root.
+type Book struct {
+	fsys fs.FS
+	opts Options
+}
+
+// Open returns the runbooks of the project in fsys.
+func Open(fsys fs.FS, opts Options) *Book { return &Book{fsys: fsys, opts: opts} }
+
+// Listing is the result of [Book.List].
+type Listing struct {
+	Runbooks []Runbook `json:"runbooks"` // by slug
+}
+
+// emptyText is the seed's runbook_list text when there are no runbooks.
+const emptyText = "No runbooks yet. Create one with the runbook-author skill after any task worth repeating.\n"
+
+// Text renders the listing as runbook_list returns it:
+//
+//   - **deploy-production** — Deploy to production
+//     trigger: deploy, release to prod
+//   - **rotate-api-keys** — Rotate third-party API keys
+//
+// A runbook with a warning shows "(no title)" when it has none and a
+// "warning:" line.
+func (l Listing) Text() string {
+	if len(l.Runbooks) == 0 {
+		return emptyText
+	}
+	var b strings.Builder
+	for _, r := range l.Runbooks {
+		title := r.Title
+		if title == "" {
+			title = "(no title)"
+		}
+		fmt.Fprintf(&b, "- **%s** — %s\n", r.Slug, title)
+		if r.Trigger != "" {
+			fmt.Fprintf(&b, "  trigger: %s\n", r.Trigger)
+		}
+		if r.Warning != "" {
+			fmt.Fprintf(&b, "  warning: %s\n", r.Warning)
+		}
+	}
+	return b.String()
+}
+
+// Slugs returns the slugs of the listed runbooks.
+func (l Listing) Slugs() []string {
+	out := make([]string, 0, len(l.Runbooks))
+	for _, r := range l.Runbooks {
+		out = append(out, r.Slug)
+	}
+	return out
+}
+
+// List lists every runbook: each *.md file of .foundry/runbooks/, by slug.
+// A missing folder lists nothing.
+func (b *Book) List(ctx context.Context) (Listing, error) {
+	l := Listing{Runbooks: []Runbook{}}
+	entries, err := fs.ReadDir(b.fsys, Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return l, nil
+	}
+	if err != nil {
+		return l, fmt.Errorf("list runbooks: %w", err)
+	}
+	for _, e := range entries {
+		if err := ctx.Err(); err != nil {
+			return l, err
+		}
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ext) || strings.HasPrefix(name, ".") {
+			continue
+		}
+		slug := strings.TrimSuffix(name, ext)
+		r := Runbook{Slug: slug, Path: path.Join(Dir, name)}
+		data, err := fs.ReadFile(b.fsys, r.Path)
+		if err != nil {
+			return l, fmt.Errorf("list runbooks: %w", err)
+		}
+		describe(&r, data)
+		l.Runbooks = append(l.Runbooks, r)
+	}
+	slices.SortFunc(l.Runbooks, func(a, b Runbook) int { return strings.Compare(a.Slug, b.Slug) })
+	return l, nil
+}
+
+// describe fills r's title, trigger and warning from the file content.
+func describe(r *Runbook, data []byte) {
+	fm, err := parseFrontMatter(data)
+	r.Title, r.Trigger = fm.Title, fm.Trigger
+	var warnings []string
+	if err != nil {
+		warnings = append(warnings, err.Error())
+	}
+	if !ValidSlug(r.Slug) {
+		warnings = append(warnings, "the file name is not a valid slug ([a-z0-9][a-z0-9-]*), so runbook_get cannot read it; rename the file")
+	}
+	r.Warning = strings.Join(warnings, "; ")
+}
+
+// Doc is one runbook with its whole markdown, the result of [Book.Get].
+type Doc struct {
+	Runbook
+	Content string `json:"content"` // the file, verbatim
+}
+
+// Text returns the whole markdown, as runbook_get returns it.
+func (d Doc) Text() string { return d.Content }
+
+// Get returns the runbook with slug. An invalid slug is refused before any
+// file is read; an unknown one is an error listing the available slugs.
+func (b *Book) Get(ctx context.Context, slug string) (Doc, error) {
+	if err := checkSlug(slug); err != nil {
+		return Doc{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Doc{}, err
+	}
+	r := Runbook{Slug: slug, Path: path.Join(Dir, slug+ext)}
+	data, err := fs.ReadFile(b.fsys, r.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Doc{}, b.unknown(ctx, slug)
+	}
+	if err != nil {
+		return Doc{}, fmt.Errorf("read runbook %s: %w", slug, err)
+	}
+	describe(&r, data)
+	if b.opts.Events != nil {
+		b.opts.Events.Record(tokens.KindRunbookGet)
+	}
+	return Doc{Runbook: r, Content: string(data)}, nil
+}
+
+// unknown returns the error for a slug with no runbook.
+func (b *Book) unknown(ctx context.Context, slug string) error {
+	l, err := b.List(ctx)
+	if err != nil {
+		return fmt.Errorf("%w %q (%v)", ErrUnknownRunbook, slug, err)
+	}
+	var avail []string
+	for _, s := range l.Slugs() {
+		if ValidSlug(s) {
+			avail = append(avail, s)
+		}
+	}
+	if len(avail) == 0 {
+		return fmt.Errorf("%w %q (no runbooks yet)", ErrUnknownRunbook, slug)
+	}
+	return fmt.Errorf("%w %q (available: %s)", ErrUnknownRunbook, slug, strings.Join(avail, ", "))
+}
+
+// NewRunbook is what [Book.Create] needs.
+type NewRunbook struct {
+	Slug    string `json:"slug"`
+	Title   string `json:"title"`
+	Trigger string `json:"trigger,omitempty"`
+}
+
+// Created is the result of [Book.Create].
+type Created struct {
+	Runbook
+	Bytes int `json:"bytes"`
+}
+
+// Text says what was written and what to do next.
+func (c Created) Text() string {
+	return fmt.Sprintf("Wrote %s from the template.\nFill in its steps and commit it; runbook_list shows it to every agent.\n", c.Path)
+}
+
+// maxTitle bounds a title, as for facts.
+const maxTitle = 80
+
+// Create writes .foundry/runbooks/<slug>.md from the template. It refuses
+// an invalid slug before touching any file and never overwrites a runbook.
+func (b *Book) Create(ctx context.Context, n NewRunbook) (Created, error) {
+	if err := checkSlug(n.Slug); err != nil {
+		return Created{}, err
+	}
+	title, trigger := strings.TrimSpace(n.Title), strings.TrimSpace(n.Trigger)
+	switch {
+	case title == "":
+		return Created{}, fmt.Errorf("%w: the title is empty", ErrInvalidRunbook)
+	case strings.ContainsAny(title, "\r\n") || strings.ContainsAny(trigger, "\r\n"):
+		return Created{}, fmt.Errorf("%w: title and trigger must be one line each", ErrInvalidRunbook)
+	case len([]rune(title)) > maxTitle:
+		return Created{}, fmt.Errorf("%w: the title has %d characters, at most %d", ErrInvalidRunbook, len([]rune(title)), maxTitle)
+	}
+	if b.opts.Root == "" {
+		return Created{}, fmt.Errorf("create runbook %s: %w", n.Slug, ErrReadOnly)
+	}
+	if err := ctx.Err(); err != nil {
+		return Created{}, err
+	}
+	content, err := render(title, trigger)
+	if err != nil {
+		return Created{}, fmt.Errorf("create runbook %s: %w", n.Slug, err)
+	}
+	dir := filepath.Join(b.opts.Root, filepath.FromSlash(Dir))
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return Created{}, fmt.Errorf("create runbook %s: %w", n.Slug, err)
+	}
+	r := Runbook{Slug: n.Slug, Title: title, Trigger: trigger, Path: path.Join(Dir, n.Slug+ext)}
+	err = atomicfile.WriteNew(filepath.Join(dir, n.Slug+ext), content, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return Created{}, fmt.Errorf("%w: %s", ErrExists, r.Path)
+	}
+	if err != nil {
+		return Created{}, fmt.Errorf("create runbook %s: %w", n.Slug, err)
+	}
+	return Created{Runbook: r, Bytes: len(content)}, nil
+}
+
+// render fills the template. The front matter goes through the YAML
+// encoder so any title (a colon, a quote) reads back unchanged.
+func render(title, trigger string) ([]byte, error) {
+	fm, err := yaml.Marshal(struct {
+		Title   string `yaml:"title"`
+		Trigger string `yaml:"trigger,omitempty"`
+	}{title, trigger})
+	if err != nil {
+		return nil, err
+	}
+	when := "Use this runbook when the task matches its trigger."
+	if trigger != "" {
+		when = "Use this runbook when: " + trigger + "."
+	}
+	var b strings.Builder
+	b.WriteString("---\n")
+	b.Write(fm)
+	b.WriteString("---\n\n# " + title + "\n\n" + when + "\n")
+	b.WriteString(`
+## Before you start
+
+- <!-- what must be true first: access, a clean tree, a green build -->
+
+## Steps
+
+1. <!-- the exact command or action -->
+
+## Check
+
+- <!-- how to tell it worked -->
+
+## If it goes wrong
+
+- <!-- how to roll back, and whom to tell -->
+`)
+	return []byte(b.String()), nil
+}

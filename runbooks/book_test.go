@@ -1,0 +1,309 @@
+package runbooks
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/foundryhq/foundry/tokens"
+)
+
+// recorder is a fake Recorder.
+type recorder struct {
+	mu    sync.Mutex
+	kinds []string
+}
+
+func (r *recorder) Record(kind string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.kinds = append(r.kinds, kind)
+}
+
+func md(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
+
+var sample = fstest.MapFS{
+	Dir + "/deploy-production.md": md("---\ntitle: Deploy to production\ntrigger: deploy, release to prod\n---\n\n# Deploy\n\n1. Tag.\n"),
+	Dir + "/rotate-api-keys.md":   md("---\ntitle: Rotate third-party API keys\n---\nSteps.\n"),
+}
+
+func TestListText(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		fsys fstest.MapFS
+		want string
+	}{
+		{
+			name: "seed",
+			fsys: sample,
+			want: "- **deploy-production** — Deploy to production\n" +
+				"  trigger: deploy, release to prod\n" +
+				"- **rotate-api-keys** — Rotate third-party API keys\n",
+		},
+		{
+			name: "no folder",
+			fsys: fstest.MapFS{".foundry/config.yaml": md("")},
+			want: "No runbooks yet. Create one with the runbook-author skill after any task worth repeating.\n",
+		},
+		{
+			name: "empty folder, other files ignored",
+			fsys: fstest.MapFS{
+				Dir + "/notes.txt":                  md("x"),
+				Dir + "/sub/inner.md":               md("---\ntitle: Inner\n---\n"),
+				Dir + "/.foundry-tmp-x.md-1":        md("---\ntitle: Temp\n---\n"),
+				Dir + "/.hidden.md":                 md("---\ntitle: Hidden\n---\n"),
+				".foundry/runbooks-old/legacy.md":   md("---\ntitle: Legacy\n---\n"),
+				".foundry/memory/fact-0001-a-b.md":  md("---\ntitle: A fact\n---\n"),
+				".foundry/blackboard/w/agent.json":  md("{}"),
+				".foundry/blackboard/w/agent.md":    md("---\ntitle: Not a runbook\n---\n"),
+				".foundry/schemas/x.v1.schema.json": md("{}"),
+			},
+			want: "No runbooks yet. Create one with the runbook-author skill after any task worth repeating.\n",
+		},
+		{
+			name: "broken front matter is listed with a warning",
+			fsys: fstest.MapFS{
+				Dir + "/a-ok.md":          md("---\ntitle: Fine\ntrigger: [on-call page, incident]\n---\n"),
+				Dir + "/b-bad-yaml.md":    md("---\ntitle: [unclosed\n---\nbody\n"),
+				Dir + "/c-no-fm.md":       md("# Just markdown\n"),
+				Dir + "/d-unclosed.md":    md("---\ntitle: Open\n"),
+				Dir + "/e-no-title.md":    md("---\ntrigger: nightly\n---\n"),
+				Dir + "/Bad Name.md":      md("---\ntitle: Spaces\n---\n"),
+				Dir + "/f-crlf.md":        md("---\r\ntitle: Windows\r\ntrigger: \"on: push\"\r\n---\r\n"),
+				Dir + "/g-list-title.md":  md("---\ntitle: [a, b]\n---\n"),
+				Dir + "/h-multiline.md":   md("---\ntitle: |\n  Two\n  lines\n---\n"),
+				Dir + "/i-not-mapping.md": md("---\n- a\n---\n"),
+			},
+			want: "- **Bad Name** — Spaces\n" +
+				"  warning: the file name is not a valid slug ([a-z0-9][a-z0-9-]*), so runbook_get cannot read it; rename the file\n" +
+				"- **a-ok** — Fine\n" +
+				"  trigger: on-call page, incident\n" +
+				"- **b-bad-yaml** — (no title)\n" +
+				"  warning: front matter: line 2: did not find expected ',' or ']'\n" +
+				"- **c-no-fm** — (no title)\n" +
+				"  warning: no front matter (the file must start with a --- line)\n" +
+				"- **d-unclosed** — (no title)\n" +
+				"  warning: front matter is not closed by a --- line\n" +
+				"- **e-no-title** — (no title)\n" +
+				"  trigger: nightly\n" +
+				"  warning: front matter has no title\n" +
+				"- **f-crlf** — Windows\n" +
+				"  trigger: on: push\n" +
+				"- **g-list-title** — (no title)\n" +
+				"  warning: front matter: line 2: title: want text\n" +
+				"- **h-multiline** — Two lines\n" +
+				"- **i-not-mapping** — (no title)\n" +
+				"  warning: front matter: line 2: want key: value lines\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			l, err := Open(tt.fsys, Options{}).List(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, l.Text()); diff != "" {
+				t.Errorf("Text (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestListStructured(t *testing.T) {
+	t.Parallel()
+	l, err := Open(sample, Options{}).List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Listing{Runbooks: []Runbook{
+		{Slug: "deploy-production", Title: "Deploy to production", Trigger: "deploy, release to prod", Path: ".foundry/runbooks/deploy-production.md"},
+		{Slug: "rotate-api-keys", Title: "Rotate third-party API keys", Path: ".foundry/runbooks/rotate-api-keys.md"},
+	}}
+	if diff := cmp.Diff(want, l); diff != "" {
+		t.Errorf("List (-want +got):\n%s", diff)
+	}
+}
+
+// openCounter counts Open calls, to prove an invalid slug touches nothing.
+type openCounter struct {
+	fs.FS
+	mu    sync.Mutex
+	opens []string
+}
+
+func (o *openCounter) Open(name string) (fs.File, error) {
+	o.mu.Lock()
+	o.opens = append(o.opens, name)
+	o.mu.Unlock()
+	return o.FS.Open(name)
+}
+
+func TestGet(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		fsys      fs.FS
+		slug      string
+		want      string
+		wantErr   error
+		errText   string
+		wantEvent bool
+	}{
+		{name: "whole markdown", fsys: sample, slug: "deploy-production",
+			want: "---\ntitle: Deploy to production\ntrigger: deploy, release to prod\n---\n\n# Deploy\n\n1. Tag.\n", wantEvent: true},
+		{name: "unknown", fsys: sample, slug: "nope", wantErr: ErrUnknownRunbook,
+			errText: `unknown runbook "nope" (available: deploy-production, rotate-api-keys)`},
+		{name: "unknown, none at all", fsys: fstest.MapFS{}, slug: "nope", wantErr: ErrUnknownRunbook,
+			errText: `unknown runbook "nope" (no runbooks yet)`},
+		{name: "parent escape", fsys: sample, slug: "../x", wantErr: ErrInvalidSlug,
+			errText: `invalid runbook slug "../x": use lowercase letters, digits and dashes, starting with a letter or digit`},
+		{name: "sub folder", fsys: sample, slug: "a/b", wantErr: ErrInvalidSlug},
+		{name: "empty", fsys: sample, slug: "", wantErr: ErrInvalidSlug},
+		{name: "upper case", fsys: sample, slug: "Deploy", wantErr: ErrInvalidSlug},
+		{name: "leading dash", fsys: sample, slug: "-x", wantErr: ErrInvalidSlug},
+		{name: "extension", fsys: sample, slug: "deploy-production.md", wantErr: ErrInvalidSlug},
+		{name: "NUL", fsys: sample, slug: "a\x00b", wantErr: ErrInvalidSlug},
+		{name: "trailing newline", fsys: sample, slug: "deploy-production\n", wantErr: ErrInvalidSlug},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := &recorder{}
+			counter := &openCounter{FS: tt.fsys}
+			doc, err := Open(counter, Options{Events: rec}).Get(context.Background(), tt.slug)
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("Get(%q): err = %v, want %v", tt.slug, err, tt.wantErr)
+				}
+				if tt.errText != "" && err.Error() != tt.errText {
+					t.Errorf("error text:\n got %s\nwant %s", err, tt.errText)
+				}
+				if errors.Is(err, ErrInvalidSlug) && len(counter.opens) > 0 {
+					t.Errorf("invalid slug opened %v", counter.opens)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, doc.Text()); diff != "" {
+				t.Errorf("Text (-want +got):\n%s", diff)
+			}
+			var wantKinds []string
+			if tt.wantEvent {
+				wantKinds = []string{tokens.KindRunbookGet}
+			}
+			if diff := cmp.Diff(wantKinds, rec.kinds); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCreate(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, ".foundry"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b := Open(os.DirFS(root), Options{Root: root})
+	ctx := context.Background()
+	c, err := b.Create(ctx, NewRunbook{Slug: "deploy-production", Title: "Deploy: to production", Trigger: "deploy, release to prod"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Wrote .foundry/runbooks/deploy-production.md from the template.\nFill in its steps and commit it; runbook_list shows it to every agent.\n"; c.Text() != want {
+		t.Errorf("Text:\n%s\nwant:\n%s", c.Text(), want)
+	}
+	// What was written lists back with the same title and trigger.
+	l, err := b.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Runbook{{Slug: "deploy-production", Title: "Deploy: to production", Trigger: "deploy, release to prod", Path: ".foundry/runbooks/deploy-production.md"}}
+	if diff := cmp.Diff(want, l.Runbooks); diff != "" {
+		t.Errorf("List after Create (-want +got):\n%s", diff)
+	}
+	doc, err := b.Get(ctx, "deploy-production")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(doc.Content, "---\ntitle: 'Deploy: to production'\ntrigger: deploy, release to prod\n---\n\n# Deploy: to production\n") ||
+		c.Bytes != len(doc.Content) {
+		t.Errorf("content:\n%s", doc.Content)
+	}
+
+	// Never overwrites.
+	before := doc.Content
+	_, err = b.Create(ctx, NewRunbook{Slug: "deploy-production", Title: "Other"})
+	if !errors.Is(err, ErrExists) || err.Error() != "runbook already exists: .foundry/runbooks/deploy-production.md" {
+		t.Errorf("second Create: err = %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, ".foundry", "runbooks", "deploy-production.md")); string(got) != before {
+		t.Error("second Create changed the file")
+	}
+
+	bad := []struct {
+		n       NewRunbook
+		wantErr error
+	}{
+		{NewRunbook{Slug: "../x", Title: "T"}, ErrInvalidSlug},
+		{NewRunbook{Slug: "a/b", Title: "T"}, ErrInvalidSlug},
+		{NewRunbook{Slug: "", Title: "T"}, ErrInvalidSlug},
+		{NewRunbook{Slug: "ok", Title: " "}, ErrInvalidRunbook},
+		{NewRunbook{Slug: "ok", Title: "a\nb"}, ErrInvalidRunbook},
+		{NewRunbook{Slug: "ok", Title: "T", Trigger: "x\ry"}, ErrInvalidRunbook},
+		{NewRunbook{Slug: "ok", Title: strings.Repeat("t", 81)}, ErrInvalidRunbook},
+	}
+	for _, tt := range bad {
+		if _, err := b.Create(ctx, tt.n); !errors.Is(err, tt.wantErr) {
+			t.Errorf("Create(%+v): err = %v, want %v", tt.n, err, tt.wantErr)
+		}
+	}
+	es, _ := os.ReadDir(filepath.Join(root, ".foundry", "runbooks"))
+	if len(es) != 1 {
+		t.Errorf("runbooks folder holds %d entries after refused creates, want 1", len(es))
+	}
+	if _, err := os.Stat(filepath.Join(root, ".foundry", "x.md")); err == nil {
+		t.Error("../x escaped the runbooks folder")
+	}
+
+	// Without a root (a revision), Create refuses.
+	if _, err := Open(os.DirFS(root), Options{}).Create(ctx, NewRunbook{Slug: "new", Title: "T"}); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("read-only Create: err = %v, want ErrReadOnly", err)
+	}
+}
+
+func FuzzParseFrontMatter(f *testing.F) {
+	for _, s := range []string{
+		"---\ntitle: Deploy\ntrigger: deploy\n---\nbody\n",
+		"---\ntitle: [a\n---\n",
+		"---\r\ntitle: x\r\n---",
+		"---\n---\n",
+		"---\ntrigger: [a, {b: c}]\ntitle: t\n---\n",
+		"# no front matter\n",
+		"\ufeff---\ntitle: bom\n---\n",
+		"---\ntitle: &a x\nother: *a\n---\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fm, err := parseFrontMatter(data)
+		if err == nil && fm.Title == "" {
+			t.Errorf("no error and no title for %q", data)
+		}
+		for _, s := range []string{fm.Title, fm.Trigger} {
+			if strings.ContainsAny(s, "\r\n") {
+				t.Errorf("value %q breaks the list's shape", s)
+			}
+		}
+	})
+}

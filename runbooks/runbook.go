@@ -1,0 +1,135 @@
+package runbooks
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Dir holds the runbooks, relative to the project root.
+const Dir = ".foundry/runbooks"
+
+// ext is the file name extension of a runbook.
+const ext = ".md"
+
+var yamlLine = regexp.MustCompile(`line [0-9]+`)
+
+var slugPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+
+// ValidSlug reports whether s is a runbook slug: [a-z0-9][a-z0-9-]*.
+func ValidSlug(s string) bool { return slugPattern.MatchString(s) }
+
+// checkSlug returns an ErrInvalidSlug error for an unusable slug.
+func checkSlug(s string) error {
+	if ValidSlug(s) {
+		return nil
+	}
+	return fmt.Errorf("%w %q: use lowercase letters, digits and dashes, starting with a letter or digit", ErrInvalidSlug, s)
+}
+
+// Runbook describes one runbook file.
+type Runbook struct {
+	Slug    string `json:"slug"`
+	Title   string `json:"title"`             // empty when the front matter gives none
+	Trigger string `json:"trigger,omitempty"` // when the runbook applies
+	Path    string `json:"path"`              // project-relative, slash form
+	// Warning says why the file's front matter or name is unusable; such a
+	// runbook is still listed.
+	Warning string `json:"warning,omitempty"`
+}
+
+// frontMatter is what a runbook's front matter carries.
+type frontMatter struct {
+	Title   string
+	Trigger string
+}
+
+// parseFrontMatter reads the YAML front matter at the start of a runbook:
+// "---", the YAML, "---". Unknown keys are allowed (runbooks are written by
+// hand). trigger may be a string or a list of strings, joined with ", ".
+func parseFrontMatter(data []byte) (frontMatter, error) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	rest, ok := strings.CutPrefix(text, "---\n")
+	if !ok {
+		return frontMatter{}, errors.New("no front matter (the file must start with a --- line)")
+	}
+	var yamlText string
+	if strings.HasPrefix(rest, "---\n") || rest == "---" {
+		yamlText = ""
+	} else if i := strings.Index(rest, "\n---\n"); i >= 0 {
+		yamlText = rest[:i+1]
+	} else if strings.HasSuffix(rest, "\n---") {
+		yamlText = strings.TrimSuffix(rest, "---")
+	} else {
+		return frontMatter{}, errors.New("front matter is not closed by a --- line")
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(yamlText), &doc); err != nil {
+		// Lines count from the file's first line, the opening ---.
+		msg := yamlLine.ReplaceAllStringFunc(strings.TrimPrefix(err.Error(), "yaml: "), func(m string) string {
+			n, _ := strconv.Atoi(strings.TrimPrefix(m, "line "))
+			return "line " + strconv.Itoa(n+1)
+		})
+		return frontMatter{}, fmt.Errorf("front matter: %s", msg)
+	}
+	if len(doc.Content) == 0 {
+		return frontMatter{}, errors.New("front matter has no title")
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return frontMatter{}, fmt.Errorf("front matter: line %d: want key: value lines", root.Line+1)
+	}
+	var fm frontMatter
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		switch k.Value {
+		case "title":
+			if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
+				return frontMatter{}, fmt.Errorf("front matter: line %d: title: want text", v.Line+1)
+			}
+			fm.Title = oneLine(v.Value)
+		case "trigger":
+			t, err := triggerText(v)
+			if err != nil {
+				return frontMatter{}, err
+			}
+			fm.Trigger = t
+		}
+	}
+	if fm.Title == "" {
+		return fm, errors.New("front matter has no title")
+	}
+	return fm, nil
+}
+
+// triggerText reads a trigger: text, or a list of texts.
+func triggerText(v *yaml.Node) (string, error) {
+	switch {
+	case v.Kind == yaml.ScalarNode && v.Tag == "!!null":
+		return "", nil
+	case v.Kind == yaml.ScalarNode:
+		return oneLine(v.Value), nil
+	case v.Kind == yaml.SequenceNode:
+		var parts []string
+		for _, item := range v.Content {
+			if item.Kind != yaml.ScalarNode {
+				return "", fmt.Errorf("front matter: line %d: trigger: want text or a list of texts", item.Line+1)
+			}
+			if s := oneLine(item.Value); s != "" {
+				parts = append(parts, s)
+			}
+		}
+		return strings.Join(parts, ", "), nil
+	}
+	return "", fmt.Errorf("front matter: line %d: trigger: want text or a list of texts", v.Line+1)
+}
+
+// oneLine folds whitespace runs (line breaks included) into single spaces,
+// so a value never breaks the list's shape.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
