@@ -1,0 +1,239 @@
+package claude
+
+// This file defines the PostToolUse hook: Claude Code's hook input in, an
+// exit code and the text for the model out.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/foundryhq/foundry/contracts"
+	"github.com/foundryhq/foundry/tokens"
+)
+
+// Exit codes of the hook, as Claude Code reads them: on 2 it hands stderr to
+// the model; every other non-zero code is shown only to the user, so the
+// hook never ends with one.
+const (
+	ExitOK    = 0
+	ExitBlock = 2
+)
+
+// maxInputBytes bounds the hook input (a Write's input carries the whole
+// file content); maxArtifactBytes is the artifact size limit every Foundry
+// entry point applies.
+const (
+	maxInputBytes    = 64 << 20
+	maxArtifactBytes = 8 << 20
+)
+
+// toolsChecked are the tools whose tool_input.file_path the hook checks.
+var toolsChecked = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true}
+
+// HookInput is the part of Claude Code's PostToolUse input the hook reads.
+type HookInput struct {
+	HookEventName string `json:"hook_event_name"`
+	Cwd           string `json:"cwd"`
+	ToolName      string `json:"tool_name"`
+	ToolInput     struct {
+		FilePath string `json:"file_path"`
+	} `json:"tool_input"`
+}
+
+// HookOptions tunes [PostToolUse].
+type HookOptions struct {
+	// Dir resolves a relative file_path when the input carries no cwd.
+	Dir string
+	// Logger receives problems recording the gate_blocked event; nil
+	// discards them (stderr belongs to the model).
+	Logger *slog.Logger
+}
+
+// Outcome is the hook's answer: the exit code and, for ExitBlock, the text
+// for stderr (newline-terminated). Blocked is set when a contract rejected
+// the file, which is what a gate_blocked event counts.
+type Outcome struct {
+	Code    int
+	Message string
+	Blocked bool
+}
+
+// PostToolUse reads the hook input from in and checks the file it names.
+// Valid, unrelated or not-a-blackboard-file: ExitOK with no message. Not
+// parseable, no "schema" field, an unknown contract or violations: ExitBlock
+// with the seed's text, and a gate_blocked event in the project's event log.
+// Every internal failure (bad input, an unreadable file, a panic) is
+// ExitBlock too, saying the write was not checked: Claude Code ignores any
+// other exit code, and a check that silently did not run is worse than one
+// that says so.
+func PostToolUse(in io.Reader, opts HookOptions) (out Outcome) {
+	name := ""
+	defer func() {
+		if p := recover(); p != nil {
+			out = notChecked(name, fmt.Errorf("internal error: %v", p))
+		}
+	}()
+	var input HookInput
+	data, err := io.ReadAll(io.LimitReader(in, maxInputBytes+1))
+	if err == nil && len(data) > maxInputBytes {
+		err = fmt.Errorf("larger than %d MiB", maxInputBytes>>20)
+	}
+	if err == nil {
+		err = json.Unmarshal(data, &input)
+	}
+	if err != nil {
+		return notChecked(name, fmt.Errorf("read hook input: %w", err))
+	}
+	if input.HookEventName != "" && input.HookEventName != "PostToolUse" {
+		return Outcome{Code: ExitOK}
+	}
+	if !toolsChecked[input.ToolName] || input.ToolInput.FilePath == "" {
+		return Outcome{Code: ExitOK}
+	}
+	path := input.ToolInput.FilePath
+	if !filepath.IsAbs(path) {
+		base := input.Cwd
+		if base == "" {
+			base = opts.Dir
+		}
+		path = filepath.Join(base, path)
+	}
+	root, ok := BlackboardRoot(path)
+	if !ok {
+		return Outcome{Code: ExitOK}
+	}
+	name = filepath.Base(path)
+	out = check(root, path, name)
+	if out.Blocked {
+		tokens.NewLog(root, opts.Logger).Record(tokens.KindGateBlocked)
+	}
+	return out
+}
+
+// BlackboardRoot reports whether path (absolute) names a .json file under
+// some project's .foundry/blackboard/, and returns that project's root. The
+// nearest .foundry/blackboard/ above the file wins.
+func BlackboardRoot(path string) (root string, ok bool) {
+	path = filepath.Clean(path)
+	if !strings.EqualFold(filepath.Ext(path), ".json") {
+		return "", false
+	}
+	for dir := filepath.Dir(path); ; {
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		if filepath.Base(dir) == "blackboard" && filepath.Base(parent) == ".foundry" {
+			return filepath.Dir(parent), true
+		}
+		dir = parent
+	}
+}
+
+// check validates the file at path of the project at root.
+func check(root, path, name string) Outcome {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return notChecked(name, errors.New("the file does not exist"))
+	case err != nil:
+		return notChecked(name, err)
+	case fi.IsDir():
+		return notChecked(name, errors.New("it is a folder"))
+	case fi.Size() > maxArtifactBytes:
+		return reject(fmt.Sprintf("Foundry: %s is larger than %d MiB, the limit for an artifact. Fix it before continuing:", name, maxArtifactBytes>>20),
+			[]string{fmt.Sprintf("#: %d bytes", fi.Size())}, "")
+	}
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		return notChecked(name, err)
+	}
+	reg, err := contracts.Load(os.DirFS(root))
+	if err != nil {
+		return notChecked(name, err)
+	}
+	available := "Available contracts: " + strings.Join(reg.IDs(), ", ") + "."
+	id, violations, err := reg.ValidateAuto(doc)
+	var perr *contracts.ParseError
+	switch {
+	case errors.As(err, &perr):
+		return reject(fmt.Sprintf("Foundry: %s is not parseable JSON. Fix it before continuing:", name),
+			[]string{fmt.Sprintf("line %d, column %d: %v", perr.Line, perr.Column, perr.Err)}, "")
+	case errors.Is(err, contracts.ErrNoSchemaField):
+		return reject(fmt.Sprintf(`Foundry: %s has no "schema" field. Fix it before continuing:`, name),
+			[]string{schemaFieldProblem(doc)}, available)
+	case errors.Is(err, contracts.ErrUnknownContract):
+		return reject(fmt.Sprintf("Foundry: %s names an unknown contract %q. Fix it before continuing:", name, id),
+			[]string{fmt.Sprintf("#/schema: unknown contract %q", id)}, available)
+	case err != nil:
+		return notChecked(name, err)
+	case len(violations) == 0:
+		return Outcome{Code: ExitOK}
+	}
+	lines := make([]string, len(violations))
+	for i, v := range violations {
+		lines[i] = v.String()
+	}
+	return reject(fmt.Sprintf("Foundry: %s violates %s. Fix it before continuing:", name, id), lines, "")
+}
+
+// schemaFieldProblem says why a document has no usable "schema" field.
+func schemaFieldProblem(doc []byte) string {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(doc, &top) != nil {
+		return `#: must be an object with a "schema" field naming its contract`
+	}
+	raw, ok := top["schema"]
+	if !ok {
+		return `#: missing required property "schema"`
+	}
+	return "#/schema: must be a string naming a contract, got " + jsonKind(raw)
+}
+
+// jsonKind names the JSON type of a raw value.
+func jsonKind(raw json.RawMessage) string {
+	s := strings.TrimSpace(string(raw))
+	switch {
+	case s == "null":
+		return "null"
+	case s == "true" || s == "false":
+		return "boolean"
+	case strings.HasPrefix(s, "{"):
+		return "object"
+	case strings.HasPrefix(s, "["):
+		return "array"
+	}
+	return "number"
+}
+
+// reject renders a rejection: the header, one "- " line per problem, and an
+// optional trailer.
+func reject(header string, problems []string, trailer string) Outcome {
+	var b strings.Builder
+	b.WriteString(header + "\n")
+	for _, p := range problems {
+		b.WriteString("- " + p + "\n")
+	}
+	if trailer != "" {
+		b.WriteString(trailer + "\n")
+	}
+	return Outcome{Code: ExitBlock, Message: b.String(), Blocked: true}
+}
+
+// notChecked reports a check that could not run; name is "" when the hook
+// input did not say which file was written.
+func notChecked(name string, err error) Outcome {
+	if name == "" {
+		return Outcome{Code: ExitBlock, Message: fmt.Sprintf(
+			"Foundry: could not check the file just written against its contract: %v. If it is a .foundry/blackboard/ artifact, validate it with contract_validate before continuing.\n", err)}
+	}
+	return Outcome{Code: ExitBlock, Message: fmt.Sprintf(
+		"Foundry: could not check %s against its contract: %v. Validate it with contract_validate before continuing.\n", name, err)}
+}

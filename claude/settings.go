@@ -1,0 +1,197 @@
+package claude
+
+// This file defines `foundry init --claude`: merging the foundry MCP server
+// into .mcp.json and the PostToolUse hook into .claude/settings.json.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+
+	"github.com/foundryhq/foundry/internal/atomicfile"
+)
+
+// ServerName is the MCP server's name, in .mcp.json and in tool names
+// (mcp__foundry__<tool>, or mcp__plugin_foundry-core_foundry__<tool> from
+// the plugin).
+const ServerName = "foundry"
+
+// HookCommand is the command of the PostToolUse hook entry, and HookMatcher
+// the tools it runs after.
+const (
+	HookCommand = "foundry hook claude"
+	HookMatcher = "Write|Edit|MultiEdit"
+)
+
+// MCPServer is one entry of .mcp.json's mcpServers.
+type MCPServer struct {
+	Command string   `json:"command"`
+	Args    []string `json:"args"`
+}
+
+// Server is the foundry entry: stdio, started in the project folder, where
+// foundry finds .foundry/.
+var Server = MCPServer{Command: "foundry", Args: []string{"mcp", "serve"}}
+
+// hookGroup is one matcher group of a hooks event list.
+type hookGroup struct {
+	Matcher string        `json:"matcher"`
+	Hooks   []hookCommand `json:"hooks"`
+}
+
+type hookCommand struct {
+	Type    string `json:"type"`
+	Command string `json:"command"`
+}
+
+// foundryHookGroup is the PostToolUse entry Foundry adds.
+var foundryHookGroup = hookGroup{Matcher: HookMatcher, Hooks: []hookCommand{{Type: "command", Command: HookCommand}}}
+
+// Paths of the files Setup merges into, relative to the project root.
+const (
+	MCPFile      = ".mcp.json"
+	SettingsFile = ".claude/settings.json"
+)
+
+// FileAction says what Setup did to one file.
+type FileAction string
+
+const (
+	Created   FileAction = "created"   // the file did not exist
+	Merged    FileAction = "merged"    // Foundry's entry was added beside the others
+	Unchanged FileAction = "unchanged" // Foundry's entry was already there
+	Kept      FileAction = "kept"      // an entry of the same name differs; it was left as it is
+)
+
+// FileResult reports one file of a Setup.
+type FileResult struct {
+	Path   string     `json:"path"` // slash path relative to the project root
+	Action FileAction `json:"action"`
+	Note   string     `json:"note,omitempty"` // why an entry was kept
+}
+
+// Setup writes what Claude Code needs to use Foundry in the project at root:
+// the foundry server in .mcp.json and the PostToolUse hook in
+// .claude/settings.json. Both files are merged: every other key and entry
+// survives, an entry already present is not added again, and a foundry
+// server entry that differs from Foundry's is kept as the user wrote it. A
+// file that is not a JSON object is an error and is left untouched.
+func Setup(root string) ([]FileResult, error) {
+	mcp, err := mergeFile(root, MCPFile, mergeMCP)
+	if err != nil {
+		return nil, err
+	}
+	settings, err := mergeFile(root, SettingsFile, mergeSettings)
+	if err != nil {
+		return []FileResult{mcp}, err
+	}
+	return []FileResult{mcp, settings}, nil
+}
+
+// mergeFile reads the JSON object at rel (empty when absent), lets merge
+// change it, and writes it back when it changed.
+func mergeFile(root, rel string, merge func(*object) (FileResult, bool, error)) (FileResult, error) {
+	path := filepath.Join(root, filepath.FromSlash(rel))
+	data, err := os.ReadFile(path)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return FileResult{}, fmt.Errorf("set up %s: %w", rel, err)
+	}
+	o := newObject()
+	if exists && len(bytes.TrimSpace(data)) > 0 {
+		if o, err = parseObject(data); err != nil {
+			return FileResult{}, fmt.Errorf("set up %s: %w; fix or move the file, nothing was changed", rel, err)
+		}
+	}
+	res, changed, err := merge(o)
+	if err != nil {
+		return FileResult{}, fmt.Errorf("set up %s: %w; nothing was changed", rel, err)
+	}
+	res.Path = rel
+	if !exists {
+		res.Action = Created
+	}
+	if !changed {
+		return res, nil
+	}
+	out, err := render(o)
+	if err != nil {
+		return FileResult{}, fmt.Errorf("set up %s: %w", rel, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return FileResult{}, fmt.Errorf("set up %s: %w", rel, err)
+	}
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := atomicfile.WriteFile(path, out, mode); err != nil {
+		return FileResult{}, fmt.Errorf("set up %s: %w", rel, err)
+	}
+	return res, nil
+}
+
+// mergeMCP adds the foundry server to mcpServers.
+func mergeMCP(o *object) (FileResult, bool, error) {
+	servers, err := o.child("mcpServers")
+	if err != nil {
+		return FileResult{}, false, err
+	}
+	if cur, ok := servers.get(ServerName); ok {
+		if sameJSON(cur, raw(Server)) {
+			return FileResult{Action: Unchanged}, false, nil
+		}
+		return FileResult{Action: Kept, Note: fmt.Sprintf("mcpServers.%s already exists and differs from %s; it was left as it is", ServerName, raw(Server))}, false, nil
+	}
+	servers.set(ServerName, raw(Server))
+	o.set("mcpServers", raw(servers))
+	return FileResult{Action: Merged}, true, nil
+}
+
+// mergeSettings adds the PostToolUse hook group unless a group already runs
+// HookCommand.
+func mergeSettings(o *object) (FileResult, bool, error) {
+	hooks, err := o.child("hooks")
+	if err != nil {
+		return FileResult{}, false, err
+	}
+	var groups []json.RawMessage
+	if cur, ok := hooks.get("PostToolUse"); ok {
+		if err := json.Unmarshal(cur, &groups); err != nil {
+			return FileResult{}, false, errors.New(`"hooks"."PostToolUse": must be an array`)
+		}
+	}
+	for _, g := range groups {
+		var group struct {
+			Hooks []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		}
+		if json.Unmarshal(g, &group) != nil {
+			continue
+		}
+		for _, h := range group.Hooks {
+			if h.Command == HookCommand {
+				return FileResult{Action: Unchanged}, false, nil
+			}
+		}
+	}
+	groups = append(groups, raw(foundryHookGroup))
+	hooks.set("PostToolUse", raw(groups))
+	o.set("hooks", raw(hooks))
+	return FileResult{Action: Merged}, true, nil
+}
+
+// sameJSON reports whether two JSON texts hold the same value.
+func sameJSON(a, b json.RawMessage) bool {
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
+}

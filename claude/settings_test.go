@@ -1,0 +1,247 @@
+package claude_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/foundryhq/foundry/claude"
+)
+
+func writeFile(t *testing.T, root, rel, content string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSetupFresh(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	res, err := claude.Setup(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []claude.FileResult{{Path: ".mcp.json", Action: claude.Created}, {Path: ".claude/settings.json", Action: claude.Created}}
+	if diff := cmp.Diff(want, res); diff != "" {
+		t.Fatalf("results (-want +got):\n%s", diff)
+	}
+	wantMCP := `{
+  "mcpServers": {
+    "foundry": {
+      "command": "foundry",
+      "args": [
+        "mcp",
+        "serve"
+      ]
+    }
+  }
+}
+`
+	wantSettings := `{
+  "hooks": {
+    "PostToolUse": [
+      {
+        "matcher": "Write|Edit|MultiEdit",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "foundry hook claude"
+          }
+        ]
+      }
+    ]
+  }
+}
+`
+	if diff := cmp.Diff(wantMCP, readFile(t, filepath.Join(root, ".mcp.json"))); diff != "" {
+		t.Errorf(".mcp.json (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantSettings, readFile(t, filepath.Join(root, ".claude", "settings.json"))); diff != "" {
+		t.Errorf("settings.json (-want +got):\n%s", diff)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestSetupMergesTwice runs Setup twice over files with other entries: the
+// entries survive in their order, and nothing is added twice.
+func TestSetupMergesTwice(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFile(t, root, ".mcp.json", `{"mcpServers": {"github": {"command": "gh-mcp", "args": ["--read-only"], "env": {"GH_HOST": "github.com"}}}, "x-note": "a <b> & c"}`)
+	writeFile(t, root, ".claude/settings.json", `{
+  "permissions": {"allow": ["Bash(go test:*)"]},
+  "hooks": {
+    "PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "gofmt -l . && go vet ./..."}]}],
+    "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]
+  },
+  "model": "opus"
+}`)
+	wantMCP := `{
+  "mcpServers": {
+    "github": {
+      "command": "gh-mcp",
+      "args": [
+        "--read-only"
+      ],
+      "env": {
+        "GH_HOST": "github.com"
+      }
+    },
+    "foundry": {
+      "command": "foundry",
+      "args": [
+        "mcp",
+        "serve"
+      ]
+    }
+  },
+  "x-note": "a <b> & c"
+}
+`
+	wantSettings := `{
+  "permissions": {
+    "allow": [
+      "Bash(go test:*)"
+    ]
+  },
+  "hooks": {
+    "PostToolUse": [
+      {
+        "matcher": "Write",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "gofmt -l . && go vet ./..."
+          }
+        ]
+      },
+      {
+        "matcher": "Write|Edit|MultiEdit",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "foundry hook claude"
+          }
+        ]
+      }
+    ],
+    "Stop": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "notify-send done"
+          }
+        ]
+      }
+    ]
+  },
+  "model": "opus"
+}
+`
+	for run, want := range [][]claude.FileResult{
+		{{Path: ".mcp.json", Action: claude.Merged}, {Path: ".claude/settings.json", Action: claude.Merged}},
+		{{Path: ".mcp.json", Action: claude.Unchanged}, {Path: ".claude/settings.json", Action: claude.Unchanged}},
+	} {
+		res, err := claude.Setup(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, res); diff != "" {
+			t.Errorf("run %d results (-want +got):\n%s", run+1, diff)
+		}
+		if diff := cmp.Diff(wantMCP, readFile(t, filepath.Join(root, ".mcp.json"))); diff != "" {
+			t.Errorf("run %d .mcp.json (-want +got):\n%s", run+1, diff)
+		}
+		if diff := cmp.Diff(wantSettings, readFile(t, filepath.Join(root, ".claude", "settings.json"))); diff != "" {
+			t.Errorf("run %d settings.json (-want +got):\n%s", run+1, diff)
+		}
+	}
+}
+
+func TestSetupKeepsUserEntries(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	mcp := `{"mcpServers": {"foundry": {"command": "/opt/foundry/bin/foundry", "args": ["mcp", "serve", "--log-file", "/tmp/f.log"]}}}`
+	writeFile(t, root, ".mcp.json", mcp)
+	// The hook already runs under another matcher: it is not added again.
+	settings := `{"hooks": {"PostToolUse": [{"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "foundry hook claude"}]}]}}`
+	writeFile(t, root, ".claude/settings.json", settings)
+	res, err := claude.Setup(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Action != claude.Kept || !strings.Contains(res[0].Note, "mcpServers.foundry already exists and differs") {
+		t.Errorf(".mcp.json result = %+v, want kept with a note", res[0])
+	}
+	if res[1].Action != claude.Unchanged {
+		t.Errorf("settings.json result = %+v, want unchanged", res[1])
+	}
+	if got := readFile(t, filepath.Join(root, ".mcp.json")); got != mcp {
+		t.Errorf(".mcp.json rewritten: %s", got)
+	}
+	if got := readFile(t, filepath.Join(root, ".claude", "settings.json")); got != settings {
+		t.Errorf("settings.json rewritten: %s", got)
+	}
+}
+
+func TestSetupRefusesBadFiles(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, rel, content, wantErr string
+	}{
+		{"mcp not JSON", ".mcp.json", `{"mcpServers": `, "set up .mcp.json: unexpected end of JSON input; fix or move the file, nothing was changed"},
+		{"mcp array", ".mcp.json", `[]`, "set up .mcp.json: not a JSON object; fix or move the file, nothing was changed"},
+		{"servers not an object", ".mcp.json", `{"mcpServers": []}`, `set up .mcp.json: "mcpServers": must be an object; nothing was changed`},
+		{"hooks not an object", ".claude/settings.json", `{"hooks": "none"}`, `set up .claude/settings.json: "hooks": must be an object; nothing was changed`},
+		{"PostToolUse not an array", ".claude/settings.json", `{"hooks": {"PostToolUse": {}}}`, `set up .claude/settings.json: "hooks"."PostToolUse": must be an array; nothing was changed`},
+		{"trailing data", ".claude/settings.json", `{} {}`, "set up .claude/settings.json: data after the top-level object; fix or move the file, nothing was changed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			writeFile(t, root, tt.rel, tt.content)
+			_, err := claude.Setup(root)
+			if err == nil || err.Error() != tt.wantErr {
+				t.Fatalf("error = %v, want %q", err, tt.wantErr)
+			}
+			if got := readFile(t, filepath.Join(root, filepath.FromSlash(tt.rel))); got != tt.content {
+				t.Fatalf("%s changed to %q", tt.rel, got)
+			}
+		})
+	}
+}
+
+func TestSetupEmptyFile(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFile(t, root, ".mcp.json", "\n")
+	res, err := claude.Setup(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Action != claude.Merged {
+		t.Fatalf("empty .mcp.json: %+v, want merged", res[0])
+	}
+	if _, err := os.Stat(filepath.Join(root, ".claude", "settings.json")); errors.Is(err, os.ErrNotExist) {
+		t.Fatal("settings.json not written")
+	}
+}
