@@ -1,0 +1,25 @@
+// Package jsonrpc serves JSON-RPC 2.0 over a newline-delimited byte stream
+// (stdin/stdout) on top of github.com/sourcegraph/jsonrpc2. It is the only
+// package that imports jsonrpc2, and it knows nothing about MCP.
+//
+// jsonrpc2 alone is not robust enough for a long-lived stdio server: its
+// stock stream closes the whole connection on one undecodable line, its
+// handlers run on the read loop, and a nil result is sent as "result":null.
+// This package adds:
+//
+//   - its own object stream, which reads one line at a time, answers a line
+//     that is not JSON (-32700), a batch array (-32600), a request whose id
+//     is null, negative or not an integer (-32600) and a message over the
+//     size limit (-32600) by itself, and keeps reading; on end of input it
+//     waits for the requests in flight to be answered before it reports EOF;
+//   - a [Server] with a method table that runs requests concurrently (up to
+//     a limit; over it a request is rejected, never queued), handles
+//     notifications in order on the read loop, gives each request a context
+//     that [Conn.Cancel] cancels (its response is then suppressed), turns a
+//     nil result into {} and every handler error into a JSON-RPC error
+//     object;
+//   - an optional trace of every message to a *slog.Logger.
+//
+// Requests ids are echoed verbatim: strings of any content and the integers
+// 0 to 2^63-1.
+package jsonrpc

@@ -1,0 +1,48 @@
+package jsonrpc
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Error codes of the JSON-RPC 2.0 specification, plus the one
+// implementation-defined code this package emits.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+
+	// CodeOverloaded rejects a request over the concurrency or rate limit.
+	// It lies in the implementation-defined range -32000 to -32019 that MCP
+	// leaves to servers.
+	CodeOverloaded = -32000
+)
+
+// Error is a JSON-RPC error object. A handler returns one (possibly
+// wrapped) to choose the code; any other error becomes [CodeInternalError]
+// with the error's text as the message.
+type Error struct {
+	Code    int64
+	Message string
+	// Data, when not nil, is marshalled into the error's "data" member.
+	Data any
+}
+
+// Error implements the error interface.
+func (e *Error) Error() string {
+	return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message)
+}
+
+// Errorf returns an [*Error] with the given code and a formatted message.
+func Errorf(code int64, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// wireError is the JSON form of an error object.
+type wireError struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}

@@ -1,0 +1,80 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"testing"
+)
+
+// FuzzReadLine feeds arbitrary bytes to a served connection: Serve must
+// return nil at the end of input, every byte it writes must be a compact
+// JSON-RPC response on its own line, and no line may get two answers.
+func FuzzReadLine(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n",
+		`{"jsonrpc":"2.0","id":"a","method":"echo","params":{"x":[1,{"y":null}]}}` + "\n",
+		`{"jsonrpc":"2.0","id":0,"method":"ping"}` + "\r\n\n\n",
+		`{"jsonrpc":"2.0","method":"ping"}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"ping"}]` + "\n",
+		`{"jsonrpc":"2.0","id":null,"method":"ping"}` + "\n",
+		`{"jsonrpc":"2.0","id":-1,"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":1.5,"method":"ping"}` + "\n",
+		"not json\n{\n}\n",
+		`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n",
+		`{"jsonrpc":"2.0","id":2,"method":"ping","params":"x"}` + "\n",
+		`{"jsonrpc":"2.0","id":3,"method":"ping","Method":"echo"}` + "\n",
+		`{"jsonrpc":"2.0","id":"\u00e9\n","method":"nope"}` + "\n",
+		"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"echo\",\"params\":[\"\xff\xfe\"]}\n",
+		`{"jsonrpc":"2.0","id":5,"method":"echo","params":{"p":"` + string(bytes.Repeat([]byte("x"), 300)) + `"}}` + "\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := testServer(Options{MaxMessageBytes: 256})
+		var out bytes.Buffer
+		if err := s.Serve(context.Background(), bytes.NewReader(data), &out); err != nil {
+			t.Fatalf("Serve: %v", err)
+		}
+		got := out.Bytes()
+		if len(got) > 0 && got[len(got)-1] != '\n' {
+			t.Fatalf("output does not end with a newline: %q", got)
+		}
+		inLines := bytes.Count(data, []byte("\n")) + 1
+		outLines := bytes.Split(bytes.TrimSuffix(got, []byte("\n")), []byte("\n"))
+		if len(got) > 0 && len(outLines) > inLines {
+			t.Fatalf("%d output lines for %d input lines", len(outLines), inLines)
+		}
+		for _, l := range outLines {
+			if len(l) == 0 {
+				if len(got) > 0 {
+					t.Fatalf("empty output line in %q", got)
+				}
+				continue
+			}
+			var msg struct {
+				JSONRPC string           `json:"jsonrpc"`
+				ID      *json.RawMessage `json:"id"`
+				Result  *json.RawMessage `json:"result"`
+				Error   *wireError       `json:"error"`
+			}
+			if err := json.Unmarshal(l, &msg); err != nil {
+				t.Fatalf("output line is not JSON: %q: %v", l, err)
+			}
+			if msg.JSONRPC != "2.0" || (msg.Result == nil) == (msg.Error == nil) {
+				t.Fatalf("output line is not a response: %q", l)
+			}
+			if msg.Result != nil && (msg.ID == nil || string(*msg.Result) == "null") {
+				t.Fatalf("bad result line: %q", l)
+			}
+			if msg.ID != nil {
+				if _, ok := parseID(*msg.ID); !ok {
+					t.Fatalf("invalid id in output: %q", l)
+				}
+			}
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, l); err != nil || !bytes.Equal(compact.Bytes(), l) {
+				t.Fatalf("output line is not compact JSON: %q", l)
+			}
+		}
+	})
+}

@@ -1,0 +1,657 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// testServer returns a server with the methods the table tests call.
+func testServer(opts Options) *Server {
+	s := NewServer(opts)
+	s.Handle("ping", func(context.Context, *Conn, *Request) (any, error) { return nil, nil })
+	s.Handle("echo", func(_ context.Context, _ *Conn, r *Request) (any, error) {
+		if r.Params == nil {
+			return map[string]any{"params": "absent"}, nil
+		}
+		return map[string]any{"params": r.Params}, nil
+	})
+	s.Handle("nilmap", func(context.Context, *Conn, *Request) (any, error) {
+		var m map[string]int
+		return m, nil
+	})
+	s.Handle("rpcerr", func(context.Context, *Conn, *Request) (any, error) {
+		return nil, &Error{Code: CodeInvalidParams, Message: "bad thing", Data: map[string]string{"uri": "x://y"}}
+	})
+	s.Handle("wrapped", func(context.Context, *Conn, *Request) (any, error) {
+		return nil, fmt.Errorf("outer: %w", Errorf(CodeInvalidParams, "inner %d", 7))
+	})
+	s.Handle("plainerr", func(context.Context, *Conn, *Request) (any, error) {
+		return nil, errors.New("disk on fire")
+	})
+	s.Handle("panic", func(context.Context, *Conn, *Request) (any, error) {
+		panic("boom")
+	})
+	s.Handle("badresult", func(context.Context, *Conn, *Request) (any, error) {
+		return func() {}, nil
+	})
+	return s
+}
+
+func serveString(t *testing.T, s *Server, in string) []string {
+	t.Helper()
+	var out bytes.Buffer
+	if err := s.Serve(context.Background(), strings.NewReader(in), &out); err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	return lines(out.String())
+}
+
+func lines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
+
+func TestServe(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		in   string
+		want []string // compared as a set: concurrent requests answer in any order
+	}{
+		{
+			name: "ping answers an empty object",
+			in:   `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n",
+			want: []string{`{"id":1,"result":{},"jsonrpc":"2.0"}`},
+		},
+		{
+			name: "ids 0, a string and the largest integer are echoed",
+			in: `{"jsonrpc":"2.0","id":0,"method":"ping"}` + "\n" +
+				`{"jsonrpc":"2.0","id":"a","method":"ping"}` + "\n" +
+				`{"jsonrpc":"2.0","id":"","method":"ping"}` + "\n" +
+				`{"jsonrpc":"2.0","id":9223372036854775807,"method":"ping"}` + "\n",
+			want: []string{
+				`{"id":0,"result":{},"jsonrpc":"2.0"}`,
+				`{"id":"a","result":{},"jsonrpc":"2.0"}`,
+				`{"id":"","result":{},"jsonrpc":"2.0"}`,
+				`{"id":9223372036854775807,"result":{},"jsonrpc":"2.0"}`,
+			},
+		},
+		{
+			name: "invalid ids are rejected without an id",
+			in: `{"jsonrpc":"2.0","id":null,"method":"ping"}` + "\n" +
+				`{"jsonrpc":"2.0","id":-1,"method":"ping"}` + "\n" +
+				`{"jsonrpc":"2.0","id":1.5,"method":"ping"}` + "\n" +
+				`{"jsonrpc":"2.0","id":1e2,"method":"ping"}` + "\n" +
+				`{"jsonrpc":"2.0","id":true,"method":"ping"}` + "\n" +
+				`{"jsonrpc":"2.0","id":{},"method":"ping"}` + "\n" +
+				`{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}` + "\n",
+			want: slices.Repeat([]string{`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: id must be a string or a non-negative integer"}}`}, 7),
+		},
+		{
+			name: "a line that is not JSON is answered and the session goes on",
+			in:   "this is not json\n" + `{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\n",
+			want: []string{
+				`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: invalid character 'h' in literal true (expecting 'r')"}}`,
+				`{"id":2,"result":{},"jsonrpc":"2.0"}`,
+			},
+		},
+		{
+			name: "truncated JSON is a parse error",
+			in:   `{"jsonrpc":"2.0","id":3,"method":` + "\n",
+			want: []string{`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: unexpected end of JSON input"}}`},
+		},
+		{
+			name: "a batch is rejected",
+			in:   `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]` + "\n",
+			want: []string{`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: batch arrays are not supported; send one message per line"}}`},
+		},
+		{
+			name: "a scalar is not a message",
+			in:   "42\n\"ping\"\nnull\n",
+			want: slices.Repeat([]string{`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: a message must be a JSON object"}}`}, 3),
+		},
+		{
+			name: "envelope errors echo a valid id",
+			in: `{"id":4,"method":"ping"}` + "\n" +
+				`{"jsonrpc":"1.0","id":5,"method":"ping"}` + "\n" +
+				`{"jsonrpc":"2.0","id":6}` + "\n" +
+				`{"jsonrpc":"2.0","id":7,"method":7}` + "\n" +
+				`{"jsonrpc":"2.0","id":8,"method":"ping","params":3}` + "\n" +
+				`{"jsonrpc":"2.0","id":9,"method":"ping","result":{}}` + "\n",
+			want: []string{
+				`{"jsonrpc":"2.0","id":4,"error":{"code":-32600,"message":"Invalid request: jsonrpc must be \"2.0\""}}`,
+				`{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"Invalid request: jsonrpc must be \"2.0\""}}`,
+				`{"jsonrpc":"2.0","id":6,"error":{"code":-32600,"message":"Invalid request: a message needs a method"}}`,
+				`{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"Invalid request: method must be a string"}}`,
+				`{"jsonrpc":"2.0","id":8,"error":{"code":-32600,"message":"Invalid request: params must be an object or an array"}}`,
+				`{"jsonrpc":"2.0","id":9,"error":{"code":-32600,"message":"Invalid request: a message cannot have both method and result or error"}}`,
+			},
+		},
+		{
+			name: "params absent, null, object and array",
+			in: `{"jsonrpc":"2.0","id":1,"method":"echo"}` + "\n" +
+				`{"jsonrpc":"2.0","id":2,"method":"echo","params":null}` + "\n" +
+				`{"jsonrpc":"2.0","id":3,"method":"echo","params":{"a":[1,2]}}` + "\n" +
+				`{"jsonrpc":"2.0","id":4,"method":"echo","params":["x"]}` + "\n",
+			want: []string{
+				`{"id":1,"result":{"params":"absent"},"jsonrpc":"2.0"}`,
+				`{"id":2,"result":{"params":"absent"},"jsonrpc":"2.0"}`,
+				`{"id":3,"result":{"params":{"a":[1,2]}},"jsonrpc":"2.0"}`,
+				`{"id":4,"result":{"params":["x"]},"jsonrpc":"2.0"}`,
+			},
+		},
+		{
+			name: "unknown method",
+			in:   `{"jsonrpc":"2.0","id":"u","method":"server/discover"}` + "\n",
+			want: []string{`{"id":"u","error":{"code":-32601,"message":"Method not found: server/discover"},"jsonrpc":"2.0"}`},
+		},
+		{
+			name: "notifications get no response, known or not",
+			in: `{"jsonrpc":"2.0","method":"ping"}` + "\n" +
+				`{"jsonrpc":"2.0","method":"notifications/whatever","params":{}}` + "\n" +
+				`{"jsonrpc":"2.0","method":"panic"}` + "\n",
+			want: nil,
+		},
+		{
+			name: "handler errors become error objects",
+			in: `{"jsonrpc":"2.0","id":1,"method":"rpcerr"}` + "\n" +
+				`{"jsonrpc":"2.0","id":2,"method":"wrapped"}` + "\n" +
+				`{"jsonrpc":"2.0","id":3,"method":"plainerr"}` + "\n" +
+				`{"jsonrpc":"2.0","id":4,"method":"panic"}` + "\n" +
+				`{"jsonrpc":"2.0","id":5,"method":"badresult"}` + "\n",
+			want: []string{
+				`{"id":1,"error":{"code":-32602,"message":"bad thing","data":{"uri":"x://y"}},"jsonrpc":"2.0"}`,
+				`{"id":2,"error":{"code":-32602,"message":"inner 7"},"jsonrpc":"2.0"}`,
+				`{"id":3,"error":{"code":-32603,"message":"disk on fire"},"jsonrpc":"2.0"}`,
+				`{"id":4,"error":{"code":-32603,"message":"Internal error: handler for panic panicked"},"jsonrpc":"2.0"}`,
+				`{"id":5,"error":{"code":-32603,"message":"Internal error: encode result of badresult: json: unsupported type: func()"},"jsonrpc":"2.0"}`,
+			},
+		},
+		{
+			name: "a nil map result is an empty object",
+			in:   `{"jsonrpc":"2.0","id":1,"method":"nilmap"}` + "\n",
+			want: []string{`{"id":1,"result":{},"jsonrpc":"2.0"}`},
+		},
+		{
+			name: "blank lines, CRLF and a last line without newline",
+			in:   "\n  \r\n" + `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\r\n" + `{"jsonrpc":"2.0","id":2,"method":"ping"}`,
+			want: []string{`{"id":1,"result":{},"jsonrpc":"2.0"}`, `{"id":2,"result":{},"jsonrpc":"2.0"}`},
+		},
+		{
+			name: "responses from the peer are never answered",
+			in: `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n" +
+				`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}` + "\n" +
+				`{"jsonrpc":"2.0","error":{"code":-32600,"message":"x"}}` + "\n" +
+				`{"id":2,"result":{}}` + "\n",
+			want: nil,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := serveString(t, testServer(Options{}), tt.in)
+			want := slices.Clone(tt.want)
+			slices.Sort(got)
+			slices.Sort(want)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("output (-want +got):\n%s", diff)
+			}
+			for _, l := range got {
+				if !json.Valid([]byte(l)) {
+					t.Errorf("output line is not JSON: %s", l)
+				}
+			}
+		})
+	}
+}
+
+func TestServeMessageLimit(t *testing.T) {
+	t.Parallel()
+	pad := func(n int) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"echo","params":{"p":"` + strings.Repeat("x", n) + `"}}`
+	}
+	tests := []struct {
+		name string
+		in   string
+		want string
+	}{
+		{
+			name: "at the limit",
+			in:   pad(64 - len(pad(0))),
+			want: `{"id":1,"result":{"params":{"p":"` + strings.Repeat("x", 64-len(pad(0))) + `"}},"jsonrpc":"2.0"}`,
+		},
+		{
+			name: "over the limit, id echoed",
+			in:   pad(65 - len(pad(0))),
+			want: `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Invalid request: message of 65 bytes exceeds the 64-byte limit"}}`,
+		},
+		{
+			name: "far over the limit, id lost",
+			in:   pad(64 + idSlack + 1),
+			want: fmt.Sprintf(`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: message of %d bytes exceeds the 64-byte limit"}}`, len(pad(64+idSlack+1))),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := testServer(Options{MaxMessageBytes: 64})
+			got := serveString(t, s, tt.in+"\n"+`{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n")
+			want := []string{tt.want, `{"id":2,"result":{},"jsonrpc":"2.0"}`}
+			slices.Sort(got)
+			slices.Sort(want)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("output (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// gate is a handler that reports its start and blocks until released or
+// cancelled.
+type gate struct {
+	started chan ID
+	release chan struct{}
+	ctxErr  chan error
+}
+
+func newGate() *gate {
+	return &gate{started: make(chan ID, 16), release: make(chan struct{}), ctxErr: make(chan error, 16)}
+}
+
+func (g *gate) handle(ctx context.Context, _ *Conn, r *Request) (any, error) {
+	g.started <- r.ID
+	select {
+	case <-g.release:
+		return map[string]string{"slow": "done"}, nil
+	case <-ctx.Done():
+		g.ctxErr <- ctx.Err()
+		return nil, ctx.Err()
+	}
+}
+
+// session drives Serve over pipes, one line at a time.
+type session struct {
+	t    *testing.T
+	in   *io.PipeWriter
+	out  chan string
+	done chan error
+	eof  chan struct{}
+}
+
+// eofReader reports when its reader has returned io.EOF.
+type eofReader struct {
+	r    io.Reader
+	once sync.Once
+	eof  chan struct{}
+}
+
+func (e *eofReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if errors.Is(err, io.EOF) {
+		e.once.Do(func() { close(e.eof) })
+	}
+	return n, err
+}
+
+func startSession(t *testing.T, ctx context.Context, s *Server) *session {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ss := &session{t: t, in: inW, out: make(chan string, 64), done: make(chan error, 1), eof: make(chan struct{})}
+	go func() {
+		err := s.Serve(ctx, &eofReader{r: inR, eof: ss.eof}, outW)
+		outW.Close()
+		ss.done <- err
+	}()
+	go func() {
+		buf := make([]byte, 0, 4096)
+		tmp := make([]byte, 4096)
+		for {
+			n, err := outR.Read(tmp)
+			buf = append(buf, tmp[:n]...)
+			for {
+				i := bytes.IndexByte(buf, '\n')
+				if i < 0 {
+					break
+				}
+				ss.out <- string(buf[:i])
+				buf = buf[i+1:]
+			}
+			if err != nil {
+				close(ss.out)
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() { inW.Close() })
+	return ss
+}
+
+func (ss *session) send(line string) {
+	ss.t.Helper()
+	if _, err := io.WriteString(ss.in, line+"\n"); err != nil {
+		ss.t.Fatalf("write %s: %v", line, err)
+	}
+}
+
+func (ss *session) next() string {
+	ss.t.Helper()
+	select {
+	case l, ok := <-ss.out:
+		if !ok {
+			ss.t.Fatal("output closed")
+		}
+		return l
+	case <-time.After(10 * time.Second): // a hang guard, not a timing assumption
+		ss.t.Fatal("no output line within 10s")
+	}
+	return ""
+}
+
+func (ss *session) expect(want string) {
+	ss.t.Helper()
+	if got := ss.next(); got != want {
+		ss.t.Errorf("line:\n got %s\nwant %s", got, want)
+	}
+}
+
+func (ss *session) close() (rest []string, err error) {
+	ss.t.Helper()
+	ss.in.Close()
+	for l := range ss.out {
+		rest = append(rest, l)
+	}
+	return rest, <-ss.done
+}
+
+func TestServeConcurrentAndCancel(t *testing.T) {
+	t.Parallel()
+	g := newGate()
+	s := NewServer(Options{})
+	s.Handle("slow", g.handle)
+	s.Handle("ping", func(context.Context, *Conn, *Request) (any, error) { return nil, nil })
+	s.Handle("cancel", func(_ context.Context, c *Conn, r *Request) (any, error) {
+		var p struct{ ID ID }
+		if err := json.Unmarshal(r.Params, &p); err != nil {
+			return nil, err
+		}
+		c.Cancel(p.ID)
+		return nil, nil
+	})
+	ss := startSession(t, context.Background(), s)
+
+	ss.send(`{"jsonrpc":"2.0","id":1,"method":"slow"}`)
+	ss.send(`{"jsonrpc":"2.0","id":"two","method":"slow"}`)
+	<-g.started
+	<-g.started
+	ss.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	ss.expect(`{"id":3,"result":{},"jsonrpc":"2.0"}`)
+	ss.send(`{"jsonrpc":"2.0","id":1,"method":"slow"}`)
+	ss.expect(`{"id":1,"error":{"code":-32600,"message":"Invalid request: id 1 is already in flight"},"jsonrpc":"2.0"}`)
+	ss.send(`{"jsonrpc":"2.0","method":"cancel","params":{"id":1}}`)
+	if err := <-g.ctxErr; !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled handler saw %v, want context.Canceled", err)
+	}
+	ss.send(`{"jsonrpc":"2.0","method":"cancel","params":{"id":99}}`) // unknown id: ignored
+	close(g.release)
+	ss.expect(`{"id":"two","result":{"slow":"done"},"jsonrpc":"2.0"}`)
+	rest, err := ss.close()
+	if err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	if len(rest) != 0 {
+		t.Errorf("cancelled request answered: %q", rest)
+	}
+}
+
+func TestServeEOFDrainsInFlight(t *testing.T) {
+	t.Parallel()
+	g := newGate()
+	s := NewServer(Options{})
+	s.Handle("slow", g.handle)
+	ss := startSession(t, context.Background(), s)
+	for i := range 3 {
+		ss.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"slow"}`, i))
+	}
+	for range 3 {
+		<-g.started
+	}
+	ss.in.Close()
+	<-ss.eof // the stream has seen EOF while three requests are in flight
+	close(g.release)
+	rest, err := ss.close()
+	if err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	slices.Sort(rest)
+	want := []string{
+		`{"id":0,"result":{"slow":"done"},"jsonrpc":"2.0"}`,
+		`{"id":1,"result":{"slow":"done"},"jsonrpc":"2.0"}`,
+		`{"id":2,"result":{"slow":"done"},"jsonrpc":"2.0"}`,
+	}
+	if diff := cmp.Diff(want, rest); diff != "" {
+		t.Errorf("responses after EOF (-want +got):\n%s", diff)
+	}
+}
+
+func TestServeMaxConcurrency(t *testing.T) {
+	t.Parallel()
+	g := newGate()
+	s := NewServer(Options{MaxConcurrency: 1})
+	s.Handle("slow", g.handle)
+	s.Handle("ping", func(context.Context, *Conn, *Request) (any, error) { return nil, nil })
+	ss := startSession(t, context.Background(), s)
+	ss.send(`{"jsonrpc":"2.0","id":1,"method":"slow"}`)
+	<-g.started
+	ss.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	ss.expect(`{"id":2,"error":{"code":-32000,"message":"Server overloaded: 1 requests already in flight; retry later"},"jsonrpc":"2.0"}`)
+	close(g.release)
+	ss.expect(`{"id":1,"result":{"slow":"done"},"jsonrpc":"2.0"}`)
+	ss.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	ss.expect(`{"id":3,"result":{},"jsonrpc":"2.0"}`)
+	if _, err := ss.close(); err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+}
+
+type countLimiter struct {
+	mu   sync.Mutex
+	left int
+}
+
+func (l *countLimiter) Allow() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.left == 0 {
+		return false
+	}
+	l.left--
+	return true
+}
+
+func TestServeLimiter(t *testing.T) {
+	t.Parallel()
+	s := testServer(Options{Limiter: &countLimiter{left: 2}})
+	got := serveString(t, s,
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n"+
+			`{"jsonrpc":"2.0","method":"ping"}`+"\n"+ // notifications are not limited
+			`{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n"+
+			`{"jsonrpc":"2.0","id":3,"method":"ping"}`+"\n")
+	slices.Sort(got)
+	want := []string{
+		`{"id":1,"result":{},"jsonrpc":"2.0"}`,
+		`{"id":2,"result":{},"jsonrpc":"2.0"}`,
+		`{"id":3,"error":{"code":-32000,"message":"Rate limit exceeded; retry later"},"jsonrpc":"2.0"}`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("output (-want +got):\n%s", diff)
+	}
+}
+
+func TestConnNotify(t *testing.T) {
+	t.Parallel()
+	s := NewServer(Options{})
+	s.Handle("work", func(ctx context.Context, c *Conn, r *Request) (any, error) {
+		for i := 1; i <= 2; i++ {
+			if err := c.Notify(ctx, "progress", map[string]int{"step": i}); err != nil {
+				return nil, err
+			}
+		}
+		return map[string]bool{"ok": true}, nil
+	})
+	got := serveString(t, s, `{"jsonrpc":"2.0","id":"w","method":"work"}`+"\n")
+	want := []string{
+		`{"jsonrpc":"2.0","method":"progress","params":{"step":1}}`,
+		`{"jsonrpc":"2.0","method":"progress","params":{"step":2}}`,
+		`{"id":"w","result":{"ok":true},"jsonrpc":"2.0"}`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("output (-want +got):\n%s", diff)
+	}
+}
+
+func TestServeNotificationsInOrder(t *testing.T) {
+	t.Parallel()
+	var seen []string // only touched on the read loop
+	s := NewServer(Options{})
+	s.Handle("note", func(_ context.Context, _ *Conn, r *Request) (any, error) {
+		seen = append(seen, string(r.Params))
+		return nil, nil
+	})
+	var in strings.Builder
+	var want []string
+	for i := range 50 {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","method":"note","params":[%d]}`+"\n", i)
+		want = append(want, fmt.Sprintf("[%d]", i))
+	}
+	if got := serveString(t, s, in.String()); len(got) != 0 {
+		t.Errorf("notifications answered: %q", got)
+	}
+	if diff := cmp.Diff(want, seen); diff != "" {
+		t.Errorf("notification order (-want +got):\n%s", diff)
+	}
+}
+
+func TestServeTrace(t *testing.T) {
+	t.Parallel()
+	var log bytes.Buffer
+	trace := slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		},
+	}))
+	s := testServer(Options{Trace: trace})
+	serveString(t, s, "nope\n"+`{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n")
+	want := []string{
+		`level=INFO msg="rpc recv" message=nope`,
+		`level=INFO msg="rpc send" message="{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,\"message\":\"Parse error: invalid character 'o' in literal null (expecting 'u')\"}}"`,
+		`level=INFO msg="rpc recv" message="{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"`,
+		`level=INFO msg="rpc send" message="{\"id\":1,\"result\":{},\"jsonrpc\":\"2.0\"}"`,
+	}
+	if diff := cmp.Diff(want, lines(log.String())); diff != "" {
+		t.Errorf("trace (-want +got):\n%s", diff)
+	}
+}
+
+func TestServeContextCancelled(t *testing.T) {
+	t.Parallel()
+	g := newGate()
+	s := NewServer(Options{})
+	s.Handle("slow", g.handle)
+	ctx, cancel := context.WithCancel(context.Background())
+	ss := startSession(t, ctx, s)
+	ss.send(`{"jsonrpc":"2.0","id":1,"method":"slow"}`)
+	<-g.started
+	cancel()
+	if err := <-ss.done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Serve = %v, want context.Canceled", err)
+	}
+	if err := <-g.ctxErr; !errors.Is(err, context.Canceled) {
+		t.Errorf("handler saw %v, want context.Canceled", err)
+	}
+}
+
+type failingReader struct{ data *strings.Reader }
+
+func (f failingReader) Read(p []byte) (int, error) {
+	if f.data.Len() > 0 {
+		return f.data.Read(p)
+	}
+	return 0, errors.New("device gone")
+}
+
+func TestServeReadError(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	s := testServer(Options{})
+	err := s.Serve(context.Background(), failingReader{strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")}, &out)
+	if err == nil || err.Error() != "read messages: device gone" {
+		t.Errorf("Serve = %v, want read messages: device gone", err)
+	}
+	if got := out.String(); got != `{"id":1,"result":{},"jsonrpc":"2.0"}`+"\n" {
+		t.Errorf("output = %q", got)
+	}
+}
+
+func TestIDJSON(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in      string
+		want    ID
+		wantErr bool
+	}{
+		{in: `0`, want: IntID(0)},
+		{in: `42`, want: IntID(42)},
+		{in: `"a"`, want: StringID("a")},
+		{in: `"\u0041"`, want: StringID("A")},
+		{in: `""`, want: StringID("")},
+		{in: `null`, wantErr: true},
+		{in: `-1`, wantErr: true},
+		{in: `1.0`, wantErr: true},
+		{in: `01`, wantErr: true},
+		{in: `1e3`, wantErr: true},
+		{in: `9223372036854775808`, wantErr: true},
+		{in: `[1]`, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			t.Parallel()
+			var got ID
+			err := json.Unmarshal([]byte(tt.in), &got)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("Unmarshal(%s) error = %v, wantErr %v", tt.in, err, tt.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			if got != tt.want {
+				t.Errorf("Unmarshal(%s) = %v, want %v", tt.in, got, tt.want)
+			}
+			b, err := json.Marshal(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back ID
+			if err := json.Unmarshal(b, &back); err != nil || back != got {
+				t.Errorf("round trip of %s: %s → %v, %v", tt.in, b, back, err)
+			}
+		})
+	}
+}
