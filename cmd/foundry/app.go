@@ -77,6 +77,10 @@ func commands(env *cliEnv) []*cli.Command {
 		newInitCommand(env),
 		newConfigCommand(env),
 		newVersionCommand(env),
+		newValidateCommand(env),
+		newContractsCommand(env),
+		newHookCommand(env),
+		newPluginCommand(env),
 	}
 }
 

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/foundryhq/foundry/contracts"
+	"github.com/foundryhq/foundry/project"
+)
+
+type contractsOptions struct {
+	json   bool
+	id     string // show: the contract id
+	stdout io.Writer
+}
+
+func newContractsCommand(env *cliEnv) *cli.Command {
+	opts := &contractsOptions{}
+	return &cli.Command{
+		Name:  "contracts",
+		Usage: "list the contracts or show one schema",
+		Description: `Contracts are JSON Schema 2020-12 documents: the ones embedded in foundry
+plus the project's own in .foundry/schemas/<noun>.v<major>.schema.json.
+With --rev or --staged the project's contracts are read from there. Outside
+a project only the embedded ones are listed.
+
+EXIT STATUS:
+   0  ok
+   1  unknown contract, or a project contract that cannot be loaded
+   2  malformed command line`,
+		Subcommands: []*cli.Command{
+			{
+				Name:      "list",
+				Usage:     "list the contract ids, embedded and project-local",
+				ArgsUsage: " ",
+				Description: `Prints one contract a line: its id and where it comes from (embedded or
+local). With --json, an array of {id, origin, digest}, the digest being
+"sha256:<hex>" of the schema file.
+
+EXIT STATUS:
+   0  ok
+   1  a project contract cannot be loaded
+   2  malformed command line`,
+				Action: func(c *cli.Context) error {
+					if c.NArg() > 0 {
+						return usageErrorf("contracts list takes no arguments")
+					}
+					opts.json, opts.stdout = env.json, env.stdout
+					return runContractsList(env, opts)
+				},
+			},
+			{
+				Name:      "show",
+				Usage:     "print a contract's schema, pretty-printed",
+				ArgsUsage: "<contract-id>",
+				Description: `Prints the JSON Schema of the contract, indented by two spaces (it is JSON
+with or without --json).
+
+EXIT STATUS:
+   0  ok
+   1  unknown contract, or a project contract that cannot be loaded
+   2  malformed command line`,
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return usageErrorf("contracts show takes one contract id")
+					}
+					opts.id, opts.json, opts.stdout = c.Args().First(), env.json, env.stdout
+					return runContractsShow(env, opts)
+				},
+			},
+		},
+	}
+}
+
+// loadRegistry loads the contracts of the project the global flags point
+// at; outside a project, the embedded ones (unless --rev or --staged asked
+// for a project).
+func loadRegistry(env *cliEnv) (*contracts.Registry, error) {
+	p, err := env.open()
+	if err != nil {
+		if errors.Is(err, project.ErrNoProject) && env.rev == "" && !env.staged {
+			return contracts.Load(nil)
+		}
+		return nil, err
+	}
+	return contracts.Load(p.FS)
+}
+
+func runContractsList(env *cliEnv, opts *contractsOptions) error {
+	reg, err := loadRegistry(env)
+	if err != nil {
+		return err
+	}
+	type entry struct {
+		ID     string `json:"id"`
+		Origin string `json:"origin"`
+		Digest string `json:"digest"`
+	}
+	entries := []entry{}
+	width := 0
+	for _, id := range reg.IDs() {
+		d, err := reg.Digest(id)
+		if err != nil {
+			return err
+		}
+		origin := "local"
+		if reg.Embedded(id) {
+			origin = "embedded"
+		}
+		entries = append(entries, entry{ID: id, Origin: origin, Digest: d})
+		width = max(width, len(id))
+	}
+	if opts.json {
+		return writeJSON(opts.stdout, entries)
+	}
+	var sb strings.Builder
+	for _, e := range entries {
+		fmt.Fprintf(&sb, "%-*s  %s\n", width, e.ID, e.Origin)
+	}
+	_, err = io.WriteString(opts.stdout, sb.String())
+	return err
+}
+
+func runContractsShow(env *cliEnv, opts *contractsOptions) error {
+	reg, err := loadRegistry(env)
+	if err != nil {
+		return err
+	}
+	raw, err := reg.Schema(opts.id)
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, bytes.TrimSpace(raw), "", "  "); err != nil {
+		return fmt.Errorf("show contract %s: %w", opts.id, err)
+	}
+	out.WriteByte('\n')
+	_, err = opts.stdout.Write(out.Bytes())
+	return err
+}
