@@ -1,0 +1,49 @@
+package blackboard
+
+import (
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrInvalidName means a wave or agent name sanitises to nothing, "."
+	// or "..", or holds a NUL byte; see [NameError].
+	ErrInvalidName = errors.New("invalid name")
+	// ErrNotObject means the artifact data is not a JSON object.
+	ErrNotObject = errors.New("data must be a JSON object")
+	// ErrInvalidJSON means the artifact data is not parseable JSON.
+	ErrInvalidJSON = errors.New("data is not valid JSON")
+	// ErrTooLarge means the artifact data exceeds [MaxDataBytes].
+	ErrTooLarge = errors.New("data is too large")
+	// ErrReadOnly means a write was asked of a board opened without a
+	// project root on disk (a revision or the index).
+	ErrReadOnly = errors.New("the blackboard is read-only here")
+	// ErrUnknownWave means the wave has no folder; the wrapping error lists
+	// the waves.
+	ErrUnknownWave = errors.New("unknown wave")
+	// ErrNoArtifact means the agent has no artifact in the wave; the
+	// wrapping error lists the agents that have one.
+	ErrNoArtifact = errors.New("no artifact")
+	// ErrInvalidCursor means a read cursor was not issued for this wave by
+	// [Board.Read].
+	ErrInvalidCursor = errors.New("invalid cursor")
+	// ErrInvalidLimit means a read limit is outside 1–[MaxLimit].
+	ErrInvalidLimit = errors.New("invalid limit")
+)
+
+// NameError is a wave or agent name that cannot be used.
+type NameError struct {
+	Field  string // "wave" or "agent"; empty when unknown
+	Name   string // as given
+	Reason string
+}
+
+func (e *NameError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("%v %q: %s", ErrInvalidName, e.Name, e.Reason)
+	}
+	return fmt.Sprintf("invalid %s name %q: %s", e.Field, e.Name, e.Reason)
+}
+
+// Unwrap makes every NameError match [ErrInvalidName].
+func (e *NameError) Unwrap() error { return ErrInvalidName }

@@ -1,0 +1,96 @@
+package blackboard
+
+// This file defines the contracts lock: .foundry/contracts.lock/<id> holds
+// the content hash of the contract the project's first artifact under <id>
+// was accepted under.
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/foundryhq/foundry/internal/atomicfile"
+)
+
+// LockDir holds one file per contract id, relative to the project root.
+// It is committed: one small file per id merges without conflicts.
+const LockDir = ".foundry/contracts.lock"
+
+var (
+	lockIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*\.v[0-9]+$`)
+	digestPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+)
+
+// Lock is one entry of the contracts lock.
+type Lock struct {
+	ID     string `json:"id"`     // contract id, e.g. finding.v1
+	Digest string `json:"digest"` // "sha256:<hex>" of the schema file content
+	Path   string `json:"path"`   // project-relative, slash form
+	// Problem says why the file does not hold a digest (then Digest is
+	// its trimmed content) or why its name is not a contract id.
+	Problem string `json:"problem,omitempty"`
+}
+
+// ReadLocks returns the contracts lock of the project in fsys (rooted at
+// the project root, any source), sorted by id. A missing folder is an empty
+// lock. Malformed entries are returned with a Problem, not dropped, so the
+// doctor can report them.
+func ReadLocks(fsys fs.FS) ([]Lock, error) {
+	entries, err := fs.ReadDir(fsys, LockDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return []Lock{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read contracts lock: %w", err)
+	}
+	locks := []Lock{}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || strings.HasPrefix(name, ".") {
+			continue
+		}
+		l := Lock{ID: name, Path: path.Join(LockDir, name)}
+		data, err := fs.ReadFile(fsys, l.Path)
+		if err != nil {
+			return nil, fmt.Errorf("read contracts lock: %w", err)
+		}
+		l.Digest = strings.TrimSpace(string(data))
+		switch {
+		case !lockIDPattern.MatchString(name):
+			l.Problem = "the file name is not a contract id"
+		case !digestPattern.MatchString(l.Digest):
+			l.Problem = `the content is not a digest of the form "sha256:<64 hex digits>"`
+		}
+		locks = append(locks, l)
+	}
+	slices.SortFunc(locks, func(a, b Lock) int { return strings.Compare(a.ID, b.ID) })
+	return locks, nil
+}
+
+// writeLock records digest for contract id unless a lock for id exists:
+// the first accepted artifact decides. Concurrent writers race safely,
+// exactly one creates the file.
+func writeLock(root, id, digest string) error {
+	if !lockIDPattern.MatchString(id) {
+		return fmt.Errorf("lock contract %q: not a contract id", id)
+	}
+	dir := filepath.Join(root, filepath.FromSlash(LockDir))
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("lock contract %s: %w", id, err)
+	}
+	p := filepath.Join(dir, id)
+	if _, err := os.Lstat(p); err == nil {
+		return nil
+	}
+	err := atomicfile.WriteNew(p, []byte(digest+"\n"), 0o644)
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("lock contract %s: %w", id, err)
+	}
+	return nil
+}

@@ -1,0 +1,319 @@
+package blackboard
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/foundryhq/foundry/internal/atomicfile"
+	"github.com/foundryhq/foundry/tokens"
+)
+
+// Paging of reads.
+const (
+	DefaultLimit = 20
+	MaxLimit     = 100
+)
+
+// MaxSummary is the length, in characters, at which summary lines are cut.
+const MaxSummary = 400
+
+// summaryFields are tried in order for an artifact's summary line.
+var summaryFields = []string{"summary", "title", "goal"}
+
+// ReadRequest asks for the artifacts of one wave.
+type ReadRequest struct {
+	Wave   string // sanitised with [Sanitize]
+	Agent  string // optional: only this producer's artifact (sanitised)
+	Full   bool   // each artifact verbatim instead of a summary
+	Limit  int    // artifacts per page: 0 means DefaultLimit, at most MaxLimit
+	Cursor string // from a previous result's NextCursor
+}
+
+// Artifact is one artifact of a read.
+type Artifact struct {
+	Name       string `json:"name"`  // file name, e.g. appsec-reviewer.json
+	Agent      string `json:"agent"` // the file name without .json
+	Path       string `json:"path"`  // project-relative, slash form
+	Schema     string `json:"schema,omitempty"`
+	ProducedBy string `json:"producedBy,omitempty"`
+	Bytes      int    `json:"bytes"`
+	Tokens     int    `json:"tokens"`
+	// Summary comes from the artifact's summary, title or goal field, cut
+	// at MaxSummary characters; empty when it has none of them.
+	Summary string `json:"summary,omitempty"`
+	// Problem says why the file is not a JSON object.
+	Problem string `json:"problem,omitempty"`
+	// Data is the artifact itself, only in a full read of a parseable file.
+	Data json.RawMessage `json:"data,omitempty"`
+
+	raw []byte // the file verbatim, in a full read
+}
+
+// ReadResult is one page of a wave.
+type ReadResult struct {
+	Wave      string     `json:"wave"` // sanitised
+	Full      bool       `json:"full"`
+	Artifacts []Artifact `json:"artifacts"`
+	// Total counts the wave's artifacts (only the agent's, with Agent).
+	Total int `json:"total"`
+	// NextCursor, when set, reads the next page.
+	NextCursor string `json:"nextCursor,omitempty"`
+}
+
+// Text renders the page as blackboard_read returns it. A summary entry is
+//
+//   - **appsec-reviewer.json** · schema review.v1 · by appsec-reviewer · ~711 tokens
+//     Six findings, two high. Access control on /api/orders is the blocking one.
+//
+// and a full entry is the same first line followed by the file in a fenced
+// JSON block. When more artifacts remain, the text ends with
+// `More: call again with cursor "<c>".`
+func (r ReadResult) Text() string {
+	var b strings.Builder
+	if len(r.Artifacts) == 0 {
+		fmt.Fprintf(&b, "Wave %s holds no artifacts yet.\n", r.Wave)
+	}
+	for i, a := range r.Artifacts {
+		if r.Full && i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(a.header())
+		switch {
+		case r.Full:
+			b.WriteString("```json\n")
+			b.Write(a.raw)
+			if !bytes.HasSuffix(a.raw, []byte("\n")) {
+				b.WriteString("\n")
+			}
+			b.WriteString("```\n")
+		case a.Problem != "":
+			fmt.Fprintf(&b, "  %s\n", a.Problem)
+		case a.Summary != "":
+			fmt.Fprintf(&b, "  %s\n", a.Summary)
+		default:
+			b.WriteString("  (no summary field)\n")
+		}
+	}
+	if r.NextCursor != "" {
+		fmt.Fprintf(&b, "\nMore: call again with cursor %q.\n", r.NextCursor)
+	}
+	return b.String()
+}
+
+// header is an entry's first line.
+func (a Artifact) header() string {
+	if a.Problem != "" {
+		return fmt.Sprintf("- **%s** · ~%d tokens\n", a.Name, a.Tokens)
+	}
+	schema, by := a.Schema, a.ProducedBy
+	if schema == "" {
+		schema = "(none)"
+	}
+	if by == "" {
+		by = "(unknown)"
+	}
+	return fmt.Sprintf("- **%s** · schema %s · by %s · ~%d tokens\n", a.Name, schema, by, a.Tokens)
+}
+
+// Waves lists the waves (folders of .foundry/blackboard/), sorted.
+func (b *Board) Waves(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	entries, err := fs.ReadDir(b.fsys, Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return []string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list waves: %w", err)
+	}
+	waves := []string{}
+	for _, e := range entries {
+		if e.IsDir() {
+			waves = append(waves, e.Name())
+		}
+	}
+	slices.Sort(waves)
+	return waves, nil
+}
+
+// Read returns one page of a wave's artifacts, by file name.
+func (b *Board) Read(ctx context.Context, req ReadRequest) (ReadResult, error) {
+	wave, err := sanitizeField("wave", req.Wave)
+	if err != nil {
+		return ReadResult{}, err
+	}
+	limit := req.Limit
+	if limit == 0 {
+		limit = DefaultLimit
+	}
+	if limit < 1 || limit > MaxLimit {
+		return ReadResult{}, fmt.Errorf("%w %d: use 1–%d", ErrInvalidLimit, req.Limit, MaxLimit)
+	}
+	after := ""
+	if req.Cursor != "" {
+		if after, err = decodeCursor(wave, req.Cursor); err != nil {
+			return ReadResult{}, err
+		}
+	}
+	names, err := b.artifactNames(ctx, wave)
+	if err != nil {
+		return ReadResult{}, err
+	}
+	if req.Agent != "" {
+		agent, err := sanitizeField("agent", req.Agent)
+		if err != nil {
+			return ReadResult{}, err
+		}
+		if !slices.Contains(names, agent+".json") {
+			return ReadResult{}, noArtifact(agent, wave, names)
+		}
+		names = []string{agent + ".json"}
+	}
+	res := ReadResult{Wave: wave, Full: req.Full, Artifacts: []Artifact{}, Total: len(names)}
+	start := 0
+	if after != "" {
+		start, _ = slices.BinarySearch(names, after)
+		if start < len(names) && names[start] == after {
+			start++
+		}
+	}
+	end := min(start+limit, len(names))
+	for _, name := range names[start:end] {
+		if err := ctx.Err(); err != nil {
+			return ReadResult{}, err
+		}
+		a, err := b.artifact(wave, name, req.Full)
+		if err != nil {
+			return ReadResult{}, err
+		}
+		res.Artifacts = append(res.Artifacts, a)
+	}
+	if end < len(names) {
+		res.NextCursor = encodeCursor(wave, names[end-1])
+	}
+	return res, nil
+}
+
+// artifactNames lists a wave's artifact file names, sorted; an unknown wave
+// is an error listing the waves.
+func (b *Board) artifactNames(ctx context.Context, wave string) ([]string, error) {
+	dir := path.Join(Dir, wave)
+	entries, err := fs.ReadDir(b.fsys, dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		waves, werr := b.Waves(ctx)
+		if werr != nil {
+			return nil, werr
+		}
+		if len(waves) == 0 {
+			return nil, fmt.Errorf("%w %q (the blackboard has no waves yet)", ErrUnknownWave, wave)
+		}
+		return nil, fmt.Errorf("%w %q (waves: %s)", ErrUnknownWave, wave, strings.Join(waves, ", "))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read wave %s: %w", wave, err)
+	}
+	var names []string
+	for _, e := range entries {
+		n := e.Name()
+		if !e.IsDir() && strings.HasSuffix(n, ".json") && !strings.HasPrefix(n, atomicfile.TempPrefix) {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+func noArtifact(agent, wave string, names []string) error {
+	if len(names) == 0 {
+		return fmt.Errorf("%w by %q in wave %s (the wave is empty)", ErrNoArtifact, agent, wave)
+	}
+	agents := make([]string, len(names))
+	for i, n := range names {
+		agents[i] = strings.TrimSuffix(n, ".json")
+	}
+	return fmt.Errorf("%w by %q in wave %s (agents: %s)", ErrNoArtifact, agent, wave, strings.Join(agents, ", "))
+}
+
+// artifact reads one artifact file.
+func (b *Board) artifact(wave, name string, full bool) (Artifact, error) {
+	a := Artifact{Name: name, Agent: strings.TrimSuffix(name, ".json"), Path: path.Join(Dir, wave, name)}
+	data, err := fs.ReadFile(b.fsys, a.Path)
+	if err != nil {
+		return a, fmt.Errorf("read artifact: %w", err)
+	}
+	a.Bytes = len(data)
+	a.Tokens = tokens.Estimate(len(data))
+	if full {
+		a.raw = data
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil {
+		var v any
+		if json.Unmarshal(data, &v) == nil {
+			a.Problem = fmt.Sprintf("not a JSON object (%s)", kindOf(v))
+		} else {
+			a.Problem = "not valid JSON: " + jsonErrText(data, err)
+		}
+		return a, nil
+	}
+	a.Schema = stringField(obj, "schema")
+	a.ProducedBy = stringField(obj, "producedBy")
+	for _, f := range summaryFields {
+		if s := oneLine(stringField(obj, f)); s != "" {
+			a.Summary = cut(s, MaxSummary)
+			break
+		}
+	}
+	if full {
+		a.Data = json.RawMessage(data)
+	}
+	return a, nil
+}
+
+// stringField returns obj[key] when it is a JSON string.
+func stringField(obj map[string]json.RawMessage, key string) string {
+	var s string
+	if json.Unmarshal(obj[key], &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// oneLine folds whitespace runs into single spaces, so a value never breaks
+// an entry's shape.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// cut shortens s to at most n characters, ending with "…" when cut.
+func cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// A cursor names the wave and the last artifact returned, so pages stay
+// right while artifacts are added or removed between calls.
+const cursorPrefix = "bb1:"
+
+func encodeCursor(wave, after string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + wave + "/" + after))
+}
+
+func decodeCursor(wave, c string) (string, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	rest, ok := strings.CutPrefix(string(raw), cursorPrefix+wave+"/")
+	if err != nil || !ok || rest == "" || strings.Contains(rest, "/") {
+		return "", fmt.Errorf("%w %q for wave %s: pass the nextCursor of a previous read of this wave", ErrInvalidCursor, c, wave)
+	}
+	return rest, nil
+}

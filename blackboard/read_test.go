@@ -1,0 +1,223 @@
+package blackboard
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+func file(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
+
+// TestReadSeedFigures pins blackboard_read to the seed: the 2841-byte
+// artifact reads as ~711 tokens, with its summary line.
+func TestReadSeedFigures(t *testing.T) {
+	t.Parallel()
+	fixture, err := os.ReadFile("testdata/appsec-reviewer.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys := fstest.MapFS{Dir + "/audit/appsec-reviewer.json": &fstest.MapFile{Data: fixture}}
+	res, err := Open(fsys, Options{}).Read(context.Background(), ReadRequest{Wave: "audit"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "- **appsec-reviewer.json** · schema review.v1 · by appsec-reviewer · ~711 tokens\n" +
+		"  Six findings, two high. Access control on /api/orders is the blocking one.\n"
+	if diff := cmp.Diff(want, res.Text()); diff != "" {
+		t.Errorf("Text (-want +got):\n%s", diff)
+	}
+	wantRes := ReadResult{Wave: "audit", Total: 1, Artifacts: []Artifact{{
+		Name: "appsec-reviewer.json", Agent: "appsec-reviewer", Path: ".foundry/blackboard/audit/appsec-reviewer.json",
+		Schema: "review.v1", ProducedBy: "appsec-reviewer", Bytes: 2841, Tokens: 711,
+		Summary: "Six findings, two high. Access control on /api/orders is the blocking one.",
+	}}}
+	if diff := cmp.Diff(wantRes, res, cmpopts.IgnoreUnexported(Artifact{})); diff != "" {
+		t.Errorf("result (-want +got):\n%s", diff)
+	}
+
+	// Full: the file verbatim in a fenced JSON block.
+	res, err = Open(fsys, Options{}).Read(context.Background(), ReadRequest{Wave: "audit", Full: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = "- **appsec-reviewer.json** · schema review.v1 · by appsec-reviewer · ~711 tokens\n```json\n" + string(fixture) + "```\n"
+	if diff := cmp.Diff(want, res.Text()); diff != "" {
+		t.Errorf("full Text (-want +got):\n%s", diff)
+	}
+	if !json.Valid(res.Artifacts[0].Data) || len(res.Artifacts[0].Data) != 2841 {
+		t.Errorf("full result data: %d bytes", len(res.Artifacts[0].Data))
+	}
+}
+
+var wave = fstest.MapFS{
+	Dir + "/audit/b-title.json":          file(`{"schema":"finding.v1","producedBy":"b","title":"Title wins over goal","goal":"g"}`),
+	Dir + "/audit/c-goal.json":           file(`{"schema":"plan.v1","producedBy":"c","summary":7,"goal":"  Goal\n  on two lines  "}`),
+	Dir + "/audit/d-none.json":           file(`{"schema":"x.v1"}`),
+	Dir + "/audit/e-array.json":          file(`[1,2,3]`),
+	Dir + "/audit/f-broken.json":         file("{\n\"a\": }"),
+	Dir + "/audit/a-summary.json":        file(`{"summary":"First","title":"not this"}`),
+	Dir + "/audit/notes.txt":             file(`ignored`),
+	Dir + "/audit/.foundry-tmp-z.json-1": file(`{}`),
+	Dir + "/audit/sub/inner.json":        file(`{}`),
+	Dir + "/build/implementer.json":      file(`{}`),
+	Dir + "/empty/.keep":                 file(``),
+}
+
+func TestReadSummaries(t *testing.T) {
+	t.Parallel()
+	res, err := Open(wave, Options{}).Read(context.Background(), ReadRequest{Wave: "audit"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "- **a-summary.json** · schema (none) · by (unknown) · ~10 tokens\n" +
+		"  First\n" +
+		"- **b-title.json** · schema finding.v1 · by b · ~21 tokens\n" +
+		"  Title wins over goal\n" +
+		"- **c-goal.json** · schema plan.v1 · by c · ~21 tokens\n" +
+		"  Goal on two lines\n" +
+		"- **d-none.json** · schema x.v1 · by (unknown) · ~5 tokens\n" +
+		"  (no summary field)\n" +
+		"- **e-array.json** · ~2 tokens\n" +
+		"  not a JSON object (an array)\n" +
+		"- **f-broken.json** · ~2 tokens\n" +
+		"  not valid JSON: invalid character '}' looking for beginning of value (line 2, column 6)\n"
+	if diff := cmp.Diff(want, res.Text()); diff != "" {
+		t.Errorf("Text (-want +got):\n%s", diff)
+	}
+}
+
+func TestReadSummaryCut(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", 500)
+	fsys := fstest.MapFS{Dir + "/w/a.json": file(`{"summary":"` + long + `"}`)}
+	res, err := Open(fsys, Options{}).Read(context.Background(), ReadRequest{Wave: "w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := []rune(res.Artifacts[0].Summary); len(got) != MaxSummary || got[MaxSummary-1] != '…' {
+		t.Errorf("summary has %d characters, ends %q", len(got), got[len(got)-1])
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		fsys    fstest.MapFS
+		req     ReadRequest
+		wantErr error
+		errText string
+	}{
+		{name: "unknown wave", fsys: wave, req: ReadRequest{Wave: "nope"},
+			wantErr: ErrUnknownWave, errText: `unknown wave "nope" (waves: audit, build, empty)`},
+		{name: "no waves at all", fsys: fstest.MapFS{}, req: ReadRequest{Wave: "nope"},
+			wantErr: ErrUnknownWave, errText: `unknown wave "nope" (the blackboard has no waves yet)`},
+		{name: "hostile wave is sanitised, then unknown", fsys: wave, req: ReadRequest{Wave: "../../etc"},
+			wantErr: ErrUnknownWave, errText: `unknown wave "..-..-etc" (waves: audit, build, empty)`},
+		{name: "dot dot wave", fsys: wave, req: ReadRequest{Wave: ".."}, wantErr: ErrInvalidName},
+		{name: "unknown agent", fsys: wave, req: ReadRequest{Wave: "build", Agent: "x"},
+			wantErr: ErrNoArtifact, errText: `no artifact by "x" in wave build (agents: implementer)`},
+		{name: "agent in empty wave", fsys: wave, req: ReadRequest{Wave: "empty", Agent: "x"},
+			wantErr: ErrNoArtifact, errText: `no artifact by "x" in wave empty (the wave is empty)`},
+		{name: "limit too big", fsys: wave, req: ReadRequest{Wave: "audit", Limit: 101},
+			wantErr: ErrInvalidLimit, errText: "invalid limit 101: use 1–100"},
+		{name: "negative limit", fsys: wave, req: ReadRequest{Wave: "audit", Limit: -1}, wantErr: ErrInvalidLimit},
+		{name: "garbage cursor", fsys: wave, req: ReadRequest{Wave: "audit", Cursor: "!!"},
+			wantErr: ErrInvalidCursor, errText: `invalid cursor "!!" for wave audit: pass the nextCursor of a previous read of this wave`},
+		{name: "cursor of another wave", fsys: wave, req: ReadRequest{Wave: "audit", Cursor: encodeCursor("build", "x.json")},
+			wantErr: ErrInvalidCursor},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Open(tt.fsys, Options{}).Read(context.Background(), tt.req)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			}
+			if tt.errText != "" && err.Error() != tt.errText {
+				t.Errorf("error text:\n got %s\nwant %s", err, tt.errText)
+			}
+		})
+	}
+}
+
+func TestReadAgentAndEmpty(t *testing.T) {
+	t.Parallel()
+	b := Open(wave, Options{})
+	res, err := b.Read(context.Background(), ReadRequest{Wave: "audit", Agent: "b-title"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Artifacts) != 1 || res.Artifacts[0].Name != "b-title.json" || res.Total != 1 {
+		t.Errorf("agent read: %+v", res)
+	}
+	res, err = b.Read(context.Background(), ReadRequest{Wave: "empty"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := res.Text(), "Wave empty holds no artifacts yet.\n"; got != want {
+		t.Errorf("empty wave Text = %q, want %q", got, want)
+	}
+}
+
+// TestReadPaging walks a wave of 45 artifacts 20 at a time, with one added
+// between pages: nothing is skipped or repeated.
+func TestReadPaging(t *testing.T) {
+	t.Parallel()
+	fsys := fstest.MapFS{}
+	for i := range 45 {
+		fsys[fmt.Sprintf("%s/big/agent-%02d.json", Dir, i)] = file(`{"summary":"s"}`)
+	}
+	b := Open(fsys, Options{})
+	var seen []string
+	cursor := ""
+	var pages []int
+	for page := 0; ; page++ {
+		res, err := b.Read(context.Background(), ReadRequest{Wave: "big", Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, len(res.Artifacts))
+		for _, a := range res.Artifacts {
+			seen = append(seen, a.Agent)
+		}
+		text := res.Text()
+		if res.NextCursor == "" {
+			if strings.Contains(text, "More:") {
+				t.Errorf("last page has a More line")
+			}
+			break
+		}
+		if want := fmt.Sprintf("\nMore: call again with cursor %q.\n", res.NextCursor); !strings.HasSuffix(text, want) {
+			t.Errorf("page %d does not end with %q:\n%s", page, want, text)
+		}
+		if page == 0 {
+			// A new artifact sorting before the cursor does not shift pages.
+			fsys[Dir+"/big/agent-00a.json"] = file(`{}`)
+		}
+		cursor = res.NextCursor
+	}
+	if diff := cmp.Diff([]int{20, 20, 5}, pages); diff != "" {
+		t.Errorf("page sizes (-want +got):\n%s", diff)
+	}
+	var want []string
+	for i := range 45 {
+		want = append(want, fmt.Sprintf("agent-%02d", i))
+	}
+	if diff := cmp.Diff(want, seen); diff != "" {
+		t.Errorf("artifacts seen (-want +got):\n%s", diff)
+	}
+
+	res, err := b.Read(context.Background(), ReadRequest{Wave: "big", Limit: 100})
+	if err != nil || len(res.Artifacts) != 46 || res.NextCursor != "" {
+		t.Errorf("limit 100: %d artifacts, cursor %q, %v", len(res.Artifacts), res.NextCursor, err)
+	}
+}

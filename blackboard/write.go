@@ -1,0 +1,275 @@
+package blackboard
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/foundryhq/foundry/contracts"
+	"github.com/foundryhq/foundry/internal/atomicfile"
+	"github.com/foundryhq/foundry/tokens"
+)
+
+// Dir holds the waves, relative to the project root.
+const Dir = ".foundry/blackboard"
+
+// MaxDataBytes bounds the artifact data a write accepts: 8 MiB.
+const MaxDataBytes = 8 << 20
+
+// Contracts validates artifacts and names the content they were accepted
+// under; *contracts.Registry is one.
+type Contracts interface {
+	Validate(id string, doc []byte) ([]contracts.Violation, error)
+	Digest(id string) (string, error)
+}
+
+// Recorder receives one event per write (blackboard_write) or rejection
+// (gate_blocked); *tokens.Log is one.
+type Recorder interface{ Record(kind string) }
+
+// Options configures a [Board].
+type Options struct {
+	// Root is the project root on disk (the folder holding .foundry/).
+	// Writes need it; leave it empty for a revision or the index.
+	Root string
+	// Contracts validates writes; nil loads the project's contracts
+	// (embedded plus .foundry/schemas/) on the first write.
+	Contracts Contracts
+	// Events, when set, records blackboard_write and gate_blocked events.
+	Events Recorder
+}
+
+// Board is the blackboard of one project, read through an fs.FS rooted at
+// the project root.
+type Board struct {
+	fsys fs.FS
+	opts Options
+}
+
+// Open returns the blackboard of the project in fsys.
+func Open(fsys fs.FS, opts Options) *Board { return &Board{fsys: fsys, opts: opts} }
+
+// WriteRequest is one artifact to write.
+type WriteRequest struct {
+	Wave   string // sanitised with [Sanitize]
+	Agent  string // sanitised with [Sanitize]; also the artifact's producedBy
+	Schema string // contract id, e.g. finding.v1; also the artifact's schema
+	Data   []byte // a JSON object of at most MaxDataBytes
+}
+
+// Violation is one reason a contract rejected an artifact, in the form
+// "<pointer>: <message>".
+type Violation struct {
+	Pointer string `json:"pointer"`
+	Message string `json:"message"`
+}
+
+func (v Violation) String() string { return v.Pointer + ": " + v.Message }
+
+// WriteResult is the outcome of a write: written, or rejected by the
+// contract with nothing written.
+type WriteResult struct {
+	Written bool   `json:"written"`
+	Wave    string `json:"wave"`  // sanitised
+	Agent   string `json:"agent"` // sanitised
+	Schema  string `json:"schema"`
+	// Path, Bytes and Tokens describe the written file.
+	Path   string `json:"path,omitempty"`
+	Bytes  int    `json:"bytes,omitempty"`
+	Tokens int    `json:"tokens,omitempty"`
+	// Digest is the content hash of the contract the artifact was accepted
+	// under ("sha256:<hex>").
+	Digest string `json:"digest,omitempty"`
+	// Violations say why the contract rejected the artifact.
+	Violations []Violation `json:"violations,omitempty"`
+}
+
+// Text renders the result as blackboard_write returns it:
+//
+//	Wrote .foundry/blackboard/audit/appsec-reviewer.json (2841 bytes, ~711 tokens).
+//	Return to your caller ONLY this path and a summary of at most 300 tokens.
+//
+// or, for a rejection:
+//
+//	Rejected: artifact does not satisfy finding.v1.
+//	- #: missing required property "failureScenario"
+//	Fix and call again.
+func (r WriteResult) Text() string {
+	var b strings.Builder
+	if r.Written {
+		fmt.Fprintf(&b, "Wrote %s (%d bytes, ~%d tokens).\n", r.Path, r.Bytes, r.Tokens)
+		b.WriteString("Return to your caller ONLY this path and a summary of at most 300 tokens.\n")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "Rejected: artifact does not satisfy %s.\n", r.Schema)
+	for _, v := range r.Violations {
+		fmt.Fprintf(&b, "- %s\n", v)
+	}
+	b.WriteString("Fix and call again.\n")
+	return b.String()
+}
+
+// Write sets the artifact's schema and producedBy from the request,
+// validates it against its contract and, when it is valid, writes
+// .foundry/blackboard/<wave>/<agent>.json atomically. A rejected artifact
+// is a result with Written false, not an error: nothing is written. Errors
+// are for unusable requests (a name, data that is not a JSON object, an
+// unknown contract) and failed writes.
+func (b *Board) Write(ctx context.Context, req WriteRequest) (WriteResult, error) {
+	if b.opts.Root == "" {
+		return WriteResult{}, fmt.Errorf("write artifact: %w", ErrReadOnly)
+	}
+	wave, err := sanitizeField("wave", req.Wave)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	agent, err := sanitizeField("agent", req.Agent)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	res := WriteResult{Wave: wave, Agent: agent, Schema: req.Schema}
+	obj, err := decodeObject(req.Data)
+	if err != nil {
+		return res, err
+	}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	reg := b.opts.Contracts
+	if reg == nil {
+		r, err := contracts.Load(b.fsys)
+		if err != nil {
+			return res, err
+		}
+		reg = r
+	}
+	obj["schema"] = req.Schema
+	obj["producedBy"] = agent
+	doc, err := encode(obj)
+	if err != nil {
+		return res, fmt.Errorf("encode artifact: %w", err)
+	}
+	vs, err := reg.Validate(req.Schema, doc)
+	if err != nil {
+		return res, err
+	}
+	if len(vs) > 0 {
+		for _, v := range vs {
+			res.Violations = append(res.Violations, Violation{Pointer: v.Pointer, Message: v.Message})
+		}
+		b.record(tokens.KindGateBlocked)
+		return res, nil
+	}
+	if res.Digest, err = reg.Digest(req.Schema); err != nil {
+		return res, err
+	}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+
+	foundry := filepath.Join(b.opts.Root, ".foundry")
+	if fi, err := os.Stat(foundry); err != nil || !fi.IsDir() {
+		return res, fmt.Errorf("write artifact: %s is not a folder", foundry)
+	}
+	// The lock comes first: an accepted artifact on disk always has the
+	// contract content it was accepted under on record.
+	if err := writeLock(b.opts.Root, req.Schema, res.Digest); err != nil {
+		return res, err
+	}
+	dir := filepath.Join(b.opts.Root, filepath.FromSlash(Dir), wave)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return res, fmt.Errorf("write artifact: %w", err)
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, agent+".json"), doc, 0o644); err != nil {
+		return res, fmt.Errorf("write artifact: %w", err)
+	}
+	res.Written = true
+	res.Path = path.Join(Dir, wave, agent+".json")
+	res.Bytes = len(doc)
+	res.Tokens = tokens.Estimate(len(doc))
+	b.record(tokens.KindBlackboardWrite)
+	return res, nil
+}
+
+func (b *Board) record(kind string) {
+	if b.opts.Events != nil {
+		b.opts.Events.Record(kind)
+	}
+}
+
+// decodeObject parses data as one JSON object, keeping numbers exact.
+func decodeObject(data []byte) (map[string]any, error) {
+	if len(data) > MaxDataBytes {
+		return nil, fmt.Errorf("%w: %d bytes, at most %d (8 MiB)", ErrTooLarge, len(data), MaxDataBytes)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("%w, got nothing", ErrNotObject)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrInvalidJSON, jsonErrText(data, err))
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%w: unexpected content after the first value", ErrInvalidJSON)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%w, got %s", ErrNotObject, kindOf(v))
+	}
+	return obj, nil
+}
+
+// jsonErrText states a JSON syntax error with its line and column.
+func jsonErrText(data []byte, err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		// Offset counts the offending byte itself.
+		off := min(max(int(se.Offset)-1, 0), len(data))
+		line := 1 + bytes.Count(data[:off], []byte("\n"))
+		col := off - bytes.LastIndexByte(data[:off], '\n')
+		return fmt.Sprintf("%v (line %d, column %d)", se, line, col)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return "unexpected end of input"
+	}
+	return err.Error()
+}
+
+func kindOf(v any) string {
+	switch v.(type) {
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// encode renders an artifact as it is stored: two-space indentation, keys
+// sorted at every level, no HTML escaping, a final newline.
+func encode(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

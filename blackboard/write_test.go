@@ -1,0 +1,389 @@
+package blackboard
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/foundryhq/foundry/contracts"
+	"github.com/foundryhq/foundry/schemas"
+	"github.com/foundryhq/foundry/tokens"
+)
+
+// recorder is a fake Recorder.
+type recorder struct {
+	mu    sync.Mutex
+	kinds []string
+}
+
+func (r *recorder) Record(kind string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.kinds = append(r.kinds, kind)
+}
+
+// newProject returns a project root holding an empty .foundry/.
+func newProject(t testing.TB) string {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, ".foundry"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func openBoard(root string, rec Recorder) *Board {
+	return Open(os.DirFS(root), Options{Root: root, Events: rec})
+}
+
+// listFiles returns every file under root/.foundry, slash paths, sorted.
+func listFiles(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(filepath.Join(root, ".foundry"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if d.IsDir() {
+			rel += "/"
+		}
+		out = append(out, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func schemaDigest(t *testing.T, id string) string {
+	t.Helper()
+	b, err := fs.ReadFile(schemas.FS, id+".schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// TestWriteSeedFigures pins blackboard_write to the seed: an artifact of
+// exactly 2841 bytes is reported as (2841 bytes, ~711 tokens).
+func TestWriteSeedFigures(t *testing.T) {
+	t.Parallel()
+	fixture, err := os.ReadFile("testdata/appsec-reviewer.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fixture) != 2841 {
+		t.Fatalf("fixture is %d bytes, the seed's artifact is 2841", len(fixture))
+	}
+	root := newProject(t)
+	rec := &recorder{}
+	res, err := openBoard(root, rec).Write(context.Background(), WriteRequest{
+		Wave: "audit", Agent: "appsec-reviewer", Schema: "review.v1", Data: fixture,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Wrote .foundry/blackboard/audit/appsec-reviewer.json (2841 bytes, ~711 tokens).\n" +
+		"Return to your caller ONLY this path and a summary of at most 300 tokens.\n"
+	if diff := cmp.Diff(want, res.Text()); diff != "" {
+		t.Errorf("Text (-want +got):\n%s", diff)
+	}
+	wantRes := WriteResult{
+		Written: true, Wave: "audit", Agent: "appsec-reviewer", Schema: "review.v1",
+		Path: ".foundry/blackboard/audit/appsec-reviewer.json", Bytes: 2841, Tokens: 711,
+		Digest: schemaDigest(t, "review.v1"),
+	}
+	if diff := cmp.Diff(wantRes, res); diff != "" {
+		t.Errorf("result (-want +got):\n%s", diff)
+	}
+	got, err := os.ReadFile(filepath.Join(root, ".foundry", "blackboard", "audit", "appsec-reviewer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(fixture), string(got)); diff != "" {
+		t.Errorf("written file (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{tokens.KindBlackboardWrite}, rec.kinds); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+func TestWriteCanonicalForm(t *testing.T) {
+	t.Parallel()
+	root := newProject(t)
+	// Keys come out sorted at every level, numbers exact, no HTML escaping,
+	// and schema and producedBy come from the request, not the data.
+	data := `{"wave":"w1","status":"complete","summary":"<b>&</b> 1e400 stays","producedBy":"someone-else","schema":"plan.v1",
+"artifacts":[{"path":"p","description":"z","contract":"finding.v1"}],"gate":{"passed":true,"notes":"n"}}`
+	res, err := openBoard(root, nil).Write(context.Background(), WriteRequest{Wave: "w1", Agent: "lead", Schema: "handoff.v1", Data: []byte(data)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Written {
+		t.Fatalf("rejected:\n%s", res.Text())
+	}
+	got, _ := os.ReadFile(filepath.Join(root, ".foundry", "blackboard", "w1", "lead.json"))
+	want := `{
+  "artifacts": [
+    {
+      "contract": "finding.v1",
+      "description": "z",
+      "path": "p"
+    }
+  ],
+  "gate": {
+    "notes": "n",
+    "passed": true
+  },
+  "producedBy": "lead",
+  "schema": "handoff.v1",
+  "status": "complete",
+  "summary": "<b>&</b> 1e400 stays",
+  "wave": "w1"
+}
+`
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf("file (-want +got):\n%s", diff)
+	}
+}
+
+func TestWriteRejected(t *testing.T) {
+	t.Parallel()
+	root := newProject(t)
+	rec := &recorder{}
+	before := listFiles(t, root)
+	data := `{"id":"F-001","severity":"high","title":"IDOR on orders","summary":"Any user reads any order.","confidence":"high"}`
+	res, err := openBoard(root, rec).Write(context.Background(), WriteRequest{Wave: "audit", Agent: "appsec-reviewer", Schema: "finding.v1", Data: []byte(data)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Rejected: artifact does not satisfy finding.v1.\n" +
+		"- #: missing required property \"failureScenario\"\n" +
+		"Fix and call again.\n"
+	if diff := cmp.Diff(want, res.Text()); diff != "" {
+		t.Errorf("Text (-want +got):\n%s", diff)
+	}
+	if res.Written || res.Path != "" {
+		t.Errorf("result says written: %+v", res)
+	}
+	if diff := cmp.Diff(before, listFiles(t, root)); diff != "" {
+		t.Errorf("a rejected write changed .foundry (-before +after):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{tokens.KindGateBlocked}, rec.kinds); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+
+	// Several problems, in document order.
+	res, err = openBoard(root, rec).Write(context.Background(), WriteRequest{Wave: "audit", Agent: "a", Schema: "finding.v1",
+		Data: []byte(`{"id":"F 1","severity":"urgent","title":"t","summary":"s","failureScenario":"f","confidence":"high","extra":1}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = "Rejected: artifact does not satisfy finding.v1.\n" +
+		"- #: unexpected property \"extra\"\n" +
+		"- #/id: does not match pattern \"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$\"\n" +
+		"- #/severity: must be one of [\"critical\",\"high\",\"medium\",\"low\",\"info\"]\n" +
+		"Fix and call again.\n"
+	if diff := cmp.Diff(want, res.Text()); diff != "" {
+		t.Errorf("Text (-want +got):\n%s", diff)
+	}
+}
+
+func TestWriteErrors(t *testing.T) {
+	t.Parallel()
+	valid := `{"id":"F-1","severity":"low","title":"t","summary":"s","failureScenario":"f","confidence":"low"}`
+	tests := []struct {
+		name    string
+		req     WriteRequest
+		wantErr error
+		errText string
+	}{
+		{name: "array", req: WriteRequest{Wave: "w", Agent: "a", Schema: "finding.v1", Data: []byte(`[1,2]`)},
+			wantErr: ErrNotObject, errText: "data must be a JSON object, got an array"},
+		{name: "string", req: WriteRequest{Wave: "w", Agent: "a", Schema: "finding.v1", Data: []byte(`"hello"`)},
+			wantErr: ErrNotObject, errText: "data must be a JSON object, got a string"},
+		{name: "null", req: WriteRequest{Wave: "w", Agent: "a", Schema: "finding.v1", Data: []byte(`null`)},
+			wantErr: ErrNotObject, errText: "data must be a JSON object, got null"},
+		{name: "empty", req: WriteRequest{Wave: "w", Agent: "a", Schema: "finding.v1", Data: []byte(" \n")},
+			wantErr: ErrNotObject, errText: "data must be a JSON object, got nothing"},
+		{name: "not JSON", req: WriteRequest{Wave: "w", Agent: "a", Schema: "finding.v1", Data: []byte("{\n  \"a\": nope}")},
+			wantErr: ErrInvalidJSON, errText: "data is not valid JSON: invalid character 'o' in literal null (expecting 'u') (line 2, column 9)"},
+		{name: "truncated", req: WriteRequest{Wave: "w", Agent: "a", Schema: "finding.v1", Data: []byte(`{"a":`)},
+			wantErr: ErrInvalidJSON, errText: "data is not valid JSON: unexpected end of input"},
+		{name: "two values", req: WriteRequest{Wave: "w", Agent: "a", Schema: "finding.v1", Data: []byte(`{} {}`)},
+			wantErr: ErrInvalidJSON, errText: "data is not valid JSON: unexpected content after the first value"},
+		{name: "too large", req: WriteRequest{Wave: "w", Agent: "a", Schema: "finding.v1",
+			Data: []byte(`{"x":"` + strings.Repeat("a", MaxDataBytes) + `"}`)},
+			wantErr: ErrTooLarge, errText: "data is too large: 8388616 bytes, at most 8388608 (8 MiB)"},
+		{name: "unknown contract", req: WriteRequest{Wave: "w", Agent: "a", Schema: "nope.v9", Data: []byte(valid)},
+			wantErr: contracts.ErrUnknownContract},
+		{name: "dot dot wave", req: WriteRequest{Wave: "..", Agent: "a", Schema: "finding.v1", Data: []byte(valid)},
+			wantErr: ErrInvalidName, errText: `invalid wave name "..": "." and ".." name no folder inside the blackboard`},
+		{name: "dot agent", req: WriteRequest{Wave: "w", Agent: ".", Schema: "finding.v1", Data: []byte(valid)},
+			wantErr: ErrInvalidName, errText: `invalid agent name ".": "." and ".." name no folder inside the blackboard`},
+		{name: "empty agent", req: WriteRequest{Wave: "w", Agent: "", Schema: "finding.v1", Data: []byte(valid)},
+			wantErr: ErrInvalidName, errText: `invalid agent name "": is empty`},
+		{name: "NUL wave", req: WriteRequest{Wave: "w\x00", Agent: "a", Schema: "finding.v1", Data: []byte(valid)},
+			wantErr: ErrInvalidName, errText: `invalid wave name "w\x00": contains a NUL byte`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			root := newProject(t)
+			rec := &recorder{}
+			before := listFiles(t, root)
+			res, err := openBoard(root, rec).Write(context.Background(), tt.req)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			}
+			if tt.errText != "" && err.Error() != tt.errText {
+				t.Errorf("error text:\n got %s\nwant %s", err, tt.errText)
+			}
+			if res.Written {
+				t.Error("result says written")
+			}
+			if diff := cmp.Diff(before, listFiles(t, root)); diff != "" {
+				t.Errorf("a failed write changed .foundry (-before +after):\n%s", diff)
+			}
+			if len(rec.kinds) != 0 {
+				t.Errorf("events recorded: %v", rec.kinds)
+			}
+		})
+	}
+}
+
+func TestWriteHostileNamesStayInside(t *testing.T) {
+	t.Parallel()
+	valid := []byte(`{"id":"F-1","severity":"low","title":"t","summary":"s","failureScenario":"f","confidence":"low"}`)
+	tests := []struct {
+		wave, agent string
+		wantPath    string
+	}{
+		{"../../etc", "passwd", ".foundry/blackboard/..-..-etc/passwd.json"},
+		{"a/b", "../x", ".foundry/blackboard/a-b/..-x.json"},
+		{"audit", "/abs/path", ".foundry/blackboard/audit/-abs-path.json"},
+		{strings.Repeat("w", 200), strings.Repeat("a", 200), ".foundry/blackboard/" + strings.Repeat("w", 80) + "/" + strings.Repeat("a", 80) + ".json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.wantPath[:min(40, len(tt.wantPath))], func(t *testing.T) {
+			t.Parallel()
+			root := newProject(t)
+			res, err := openBoard(root, nil).Write(context.Background(), WriteRequest{Wave: tt.wave, Agent: tt.agent, Schema: "finding.v1", Data: valid})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Path != tt.wantPath {
+				t.Errorf("path = %s, want %s", res.Path, tt.wantPath)
+			}
+			want := []string{
+				".foundry/",
+				".foundry/blackboard/",
+				".foundry/blackboard/" + res.Wave + "/",
+				tt.wantPath,
+				".foundry/contracts.lock/",
+				".foundry/contracts.lock/finding.v1",
+			}
+			slices.Sort(want)
+			if diff := cmp.Diff(want, listFiles(t, root)); diff != "" {
+				t.Errorf("files (-want +got):\n%s", diff)
+			}
+			es, _ := os.ReadDir(root)
+			if len(es) != 1 {
+				t.Errorf("project root holds %d entries, want only .foundry", len(es))
+			}
+		})
+	}
+}
+
+func TestWriteReadOnly(t *testing.T) {
+	t.Parallel()
+	root := newProject(t)
+	_, err := Open(os.DirFS(root), Options{}).Write(context.Background(), WriteRequest{Wave: "w", Agent: "a", Schema: "finding.v1", Data: []byte(`{}`)})
+	if !errors.Is(err, ErrReadOnly) {
+		t.Errorf("err = %v, want ErrReadOnly", err)
+	}
+}
+
+// TestWriteLock records the contract content the first accepted artifact
+// was accepted under, and never changes it afterwards.
+func TestWriteLock(t *testing.T) {
+	t.Parallel()
+	root := newProject(t)
+	ctx := context.Background()
+	valid := []byte(`{"id":"F-1","severity":"low","title":"t","summary":"s","failureScenario":"f","confidence":"low"}`)
+	if _, err := openBoard(root, nil).Write(ctx, WriteRequest{Wave: "w", Agent: "a", Schema: "finding.v1", Data: valid}); err != nil {
+		t.Fatal(err)
+	}
+	locks, err := ReadLocks(os.DirFS(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Lock{{ID: "finding.v1", Digest: schemaDigest(t, "finding.v1"), Path: ".foundry/contracts.lock/finding.v1"}}
+	if diff := cmp.Diff(want, locks); diff != "" {
+		t.Errorf("ReadLocks (-want +got):\n%s", diff)
+	}
+
+	// An older lock wins: a later write under a different content keeps it.
+	old := "sha256:" + strings.Repeat("0", 64) + "\n"
+	lockPath := filepath.Join(root, ".foundry", "contracts.lock", "finding.v1")
+	if err := os.WriteFile(lockPath, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := openBoard(root, nil).Write(ctx, WriteRequest{Wave: "w", Agent: "b", Schema: "finding.v1", Data: valid})
+	if err != nil || !res.Written {
+		t.Fatalf("second write: %v %+v", err, res)
+	}
+	if got, _ := os.ReadFile(lockPath); string(got) != old {
+		t.Errorf("lock rewritten: %q", got)
+	}
+}
+
+func TestReadLocks(t *testing.T) {
+	t.Parallel()
+	root := newProject(t)
+	dir := filepath.Join(root, ".foundry", "contracts.lock")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	good := "sha256:" + strings.Repeat("ab", 32)
+	for name, content := range map[string]string{
+		"review.v1":  good + "\n",
+		"finding.v1": "garbage\n",
+		"Bad Name":   good,
+		".gitkeep":   "",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := ReadLocks(os.DirFS(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Lock{
+		{ID: "Bad Name", Digest: good, Path: ".foundry/contracts.lock/Bad Name", Problem: "the file name is not a contract id"},
+		{ID: "finding.v1", Digest: "garbage", Path: ".foundry/contracts.lock/finding.v1", Problem: `the content is not a digest of the form "sha256:<64 hex digits>"`},
+		{ID: "review.v1", Digest: good, Path: ".foundry/contracts.lock/review.v1"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ReadLocks (-want +got):\n%s", diff)
+	}
+	empty, err := ReadLocks(os.DirFS(t.TempDir()))
+	if err != nil || len(empty) != 0 {
+		t.Errorf("ReadLocks without a lock = %v, %v", empty, err)
+	}
+}
