@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -90,18 +92,22 @@ type Fact struct {
 // DateLayout is the layout of created and expires dates.
 const DateLayout = "2006-01-02"
 
-var idPattern = regexp.MustCompile(`^fact-[0-9]{4,}$`)
-
 // ValidID reports whether id has the form fact-NNNN (at least four digits).
-func ValidID(id string) bool { return idPattern.MatchString(id) }
+func ValidID(id string) bool { return IDNumber(id) >= 0 }
 
 // IDNumber returns the number of a fact id ("fact-0016" → 16), or -1 when id
 // is not a valid id.
 func IDNumber(id string) int {
-	if !ValidID(id) {
+	digits, ok := strings.CutPrefix(id, "fact-")
+	if !ok || len(digits) < 4 {
 		return -1
 	}
-	n, err := strconv.Atoi(id[len("fact-"):])
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return -1
+		}
+	}
+	n, err := strconv.Atoi(digits)
 	if err != nil {
 		return -1
 	}
@@ -218,60 +224,12 @@ func Parse(path string, data []byte) (Fact, error) {
 	if end < 0 {
 		return fail(len(lines), "front matter is not closed by a %q line", delimiter)
 	}
-	front := strings.Join(lines[1:end], "")
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(front), &doc); err != nil {
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		line := 0
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			line = n + 1 // the opening delimiter line
-			if yamlParserError(msg) {
-				line++ // yaml.v3 reports parser errors with 0-based lines
-			}
-			msg = strings.TrimPrefix(strings.TrimPrefix(msg, m[0]), ": ")
-		}
-		return fail(line, "front matter: %s", msg)
-	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return fail(2, "front matter is empty")
-	}
-	m := doc.Content[0]
-	if m.Kind != yaml.MappingNode {
-		return fail(m.Line+1, "front matter is not a mapping of keys to values")
-	}
-	var f Fact
-	seen := map[string]bool{}
-	lineOf := map[string]int{}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], m.Content[i+1]
-		line := k.Line + 1
-		if k.Kind != yaml.ScalarNode {
-			return fail(line, "front matter key is not a plain name")
-		}
-		key := k.Value
-		if seen[key] {
-			return fail(line, "duplicate key %q", key)
-		}
-		seen[key] = true
-		lineOf[key] = v.Line + 1
-		if key == "tags" {
-			tags, err := parseTags(v)
-			if err != nil {
-				return fail(v.Line+1, "tags: %v", err)
-			}
-			f.Tags = tags
-			continue
-		}
-		dst := field(&f, key)
-		if dst == nil {
-			return fail(line, "unknown key %q (known: %s)", key, strings.Join(frontMatterKeys, ", "))
-		}
-		if v.Kind == yaml.AliasNode || v.Kind != yaml.ScalarNode {
-			return fail(v.Line+1, "%s: want a single value", key)
-		}
-		if v.Tag != "!!null" {
-			*dst = strings.TrimSpace(v.Value)
+	f, lineOf, ok := parseFrontFast(lines[1:end])
+	if !ok {
+		var err error
+		f, lineOf, err = parseFrontYAML(path, strings.Join(lines[1:end], ""))
+		if err != nil {
+			return Fact{}, err
 		}
 	}
 	need := func(key, val string) error {
@@ -312,6 +270,156 @@ func Parse(path string, data []byte) (Fact, error) {
 	body := strings.Join(lines[end+1:], "")
 	f.Body = strings.TrimSpace(body)
 	return f, nil
+}
+
+// parseFrontYAML decodes front matter with the YAML parser, reporting errors
+// with file line numbers.
+func parseFrontYAML(path, front string) (Fact, map[string]int, error) {
+	fail := func(line int, format string, args ...any) error {
+		return &ParseError{Path: path, Line: line, Msg: fmt.Sprintf(format, args...)}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(front), &doc); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		line := 0
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			line = n + 1 // the opening delimiter line
+			if yamlParserError(msg) {
+				line++ // yaml.v3 reports parser errors with 0-based lines
+			}
+			msg = strings.TrimPrefix(strings.TrimPrefix(msg, m[0]), ": ")
+		}
+		return Fact{}, nil, fail(line, "front matter: %s", msg)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return Fact{}, nil, fail(2, "front matter is empty")
+	}
+	m := doc.Content[0]
+	if m.Kind != yaml.MappingNode {
+		return Fact{}, nil, fail(m.Line+1, "front matter is not a mapping of keys to values")
+	}
+	var f Fact
+	seen := map[string]bool{}
+	lineOf := map[string]int{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		line := k.Line + 1
+		if k.Kind != yaml.ScalarNode {
+			return Fact{}, nil, fail(line, "front matter key is not a plain name")
+		}
+		key := k.Value
+		if seen[key] {
+			return Fact{}, nil, fail(line, "duplicate key %q", key)
+		}
+		seen[key] = true
+		lineOf[key] = v.Line + 1
+		if key == "tags" {
+			tags, err := parseTags(v)
+			if err != nil {
+				return Fact{}, nil, fail(v.Line+1, "tags: %v", err)
+			}
+			f.Tags = tags
+			continue
+		}
+		dst := field(&f, key)
+		if dst == nil {
+			return Fact{}, nil, fail(line, "unknown key %q (known: %s)", key, strings.Join(frontMatterKeys, ", "))
+		}
+		if v.Kind == yaml.AliasNode || v.Kind != yaml.ScalarNode {
+			return Fact{}, nil, fail(v.Line+1, "%s: want a single value", key)
+		}
+		if v.Tag != "!!null" {
+			*dst = strings.TrimSpace(v.Value)
+		}
+	}
+	return f, lineOf, nil
+}
+
+// nullValues are the plain scalars YAML reads as null.
+var nullValues = map[string]bool{"": true, "~": true, "null": true, "Null": true, "NULL": true}
+
+// parseFrontFast reads front matter in the canonical shape Format writes:
+// one "key: value" line per known key, each value a plain scalar that YAML
+// would read as the same text. It returns ok false for anything else, which
+// then goes through the YAML parser; both paths give the same Fact. Parsing
+// thousands of files on a cold start is several times faster this way.
+func parseFrontFast(lines []string) (Fact, map[string]int, bool) {
+	var f Fact
+	if len(lines) == 0 {
+		return Fact{}, nil, false
+	}
+	lineOf := make(map[string]int, len(lines))
+	for i, raw := range lines {
+		line := strings.TrimSuffix(raw, "\n")
+		key, val, found := strings.Cut(line, ":")
+		if !found || field(&f, key) == nil && key != "tags" {
+			return Fact{}, nil, false
+		}
+		if _, dup := lineOf[key]; dup {
+			return Fact{}, nil, false
+		}
+		lineOf[key] = i + 2
+		if val != "" {
+			if val[0] != ' ' {
+				return Fact{}, nil, false
+			}
+			val = strings.TrimRight(val[1:], " ")
+		}
+		if key == "tags" {
+			tags, ok := fastTags(val)
+			if !ok {
+				return Fact{}, nil, false
+			}
+			f.Tags = tags
+			continue
+		}
+		if nullValues[val] {
+			continue
+		}
+		if !plainSafe(val) {
+			return Fact{}, nil, false
+		}
+		*field(&f, key) = val
+	}
+	return f, lineOf, true
+}
+
+// fastTags reads "[a, b]" whose items are plain-safe words.
+func fastTags(val string) ([]string, bool) {
+	if val == "[]" {
+		return nil, true
+	}
+	if len(val) < 2 || val[0] != '[' || val[len(val)-1] != ']' {
+		return nil, false
+	}
+	items := strings.Split(val[1:len(val)-1], ", ")
+	for _, it := range items {
+		if nullValues[it] || !plainSafe(it) || strings.ContainsAny(it, ",[]{}?:#") {
+			return nil, false
+		}
+	}
+	return items, true
+}
+
+// plainSafe reports whether s, written as a plain YAML scalar on one line,
+// reads back as exactly s: it starts with a letter or digit, has no
+// comment or mapping indicator, no surrounding space and no control
+// characters.
+func plainSafe(s string) bool {
+	if s == "" || !utf8.ValidString(s) || strings.Contains(s, ": ") || strings.Contains(s, " #") ||
+		strings.HasSuffix(s, ":") || strings.TrimSpace(s) != s {
+		return false
+	}
+	for i, r := range s {
+		if i == 0 && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			return false
+		}
+		if r < 0x20 || (r >= 0x7f && r <= 0x9f) || r == 0xfeff || r == utf8.RuneError || unicode.Is(unicode.Zs, r) && r != ' ' {
+			return false
+		}
+	}
+	return true
 }
 
 // yamlParserError reports whether a yaml.v3 message comes from its parser

@@ -177,7 +177,22 @@ func FuzzParseFact(f *testing.F) {
 	f.Add("---\n: \n---\n")
 	f.Add("---\nid: [fact-0001]\n---\n")
 	f.Add("---\r\nid: fact-0001\r\ntype: glossary\r\ntitle: '---'\r\n---\r\nbody")
+	f.Add("---\nid: fact-0001\ntype: domain\ntitle: x: y\ntags: [a, 'b']\n---\n")
+	f.Add("---\nid: fact-0001\ntype: domain\ntitle: 0x1F\ntags: [~, null]\nscope: ~\n---\n")
 	f.Fuzz(func(t *testing.T, in string) {
+		// The fast path, when it accepts front matter, must agree with YAML.
+		if lines := strings.SplitAfter(in, "\n"); len(lines) > 2 {
+			front := lines[1 : len(lines)-1]
+			if fast, fastLines, ok := parseFrontFast(front); ok {
+				slow, slowLines, err := parseFrontYAML("fuzz.md", strings.Join(front, ""))
+				if err != nil {
+					t.Fatalf("fast path accepts what YAML rejects (%v): %q", err, in)
+				}
+				if !cmp.Equal(fast, slow) || !cmp.Equal(fastLines, slowLines) {
+					t.Fatalf("fast and YAML paths differ for %q:\n%s%s", in, cmp.Diff(slow, fast), cmp.Diff(slowLines, fastLines))
+				}
+			}
+		}
 		got, err := Parse("fuzz.md", []byte(in))
 		if err != nil {
 			var pe *ParseError
@@ -208,4 +223,37 @@ func normalizeForRoundTrip(f Fact) Fact {
 		f.Status = Active
 	}
 	return f
+}
+
+func TestParseFrontFastAgreesWithYAML(t *testing.T) {
+	t.Parallel()
+	values := []string{
+		"yes", "No", "1e3", "0x1F", "0o17", ".5", "5.", "a:b", "a :b", "a#b", "a #b", "Don't log PII",
+		"Ünïcode ß title", "a\u00a0b", "a  b", "!important", "*x", "&x", "%x", "@x", "`x", "a,b", "a[b]", "{x}",
+		"- x", "? x", "a - b", "a ? b", "a | b", "a > b", "<<", "1:2", "2025-03-14", "2025-3-4", "~", "null",
+		"Null", "NULL", "true", "a\tb", "x:", "x: ", "http://a.b/c?d=e#f", "module:billing", "(paren) start",
+		"trailing ", "a'b'c", `a"b"c`, "=", "=x", "0", "-1", "+1", "1_000", "a \\ b", "…", "∞ loop here",
+	}
+	for _, v := range values {
+		for _, front := range []string{
+			"id: fact-0001\ntitle: " + v + "\n",
+			"id: fact-0001\ntags: [" + v + ", z]\n",
+			"id: fact-0001\nscope: " + v + "\n",
+		} {
+			lines := strings.SplitAfter(front, "\n")
+			lines = lines[:len(lines)-1]
+			fast, fastLines, ok := parseFrontFast(lines)
+			if !ok {
+				continue
+			}
+			slow, slowLines, err := parseFrontYAML("x.md", front)
+			if err != nil {
+				t.Errorf("fast path accepts %q, YAML rejects it: %v", front, err)
+				continue
+			}
+			if !cmp.Equal(fast, slow) || !cmp.Equal(fastLines, slowLines) {
+				t.Errorf("paths differ for %q:\n%s", front, cmp.Diff(slow, fast))
+			}
+		}
+	}
 }

@@ -144,22 +144,37 @@ func confidenceRank(c Confidence) int {
 	return 3
 }
 
-// entryLess is the index order: type, then higher confidence, then newer,
-// then higher id, then the line itself so the order is total.
-func entryLess(a, b IndexEntry) bool {
-	if ra, rb := typeRank(a.Type), typeRank(b.Type); ra != rb {
-		return ra < rb
+// sortEntries sorts entries in index order: type (constraints and decisions
+// first, glossary last), then higher confidence, then newer, then higher id,
+// then the line itself so the order is total. Keys are computed once.
+func sortEntries(entries []IndexEntry) {
+	type keyed struct {
+		e                   IndexEntry
+		trank, crank, idnum int
 	}
-	if ca, cb := confidenceRank(a.Confidence), confidenceRank(b.Confidence); ca != cb {
-		return ca < cb
+	ks := make([]keyed, len(entries))
+	for i, e := range entries {
+		ks[i] = keyed{e, typeRank(e.Type), confidenceRank(e.Confidence), IDNumber(e.ID)}
 	}
-	if a.Created != b.Created {
-		return a.Created > b.Created
+	sort.Slice(ks, func(i, j int) bool {
+		a, b := ks[i], ks[j]
+		if a.trank != b.trank {
+			return a.trank < b.trank
+		}
+		if a.crank != b.crank {
+			return a.crank < b.crank
+		}
+		if a.e.Created != b.e.Created {
+			return a.e.Created > b.e.Created
+		}
+		if a.idnum != b.idnum {
+			return a.idnum > b.idnum
+		}
+		return a.e.Line < b.e.Line
+	})
+	for i := range ks {
+		entries[i] = ks[i].e
 	}
-	if na, nb := IDNumber(a.ID), IDNumber(b.ID); na != nb {
-		return na > nb
-	}
-	return a.Line < b.Line
 }
 
 // BuildIndex renders INDEX.md for facts: one line per active fact (neither
@@ -173,10 +188,11 @@ func BuildIndex(facts []Fact, today string, budget int) IndexResult {
 		if !isActive(f, today) {
 			continue
 		}
-		e, _ := ParseIndexLine(indexLine(f))
-		if e.ID == "" { // a title that defeats the line pattern cannot happen, but stay total
-			e = IndexEntry{ID: f.ID, Type: f.Type, Confidence: f.Confidence, Created: f.Created, Line: indexLine(f)}
+		conf := f.Confidence
+		if conf == "" {
+			conf = DefaultConfidence
 		}
+		e := IndexEntry{ID: f.ID, Type: f.Type, Confidence: conf, Created: f.Created, Line: indexLine(f)}
 		entries = append(entries, e)
 	}
 	return renderIndex(entries, len(entries), budget)
@@ -191,7 +207,7 @@ func renderIndex(entries []IndexEntry, active, budget int) IndexResult {
 	if active < len(entries) {
 		active = len(entries)
 	}
-	sort.SliceStable(entries, func(i, j int) bool { return entryLess(entries[i], entries[j]) })
+	sortEntries(entries)
 
 	// size(k) is the byte size of the file listing the first k entries; the
 	// summary line holds the token figure of the whole file, so it is solved

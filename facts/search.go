@@ -62,7 +62,7 @@ type posting struct {
 	tf  float64
 }
 
-func buildSearchIndex(facts []Fact) *searchIndex {
+func buildSearchIndex(facts []Fact, memo map[string]string) *searchIndex {
 	idx := &searchIndex{postings: map[string][]posting{}}
 	total := 0.0
 	for i, f := range facts {
@@ -72,7 +72,7 @@ func buildSearchIndex(facts []Fact) *searchIndex {
 		tf := map[string]float64{}
 		length := 0.0
 		add := func(text string, w float64) {
-			for _, t := range terms(text) {
+			for _, t := range termsMemo(text, memo) {
 				tf[t] += w
 				length += w
 			}
@@ -124,14 +124,18 @@ func (s *Store) Search(ctx context.Context, q Query) (SearchResult, error) {
 	}
 	s.mu.Lock()
 	if snap.search == nil {
-		snap.search = buildSearchIndex(snap.facts)
+		snap.search = buildSearchIndex(snap.facts, s.stems)
 	}
 	idx := snap.search
 	s.mu.Unlock()
 
-	today := s.today()
+	return rankFacts(snap.facts, idx, q, s.today()), nil
+}
+
+// rankFacts scores facts (indexed by idx) against a validated query.
+func rankFacts(facts []Fact, idx *searchIndex, q Query, today string) SearchResult {
 	res := SearchResult{Query: q.Text, Hits: []Hit{}}
-	for _, f := range snap.facts {
+	for _, f := range facts {
 		if isActive(f, today) {
 			res.Active++
 		}
@@ -156,7 +160,7 @@ func (s *Store) Search(ctx context.Context, q Query) (SearchResult, error) {
 		}
 	}
 	for doc, score := range scores {
-		f := snap.facts[idx.docs[doc]]
+		f := facts[idx.docs[doc]]
 		if !isActive(f, today) || (q.Type != "" && f.Type != q.Type) {
 			continue
 		}
@@ -175,7 +179,7 @@ func (s *Store) Search(ctx context.Context, q Query) (SearchResult, error) {
 	if len(res.Hits) > q.Limit {
 		res.Hits = res.Hits[:q.Limit]
 	}
-	return res, nil
+	return res
 }
 
 // Render returns the seed's text answer: one block per hit, blank lines

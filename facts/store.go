@@ -57,6 +57,7 @@ type Store struct {
 	mu    sync.Mutex
 	files map[string]*cachedFile // by path
 	snap  *snapshot
+	stems map[string]string // word → stem memo; bounded by the vocabulary
 }
 
 // NewStore returns a store reading through fsys, which is rooted at the
@@ -71,7 +72,7 @@ func NewStore(fsys fs.FS, opts Options) *Store {
 	if opts.Warn == nil {
 		opts.Warn = io.Discard
 	}
-	return &Store{fsys: fsys, opts: opts, files: map[string]*cachedFile{}}
+	return &Store{fsys: fsys, opts: opts, files: map[string]*cachedFile{}, stems: map[string]string{}}
 }
 
 // OpenDir returns a writable store on the working tree at root.
@@ -117,16 +118,16 @@ func keyOf(fi fs.FileInfo) fileKey {
 }
 
 type cachedFile struct {
-	key  fileKey
+	key fileKey
 	// settled is true when the file's modification time lay well before the
 	// moment it was read, so an edit in the same clock tick (same size,
 	// same mtime, same inode) cannot have gone unnoticed. Unsettled entries
 	// are checked against their content digest, as git treats racily clean
 	// files.
 	settled bool
-	sum  [sha256.Size]byte // content digest, used when key is weak
-	fact Fact
-	err  error // parse error; the file is skipped
+	sum     [sha256.Size]byte // content digest, used when key is weak
+	fact    Fact
+	err     error // parse error; the file is skipped
 }
 
 // snapshot is the parsed state of the memory folder at one moment.

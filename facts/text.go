@@ -45,14 +45,27 @@ func words(s string) []string {
 // terms returns the search terms of s: words without stop words and single
 // letters, stemmed with the English Snowball stemmer, so "Migrations" and
 // "migration" give the same term.
-func terms(s string) []string {
+func terms(s string) []string { return termsMemo(s, nil) }
+
+// termsMemo is terms with a memo of stems, for analysing many documents:
+// stemming dominates the cost, and a vocabulary is far smaller than a text.
+func termsMemo(s string, memo map[string]string) []string {
 	ws := words(s)
 	out := ws[:0]
 	for _, w := range ws {
-		if len([]rune(w)) < 2 || english.IsStopWord(w) || extraStopWords[w] {
+		if len(w) < 2 || english.IsStopWord(w) || extraStopWords[w] {
 			continue
 		}
-		out = append(out, english.Stem(w, true))
+		if memo == nil {
+			out = append(out, english.Stem(w, true))
+			continue
+		}
+		st, ok := memo[w]
+		if !ok {
+			st = english.Stem(w, true)
+			memo[w] = st
+		}
+		out = append(out, st)
 	}
 	return out
 }
@@ -66,12 +79,13 @@ func normTitle(s string) string { return strings.Join(words(s), " ") }
 func normBody(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
 
 // similarity is the Jaccard index of the term sets of two titles, 0 to 1.
-func similarity(a, b string) float64 {
+// memo may be nil.
+func similarity(a, b string, memo map[string]string) float64 {
 	as, bs := map[string]bool{}, map[string]bool{}
-	for _, t := range terms(a) {
+	for _, t := range termsMemo(a, memo) {
 		as[t] = true
 	}
-	for _, t := range terms(b) {
+	for _, t := range termsMemo(b, memo) {
 		bs[t] = true
 	}
 	if len(as) == 0 || len(bs) == 0 {

@@ -145,15 +145,11 @@ func (s *Store) writeLocked(ctx context.Context, req WriteRequest, today string)
 		}
 		break
 	}
-	var warnings []string
-	for _, f := range snap.facts {
-		if !isActive(f, today) || (old != nil && f.ID == old.ID) {
-			continue
-		}
-		if similarity(f.Title, req.Title) >= nearDuplicate {
-			warnings = append(warnings, fmt.Sprintf("warning: similar to %s %q; if the new fact replaces it, supersede it explicitly", f.ID, f.Title))
-		}
+	skip := ""
+	if old != nil {
+		skip = old.ID
 	}
+	warnings := s.nearDuplicates(snap, req.Title, skip, today)
 
 	id := FormatID(snap.maxID + 1)
 	f := Fact{
@@ -184,6 +180,23 @@ func (s *Store) writeLocked(ctx context.Context, req WriteRequest, today string)
 		return WriteResult{}, err
 	}
 	return res, nil
+}
+
+// nearDuplicates returns a warning for each active fact (other than skip)
+// whose title is close to title.
+func (s *Store) nearDuplicates(snap *snapshot, title, skip, today string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var warnings []string
+	for _, f := range snap.facts {
+		if !isActive(f, today) || f.ID == skip {
+			continue
+		}
+		if similarity(f.Title, title, s.stems) >= nearDuplicate {
+			warnings = append(warnings, fmt.Sprintf("warning: similar to %s %q; if the new fact replaces it, supersede it explicitly", f.ID, f.Title))
+		}
+	}
+	return warnings
 }
 
 // rawFact returns the fact of the file at p as written in it.
