@@ -1,9 +1,11 @@
 package git
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"sort"
 	"strings"
@@ -151,13 +153,37 @@ func (m mapLister) list(dir string) ([]entry, bool, error) {
 	return es, ok, nil
 }
 
+// index reads the git index. Like git itself it honours GIT_INDEX_FILE,
+// which git sets for hooks: `git commit -a` and `git commit <paths>` stage
+// into a temporary index, and that index is what is about to be committed.
 func (r *Repo) index() (*index.Index, error) {
+	if p := os.Getenv("GIT_INDEX_FILE"); p != "" {
+		return readIndexFile(p)
+	}
 	idx, err := r.repo.Storer.Index()
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return &index.Index{}, nil
 		}
 		return nil, fmt.Errorf("read git index: %w", err)
+	}
+	return idx, nil
+}
+
+// readIndexFile decodes the index file at p (relative paths are relative to
+// the working directory, as for git); a missing file is an empty index.
+func readIndexFile(p string) (*index.Index, error) {
+	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &index.Index{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read git index: %w", err)
+	}
+	defer f.Close()
+	idx := &index.Index{}
+	if err := index.NewDecoder(bufio.NewReader(f)).Decode(idx); err != nil {
+		return nil, fmt.Errorf("read git index %s: %w", p, err)
 	}
 	return idx, nil
 }
