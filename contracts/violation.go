@@ -14,8 +14,6 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 )
 
 // Violation is one problem, in the seed's one-line form.
@@ -432,7 +430,9 @@ func messageOf(k jsonschema.ErrorKind) string {
 	case *kind.InvalidJsonValue:
 		return fmt.Sprintf("is not a JSON value (%T)", k.Value)
 	}
-	return strings.Join(strings.Fields(k.LocalizedString(message.NewPrinter(language.English))), " ")
+	// A kind this package does not know yet (a newer library version, a
+	// custom vocabulary): name the keyword rather than guess a wording.
+	return fmt.Sprintf("fails %s", jsonText(strings.Join(k.KeywordPath(), "/")))
 }
 
 func plural(n int, one, many string) string {
