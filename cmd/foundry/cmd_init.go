@@ -2,13 +2,28 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/foundryhq/foundry/claude"
 	"github.com/foundryhq/foundry/project"
 )
 
+type initOptions struct {
+	claude bool // also set up Claude Code
+}
+
+// initReport is what init did: the project layout, and with --claude the
+// Claude Code files.
+type initReport struct {
+	project.InitResult
+	Claude []claude.FileResult `json:"claude,omitempty"`
+}
+
 func newInitCommand(env *cliEnv) *cli.Command {
+	opts := &initOptions{}
 	return &cli.Command{
 		Name:      "init",
 		Usage:     "create .foundry/ in the current folder (or -C DIR)",
@@ -18,10 +33,21 @@ func newInitCommand(env *cliEnv) *cli.Command {
 showing every key with its default. Idempotent: run it again and nothing
 is changed or overwritten; it lists what it created.
 
+With --claude it also sets the project up for Claude Code: the MCP server
+"foundry" (foundry mcp serve) in .mcp.json, and in .claude/settings.json
+the PostToolUse hook (matcher Write|Edit|MultiEdit) that runs
+foundry hook claude. Both files are merged: other entries stay as they
+are, nothing is added twice, and an existing "foundry" server entry is
+kept as written. Its tools are then mcp__foundry__<name>.
+
 EXIT STATUS:
    0  ok
-   1  a file could not be written
+   1  a file could not be written, or .mcp.json or .claude/settings.json
+      is not a JSON object
    2  malformed command line`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "claude", Usage: "also register foundry in .mcp.json and .claude/settings.json", Destination: &opts.claude},
+		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageErrorf("init takes no arguments")
@@ -29,27 +55,55 @@ EXIT STATUS:
 			if env.rev != "" || env.staged {
 				return fmt.Errorf("init writes files: %w", project.ErrReadOnly)
 			}
-			return runInit(env)
+			return runInit(env, opts)
 		},
 	}
 }
 
-func runInit(env *cliEnv) error {
+func runInit(env *cliEnv, opts *initOptions) error {
 	res, err := project.Init(env.dir)
 	if err != nil {
 		return err
 	}
-	if env.json {
-		return env.printJSON(res)
-	}
-	if len(res.Created) == 0 {
-		_, err := fmt.Fprintf(env.stdout, "%s is already initialised; nothing changed\n", res.Root)
-		return err
-	}
-	for _, p := range res.Created {
-		if _, err := fmt.Fprintf(env.stdout, "created %s\n", p); err != nil {
+	rep := initReport{InitResult: res}
+	if opts.claude {
+		rep.Claude, err = claude.Setup(res.Root)
+		if err != nil {
+			if perr := printInit(env, rep); perr != nil {
+				return perr
+			}
 			return err
 		}
 	}
-	return nil
+	return printInit(env, rep)
+}
+
+func printInit(env *cliEnv, rep initReport) error {
+	if env.json {
+		return env.printJSON(rep)
+	}
+	var b strings.Builder
+	for _, p := range rep.Created {
+		fmt.Fprintf(&b, "created %s\n", p)
+	}
+	changed := len(rep.Created) > 0
+	for _, f := range rep.Claude {
+		switch f.Action {
+		case claude.Created:
+			fmt.Fprintf(&b, "created %s\n", f.Path)
+		case claude.Merged:
+			fmt.Fprintf(&b, "added foundry to %s\n", f.Path)
+		case claude.Kept:
+			fmt.Fprintf(env.stderr, "foundry: %s: %s\n", f.Path, f.Note)
+			continue
+		default:
+			continue
+		}
+		changed = true
+	}
+	if !changed {
+		fmt.Fprintf(&b, "%s is already initialised; nothing changed\n", rep.Root)
+	}
+	_, err := io.WriteString(env.stdout, b.String())
+	return err
 }

@@ -1,0 +1,342 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/foundryhq/foundry/claude"
+	"github.com/foundryhq/foundry/config"
+	"github.com/foundryhq/foundry/git"
+	"github.com/foundryhq/foundry/hooks"
+	"github.com/foundryhq/foundry/project"
+)
+
+type hookOptions struct {
+	names  []string // hooks.PreCommit, hooks.MergeIndex
+	force  bool
+	json   bool
+	stdout io.Writer
+}
+
+func newHookCommand(env *cliEnv) *cli.Command {
+	opts := &hookOptions{}
+	return &cli.Command{
+		Name:  "hook",
+		Usage: "install git hooks, and run the hooks git and Claude Code call",
+		Description: `Foundry checks artifacts where they are written: a git pre-commit hook
+validates the staged blackboard artifacts, a merge driver merges the
+generated memory index, and a Claude Code PostToolUse hook validates an
+artifact right after an agent writes it.
+
+EXIT STATUS:
+   0  ok
+   1  failure (see each subcommand)
+   2  malformed command line, or (hook claude) a rejected artifact`,
+		Subcommands: []*cli.Command{
+			{
+				Name:      "install",
+				Usage:     "install the pre-commit hook and register the INDEX.md merge driver",
+				ArgsUsage: "[pre-commit|merge-index]...",
+				Description: `pre-commit: writes a hook that runs
+    foundry validate --auto --staged --format lines
+in the hooks folder git uses (core.hooksPath when it is set). A hook that
+foundry did not write is never overwritten: --force moves it to
+<hook>.pre-foundry first, and uninstall puts it back. The hook runs the
+foundry found on PATH, or else this binary's path as recorded now.
+
+merge-index: routes .foundry/memory/INDEX.md to the merge driver
+foundry-index (a line in the project's .gitattributes, to commit) and
+defines the driver in the repository's git config (each clone runs
+foundry hook install once), so merging two branches that both added facts
+leaves no conflict in the generated index.
+
+Without arguments, both.
+
+EXIT STATUS:
+   0  installed, or already installed
+   1  a foreign hook is in the way (see --force), or git failed
+   2  malformed command line`,
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "force", Usage: "replace a pre-commit hook foundry did not write (it is kept as <hook>.pre-foundry)", Destination: &opts.force},
+				},
+				Action: func(c *cli.Context) error {
+					names, err := hookNames(c.Args().Slice())
+					if err != nil {
+						return err
+					}
+					opts.names, opts.json, opts.stdout = names, env.json, env.stdout
+					return runHookInstall(c.Context, env, opts)
+				},
+			},
+			{
+				Name:      "uninstall",
+				Usage:     "remove foundry's pre-commit hook and merge driver",
+				ArgsUsage: "[pre-commit|merge-index]...",
+				Description: `Removes only what foundry installed: its own pre-commit hook (putting
+back a hook that install --force moved aside), the merge driver's
+.gitattributes line and git config. A hook foundry did not write is left
+in place. Without arguments, both.
+
+EXIT STATUS:
+   0  removed, or nothing to remove
+   1  the pre-commit hook is not foundry's, or git failed
+   2  malformed command line`,
+				Action: func(c *cli.Context) error {
+					names, err := hookNames(c.Args().Slice())
+					if err != nil {
+						return err
+					}
+					opts.names, opts.json, opts.stdout = names, env.json, env.stdout
+					return runHookUninstall(c.Context, env, opts)
+				},
+			},
+			{
+				Name:      "claude",
+				Usage:     "the Claude Code PostToolUse hook: validate a blackboard artifact just written",
+				ArgsUsage: " ",
+				Description: `Reads Claude Code's PostToolUse hook input on stdin. After a Write, Edit
+or MultiEdit of a .json file under a project's .foundry/blackboard/, it
+re-reads the file and validates it against the contract its "schema"
+field names. A rejection prints, on stderr, for the model:
+    Foundry: appsec-reviewer.json violates finding.v1. Fix it before continuing:
+    - #/evidence/0: missing required property "ref"
+Anything else prints nothing. Rejections are recorded as gate_blocked
+events. foundry init --claude and the foundry-core plugin register it.
+
+EXIT STATUS:
+   0  valid, or not a blackboard artifact
+   2  rejected (not parseable, no or unknown contract, violations), or the
+      check could not run; Claude Code shows stderr to the model`,
+				Action: func(c *cli.Context) error {
+					if c.NArg() > 0 {
+						return usageErrorf("hook claude takes no arguments; it reads the hook input on stdin")
+					}
+					return runHookClaude(env)
+				},
+			},
+			{
+				Name:      "merge-index",
+				Usage:     "the git merge driver of .foundry/memory/INDEX.md",
+				ArgsUsage: "BASE OURS THEIRS [PATH]",
+				Description: `Git runs this as the merge driver foundry-index (see hook install):
+    foundry hook merge-index %O %A %B %P
+It keeps every fact line either side has (minus the lines one side
+removed), re-sorts them, re-applies the index budget of the project that
+PATH lies in, rewrites the summary line, and writes the result over OURS.
+Run foundry doctor --fix or foundry memory index after the merge to make
+the index exact.
+
+EXIT STATUS:
+   0  merged
+   1  a version cannot be read or holds conflict markers (git then records
+      a conflict)
+   2  malformed command line`,
+				Action: func(c *cli.Context) error {
+					args := c.Args().Slice()
+					if len(args) < 3 || len(args) > 4 {
+						return usageErrorf("hook merge-index needs BASE OURS THEIRS and optionally PATH")
+					}
+					return runHookMergeIndex(env, args)
+				},
+			},
+		},
+	}
+}
+
+// hookNames checks the hook names given, defaulting to all of them.
+func hookNames(args []string) ([]string, error) {
+	if len(args) == 0 {
+		return hooks.Names, nil
+	}
+	var names []string
+	for _, a := range args {
+		if !slices.Contains(hooks.Names, a) {
+			return nil, usageErrorf("unknown hook %q: want %s", a, strings.Join(hooks.Names, " or "))
+		}
+		if !slices.Contains(names, a) {
+			names = append(names, a)
+		}
+	}
+	return names, nil
+}
+
+// hookRoot is the project the hooks are for.
+func hookRoot(env *cliEnv) (string, error) {
+	if env.rev != "" || env.staged {
+		return "", fmt.Errorf("hooks are installed in the working tree: %w", project.ErrReadOnly)
+	}
+	return project.Find(env.dir)
+}
+
+// hookError adds the hint that helps with an install or uninstall error.
+func hookError(err error, install bool) error {
+	switch {
+	case errors.Is(err, hooks.ErrForeignHook) && install:
+		return withHint(err, "pass --force to replace it; foundry keeps it as <hook>.pre-foundry and puts it back on uninstall")
+	case errors.Is(err, hooks.ErrForeignHook):
+		return withHint(err, "foundry removes only its own hook; delete this one by hand if it should go")
+	case errors.Is(err, git.ErrNotRepository):
+		return withHint(err, "git hooks need a git repository; run `git init` first")
+	}
+	return err
+}
+
+func runHookInstall(ctx context.Context, env *cliEnv, opts *hookOptions) error {
+	root, err := hookRoot(env)
+	if err != nil {
+		return err
+	}
+	exe, err := os.Executable()
+	if err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+	}
+	var results []hooks.Result
+	for _, name := range opts.names {
+		var res hooks.Result
+		var err error
+		switch name {
+		case hooks.PreCommit:
+			res, err = hooks.InstallPreCommit(ctx, root, hooks.Options{Force: opts.force, Executable: exe})
+		case hooks.MergeIndex:
+			res, err = hooks.RegisterMergeDriver(ctx, root)
+		}
+		if err != nil {
+			if rerr := renderHookResults(env, opts, results); rerr != nil {
+				return rerr
+			}
+			return hookError(err, true)
+		}
+		results = append(results, res)
+	}
+	return renderHookResults(env, opts, results)
+}
+
+func runHookUninstall(ctx context.Context, env *cliEnv, opts *hookOptions) error {
+	root, err := hookRoot(env)
+	if err != nil {
+		return err
+	}
+	var results []hooks.Result
+	for _, name := range opts.names {
+		var res hooks.Result
+		var err error
+		switch name {
+		case hooks.PreCommit:
+			res, err = hooks.UninstallPreCommit(ctx, root)
+		case hooks.MergeIndex:
+			res, err = hooks.UnregisterMergeDriver(ctx, root)
+		}
+		if err != nil {
+			if rerr := renderHookResults(env, opts, results); rerr != nil {
+				return rerr
+			}
+			return hookError(err, false)
+		}
+		results = append(results, res)
+	}
+	return renderHookResults(env, opts, results)
+}
+
+// renderHookResults prints one line per hook, paths relative to -C.
+func renderHookResults(env *cliEnv, opts *hookOptions, results []hooks.Result) error {
+	if opts.json {
+		if results == nil {
+			results = []hooks.Result{}
+		}
+		return env.printJSON(results)
+	}
+	var b strings.Builder
+	for _, r := range results {
+		path, backup := shownPath(env.dir, r.Path), shownPath(env.dir, r.Backup)
+		switch {
+		case r.Hook == hooks.PreCommit && r.Action == hooks.Installed:
+			fmt.Fprintf(&b, "installed pre-commit hook %s\n", path)
+		case r.Hook == hooks.PreCommit && r.Action == hooks.Updated:
+			fmt.Fprintf(&b, "updated pre-commit hook %s\n", path)
+		case r.Hook == hooks.PreCommit && r.Action == hooks.Unchanged:
+			fmt.Fprintf(&b, "pre-commit hook %s is already installed\n", path)
+		case r.Hook == hooks.PreCommit && r.Action == hooks.Replaced:
+			fmt.Fprintf(&b, "moved the existing hook to %s and installed pre-commit hook %s\n", backup, path)
+		case r.Hook == hooks.PreCommit && r.Action == hooks.Removed:
+			fmt.Fprintf(&b, "removed pre-commit hook %s\n", path)
+		case r.Hook == hooks.PreCommit && r.Action == hooks.Restored:
+			fmt.Fprintf(&b, "removed pre-commit hook %s and put back %s\n", path, backup)
+		case r.Hook == hooks.PreCommit && r.Action == hooks.Absent:
+			fmt.Fprintf(&b, "no pre-commit hook at %s; nothing to remove\n", path)
+		case r.Action == hooks.Installed, r.Action == hooks.Updated:
+			fmt.Fprintf(&b, "registered merge driver %s for .foundry/memory/INDEX.md (%s and git config)\n", hooks.DriverName, path)
+		case r.Action == hooks.Unchanged:
+			fmt.Fprintf(&b, "merge driver %s is already registered\n", hooks.DriverName)
+		case r.Action == hooks.Removed:
+			fmt.Fprintf(&b, "unregistered merge driver %s (%s and git config)\n", hooks.DriverName, path)
+		default:
+			fmt.Fprintf(&b, "merge driver %s is not registered; nothing to remove\n", hooks.DriverName)
+		}
+	}
+	_, err := io.WriteString(opts.stdout, b.String())
+	return err
+}
+
+// shownPath makes p relative to dir when it lies below it.
+func shownPath(dir, p string) string {
+	if p == "" {
+		return ""
+	}
+	if rel, err := filepath.Rel(dir, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return filepath.ToSlash(rel)
+	}
+	return p
+}
+
+func runHookClaude(env *cliEnv) error {
+	opts := claude.HookOptions{Dir: env.dir}
+	if env.logFile != "" {
+		opts.Logger = env.logger // stderr belongs to the model
+	}
+	out := claude.PostToolUse(env.stdin, opts)
+	if out.Message != "" {
+		if _, err := io.WriteString(env.stderr, out.Message); err != nil {
+			return silentExit(claude.ExitBlock)
+		}
+	}
+	if out.Code != claude.ExitOK {
+		return silentExit(out.Code)
+	}
+	return nil
+}
+
+// runHookMergeIndex merges INDEX.md for git. The budget comes from the
+// config of the project PATH lies in (relative to the working tree root,
+// where git runs drivers), else of the project around -C; a config that
+// cannot be read mid-merge falls back to the default.
+func runHookMergeIndex(env *cliEnv, args []string) error {
+	budget := 0
+	root := ""
+	if len(args) == 4 {
+		p := filepath.FromSlash(args[3])
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(env.dir, p)
+		}
+		if r, err := project.Find(filepath.Dir(p)); err == nil {
+			root = r
+		}
+	} else if r, err := project.Find(env.dir); err == nil {
+		root = r
+	}
+	if root != "" {
+		if cfg, err := config.Load(os.DirFS(root)); err == nil {
+			budget = cfg.Memory.IndexBudgetTokens
+		}
+	}
+	return hooks.MergeIndexFiles(args[0], args[1], args[2], budget)
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/foundryhq/foundry/claude"
+)
+
+type pluginOptions struct {
+	dir    string
+	json   bool
+	stdout io.Writer
+}
+
+func newPluginCommand(env *cliEnv) *cli.Command {
+	opts := &pluginOptions{}
+	return &cli.Command{
+		Name:  "plugin",
+		Usage: "build the Claude Code plugin foundry-core",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "build",
+				Usage:     "lay out the foundry-core plugin in DIR",
+				ArgsUsage: "DIR",
+				Description: `Writes the Claude Code plugin foundry-core into DIR (created if needed):
+    .claude-plugin/plugin.json     manifest; metadata.foundry.contracts "v1"
+    .mcp.json                      the MCP server "foundry" (foundry mcp serve)
+    hooks/hooks.json               PostToolUse on Write|Edit|MultiEdit: foundry hook claude
+    schemas/                       the contracts this binary ships
+    skills/runbook-author/SKILL.md turn a finished task into a runbook
+Files already in DIR are overwritten; nothing else is touched. The plugin
+runs the foundry found on PATH. Its tools are addressed as
+mcp__plugin_foundry-core_foundry__<name>.
+
+EXIT STATUS:
+   0  ok
+   1  a file could not be written
+   2  malformed command line`,
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return usageErrorf("plugin build needs exactly one DIR")
+					}
+					opts.dir, opts.json, opts.stdout = c.Args().First(), env.json, env.stdout
+					return runPluginBuild(env, opts)
+				},
+			},
+		},
+	}
+}
+
+func runPluginBuild(env *cliEnv, opts *pluginOptions) error {
+	dir := opts.dir
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(env.dir, dir)
+	}
+	files, err := claude.BuildPlugin(dir, claude.PluginOptions{Version: currentVersion()})
+	if err != nil {
+		return err
+	}
+	if opts.json {
+		return env.printJSON(struct {
+			Plugin string   `json:"plugin"`
+			Dir    string   `json:"dir"`
+			Files  []string `json:"files"`
+		}{claude.PluginName, opts.dir, files})
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "built plugin %s in %s (%d files):\n", claude.PluginName, opts.dir, len(files))
+	for _, f := range files {
+		fmt.Fprintf(&b, "  %s\n", f)
+	}
+	_, err = io.WriteString(opts.stdout, b.String())
+	return err
+}
