@@ -1,0 +1,207 @@
+// This file defines the checks of project memory: fact files, their ids,
+// their supersedes links, expiry and INDEX.md.
+
+package doctor
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/foundryhq/foundry/facts"
+)
+
+// factsProducer is the producedBy doctor adds to a fact to validate it as a
+// fact.v1 artifact.
+const factsProducer = "foundry-doctor"
+
+// fixCommand repairs what --fix can repair.
+const fixCommand = "foundry doctor --fix"
+
+func (r *run) factStore() *facts.Store {
+	now := r.env.Now
+	if now == nil {
+		now = time.Now
+	}
+	return facts.NewStore(r.p.FS, facts.Options{Now: now, IndexBudget: r.p.Config.Memory.IndexBudgetTokens})
+}
+
+func (r *run) checkFacts(ctx context.Context) error {
+	store := r.factStore()
+	problems, err := store.Problems(ctx)
+	if err != nil {
+		return err
+	}
+	raw, err := store.RawFacts(ctx)
+	if err != nil {
+		return err
+	}
+	r.checked(CheckFactsParse, len(problems)+len(raw))
+	r.rep.Files += len(problems) + len(raw)
+	for _, e := range problems {
+		var pe *facts.ParseError
+		if errors.As(e, &pe) {
+			r.add(CheckFactsParse, Finding{File: pe.Path, Line: pe.Line, Message: pe.Msg})
+			continue
+		}
+		r.add(CheckFactsParse, Finding{File: facts.Dir, Message: e.Error()})
+	}
+
+	// Each fact, with schema and producedBy added, is a fact.v1 artifact.
+	r.checked(CheckFactsValid, len(raw))
+	for _, f := range raw {
+		vs, err := r.reg.ValidateValue("fact.v1", f.Artifact(factsProducer))
+		if err != nil {
+			return err
+		}
+		for _, v := range vs {
+			r.add(CheckFactsValid, Finding{File: f.Path, Message: v.String()})
+		}
+	}
+
+	// Duplicate ids: what a merge of two branches that both wrote
+	// fact-0016 leaves behind.
+	byID := map[string][]facts.Fact{}
+	for _, f := range raw {
+		byID[f.ID] = append(byID[f.ID], f)
+	}
+	r.checked(CheckFactsDuplicate, len(byID))
+	for _, id := range sortedIDs(byID) {
+		group := byID[id]
+		if len(group) < 2 {
+			continue
+		}
+		for _, f := range group {
+			var others []string
+			for _, o := range group {
+				if o.Path != f.Path {
+					others = append(others, o.Path)
+				}
+			}
+			r.add(CheckFactsDuplicate, Finding{File: f.Path, Message: fmt.Sprintf("%s is also the id of %s", id, strings.Join(others, ", ")), Fix: fixCommand})
+		}
+	}
+
+	// Supersedes links: both ends must exist, and following supersedes
+	// must never come back to where it started.
+	r.checked(CheckFactsSupersedes, len(raw))
+	for _, f := range raw {
+		for _, l := range []struct{ key, id string }{{"supersedes", f.Supersedes}, {"supersededBy", f.SupersededBy}} {
+			switch {
+			case l.id == "":
+			case l.id == f.ID:
+				r.add(CheckFactsSupersedes, Finding{File: f.Path, Message: fmt.Sprintf("%s: %s names the fact itself", l.key, l.id)})
+			case len(byID[l.id]) == 0:
+				r.add(CheckFactsSupersedes, Finding{File: f.Path, Message: fmt.Sprintf("%s: %s does not exist", l.key, l.id)})
+			}
+		}
+	}
+	for _, cycle := range supersedesCycles(raw) {
+		first := byID[cycle[0]][0]
+		r.add(CheckFactsSupersedes, Finding{File: first.Path, Message: "supersedes chain forms a cycle: " + strings.Join(append(cycle, cycle[0]), " → ")})
+	}
+
+	// Expiry is information: the fact is no longer loaded.
+	r.checked(CheckFactsExpired, len(raw))
+	for _, f := range raw {
+		if f.Expired(r.today) {
+			r.add(CheckFactsExpired, Finding{File: f.Path, Message: fmt.Sprintf("%s expired on %s and is no longer loaded; re-check it and write a successor, or remove it", f.ID, f.Expires)})
+		}
+	}
+
+	// INDEX.md must be what `memory index` would write.
+	idx, err := store.Index(ctx)
+	if err != nil {
+		return err
+	}
+	onDisk, err := fs.ReadFile(r.p.FS, facts.IndexPath)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if len(raw) > 0 {
+			r.checked(CheckFactsIndex, 1)
+			r.add(CheckFactsIndex, Finding{File: facts.IndexPath, Message: fmt.Sprintf("INDEX.md is missing (%s)", idx.Summary()), Fix: "foundry memory index"})
+		}
+	case err != nil:
+		return err
+	default:
+		r.checked(CheckFactsIndex, 1)
+		r.rep.Files++
+		if !bytes.Equal(onDisk, idx.Content) {
+			r.add(CheckFactsIndex, Finding{File: facts.IndexPath, Message: fmt.Sprintf("INDEX.md is stale: it does not match the facts (rebuilt it would say %s)", idx.Summary()), Fix: "foundry memory index"})
+		}
+	}
+	return nil
+}
+
+func sortedIDs(m map[string][]facts.Fact) []string {
+	ids := make([]string, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		a, b := facts.IDNumber(ids[i]), facts.IDNumber(ids[j])
+		if a != b {
+			return a < b
+		}
+		return ids[i] < ids[j]
+	})
+	return ids
+}
+
+// supersedesCycles returns each cycle of the supersedes graph once, as the
+// ids along it starting from the smallest.
+func supersedesCycles(raw []facts.Fact) [][]string {
+	next := map[string]string{}
+	for _, f := range raw {
+		if f.Supersedes != "" && f.Supersedes != f.ID {
+			if _, ok := next[f.ID]; !ok {
+				next[f.ID] = f.Supersedes
+			}
+		}
+	}
+	ids := make([]string, 0, len(next))
+	for id := range next {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	state := map[string]int{} // 0 unseen, 1 on the current path, 2 done
+	var cycles [][]string
+	for _, start := range ids {
+		var trail []string
+		id, open := start, true
+		for state[id] == 0 {
+			state[id] = 1
+			trail = append(trail, id)
+			n, ok := next[id]
+			if !ok {
+				open = false // the chain ends
+				break
+			}
+			id = n
+		}
+		if open && state[id] == 1 {
+			// The walk came back to a node of this trail: a new cycle.
+			i := 0
+			for trail[i] != id {
+				i++
+			}
+			c := append([]string(nil), trail[i:]...)
+			low := 0
+			for j := range c {
+				if c[j] < c[low] {
+					low = j
+				}
+			}
+			cycles = append(cycles, append(c[low:], c[:low]...))
+		}
+		for _, t := range trail {
+			state[t] = 2
+		}
+	}
+	return cycles
+}

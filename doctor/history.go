@@ -1,0 +1,281 @@
+// This file defines the history pass: breaking edits of published
+// contracts, and artifacts that were valid when written but fail since a
+// contract was tightened.
+
+package doctor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/foundryhq/foundry/blackboard"
+	"github.com/foundryhq/foundry/contracts"
+	"github.com/foundryhq/foundry/git"
+)
+
+// maxExactPaths is how many failing artifacts the walk follows by exact
+// path; beyond it the walk selects the whole blackboard, which costs less
+// than matching every path against a long list.
+const maxExactPaths = 64
+
+func (r *run) checkHistory(ctx context.Context) error {
+	hist := &r.rep.History
+	why := ""
+	switch {
+	case r.env.NoHistory:
+		why = "--no-history"
+	case r.p.Repo == nil:
+		why = "the project is not in a git repository"
+	case !r.p.Repo.HasCommits():
+		why = "the repository has no commits yet"
+	}
+	if why != "" {
+		hist.Skipped = why
+		for _, c := range Checks() {
+			if c.History {
+				r.skip(c.ID, why)
+			}
+		}
+		return nil
+	}
+	rev := "HEAD"
+	if r.p.Source.Rev != "" {
+		rev = r.p.Commit.Hash
+	}
+
+	// Only artifacts that fail a project-local contract can be explained
+	// from this repository's history: an embedded contract's history is
+	// the binary's (see the contracts lock check).
+	var failing []artifact
+	for _, a := range r.artifacts {
+		if len(a.findings) > 0 && !r.reg.Embedded(a.contract) {
+			failing = append(failing, a)
+		}
+	}
+	prefixes := []string{contracts.LocalDir + "/"}
+	if len(failing) > maxExactPaths {
+		prefixes = append(prefixes, blackboard.Dir+"/")
+	} else {
+		for _, a := range failing {
+			prefixes = append(prefixes, a.path)
+		}
+	}
+	h, err := r.p.Repo.History(ctx, rev, git.HistoryOptions{
+		Sub:      r.p.RelRoot,
+		Prefixes: prefixes,
+		Progress: func(n int) {
+			if n%64 == 0 {
+				r.progress("history", n, 0)
+			}
+		},
+	})
+	if err != nil {
+		return err
+	}
+	hist.Ran, hist.From, hist.Commits, hist.Truncated = true, h.Head.Short, h.Commits, h.Truncated
+	hr := &historyRun{run: r, h: h, regs: map[string]*contracts.Registry{}}
+	if err := hr.breakingEdits(); err != nil {
+		return err
+	}
+	r.checked(CheckBlackboardStale, len(failing))
+	for _, a := range failing {
+		if err := hr.explain(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type historyRun struct {
+	*run
+	h    *git.History
+	regs map[string]*contracts.Registry // by commit hash; nil when it does not load
+	sc   []git.PathChange               // schemaCommits, once computed
+}
+
+// isContractFile reports whether p is a project-local contract or shared
+// piece, the files a published version lives in.
+func isContractFile(p string) bool {
+	return path.Dir(p) == contracts.LocalDir && versionedName.MatchString(path.Base(p))
+}
+
+// uncommitted names the source's own state when it is not a commit.
+func (r *run) uncommitted() string {
+	switch {
+	case r.p.Source.Rev != "":
+		return ""
+	case r.p.Source.Staged:
+		return "the index (staged)"
+	}
+	return "the working tree (uncommitted)"
+}
+
+// breakingEdits compares each version of every published contract file with
+// the one before it.
+func (hr *historyRun) breakingEdits() error {
+	for _, p := range hr.h.Paths() {
+		if !isContractFile(p) {
+			continue
+		}
+		hr.checked(CheckContractsBreaking, 1)
+		changes := hr.h.Changes(p)
+		var prev string // blob of the latest version before the one looked at
+		var published git.Commit
+		for i := len(changes) - 1; i >= 0; i-- {
+			c := changes[i]
+			switch {
+			case prev == "":
+				if !c.Deleted() {
+					prev, published = c.Blob, c.Commit
+				}
+			case c.Deleted():
+				hr.add(CheckContractsBreaking, Finding{File: p, Message: "#: deleted the published contract", Note: hr.editNote(p, describeCommit(c.Commit), published)})
+			default:
+				if err := hr.compareVersions(p, prev, c.Blob, describeCommit(c.Commit), published); err != nil {
+					return err
+				}
+				prev = c.Blob
+			}
+		}
+		where := hr.uncommitted()
+		if prev == "" || where == "" {
+			continue
+		}
+		cur, err := fs.ReadFile(hr.p.FS, p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if !changes[0].Deleted() {
+				hr.add(CheckContractsBreaking, Finding{File: p, Message: "#: deleted the published contract", Note: hr.editNote(p, where, published)})
+			}
+		case err != nil:
+			return err
+		case git.BlobID(cur) != prev:
+			old, err := hr.p.Repo.ReadBlob(prev)
+			if err != nil {
+				return err
+			}
+			hr.addBreaking(p, old, cur, where, published)
+		}
+	}
+	return nil
+}
+
+func describeCommit(c git.Commit) string { return fmt.Sprintf("%s (%s)", c.Short, c.When) }
+
+func (hr *historyRun) compareVersions(p, oldBlob, newBlob, where string, published git.Commit) error {
+	old, err := hr.p.Repo.ReadBlob(oldBlob)
+	if err != nil {
+		return err
+	}
+	cur, err := hr.p.Repo.ReadBlob(newBlob)
+	if err != nil {
+		return err
+	}
+	hr.addBreaking(p, old, cur, where, published)
+	return nil
+}
+
+func (hr *historyRun) addBreaking(p string, old, cur []byte, where string, published git.Commit) {
+	changes, err := BreakingChanges(old, cur)
+	if err != nil {
+		return // a version that is not JSON is reported by contracts.local when current
+	}
+	for _, c := range changes {
+		hr.add(CheckContractsBreaking, Finding{File: p, Message: c.String(), Note: hr.editNote(p, where, published)})
+	}
+}
+
+// editNote says who edited a published contract and what to do instead.
+func (hr *historyRun) editNote(p, where string, published git.Commit) string {
+	name := path.Base(p)
+	id := strings.TrimSuffix(strings.TrimSuffix(name, ".schema.json"), ".defs.json")
+	return fmt.Sprintf("breaking edit of %s in %s, published in %s: a published version is never edited; publish %s instead",
+		id, where, published.Short, nextVersion(name))
+}
+
+// registryAt returns the contracts as of a commit: the embedded ones plus
+// the project-local schemas of that commit.
+func (hr *historyRun) registryAt(hash string) *contracts.Registry {
+	if reg, ok := hr.regs[hash]; ok {
+		return reg
+	}
+	var reg *contracts.Registry
+	if fsys, _, err := hr.p.Repo.RevFS(hash, hr.p.RelRoot); err == nil {
+		reg, _ = contracts.Load(fsys)
+	}
+	hr.regs[hash] = reg
+	return reg
+}
+
+// schemaCommits returns the commits that changed a contract file, newest
+// first.
+func (hr *historyRun) schemaCommits() []git.PathChange {
+	if hr.sc != nil {
+		return hr.sc
+	}
+	seen := map[string]bool{}
+	var out []git.PathChange
+	for _, p := range hr.h.Paths() {
+		if !isContractFile(p) {
+			continue
+		}
+		for _, c := range hr.h.Changes(p) {
+			if !seen[c.Commit.Hash] {
+				seen[c.Commit.Hash] = true
+				out = append(out, c)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	hr.sc = append([]git.PathChange{}, out...)
+	return hr.sc
+}
+
+// explain turns the failures of an artifact that was valid against its
+// contract as of the commit that wrote it into blackboard.tightened
+// findings naming that commit and the one that tightened the contract.
+func (hr *historyRun) explain(a artifact) error {
+	written, ok := hr.h.LastChange(a.path)
+	if !ok || written.Deleted() || written.Blob != git.BlobID(a.data) {
+		return nil // not committed as it is now: nothing to explain
+	}
+	then := hr.registryAt(written.Commit.Hash)
+	if then == nil || !then.Has(a.contract) {
+		return nil
+	}
+	if vs, err := then.Validate(a.contract, a.data); err != nil || len(vs) > 0 {
+		return nil // invalid already when written
+	}
+	where := ""
+	sc := hr.schemaCommits()
+	for i := len(sc) - 1; i >= 0; i-- { // oldest first
+		c := sc[i]
+		if c.Seq >= written.Seq {
+			continue // not after the artifact was written
+		}
+		reg := hr.registryAt(c.Commit.Hash)
+		if reg == nil || !reg.Has(a.contract) {
+			continue
+		}
+		if vs, err := reg.Validate(a.contract, a.data); err == nil && len(vs) > 0 {
+			where = c.Commit.Short
+			break
+		}
+	}
+	if where == "" {
+		if where = hr.uncommitted(); where == "" {
+			return nil
+		}
+	}
+	note := fmt.Sprintf("written in %s (%s) before %s tightened in %s", written.Commit.Short, written.Commit.When, a.contract, where)
+	for _, i := range a.findings {
+		f := &hr.rep.Findings[i]
+		f.Check, f.Note = CheckBlackboardStale, note
+	}
+	return nil
+}

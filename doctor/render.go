@@ -1,0 +1,281 @@
+// This file renders a Report: the human summary, SARIF, and the summary
+// the MCP doctor tool returns.
+
+package doctor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+)
+
+// Limits of the human summary; --json and SARIF carry everything.
+const (
+	maxFilesShown    = 20
+	maxMessagesShown = 10
+)
+
+// WriteText writes the human summary: a header, then each check that has
+// findings with its counts per file and the findings themselves, the
+// checks that passed or were skipped, and a closing line with the totals.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "foundry doctor: %s (%s)\n", r.Root, r.Source)
+	switch {
+	case r.History.Ran:
+		s := fmt.Sprintf("history: %d %s walked from %s", r.History.Commits, plural(r.History.Commits, "commit", "commits"), r.History.From)
+		if r.History.Truncated {
+			s += " (shallow clone: older history is missing)"
+		}
+		fmt.Fprintln(&b, s)
+	case r.History.Skipped != "":
+		fmt.Fprintf(&b, "history: skipped (%s)\n", r.History.Skipped)
+	}
+
+	byCheck := map[string][]Finding{}
+	for _, f := range r.Findings {
+		byCheck[f.Check] = append(byCheck[f.Check], f)
+	}
+	var passed []string
+	skipped := map[string][]string{}
+	var skipOrder []string
+	for _, c := range r.Checks {
+		fs := byCheck[c.ID]
+		switch {
+		case c.Skipped != "":
+			if skipped[c.Skipped] == nil {
+				skipOrder = append(skipOrder, c.Skipped)
+			}
+			skipped[c.Skipped] = append(skipped[c.Skipped], c.ID)
+			continue
+		case len(fs) == 0:
+			passed = append(passed, c.ID)
+			continue
+		}
+		b.WriteString("\n")
+		writeCheck(&b, c, fs)
+	}
+	b.WriteString("\n")
+	if len(passed) > 0 {
+		fmt.Fprintf(&b, "passed:  %s\n", strings.Join(passed, ", "))
+	}
+	for _, why := range skipOrder {
+		fmt.Fprintf(&b, "skipped: %s (%s)\n", strings.Join(skipped[why], ", "), why)
+	}
+	b.WriteString(r.totals())
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Text returns the human summary as a string.
+func (r *Report) Text() string {
+	var b strings.Builder
+	_ = r.WriteText(&b)
+	return b.String()
+}
+
+// totals is the closing line: "2 errors, 1 warning, 3 info in 4 files; 1,234
+// files checked." or "No problems found; 1,234 files checked."
+func (r *Report) totals() string {
+	files := map[string]bool{}
+	for _, f := range r.Findings {
+		if f.File != "" {
+			files[f.File] = true
+		}
+	}
+	checked := fmt.Sprintf("%s %s checked", thousands(r.Files), plural(r.Files, "file", "files"))
+	if len(r.Findings) == 0 {
+		return "No problems found; " + checked + "."
+	}
+	return fmt.Sprintf("%d %s, %d %s, %d info in %d %s; %s.",
+		r.Errors, plural(r.Errors, "error", "errors"), r.Warnings, plural(r.Warnings, "warning", "warnings"),
+		r.Infos, len(files), plural(len(files), "file", "files"), checked)
+}
+
+func writeCheck(b *strings.Builder, c CheckResult, fs []Finding) {
+	var files []string
+	perFile := map[string][]Finding{}
+	for _, f := range fs {
+		if _, ok := perFile[f.File]; !ok {
+			files = append(files, f.File)
+		}
+		perFile[f.File] = append(perFile[f.File], f)
+	}
+	nf := c.Files
+	fmt.Fprintf(b, "%s %s: %d %s", c.Severity, c.ID, len(fs), plural(len(fs), "finding", "findings"))
+	if nf > 0 {
+		fmt.Fprintf(b, " in %d %s", nf, plural(nf, "file", "files"))
+	}
+	fmt.Fprintf(b, " (%s)\n", c.Title)
+	var fixes []string
+	for i, file := range files {
+		if i == maxFilesShown {
+			fmt.Fprintf(b, "  … and %d more %s (use --json for all)\n", len(files)-i, plural(len(files)-i, "file", "files"))
+			break
+		}
+		ff := perFile[file]
+		name := file
+		if name == "" {
+			name = "(project)"
+		}
+		fmt.Fprintf(b, "  %s: %d\n", name, len(ff))
+		note := ""
+		for j, f := range ff {
+			if j == maxMessagesShown {
+				fmt.Fprintf(b, "      … and %d more\n", len(ff)-j)
+				break
+			}
+			indent := "    "
+			if f.Note != "" {
+				if f.Note != note {
+					fmt.Fprintf(b, "    %s:\n", f.Note)
+					note = f.Note
+				}
+				indent = "      "
+			}
+			fmt.Fprintf(b, "%s%s%s\n", indent, position(f), f.Message)
+		}
+		for _, f := range ff {
+			if f.Fix != "" && !contains(fixes, f.Fix) {
+				fixes = append(fixes, f.Fix)
+			}
+		}
+	}
+	for _, fix := range fixes {
+		fmt.Fprintf(b, "  fix: run `%s`\n", fix)
+	}
+}
+
+func position(f Finding) string {
+	switch {
+	case f.Line > 0 && f.Column > 0:
+		return fmt.Sprintf("%d:%d ", f.Line, f.Column)
+	case f.Line > 0:
+		return fmt.Sprintf("%d: ", f.Line)
+	}
+	return ""
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// thousands formats n with comma separators: 12345 → "12,345".
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// Summary runs doctor and returns the human summary with the report: what
+// the read-only MCP doctor tool returns, so an agent can check a project
+// before handing off.
+func Summary(ctx context.Context, env Env) (string, *Report, error) {
+	rep, err := Run(ctx, env)
+	if err != nil {
+		return "", nil, err
+	}
+	return rep.Text(), rep, nil
+}
+
+// SARIF renders the report as a SARIF 2.1.0 log: one rule per check, one
+// result per finding, located in its file relative to the project root.
+func (r *Report) SARIF() ([]byte, error) {
+	type message struct {
+		Text string `json:"text"`
+	}
+	type region struct {
+		StartLine   int `json:"startLine,omitempty"`
+		StartColumn int `json:"startColumn,omitempty"`
+	}
+	type artifactLocation struct {
+		URI       string `json:"uri"`
+		URIBaseID string `json:"uriBaseId"`
+	}
+	type physicalLocation struct {
+		ArtifactLocation artifactLocation `json:"artifactLocation"`
+		Region           *region          `json:"region,omitempty"`
+	}
+	type location struct {
+		PhysicalLocation physicalLocation `json:"physicalLocation"`
+	}
+	type result struct {
+		RuleID    string     `json:"ruleId"`
+		RuleIndex int        `json:"ruleIndex"`
+		Level     string     `json:"level"`
+		Message   message    `json:"message"`
+		Locations []location `json:"locations,omitempty"`
+	}
+	type rule struct {
+		ID                   string            `json:"id"`
+		ShortDescription     message           `json:"shortDescription"`
+		DefaultConfiguration map[string]string `json:"defaultConfiguration"`
+	}
+	rules := []rule{}
+	index := map[string]int{}
+	for _, c := range r.Checks {
+		index[c.ID] = len(rules)
+		rules = append(rules, rule{ID: c.ID, ShortDescription: message{c.Title}, DefaultConfiguration: map[string]string{"level": sarifLevel(c.Severity)}})
+	}
+	results := []result{}
+	for _, f := range r.Findings {
+		text := f.Message
+		if f.Note != "" {
+			text = f.Note + ": " + text
+		}
+		if f.Fix != "" {
+			text += " (fix: " + f.Fix + ")"
+		}
+		res := result{RuleID: f.Check, RuleIndex: index[f.Check], Level: sarifLevel(f.Severity), Message: message{text}}
+		if f.File != "" {
+			loc := location{PhysicalLocation: physicalLocation{ArtifactLocation: artifactLocation{URI: f.File, URIBaseID: "PROJECTROOT"}}}
+			if f.Line > 0 {
+				loc.PhysicalLocation.Region = &region{StartLine: f.Line, StartColumn: f.Column}
+			}
+			res.Locations = []location{loc}
+		}
+		results = append(results, res)
+	}
+	root := filepath.ToSlash(r.Root)
+	if !strings.HasPrefix(root, "/") {
+		root = "/" + root // a Windows drive path
+	}
+	if !strings.HasSuffix(root, "/") {
+		root += "/"
+	}
+	log := map[string]any{
+		"$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+		"version": "2.1.0",
+		"runs": []any{map[string]any{
+			"tool": map[string]any{"driver": map[string]any{
+				"name":           "foundry doctor",
+				"informationUri": "https://github.com/foundryhq/foundry",
+				"rules":          rules,
+			}},
+			"originalUriBaseIds": map[string]any{"PROJECTROOT": map[string]string{"uri": "file://" + root}},
+			"results":            results,
+		}},
+	}
+	return json.MarshalIndent(log, "", "  ")
+}
+
+func sarifLevel(s Severity) string {
+	switch s {
+	case Error:
+		return "error"
+	case Warning:
+		return "warning"
+	}
+	return "note"
+}

@@ -1,0 +1,180 @@
+// This file defines Run: the order of the passes and the bookkeeping every
+// check shares.
+
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/foundryhq/foundry/contracts"
+	"github.com/foundryhq/foundry/project"
+)
+
+// Env is what a doctor run needs.
+type Env struct {
+	// Project is the project opened on the source to check (working tree,
+	// index or revision). Open it with [project.OpenLenient] so an invalid
+	// config is reported as a finding instead of failing the open.
+	Project *project.Project
+	// NoHistory skips the history pass.
+	NoHistory bool
+	// Now is the clock that decides expiry; nil means time.Now.
+	Now func() time.Time
+	// Progress, when set, receives the progress of the long sweeps. It is
+	// called from the goroutine that runs Run.
+	Progress func(Progress)
+}
+
+// Progress reports how far a sweep has come.
+type Progress struct {
+	Phase string `json:"phase"` // "blackboard", "history"
+	Done  int    `json:"done"`
+	Total int    `json:"total"` // 0 when unknown
+}
+
+// run is the state of one doctor run.
+type run struct {
+	env     Env
+	p       *project.Project
+	today   string
+	reg     *contracts.Registry
+	results map[string]*CheckResult
+	order   []string
+	rep     *Report
+
+	// Filled by the blackboard sweep for the later passes.
+	artifacts []artifact
+}
+
+// artifact is one blackboard file as the sweep saw it.
+type artifact struct {
+	path     string
+	data     []byte
+	contract string // the "schema" field, when it names a known contract
+	// findings are the indices in rep.Findings of its blackboard.valid
+	// findings; non-empty means it fails its contract.
+	findings []int
+}
+
+// Run checks the project and returns the report. It never prints and never
+// writes. The error is reserved for failures to read the project (a git
+// object that cannot be read, a cancelled context); problems with the
+// project's content are findings.
+func Run(ctx context.Context, env Env) (*Report, error) {
+	if env.Project == nil {
+		return nil, fmt.Errorf("run doctor: no project")
+	}
+	now := env.Now
+	if now == nil {
+		now = time.Now
+	}
+	r := &run{
+		env:     env,
+		p:       env.Project,
+		today:   now().Format("2006-01-02"),
+		results: map[string]*CheckResult{},
+		rep: &Report{
+			Root:     env.Project.Root,
+			Source:   env.Project.Label(),
+			Findings: []Finding{},
+		},
+	}
+	for _, c := range Checks() {
+		r.results[c.ID] = &CheckResult{Check: c}
+		r.order = append(r.order, c.ID)
+	}
+	passes := []func(context.Context) error{
+		r.checkConfig,
+		r.checkLocalContracts,
+		r.checkBlackboard,
+		r.checkFacts,
+		r.checkRunbooks,
+		r.checkAgents,
+		r.checkLock,
+		r.checkHistory,
+	}
+	for _, pass := range passes {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := pass(ctx); err != nil {
+			return nil, fmt.Errorf("run doctor on the %s: %w", r.rep.Source, err)
+		}
+	}
+	return r.finish(), nil
+}
+
+// add records a finding of check id with the check's severity and returns
+// its index.
+func (r *run) add(id string, f Finding) int {
+	res := r.results[id]
+	f.Check = id
+	if f.Severity == "" {
+		f.Severity = res.Severity
+	}
+	r.rep.Findings = append(r.rep.Findings, f)
+	return len(r.rep.Findings) - 1
+}
+
+// checked counts items a check looked at.
+func (r *run) checked(id string, n int) { r.results[id].Checked += n }
+
+// skip marks a check as not run.
+func (r *run) skip(id, why string) { r.results[id].Skipped = why }
+
+func (r *run) progress(phase string, done, total int) {
+	if r.env.Progress != nil {
+		r.env.Progress(Progress{Phase: phase, Done: done, Total: total})
+	}
+}
+
+// finish sorts the findings (by check order, file, position) and fills in
+// the counts.
+func (r *run) finish() *Report {
+	rank := map[string]int{}
+	for i, id := range r.order {
+		rank[id] = i
+	}
+	fs := r.rep.Findings
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Check != b.Check {
+			return rank[a.Check] < rank[b.Check]
+		}
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Column < b.Column
+	})
+	files := map[string]map[string]bool{}
+	for _, f := range fs {
+		res := r.results[f.Check]
+		res.Findings++
+		if files[f.Check] == nil {
+			files[f.Check] = map[string]bool{}
+		}
+		if f.File != "" {
+			files[f.Check][f.File] = true
+		}
+		switch f.Severity {
+		case Error:
+			r.rep.Errors++
+		case Warning:
+			r.rep.Warnings++
+		default:
+			r.rep.Infos++
+		}
+	}
+	for _, id := range r.order {
+		res := r.results[id]
+		res.Files = len(files[id])
+		r.rep.Checks = append(r.rep.Checks, *res)
+	}
+	return r.rep
+}

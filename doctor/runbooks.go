@@ -1,0 +1,33 @@
+package doctor
+
+import (
+	"context"
+	"strings"
+
+	"github.com/foundryhq/foundry/runbooks"
+)
+
+func (r *run) checkRunbooks(ctx context.Context) error {
+	l, err := runbooks.Open(r.p.FS, runbooks.Options{}).List(ctx)
+	if err != nil {
+		return err
+	}
+	r.checked(CheckRunbooksParse, len(l.Runbooks))
+	r.checked(CheckRunbooksSlug, len(l.Runbooks))
+	r.rep.Files += len(l.Runbooks)
+	for _, rb := range l.Runbooks {
+		if !runbooks.ValidSlug(rb.Slug) {
+			r.add(CheckRunbooksSlug, Finding{File: rb.Path, Message: "file name " + rb.Slug + ".md is not a valid slug ([a-z0-9][a-z0-9-]*), so runbook_get cannot read it; rename the file"})
+		}
+		// The listing appends the slug warning, reported above on its own,
+		// to the front matter problem with "; ".
+		w := rb.Warning
+		if i := strings.Index(w, "the file name is not a valid slug"); i >= 0 {
+			w = strings.TrimSuffix(w[:i], "; ")
+		}
+		if w != "" {
+			r.add(CheckRunbooksParse, Finding{File: rb.Path, Message: w})
+		}
+	}
+	return nil
+}
