@@ -118,7 +118,9 @@ type validateResult struct {
 func (r validateResult) ok() bool { return r.err == nil && len(r.violations) == 0 }
 
 func runValidate(ctx context.Context, env *cliEnv, opts *validateOptions) error {
-	p, err := env.open()
+	// Validation does not depend on the config, so a broken config.yaml
+	// (which foundry doctor reports) does not stop it.
+	p, err := project.OpenLenient(env.dir, env.source())
 	if err != nil {
 		// Files on disk need no project; the embedded contracts apply.
 		if !errors.Is(err, project.ErrNoProject) || len(opts.files) == 0 || env.rev != "" || env.staged {
