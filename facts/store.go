@@ -393,3 +393,7 @@ func ListLine(f Fact, today string) string {
 
 // osPath turns a slash path relative to the project root into a path on disk.
 func (s *Store) osPath(p string) string { return filepath.Join(s.opts.Root, filepath.FromSlash(p)) }
+
+// Today returns the store clock's date, YYYY-MM-DD: the day against which
+// expiry is decided.
+func (s *Store) Today() string { return s.today() }

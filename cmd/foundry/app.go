@@ -81,6 +81,7 @@ func commands(env *cliEnv) []*cli.Command {
 		newContractsCommand(env),
 		newHookCommand(env),
 		newPluginCommand(env),
+		newMemoryCommand(env),
 	}
 }
 

@@ -1,0 +1,399 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/foundryhq/foundry/facts"
+	"github.com/foundryhq/foundry/tokens"
+)
+
+type memoryOptions struct {
+	// search
+	query string
+	limit int
+	// search, list
+	typ string
+	all bool
+	// show
+	id string
+	// write
+	req      facts.WriteRequest
+	body     string
+	bodyFile string
+	tags     *cli.StringSlice
+
+	json           bool
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+func newMemoryCommand(env *cliEnv) *cli.Command {
+	opts := &memoryOptions{tags: cli.NewStringSlice()}
+	bind := func() { opts.json, opts.stdin, opts.stdout, opts.stderr = env.json, env.stdin, env.stdout, env.stderr }
+	return &cli.Command{
+		Name:  "memory",
+		Usage: "search, write and index project facts (.foundry/memory/)",
+		Description: `Project memory is one fact a file under .foundry/memory/, summarised in a
+token-budgeted INDEX.md. Agents search it instead of loading memory files.
+search, index, show and list read the working tree, or --staged / --rev REV;
+write and index rebuild only ever write to the working tree.
+
+EXIT STATUS:
+   0  ok
+   1  a fact breaks a memory rule or holds a secret (nothing written), an
+      unknown fact, or a file error
+   2  malformed command line`,
+		Subcommands: []*cli.Command{
+			{
+				Name:      "search",
+				Usage:     "rank the active facts against keywords",
+				ArgsUsage: "<query...>",
+				Description: `Ranks active facts (not superseded, not expired) with BM25 over title,
+tags and body, case-folded and stemmed, and prints one block per hit:
+
+   ### fact-0004 · decision · confidence high
+   **Persistence layer uses Flyway, not Liquibase**
+   Chosen for the plain-SQL migration format the team already reads.
+   _source: adr-0007 · scope: project_
+
+or 'No stored fact matches "<query>". Memory holds N active facts.'
+--limit defaults to memoryRetrieval.maxFacts (8). With --json, the hits
+as data.
+
+EXIT STATUS:
+   0  ok, with or without hits
+   1  the facts cannot be read
+   2  malformed command line: no query, a limit outside 1–25, an unknown type`,
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "type", Usage: "only facts of this `TYPE` (decision, constraint, convention, domain, risk, metric, glossary)", Destination: &opts.typ},
+					&cli.IntFlag{Name: "limit", Usage: "at most `N` hits, 1–25 (default: memoryRetrieval.maxFacts)", Destination: &opts.limit},
+				},
+				Action: func(c *cli.Context) error {
+					bind()
+					opts.query = strings.Join(c.Args().Slice(), " ")
+					if strings.TrimSpace(opts.query) == "" {
+						return usageErrorf("memory search needs a query")
+					}
+					if !c.IsSet("limit") {
+						opts.limit = 0
+					} else if opts.limit < 1 || opts.limit > facts.MaxLimit {
+						return usageErrorf("--limit %d is out of range; use 1 to %d", opts.limit, facts.MaxLimit)
+					}
+					return runMemorySearch(c.Context, env, opts)
+				},
+			},
+			{
+				Name:      "write",
+				Usage:     "store one durable fact",
+				ArgsUsage: " ",
+				Description: `Stores one atomic durable fact as .foundry/memory/fact-NNNN-<slug>.md and
+rebuilds INDEX.md, under a lock shared with every other writer. Prints
+
+   created: fact-0016 (supersedes fact-0009)
+   Index: 13/16 facts listed, ~1980 tokens, 3 omitted over budget.
+
+or "unchanged: fact-0009 already states this" when an active fact of the
+same type and scope already says the same. The same title with a new body
+supersedes the old fact; a similar title adds a warning on stderr.
+
+Rules: the title states the fact in at most 80 characters; the body has at
+most 120 words and 900 characters, and for decision and risk a "Why:" and a
+"How to apply:" line; scope is project, module:<name> or vertical:<name>;
+confidence high, medium or low; source adr-NNNN, conversation, code or
+external:<url>; expires a real YYYY-MM-DD date. A fact that holds a secret
+(private key, access token, API key, password, credentials in a URL) is
+refused. A broken rule writes nothing. Never with --rev or --staged.
+
+EXIT STATUS:
+   0  created or unchanged
+   1  a rule is broken or a secret was found (nothing written), or a file error
+   2  malformed command line`,
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "title", Usage: "the fact itself, at most 80 characters (required)", Destination: &opts.req.Title},
+					&cli.StringFlag{Name: "type", Usage: "`TYPE`: decision, constraint, convention, domain, risk, metric or glossary (required)", Destination: (*string)(&opts.req.Type)},
+					&cli.StringFlag{Name: "body", Usage: "the fact's `TEXT`, at most 120 words", Destination: &opts.body},
+					&cli.StringFlag{Name: "body-file", Usage: "read the body from `FILE` (- for stdin)", Destination: &opts.bodyFile},
+					&cli.StringFlag{Name: "scope", Usage: "project, module:<name> or vertical:<name> (default: project)", Destination: &opts.req.Scope},
+					&cli.StringSliceFlag{Name: "tag", Usage: "a `TAG`; repeat or separate with commas", Destination: opts.tags},
+					&cli.StringFlag{Name: "confidence", Usage: "high, medium or low (default: medium)", Destination: (*string)(&opts.req.Confidence)},
+					&cli.StringFlag{Name: "source", Usage: "adr-NNNN, conversation, code or external:<url> (default: conversation)", Destination: &opts.req.Source},
+					&cli.StringFlag{Name: "expires", Usage: "stop loading the fact after `YYYY-MM-DD`", Destination: &opts.req.Expires},
+					&cli.StringFlag{Name: "supersedes", Usage: "the fact `fact-NNNN` this one replaces", Destination: &opts.req.Supersedes},
+				},
+				Action: func(c *cli.Context) error {
+					bind()
+					if c.NArg() > 0 {
+						return usageErrorf("memory write takes no arguments; pass the fact with --title, --type and --body")
+					}
+					for _, name := range []string{"title", "type"} {
+						if !c.IsSet(name) {
+							return usageErrorf("memory write needs --%s", name)
+						}
+					}
+					switch {
+					case c.IsSet("body") && c.IsSet("body-file"):
+						return usageErrorf("memory write takes --body or --body-file, not both")
+					case !c.IsSet("body") && !c.IsSet("body-file"):
+						return usageErrorf("memory write needs --body or --body-file")
+					}
+					opts.req.Tags = opts.tags.Value()
+					return runMemoryWrite(c.Context, env, opts)
+				},
+			},
+			{
+				Name:      "index",
+				Usage:     "rebuild .foundry/memory/INDEX.md",
+				ArgsUsage: " ",
+				Description: `Rebuilds INDEX.md from the facts: one line per active fact, constraints
+and decisions first, glossary last, higher confidence and newer first,
+stopping at memory.indexBudgetTokens (4000) with a line saying how many
+facts were omitted. The same facts always give the same bytes. Prints
+
+   Rebuilt <path>
+   13/16 facts listed, ~1980 tokens, 3 omitted.
+
+With --rev or --staged nothing is written: the index those facts give is
+printed instead.
+
+EXIT STATUS:
+   0  ok
+   1  the facts cannot be read or the index cannot be written
+   2  malformed command line`,
+				Action: func(c *cli.Context) error {
+					bind()
+					if c.NArg() > 0 {
+						return usageErrorf("memory index takes no arguments")
+					}
+					return runMemoryIndex(c.Context, env, opts)
+				},
+			},
+			{
+				Name:      "show",
+				Usage:     "print one fact",
+				ArgsUsage: "<fact-NNNN>",
+				Description: `Prints the fact file of the given id: front matter and body. With --json,
+the fact as data, its status derived from both ends of a supersedes link.
+
+EXIT STATUS:
+   0  ok
+   1  no fact has this id
+   2  malformed command line, including an id not of the form fact-NNNN`,
+				Action: func(c *cli.Context) error {
+					bind()
+					if c.NArg() != 1 {
+						return usageErrorf("memory show takes one fact id")
+					}
+					opts.id = c.Args().First()
+					if !facts.ValidID(opts.id) {
+						return usageErrorf("%q is not a fact id like fact-0004", opts.id)
+					}
+					return runMemoryShow(c.Context, env, opts)
+				},
+			},
+			{
+				Name:      "list",
+				Usage:     "list facts, one line each",
+				ArgsUsage: " ",
+				Description: `Prints "fact-0004 · decision · high · 2025-03-14 · <title>" per active fact,
+by id. --all adds superseded and expired facts, marked as such.
+
+EXIT STATUS:
+   0  ok
+   1  the facts cannot be read
+   2  malformed command line, including an unknown type`,
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "type", Usage: "only facts of this `TYPE`", Destination: &opts.typ},
+					&cli.BoolFlag{Name: "all", Usage: "include superseded and expired facts", Destination: &opts.all},
+				},
+				Action: func(c *cli.Context) error {
+					bind()
+					if c.NArg() > 0 {
+						return usageErrorf("memory list takes no arguments")
+					}
+					if opts.typ != "" && !facts.Type(opts.typ).Valid() {
+						return usageErrorf("unknown type %q; use one of decision, constraint, convention, domain, risk, metric, glossary", opts.typ)
+					}
+					return runMemoryList(c.Context, env, opts)
+				},
+			},
+		},
+	}
+}
+
+func runMemorySearch(ctx context.Context, env *cliEnv, opts *memoryOptions) error {
+	p, err := env.open()
+	if err != nil {
+		return err
+	}
+	store := facts.NewStore(p.FS, facts.Options{Warn: opts.stderr, IndexBudget: p.Config.Memory.IndexBudgetTokens})
+	limit := opts.limit
+	if limit == 0 {
+		limit = p.Config.MemoryRetrieval.MaxFacts
+	}
+	res, err := store.Search(ctx, facts.Query{Text: opts.query, Type: facts.Type(opts.typ), Limit: limit})
+	if errors.Is(err, facts.ErrInvalid) {
+		return &usageError{err}
+	}
+	if err != nil {
+		return err
+	}
+	tokens.NewLog(p.Root, env.logger).Record(tokens.KindMemorySearch)
+	if opts.json {
+		return env.printJSON(res)
+	}
+	_, err = io.WriteString(opts.stdout, res.Render())
+	return err
+}
+
+func runMemoryWrite(ctx context.Context, env *cliEnv, opts *memoryOptions) error {
+	p, err := env.openWritable()
+	if err != nil {
+		return err
+	}
+	body := opts.body
+	if opts.bodyFile != "" {
+		b, err := readBody(opts.bodyFile, opts.stdin)
+		if err != nil {
+			return err
+		}
+		body = string(b)
+	}
+	req := opts.req
+	req.Body = body
+	store := facts.OpenDir(p.Root, facts.Options{Warn: opts.stderr, IndexBudget: p.Config.Memory.IndexBudgetTokens})
+	res, err := store.Write(ctx, req)
+	if err != nil {
+		return err
+	}
+	if res.Action == facts.Created {
+		tokens.NewLog(p.Root, env.logger).Record(tokens.KindMemoryWrite)
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintln(opts.stderr, w)
+	}
+	if opts.json {
+		return env.printJSON(res)
+	}
+	_, err = fmt.Fprintln(opts.stdout, res.String())
+	return err
+}
+
+// memoryIndexJSON is the --json answer of memory index.
+type memoryIndexJSON struct {
+	Path    string `json:"path"`
+	Written bool   `json:"written"`
+	facts.IndexResult
+	Summary string `json:"summary"`
+	Content string `json:"content,omitempty"`
+}
+
+func runMemoryIndex(ctx context.Context, env *cliEnv, opts *memoryOptions) error {
+	p, err := env.open()
+	if err != nil {
+		return err
+	}
+	o := facts.Options{Warn: opts.stderr, IndexBudget: p.Config.Memory.IndexBudgetTokens}
+	if env.rev != "" || env.staged {
+		res, err := facts.NewStore(p.FS, o).Index(ctx)
+		if err != nil {
+			return err
+		}
+		if opts.json {
+			return env.printJSON(memoryIndexJSON{Path: facts.IndexPath, IndexResult: res, Summary: res.Summary(), Content: string(res.Content)})
+		}
+		_, err = opts.stdout.Write(res.Content)
+		return err
+	}
+	store := facts.OpenDir(p.Root, o)
+	res, err := store.RebuildIndex(ctx)
+	if err != nil {
+		return err
+	}
+	if opts.json {
+		return env.printJSON(memoryIndexJSON{Path: store.IndexFile(), Written: true, IndexResult: res, Summary: res.Summary()})
+	}
+	_, err = fmt.Fprintf(opts.stdout, "Rebuilt %s\n%s\n", store.IndexFile(), res.Summary())
+	return err
+}
+
+func runMemoryShow(ctx context.Context, env *cliEnv, opts *memoryOptions) error {
+	p, err := env.open()
+	if err != nil {
+		return err
+	}
+	f, err := facts.NewStore(p.FS, facts.Options{Warn: opts.stderr}).Get(ctx, opts.id)
+	if errors.Is(err, facts.ErrNotFound) {
+		return withHint(err, "list the facts with `foundry memory list --all`")
+	}
+	if err != nil {
+		return err
+	}
+	if opts.json {
+		return env.printJSON(f)
+	}
+	_, err = opts.stdout.Write(facts.Format(f))
+	return err
+}
+
+func runMemoryList(ctx context.Context, env *cliEnv, opts *memoryOptions) error {
+	p, err := env.open()
+	if err != nil {
+		return err
+	}
+	store := facts.NewStore(p.FS, facts.Options{Warn: opts.stderr})
+	list, err := store.List(ctx, facts.ListOptions{Type: facts.Type(opts.typ), All: opts.all})
+	if err != nil {
+		return err
+	}
+	if opts.json {
+		if list == nil {
+			list = []facts.Fact{}
+		}
+		return env.printJSON(struct {
+			Facts []facts.Fact `json:"facts"`
+		}{list})
+	}
+	if len(list) == 0 {
+		_, err = fmt.Fprintln(opts.stdout, "No facts.")
+		return err
+	}
+	today := store.Today()
+	var b strings.Builder
+	for _, f := range list {
+		b.WriteString(facts.ListLine(f, today) + "\n")
+	}
+	_, err = io.WriteString(opts.stdout, b.String())
+	return err
+}
+
+// maxBodyBytes bounds what --body-file reads: far above the 900-character
+// rule, so the rule's own message reports an over-long body.
+const maxBodyBytes = 1 << 20
+
+// readBody reads a fact body from a file, or stdin for "-".
+func readBody(name string, stdin io.Reader) ([]byte, error) {
+	r, label := stdin, "stdin"
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("read body: %w", err)
+		}
+		defer f.Close()
+		r, label = f, name
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxBodyBytes+1))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("read body from %s: %w", label, err)
+	case len(b) > maxBodyBytes:
+		return nil, fmt.Errorf("read body from %s: more than %d bytes", label, maxBodyBytes)
+	}
+	return b, nil
+}
