@@ -1,0 +1,66 @@
+package mcp
+
+import (
+	"encoding/json"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/foundryhq/foundry/jsonrpc"
+)
+
+// auditor writes one JSON line per audited call. A nil *auditor audits
+// nothing.
+type auditor struct {
+	mu  sync.Mutex
+	w   io.Writer
+	now func() time.Time
+}
+
+// auditRecord is one line of the audit log.
+type auditRecord struct {
+	a     *auditor
+	start time.Time
+	Time  string     `json:"time"`
+	ID    jsonrpc.ID `json:"id"`
+	// Method is tools/call or resources/read; Name the tool or the URI.
+	Method   string `json:"method"`
+	Name     string `json:"name"`
+	Scope    string `json:"scope,omitempty"`
+	Mutating bool   `json:"mutating"`
+	// Outcome is ok, error, invalid_arguments, timeout, too_large,
+	// cancelled, unknown (no such tool or resource) or denied (read-only
+	// mode or a disabled scope).
+	Outcome    string `json:"outcome"`
+	DurationMS int64  `json:"durationMs"`
+	// Error is the redacted error text shown to the client, if any.
+	Error string `json:"error,omitempty"`
+}
+
+func (a *auditor) start(req *jsonrpc.Request, method, name, scope string, mutating bool) *auditRecord {
+	if a == nil {
+		return nil
+	}
+	now := a.now()
+	return &auditRecord{a: a, start: now, Time: now.UTC().Format(time.RFC3339Nano), ID: req.ID,
+		Method: method, Name: name, Scope: scope, Mutating: mutating}
+}
+
+// finish completes and writes the record; res is the tool result, if any.
+func (r *auditRecord) finish(outcome string, res *callResult) {
+	if r == nil {
+		return
+	}
+	r.Outcome = outcome
+	r.DurationMS = r.a.now().Sub(r.start).Milliseconds()
+	if res != nil && res.IsError && len(res.Content) > 0 {
+		r.Error = res.Content[0].Text
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return
+	}
+	r.a.mu.Lock()
+	defer r.a.mu.Unlock()
+	_, _ = r.a.w.Write(append(b, '\n'))
+}

@@ -1,0 +1,36 @@
+// Package mcp is Foundry's Model Context Protocol server: the lifecycle
+// (initialize, ping, logging), tools and resources, served over stdio by
+// [Serve] through package jsonrpc.
+//
+// Every capability is registered once in a [Registry] with the governance
+// data of seed 003: a stable name, a description written for a model, input
+// and output schemas, annotations, a read-only or mutating classification,
+// a scope, a timeout and a result-size limit. A tool is a typed handler:
+//
+//	err := mcp.AddTool(reg, mcp.Tool{
+//		Name:        "memory_search",
+//		Description: "Searches project memory ...",
+//		InputSchema: searchInput, OutputSchema: searchOutput,
+//		Scope:       mcp.ScopeReadMemory,
+//		Idempotent:  true,
+//	}, func(ctx context.Context, call *mcp.Call, in searchArgs) (mcp.Output, error) {
+//		hits, err := store.Search(ctx, in.Query, in.Limit)
+//		if err != nil {
+//			return mcp.Output{}, err
+//		}
+//		return mcp.Output{Text: render(hits), Structured: hits}, nil
+//	})
+//
+// The server validates the arguments against the input schema (package
+// contracts) before the handler runs and answers a failure with an isError
+// result listing the violations, so the model can correct the call. A
+// handler's error becomes "<tool> failed: <message>", except a
+// [*VerbatimError], whose text is shown exactly as written (the seed's own
+// wording). Results carry the handler's text as a text block and its
+// structured value as structuredContent, checked against the output schema,
+// redacted for secrets, and bounded in size.
+//
+// [Options] govern a session: read-only mode hides mutating tools, enabled
+// scopes hide the rest, a rate limit and a concurrency cap reject excess
+// requests, and an audit writer receives one JSON line per call.
+package mcp

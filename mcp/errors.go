@@ -1,0 +1,32 @@
+package mcp
+
+import "errors"
+
+var (
+	// ErrUnknownResource is returned (possibly wrapped) by a resource reader
+	// when the URI names nothing; the client gets -32602
+	// "Unknown resource: <uri>".
+	ErrUnknownResource = errors.New("unknown resource")
+
+	// ErrInvalidTool reports a tool registration that breaks a rule of
+	// [Registry] (name, description, scope, schemas).
+	ErrInvalidTool = errors.New("invalid tool")
+
+	// ErrInvalidResource reports a resource or template registration that
+	// breaks a rule of [Registry].
+	ErrInvalidResource = errors.New("invalid resource")
+)
+
+// VerbatimError is a tool outcome worded for the model: the isError result
+// shows Text exactly, without the "<tool> failed:" prefix. Handlers return
+// it for the outcomes the seed words itself, such as the blackboard
+// rejection or "Provide either `data` or `path`.".
+type VerbatimError struct {
+	Text string
+}
+
+// Verbatim returns a [*VerbatimError] with the given text.
+func Verbatim(text string) error { return &VerbatimError{Text: text} }
+
+// Error returns the text.
+func (e *VerbatimError) Error() string { return e.Text }

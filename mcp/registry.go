@@ -1,0 +1,321 @@
+// This file defines the capability registry: tools, resources and resource
+// templates with their governance data.
+
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/foundryhq/foundry/contracts"
+)
+
+// Scopes of Foundry's capabilities. A tool or resource belongs to exactly
+// one; [Options.Scopes] enables a subset.
+const (
+	ScopeReadMemory      = "read:memory"
+	ScopeWriteMemory     = "write:memory"
+	ScopeReadRunbooks    = "read:runbooks"
+	ScopeReadContracts   = "read:contracts"
+	ScopeReadBlackboard  = "read:blackboard"
+	ScopeWriteBlackboard = "write:blackboard"
+	ScopeReadOps         = "read:ops"
+)
+
+// Defaults of the per-capability limits.
+const (
+	DefaultTimeout        = 10 * time.Second
+	DefaultMaxResultBytes = 256 << 10
+)
+
+// Tool is the registration of one tool. Name, Description, InputSchema and
+// Scope are required.
+type Tool struct {
+	// Name is stable and unique: 1–128 characters of [A-Za-z0-9_.-].
+	Name string
+	// Title is an optional human-readable name.
+	Title string
+	// Description tells a model what the tool does and when to call it.
+	Description string
+	// InputSchema is a JSON Schema (2020-12 by default) whose top level is
+	// {"type":"object",…}; arguments are validated against it before the
+	// handler runs.
+	InputSchema json.RawMessage
+	// OutputSchema, when set, describes structuredContent (top level
+	// "type":"object"); every successful result is checked against it.
+	OutputSchema json.RawMessage
+	// Scope is the scope the tool belongs to, e.g. [ScopeReadMemory].
+	Scope string
+	// Mutating classifies the tool as one that changes state; read-only mode
+	// hides it. It sets the readOnlyHint annotation to its negation.
+	Mutating bool
+	// Destructive and Idempotent set the destructiveHint and idempotentHint
+	// annotations.
+	Destructive bool
+	Idempotent  bool
+	// Timeout bounds one call; 0 means [DefaultTimeout].
+	Timeout time.Duration
+	// MaxResultBytes bounds the encoded result; 0 means
+	// [DefaultMaxResultBytes]. A larger result is replaced by an error.
+	MaxResultBytes int
+}
+
+// Output is what a tool handler returns on success.
+type Output struct {
+	// Text is the payload the model reads, sent as a text content block.
+	Text string
+	// Structured is sent as structuredContent. It must encode to a JSON
+	// object valid against the tool's OutputSchema, and is required when
+	// the tool has one.
+	Structured any
+}
+
+// ToolHandler handles one call of a tool with its decoded arguments, which
+// have already passed the input schema.
+type ToolHandler[In any] func(ctx context.Context, call *Call, in In) (Output, error)
+
+// rawHandler is a ToolHandler after argument decoding is folded in.
+type rawHandler func(ctx context.Context, call *Call, args json.RawMessage) (Output, error)
+
+// tool is a registered tool with its compiled schemas and its tools/list
+// entry.
+type tool struct {
+	Tool
+	in, out *contracts.Schema
+	listing json.RawMessage
+	handle  rawHandler
+}
+
+// Resource describes one concrete resource.
+type Resource struct {
+	URI         string
+	Name        string
+	Title       string
+	Description string
+	MIMEType    string
+	// Scope is the scope the resource belongs to. For a resource listed by
+	// a template's lister it is ignored: the template's scope applies.
+	Scope string
+}
+
+// ResourceTemplate describes a family of resources by an RFC 6570 URI
+// template of the simple form "scheme://path/{var}/…", where each {var}
+// matches one non-empty path segment.
+type ResourceTemplate struct {
+	URITemplate string
+	Name        string
+	Title       string
+	Description string
+	MIMEType    string
+	Scope       string
+}
+
+// ResourceReader returns the text of the resource at uri. vars holds the
+// template variables (nil for a fixed resource). It returns an error
+// wrapping [ErrUnknownResource] when uri names nothing.
+type ResourceReader func(ctx context.Context, uri string, vars map[string]string) (string, error)
+
+// ResourceLister returns the concrete resources of a template that
+// resources/list should show, e.g. one per runbook.
+type ResourceLister func(ctx context.Context) ([]Resource, error)
+
+type resource struct {
+	Resource
+	read ResourceReader
+}
+
+type template struct {
+	ResourceTemplate
+	match *regexp.Regexp
+	vars  []string
+	list  ResourceLister
+	read  ResourceReader
+}
+
+// Registry holds the capabilities a server exposes, in registration order.
+// Register everything before serving; a Registry is not safe for
+// concurrent registration.
+type Registry struct {
+	tools     []*tool
+	byName    map[string]*tool
+	resources []*resource
+	templates []*template
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{byName: map[string]*tool{}}
+}
+
+var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// AddTool registers a tool whose handler takes its arguments decoded into
+// In (use struct{} for a tool without arguments). It fails when the tool
+// breaks a registration rule (see [Tool]) or its schemas do not compile.
+func AddTool[In any](r *Registry, t Tool, h ToolHandler[In]) error {
+	return r.add(t, func(ctx context.Context, call *Call, args json.RawMessage) (Output, error) {
+		var in In
+		if err := json.Unmarshal(args, &in); err != nil {
+			return Output{}, fmt.Errorf("decode arguments: %w", err)
+		}
+		return h(ctx, call, in)
+	})
+}
+
+func (r *Registry) add(t Tool, h rawHandler) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("add tool %q: %w: %s", t.Name, ErrInvalidTool, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case !toolName.MatchString(t.Name):
+		return bad("name must be 1-128 characters of [A-Za-z0-9_.-]")
+	case r.byName[t.Name] != nil:
+		return bad("name already registered")
+	case strings.TrimSpace(t.Description) == "":
+		return bad("description is required")
+	case t.Scope == "":
+		return bad("scope is required")
+	case t.Timeout < 0 || t.MaxResultBytes < 0:
+		return bad("timeout and result-size limit must not be negative")
+	}
+	in, inJSON, err := objectSchema(t.InputSchema)
+	if err != nil {
+		return bad("input schema: %v", err)
+	}
+	tt := &tool{Tool: t, in: in, handle: h}
+	var outJSON json.RawMessage
+	if t.OutputSchema != nil {
+		if tt.out, outJSON, err = objectSchema(t.OutputSchema); err != nil {
+			return bad("output schema: %v", err)
+		}
+	}
+	if tt.Timeout == 0 {
+		tt.Timeout = DefaultTimeout
+	}
+	if tt.MaxResultBytes == 0 {
+		tt.MaxResultBytes = DefaultMaxResultBytes
+	}
+	tt.listing, err = json.Marshal(struct {
+		Name         string          `json:"name"`
+		Title        string          `json:"title,omitempty"`
+		Description  string          `json:"description"`
+		InputSchema  json.RawMessage `json:"inputSchema"`
+		OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+		Annotations  annotations     `json:"annotations"`
+	}{t.Name, t.Title, t.Description, inJSON, outJSON, annotations{
+		ReadOnly: !t.Mutating, Destructive: t.Mutating && t.Destructive, Idempotent: t.Idempotent,
+	}})
+	if err != nil {
+		return bad("encode listing: %v", err)
+	}
+	r.tools = append(r.tools, tt)
+	r.byName[t.Name] = tt
+	return nil
+}
+
+// annotations are the behaviour hints of a tools/list entry. Foundry's
+// tools touch only the project, hence openWorldHint false.
+type annotations struct {
+	ReadOnly    bool `json:"readOnlyHint"`
+	Destructive bool `json:"destructiveHint"`
+	Idempotent  bool `json:"idempotentHint"`
+	OpenWorld   bool `json:"openWorldHint"`
+}
+
+// objectSchema compiles a schema whose top level must be
+// {"type":"object"} and returns it compacted.
+func objectSchema(raw json.RawMessage) (*contracts.Schema, json.RawMessage, error) {
+	var top struct {
+		Type any `json:"type"`
+	}
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return nil, nil, fmt.Errorf("parse: %w", err)
+	}
+	if top.Type != "object" {
+		return nil, nil, fmt.Errorf(`top level must have "type": "object"`)
+	}
+	s, err := contracts.Compile(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil, nil, fmt.Errorf("compact: %w", err)
+	}
+	return s, buf.Bytes(), nil
+}
+
+// AddResource registers a fixed resource.
+func (r *Registry) AddResource(res Resource, read ResourceReader) error {
+	if res.URI == "" || res.Name == "" || res.Scope == "" || read == nil {
+		return fmt.Errorf("add resource %q: %w: uri, name, scope and reader are required", res.URI, ErrInvalidResource)
+	}
+	for _, have := range r.resources {
+		if have.URI == res.URI {
+			return fmt.Errorf("add resource %q: %w: uri already registered", res.URI, ErrInvalidResource)
+		}
+	}
+	r.resources = append(r.resources, &resource{Resource: res, read: read})
+	return nil
+}
+
+var templateVar = regexp.MustCompile(`\{([A-Za-z0-9_]+)\}`)
+
+// AddResourceTemplate registers a resource template. list, when not nil,
+// supplies the template's concrete resources to resources/list; read
+// serves every URI the template matches.
+func (r *Registry) AddResourceTemplate(t ResourceTemplate, list ResourceLister, read ResourceReader) error {
+	bad := func(why string) error {
+		return fmt.Errorf("add resource template %q: %w: %s", t.URITemplate, ErrInvalidResource, why)
+	}
+	if t.URITemplate == "" || t.Name == "" || t.Scope == "" || read == nil {
+		return bad("uri template, name, scope and reader are required")
+	}
+	var pattern strings.Builder
+	var vars []string
+	last := 0
+	literal := func(lit string) bool {
+		pattern.WriteString(regexp.QuoteMeta(lit))
+		return !strings.ContainsAny(lit, "{}")
+	}
+	for _, m := range templateVar.FindAllStringSubmatchIndex(t.URITemplate, -1) {
+		if !literal(t.URITemplate[last:m[0]]) {
+			return bad("only simple {var} expressions are supported")
+		}
+		pattern.WriteString(`([^/?#]+)`)
+		vars = append(vars, t.URITemplate[m[2]:m[3]])
+		last = m[1]
+	}
+	if !literal(t.URITemplate[last:]) {
+		return bad("only simple {var} expressions are supported")
+	}
+	if len(vars) == 0 {
+		return bad("needs at least one {var}; register a fixed URI with AddResource")
+	}
+	re, err := regexp.Compile("^" + pattern.String() + "$")
+	if err != nil {
+		return bad(err.Error())
+	}
+	r.templates = append(r.templates, &template{ResourceTemplate: t, match: re, vars: vars, list: list, read: read})
+	return nil
+}
+
+// scopes returns every scope the registry uses.
+func (r *Registry) scopes() map[string]bool {
+	s := map[string]bool{}
+	for _, t := range r.tools {
+		s[t.Scope] = true
+	}
+	for _, res := range r.resources {
+		s[res.Scope] = true
+	}
+	for _, t := range r.templates {
+		s[t.Scope] = true
+	}
+	return s
+}

@@ -1,0 +1,163 @@
+// This file defines resources/list, resources/templates/list and
+// resources/read.
+
+package mcp
+
+import (
+	"context"
+	"errors"
+
+	"github.com/foundryhq/foundry/internal/secrets"
+	"github.com/foundryhq/foundry/jsonrpc"
+)
+
+type resourceJSON struct {
+	URI         string `json:"uri"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mimeType,omitempty"`
+}
+
+type templateJSON struct {
+	URITemplate string `json:"uriTemplate"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mimeType,omitempty"`
+}
+
+func (s *session) listResources(ctx context.Context, _ *jsonrpc.Conn, req *jsonrpc.Request) (any, error) {
+	var p listParams
+	if err := decodeParams(req, &p); err != nil {
+		return nil, err
+	}
+	var all []resourceJSON
+	for _, r := range s.reg.resources {
+		if s.enabled[r.Scope] {
+			all = append(all, resourceJSON{r.URI, r.Name, r.Title, r.Description, r.MIMEType})
+		}
+	}
+	for _, t := range s.reg.templates {
+		if t.list == nil || !s.enabled[t.Scope] {
+			continue
+		}
+		rs, err := t.list(ctx)
+		if err != nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: list %s: %v", t.URITemplate, err)
+		}
+		for _, r := range rs {
+			mime := r.MIMEType
+			if mime == "" {
+				mime = t.MIMEType
+			}
+			all = append(all, resourceJSON{r.URI, r.Name, r.Title, r.Description, mime})
+		}
+	}
+	items, next, err := paginate(all, p.Cursor, "resources", s.opts.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		Resources  []resourceJSON `json:"resources"`
+		NextCursor string         `json:"nextCursor,omitempty"`
+	}{items, next}, nil
+}
+
+func (s *session) listTemplates(_ context.Context, _ *jsonrpc.Conn, req *jsonrpc.Request) (any, error) {
+	var p listParams
+	if err := decodeParams(req, &p); err != nil {
+		return nil, err
+	}
+	var all []templateJSON
+	for _, t := range s.reg.templates {
+		if s.enabled[t.Scope] {
+			all = append(all, templateJSON{t.URITemplate, t.Name, t.Title, t.Description, t.MIMEType})
+		}
+	}
+	items, next, err := paginate(all, p.Cursor, "templates", s.opts.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		ResourceTemplates []templateJSON `json:"resourceTemplates"`
+		NextCursor        string         `json:"nextCursor,omitempty"`
+	}{items, next}, nil
+}
+
+type resourceContents struct {
+	URI      string `json:"uri"`
+	MIMEType string `json:"mimeType,omitempty"`
+	Text     string `json:"text"`
+}
+
+func unknownResource(uri string) *jsonrpc.Error {
+	e := invalidParams("Unknown resource: %s", uri)
+	e.Data = map[string]string{"uri": uri}
+	return e
+}
+
+func (s *session) readResource(ctx context.Context, _ *jsonrpc.Conn, req *jsonrpc.Request) (any, error) {
+	var p struct {
+		URI any `json:"uri"`
+	}
+	const shape = "Invalid params: resources/read takes an object with a string uri"
+	if req.Params == nil {
+		return nil, invalidParams(shape)
+	}
+	if err := decodeParams(req, &p); err != nil {
+		return nil, invalidParams(shape)
+	}
+	uri, ok := p.URI.(string)
+	if !ok || uri == "" {
+		return nil, invalidParams(shape)
+	}
+	scope, mime, read, vars := s.resolve(uri)
+	if read == nil {
+		s.audit.start(req, "resources/read", uri, "", false).finish("unknown", nil)
+		return nil, unknownResource(uri)
+	}
+	rec := s.audit.start(req, "resources/read", uri, scope, false)
+	text, err := read(ctx, uri, vars)
+	switch {
+	case errors.Is(err, ErrUnknownResource):
+		rec.finish("unknown", nil)
+		return nil, unknownResource(uri)
+	case err != nil:
+		rec.finish("error", nil)
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: read %s: %s", uri, secrets.Redact(err.Error()))
+	}
+	text = secrets.Redact(text)
+	if len(text) > DefaultMaxResultBytes {
+		rec.finish("too_large", nil)
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: resource %s is %d bytes, over the %d-byte limit", uri, len(text), DefaultMaxResultBytes)
+	}
+	rec.finish("ok", nil)
+	return struct {
+		Contents []resourceContents `json:"contents"`
+	}{[]resourceContents{{URI: uri, MIMEType: mime, Text: text}}}, nil
+}
+
+// resolve finds the enabled resource or template serving uri.
+func (s *session) resolve(uri string) (scope, mime string, read ResourceReader, vars map[string]string) {
+	for _, r := range s.reg.resources {
+		if r.URI == uri && s.enabled[r.Scope] {
+			return r.Scope, r.MIMEType, r.read, nil
+		}
+	}
+	for _, t := range s.reg.templates {
+		if !s.enabled[t.Scope] {
+			continue
+		}
+		m := t.match.FindStringSubmatch(uri)
+		if m == nil {
+			continue
+		}
+		vars = make(map[string]string, len(t.vars))
+		for i, name := range t.vars {
+			vars[name] = m[i+1]
+		}
+		return t.Scope, t.MIMEType, t.read, vars
+	}
+	return "", "", nil, nil
+}

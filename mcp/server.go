@@ -1,0 +1,327 @@
+// This file defines the server options, the Serve entry point and the
+// lifecycle methods: initialize, ping, logging and cancellation.
+
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/foundryhq/foundry/jsonrpc"
+)
+
+// Instructions is returned by initialize; it is the seed's text verbatim.
+const Instructions = "Foundry memory and contracts. Prefer memory_search over reading .foundry files. " +
+	"Consult runbook_list before recurring tasks. Hand work between agents with blackboard_write, " +
+	"returning only the artifact path and a short summary."
+
+// Protocol revisions served, newest first. A client asking for another one
+// is answered with the first.
+var ProtocolVersions = []string{"2025-11-25", "2025-06-18"}
+
+// ServerName is the serverInfo name.
+const ServerName = "foundry"
+
+// Defaults of the session limits.
+const (
+	DefaultMaxConcurrency    = 16
+	DefaultRequestsPerMinute = 600
+	DefaultBurst             = 120
+	DefaultPageSize          = 20
+	MaxPageSize              = 100
+)
+
+// Limiter admits or rejects a request; *rate.Limiter satisfies it.
+type Limiter interface {
+	Allow() bool
+}
+
+// Options configure [Serve]. Registry is required; zero values of the
+// other fields select the defaults.
+type Options struct {
+	// Registry holds the tools and resources to expose.
+	Registry *Registry
+	// Version is the serverInfo version.
+	Version string
+	// ReadOnly hides mutating tools from tools/list and tools/call.
+	ReadOnly bool
+	// Scopes enables only the listed scopes; nil enables every scope the
+	// registry uses. A scope the registry does not know is an error.
+	Scopes []string
+	// MaxConcurrency caps the requests in flight (default 16; negative: no
+	// cap). Requests over the cap are rejected, not queued.
+	MaxConcurrency int
+	// RequestsPerMinute and Burst configure the rate limit (defaults 600
+	// and 120; a negative RequestsPerMinute disables it). Requests over the
+	// limit are rejected.
+	RequestsPerMinute int
+	Burst             int
+	// Limiter, when set, replaces the limiter built from RequestsPerMinute
+	// and Burst.
+	Limiter Limiter
+	// PageSize is the page length of list methods (default 20, at most 100).
+	PageSize int
+	// MaxMessageBytes caps one incoming message (default 8 MiB); a larger
+	// one is rejected before dispatch.
+	MaxMessageBytes int
+	// Audit, when set, receives one JSON line per tools/call and
+	// resources/read.
+	Audit io.Writer
+	// Logger receives diagnostics; nil discards them.
+	Logger *slog.Logger
+	// Trace, when set, receives every JSON-RPC message read or written
+	// (--rpc-trace).
+	Trace *slog.Logger
+	// Now is the clock of audit records; nil means time.Now.
+	Now func() time.Time
+}
+
+// Serve speaks MCP over newline-delimited JSON-RPC on in and out until in
+// ends (it then answers the requests in flight and returns nil) or ctx is
+// done (it returns ctx's error). Nothing but protocol messages is written
+// to out.
+func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
+	s, err := newSession(opts)
+	if err != nil {
+		return err
+	}
+	rpc := jsonrpc.NewServer(jsonrpc.Options{
+		MaxConcurrency:  s.opts.MaxConcurrency,
+		MaxMessageBytes: opts.MaxMessageBytes,
+		Limiter:         s.opts.Limiter,
+		Logger:          s.log,
+		Trace:           opts.Trace,
+	})
+	rpc.Handle("initialize", s.initialize)
+	rpc.Handle("ping", s.ping)
+	rpc.Handle("notifications/initialized", s.initialized)
+	rpc.Handle("notifications/cancelled", s.cancelled)
+	rpc.Handle("logging/setLevel", s.setLevel)
+	rpc.Handle("tools/list", s.listTools)
+	rpc.Handle("tools/call", s.callTool)
+	rpc.Handle("resources/list", s.listResources)
+	rpc.Handle("resources/templates/list", s.listTemplates)
+	rpc.Handle("resources/read", s.readResource)
+	return rpc.Serve(ctx, in, out)
+}
+
+// session is the state of one served connection.
+type session struct {
+	opts    Options
+	reg     *Registry
+	log     *slog.Logger
+	enabled map[string]bool
+	audit   *auditor
+
+	mu       sync.Mutex
+	logLevel int // index into logLevels; -1 until the client sets one
+}
+
+func newSession(opts Options) (*session, error) {
+	if opts.Registry == nil {
+		return nil, errors.New("serve mcp: no registry")
+	}
+	known := opts.Registry.scopes()
+	enabled := known
+	if opts.Scopes != nil {
+		enabled = map[string]bool{}
+		for _, sc := range opts.Scopes {
+			if !known[sc] {
+				return nil, fmt.Errorf("serve mcp: unknown scope %q (known: %s)", sc, strings.Join(sortedKeys(known), ", "))
+			}
+			enabled[sc] = true
+		}
+	}
+	switch {
+	case opts.MaxConcurrency == 0:
+		opts.MaxConcurrency = DefaultMaxConcurrency
+	case opts.MaxConcurrency < 0:
+		opts.MaxConcurrency = 0
+	}
+	if opts.Limiter == nil && opts.RequestsPerMinute >= 0 {
+		perMin, burst := opts.RequestsPerMinute, opts.Burst
+		if perMin == 0 {
+			perMin = DefaultRequestsPerMinute
+		}
+		if burst <= 0 {
+			burst = DefaultBurst
+		}
+		opts.Limiter = rate.NewLimiter(rate.Limit(float64(perMin)/60), burst)
+	}
+	if opts.PageSize <= 0 {
+		opts.PageSize = DefaultPageSize
+	}
+	opts.PageSize = min(opts.PageSize, MaxPageSize)
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &session{opts: opts, reg: opts.Registry, log: log, enabled: enabled, logLevel: -1}
+	if opts.Audit != nil {
+		s.audit = &auditor{w: opts.Audit, now: opts.Now}
+	}
+	return s, nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// invalidParams returns a -32602 error.
+func invalidParams(format string, args ...any) *jsonrpc.Error {
+	return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, format, args...)
+}
+
+// decodeParams decodes request params into v; absent params leave v
+// unchanged. Params that are not an object are invalid.
+func decodeParams(req *jsonrpc.Request, v any) error {
+	if req.Params == nil {
+		return nil
+	}
+	if req.Params[0] != '{' {
+		return invalidParams("Invalid params: %s takes an object", req.Method)
+	}
+	if err := json.Unmarshal(req.Params, v); err != nil {
+		return invalidParams("Invalid params: %s: %v", req.Method, err)
+	}
+	return nil
+}
+
+type implementation struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+type initializeResult struct {
+	ProtocolVersion string         `json:"protocolVersion"`
+	Capabilities    capabilities   `json:"capabilities"`
+	ServerInfo      implementation `json:"serverInfo"`
+	Instructions    string         `json:"instructions"`
+}
+
+type capabilities struct {
+	Logging   struct{} `json:"logging"`
+	Resources struct{} `json:"resources"`
+	Tools     struct{} `json:"tools"`
+}
+
+func (s *session) initialize(_ context.Context, _ *jsonrpc.Conn, req *jsonrpc.Request) (any, error) {
+	var p struct {
+		ProtocolVersion any `json:"protocolVersion"`
+	}
+	if err := decodeParams(req, &p); err != nil {
+		return nil, err
+	}
+	version := ProtocolVersions[0]
+	if v, ok := p.ProtocolVersion.(string); ok && slices.Contains(ProtocolVersions, v) {
+		version = v
+	}
+	return initializeResult{
+		ProtocolVersion: version,
+		ServerInfo:      implementation{Name: ServerName, Version: s.opts.Version},
+		Instructions:    Instructions,
+	}, nil
+}
+
+func (s *session) ping(context.Context, *jsonrpc.Conn, *jsonrpc.Request) (any, error) {
+	return struct{}{}, nil
+}
+
+func (s *session) initialized(context.Context, *jsonrpc.Conn, *jsonrpc.Request) (any, error) {
+	s.log.Debug("client initialized")
+	return nil, nil
+}
+
+// cancelled handles notifications/cancelled: the request's context is
+// cancelled and its response suppressed. Unknown or finished ids are
+// ignored, as the specification allows.
+func (s *session) cancelled(_ context.Context, conn *jsonrpc.Conn, req *jsonrpc.Request) (any, error) {
+	var p struct {
+		RequestID *jsonrpc.ID `json:"requestId"`
+		Reason    string      `json:"reason"`
+	}
+	if err := decodeParams(req, &p); err != nil || p.RequestID == nil {
+		return nil, fmt.Errorf("notifications/cancelled: want an object with a valid requestId")
+	}
+	if conn.Cancel(*p.RequestID) {
+		s.log.Debug("request cancelled", "id", p.RequestID.String(), "reason", p.Reason)
+	}
+	return nil, nil
+}
+
+// logLevels are the RFC 5424 severities of notifications/message, lowest
+// first.
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// LogLevel is the severity of a notifications/message.
+type LogLevel string
+
+// The log levels of notifications/message.
+const (
+	LogDebug     LogLevel = "debug"
+	LogInfo      LogLevel = "info"
+	LogNotice    LogLevel = "notice"
+	LogWarning   LogLevel = "warning"
+	LogError     LogLevel = "error"
+	LogCritical  LogLevel = "critical"
+	LogAlert     LogLevel = "alert"
+	LogEmergency LogLevel = "emergency"
+)
+
+func (s *session) setLevel(_ context.Context, _ *jsonrpc.Conn, req *jsonrpc.Request) (any, error) {
+	var p struct {
+		Level any `json:"level"`
+	}
+	if err := decodeParams(req, &p); err != nil {
+		return nil, err
+	}
+	name, _ := p.Level.(string)
+	i := slices.Index(logLevels, name)
+	if i < 0 {
+		b, _ := json.Marshal(p.Level)
+		return nil, invalidParams("Invalid log level: %s (want one of %s)", b, strings.Join(logLevels, ", "))
+	}
+	s.mu.Lock()
+	s.logLevel = i
+	s.mu.Unlock()
+	return struct{}{}, nil
+}
+
+// notifyLog sends a notifications/message when the client asked for
+// messages of this level or above.
+func (s *session) notifyLog(ctx context.Context, conn *jsonrpc.Conn, level LogLevel, logger string, data any) {
+	i := slices.Index(logLevels, string(level))
+	s.mu.Lock()
+	min := s.logLevel
+	s.mu.Unlock()
+	if min < 0 || i < min {
+		return
+	}
+	err := conn.Notify(ctx, "notifications/message", struct {
+		Level  LogLevel `json:"level"`
+		Logger string   `json:"logger,omitempty"`
+		Data   any      `json:"data"`
+	}{level, logger, redactValue(data)})
+	if err != nil {
+		s.log.Warn("send log message", "err", err)
+	}
+}

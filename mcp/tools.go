@@ -1,0 +1,274 @@
+// This file defines tools/list and tools/call: visibility, argument
+// validation, limits, redaction, progress and the shape of results.
+
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/foundryhq/foundry/internal/secrets"
+	"github.com/foundryhq/foundry/jsonrpc"
+)
+
+// Call is one tools/call in progress, handed to the tool's handler.
+type Call struct {
+	// Tool is the name of the tool called.
+	Tool string
+
+	sess  *session
+	conn  *jsonrpc.Conn
+	token json.RawMessage // _meta.progressToken; nil when absent
+
+	mu   sync.Mutex
+	last float64
+	sent bool
+	done bool
+}
+
+// Progress reports progress of a long call to the client, when the client
+// asked for it with _meta.progressToken; otherwise it does nothing. total
+// is 0 when unknown. Values that do not increase are dropped, as are
+// reports after the call has returned.
+func (c *Call) Progress(ctx context.Context, progress, total float64, message string) {
+	if c.token == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done || (c.sent && progress <= c.last) {
+		return
+	}
+	c.last, c.sent = progress, true
+	err := c.conn.Notify(ctx, "notifications/progress", struct {
+		Token    json.RawMessage `json:"progressToken"`
+		Progress float64         `json:"progress"`
+		Total    float64         `json:"total,omitempty"`
+		Message  string          `json:"message,omitempty"`
+	}{c.token, progress, total, secrets.Redact(message)})
+	if err != nil {
+		c.sess.log.Warn("send progress", "tool", c.Tool, "err", err)
+	}
+}
+
+// Log sends a notifications/message from the tool (logger = tool name) when
+// the client's log level admits it.
+func (c *Call) Log(ctx context.Context, level LogLevel, data any) {
+	c.mu.Lock()
+	done := c.done
+	c.mu.Unlock()
+	if !done {
+		c.sess.notifyLog(ctx, c.conn, level, c.Tool, data)
+	}
+}
+
+func (c *Call) finish() {
+	c.mu.Lock()
+	c.done = true
+	c.mu.Unlock()
+}
+
+// visible reports whether a tool may be listed and called, and why not.
+func (s *session) toolAvailable(t *tool) (bool, string) {
+	switch {
+	case s.opts.ReadOnly && t.Mutating:
+		return false, "the server is read-only"
+	case !s.enabled[t.Scope]:
+		return false, fmt.Sprintf("scope %s is not enabled", t.Scope)
+	}
+	return true, ""
+}
+
+type listParams struct {
+	Cursor *string `json:"cursor"`
+}
+
+func (s *session) listTools(_ context.Context, _ *jsonrpc.Conn, req *jsonrpc.Request) (any, error) {
+	var p listParams
+	if err := decodeParams(req, &p); err != nil {
+		return nil, err
+	}
+	var all []json.RawMessage
+	for _, t := range s.reg.tools {
+		if ok, _ := s.toolAvailable(t); ok {
+			all = append(all, t.listing)
+		}
+	}
+	items, next, err := paginate(all, p.Cursor, "tools", s.opts.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		Tools      []json.RawMessage `json:"tools"`
+		NextCursor string            `json:"nextCursor,omitempty"`
+	}{items, next}, nil
+}
+
+// content is one text content block.
+type content struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// callResult is the result of tools/call.
+type callResult struct {
+	Content           []content       `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	IsError           bool            `json:"isError,omitempty"`
+}
+
+func errorResult(text string) callResult {
+	return callResult{Content: []content{{Type: "text", Text: secrets.Redact(text)}}, IsError: true}
+}
+
+func (s *session) callTool(ctx context.Context, conn *jsonrpc.Conn, req *jsonrpc.Request) (any, error) {
+	var p struct {
+		Name      any             `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		Meta      struct {
+			ProgressToken json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	const shape = "Invalid params: tools/call takes an object with a string name"
+	if req.Params == nil || req.Params[0] != '{' || json.Unmarshal(req.Params, &p) != nil {
+		return nil, invalidParams(shape)
+	}
+	name, ok := p.Name.(string)
+	if !ok || name == "" {
+		return nil, invalidParams(shape)
+	}
+	t := s.reg.byName[name]
+	if t == nil {
+		s.audit.start(req, "tools/call", name, "", false).finish("unknown", nil)
+		e := invalidParams("Unknown tool: %s", name)
+		e.Data = map[string]string{"name": name}
+		return nil, e
+	}
+	if ok, why := s.toolAvailable(t); !ok {
+		s.audit.start(req, "tools/call", name, t.Scope, t.Mutating).finish("denied", nil)
+		e := invalidParams("Tool not available: %s (%s)", name, why)
+		e.Data = map[string]string{"name": name}
+		return nil, e
+	}
+
+	rec := s.audit.start(req, "tools/call", name, t.Scope, t.Mutating)
+	res, outcome := s.runTool(ctx, conn, t, p.Arguments, p.Meta.ProgressToken)
+	if ctx.Err() != nil {
+		outcome = "cancelled"
+	}
+	rec.finish(outcome, &res)
+	return res, nil
+}
+
+// runTool validates the arguments, runs the handler under the tool's
+// limits and shapes the result. The outcome names what happened for the
+// audit log.
+func (s *session) runTool(ctx context.Context, conn *jsonrpc.Conn, t *tool, args, token json.RawMessage) (callResult, string) {
+	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
+		args = json.RawMessage("{}")
+	}
+	if msg := s.checkArgs(t, args); msg != "" {
+		return errorResult(msg), "invalid_arguments"
+	}
+	if len(token) > 0 && string(token) == "null" {
+		token = nil
+	}
+	call := &Call{Tool: t.Name, sess: s, conn: conn, token: token}
+	tctx, cancel := context.WithTimeout(ctx, t.Timeout)
+	out, err := t.handle(tctx, call, args)
+	call.finish()
+	timedOut := errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+	cancel()
+
+	var verbatim *VerbatimError
+	switch {
+	case err == nil:
+	case timedOut:
+		return errorResult(fmt.Sprintf("%s failed: timed out after %s", t.Name, t.Timeout)), "timeout"
+	case errors.As(err, &verbatim):
+		return errorResult(verbatim.Text), "error"
+	default:
+		return errorResult(fmt.Sprintf("%s failed: %s", t.Name, err.Error())), "error"
+	}
+
+	res := callResult{Content: []content{{Type: "text", Text: secrets.Redact(out.Text)}}}
+	if t.out != nil || out.Structured != nil {
+		sc, msg := s.structured(t, out.Structured)
+		if msg != "" {
+			s.log.Error("tool result breaks its output schema", "tool", t.Name, "problem", msg)
+			return errorResult(fmt.Sprintf("%s failed: internal error: %s", t.Name, msg)), "error"
+		}
+		res.StructuredContent = sc
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return errorResult(fmt.Sprintf("%s failed: encode result: %v", t.Name, err)), "error"
+	}
+	if len(b) > t.MaxResultBytes {
+		return errorResult(fmt.Sprintf("%s failed: result of %d bytes exceeds the %d-byte limit; narrow the request",
+			t.Name, len(b), t.MaxResultBytes)), "too_large"
+	}
+	return res, "ok"
+}
+
+// checkArgs validates arguments against the tool's input schema and
+// returns the model-facing message when they fail.
+func (s *session) checkArgs(t *tool, args json.RawMessage) string {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return fmt.Sprintf("%s failed: invalid arguments:\n- #: %v", t.Name, err)
+	}
+	vs := t.in.Validate(v)
+	if len(vs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s failed: invalid arguments:", t.Name)
+	for _, v := range vs {
+		b.WriteString("\n- ")
+		b.WriteString(v.String())
+	}
+	return b.String()
+}
+
+// structured encodes a handler's structured value, checks it against the
+// output schema and redacts it. msg describes a broken value.
+func (s *session) structured(t *tool, v any) (json.RawMessage, string) {
+	if v == nil {
+		return nil, "no structured content for a tool with an output schema"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, "encode structured content: " + err.Error()
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, "decode structured content: " + err.Error()
+	}
+	if _, ok := doc.(map[string]any); !ok {
+		return nil, "structured content is not a JSON object"
+	}
+	if t.out != nil {
+		if vs := t.out.Validate(doc); len(vs) > 0 {
+			parts := make([]string, len(vs))
+			for i, v := range vs {
+				parts[i] = v.String()
+			}
+			return nil, "result does not match the output schema: " + strings.Join(parts, "; ")
+		}
+	}
+	b, err = json.Marshal(redactValue(doc))
+	if err != nil {
+		return nil, "encode structured content: " + err.Error()
+	}
+	return b, ""
+}
