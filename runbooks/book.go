@@ -143,7 +143,7 @@ func (d Doc) Text() string { return d.Content }
 // Get returns the runbook with slug. An invalid slug is refused before any
 // file is read; an unknown one is an error listing the available slugs.
 func (b *Book) Get(ctx context.Context, slug string) (Doc, error) {
-	if err := checkSlug(slug); err != nil {
+	if err := CheckSlug(slug); err != nil {
 		return Doc{}, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -206,7 +206,7 @@ const maxTitle = 80
 // Create writes .foundry/runbooks/<slug>.md from the template. It refuses
 // an invalid slug before touching any file and never overwrites a runbook.
 func (b *Book) Create(ctx context.Context, n NewRunbook) (Created, error) {
-	if err := checkSlug(n.Slug); err != nil {
+	if err := CheckSlug(n.Slug); err != nil {
 		return Created{}, err
 	}
 	title, trigger := strings.TrimSpace(n.Title), strings.TrimSpace(n.Trigger)

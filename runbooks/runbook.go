@@ -24,8 +24,8 @@ var slugPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 // ValidSlug reports whether s is a runbook slug: [a-z0-9][a-z0-9-]*.
 func ValidSlug(s string) bool { return slugPattern.MatchString(s) }
 
-// checkSlug returns an ErrInvalidSlug error for an unusable slug.
-func checkSlug(s string) error {
+// CheckSlug returns an error wrapping [ErrInvalidSlug] for an unusable slug.
+func CheckSlug(s string) error {
 	if ValidSlug(s) {
 		return nil
 	}

@@ -82,6 +82,9 @@ func commands(env *cliEnv) []*cli.Command {
 		newHookCommand(env),
 		newPluginCommand(env),
 		newMemoryCommand(env),
+		newRunbookCommand(env),
+		newBlackboardCommand(env),
+		newTokensCommand(env),
 	}
 }
 

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/foundryhq/foundry/tokens"
+)
+
+type tokensOptions struct {
+	json   bool
+	stdout io.Writer
+}
+
+func newTokensCommand(env *cliEnv) *cli.Command {
+	opts := &tokensOptions{}
+	return &cli.Command{
+		Name:      "tokens",
+		Usage:     "report what memory and the blackboard cost in tokens",
+		ArgsUsage: " ",
+		Description: `Measures, from the files: the memory index (.foundry/memory/INDEX.md)
+against memory.indexBudgetTokens, the fact files, the blackboard artifacts,
+and the events recorded in .foundry/metrics/events.jsonl (gitignored, so
+always the working tree's). Ends with what loading all facts and artifacts
+eagerly would cost per session against the index-first path. A token is
+estimated as a quarter of a byte, rounded up, per file. With --rev or
+--staged the files are measured there.
+
+EXIT STATUS:
+   0  ok
+   1  the project cannot be read
+   2  malformed command line`,
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageErrorf("tokens takes no arguments")
+			}
+			opts.json, opts.stdout = env.json, env.stdout
+			return runTokens(c.Context, env, opts)
+		},
+	}
+}
+
+func runTokens(ctx context.Context, env *cliEnv, opts *tokensOptions) error {
+	p, err := env.open()
+	if err != nil {
+		return err
+	}
+	r, err := tokens.BuildReport(ctx, p.FS, os.DirFS(p.Root), p.Config.Memory.IndexBudgetTokens)
+	if err != nil {
+		return err
+	}
+	if opts.json {
+		return env.printJSON(r)
+	}
+	_, err = io.WriteString(opts.stdout, r.Text())
+	return err
+}
