@@ -85,6 +85,7 @@ func commands(env *cliEnv) []*cli.Command {
 		newRunbookCommand(env),
 		newBlackboardCommand(env),
 		newTokensCommand(env),
+		newDoctorCommand(env),
 	}
 }
 
@@ -92,7 +93,7 @@ const commandHelpTemplate = `NAME:
    {{template "helpNameTemplate" .}}
 
 USAGE:
-   {{if .UsageText}}{{wrap .UsageText 3}}{{else}}{{.HelpName}}{{if .VisibleFlagCategories}} [options]{{end}}{{if .ArgsUsage}} {{.ArgsUsage}}{{else}}{{if .Args}} [arguments...]{{end}}{{end}}{{end}}{{if .Category}}
+   {{if .UsageText}}{{wrap .UsageText 3}}{{else}}{{.HelpName}}{{if .VisibleFlags}} [options]{{end}}{{if .ArgsUsage}} {{.ArgsUsage}}{{else}}{{if .Args}} [arguments...]{{end}}{{end}}{{end}}{{if .Category}}
 
 CATEGORY:
    {{.Category}}{{end}}{{if .VisibleCommands}}
@@ -157,6 +158,7 @@ EXIT STATUS:
 
 // setUsageHandlers makes flag errors of every (sub)command usage errors.
 func setUsageHandlers(c *cli.Command) {
+	c.HideHelpCommand = true
 	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return &usageError{err} }
 	for _, s := range c.Subcommands {
 		setUsageHandlers(s)
