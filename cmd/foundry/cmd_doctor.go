@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/foundryhq/foundry/doctor"
+	"github.com/foundryhq/foundry/project"
+)
+
+type doctorOptions struct {
+	format    string // text, json or sarif
+	noHistory bool
+	fix       bool
+	stdout    io.Writer
+	stderr    io.Writer
+}
+
+func newDoctorCommand(env *cliEnv) *cli.Command {
+	opts := &doctorOptions{}
+	return &cli.Command{
+		Name:      "doctor",
+		Usage:     "check the whole project and explain failures from git history",
+		ArgsUsage: " ",
+		Description: `Sweeps the project at the working tree, the index (--staged) or any
+revision (--rev REV, read from git objects): every blackboard artifact
+parses, names a known contract and satisfies it; fact files parse, are
+valid fact.v1 artifacts, have unique ids, sound supersedes links and an
+up-to-date INDEX.md (expired facts are listed); runbooks parse and have
+valid slugs; the config is valid; project-local schemas compile and do not
+redefine an embedded contract; agent definitions (.claude/agents/*.md,
+agents/*.md) name existing contracts under "## Input contract" and
+"## Output contract", and the artifacts at the paths they declare satisfy
+them; the contracts lock matches the contracts this binary ships.
+
+In a git repository a history pass (skip it with --no-history) flags every
+breaking edit of a published .foundry/schemas/*.schema.json and reports an
+artifact that was valid when written as "written in <commit> (<date>)
+before <contract> tightened in <commit>".
+
+The summary groups findings by check with counts per file. --json prints
+the full report, --format sarif a SARIF 2.1.0 log. --fix (working tree
+only) rebuilds a stale INDEX.md and renumbers duplicate fact ids, printing
+what it changed, and then checks the project.
+
+EXIT STATUS:
+   0  no error-severity finding (warnings and info may remain)
+   1  the project could not be read, or --fix with --rev or --staged
+   2  malformed command line
+   3  doctor found errors`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text, json or sarif", Destination: &opts.format},
+			&cli.BoolFlag{Name: "no-history", Usage: "skip the git history pass", Destination: &opts.noHistory},
+			&cli.BoolFlag{Name: "fix", Usage: "rebuild a stale INDEX.md and renumber duplicate fact ids, then check", Destination: &opts.fix},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageErrorf("doctor takes no arguments")
+			}
+			switch {
+			case env.json && c.IsSet("format") && opts.format != "json":
+				return usageErrorf("--json and --format %s cannot be used together", opts.format)
+			case env.json:
+				opts.format = "json"
+			}
+			switch opts.format {
+			case "text", "json", "sarif":
+			default:
+				return usageErrorf("--format %q: want text, json or sarif", opts.format)
+			}
+			opts.stdout, opts.stderr = env.stdout, env.stderr
+			return runDoctor(c.Context, env, opts)
+		},
+	}
+}
+
+func runDoctor(ctx context.Context, env *cliEnv, opts *doctorOptions) error {
+	if opts.fix && (env.rev != "" || env.staged) {
+		return fmt.Errorf("cannot fix the %s: %w", env.source(), project.ErrReadOnly)
+	}
+	p, err := project.OpenLenient(env.dir, env.source())
+	if err != nil {
+		return err
+	}
+	if p.Repo != nil {
+		defer p.Repo.Close()
+	}
+	denv := doctor.Env{Project: p, NoHistory: opts.noHistory}
+	if f, ok := opts.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		bar := newProgressBar(f)
+		defer bar.clear()
+		denv.Progress = bar.update
+	}
+
+	var fixed []doctor.Change
+	if opts.fix {
+		if fixed, err = doctor.Fix(ctx, denv); err != nil {
+			return err
+		}
+		w := opts.stdout
+		if opts.format == "sarif" {
+			w = opts.stderr // stdout carries the SARIF log only
+		}
+		if opts.format != "json" {
+			for _, c := range fixed {
+				fmt.Fprintf(w, "fixed: %s\n", c)
+			}
+			if len(fixed) == 0 {
+				fmt.Fprintln(w, "fixed: nothing to fix")
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	rep, err := doctor.Run(ctx, denv)
+	if err != nil {
+		return err
+	}
+	switch opts.format {
+	case "json":
+		out := struct {
+			*doctor.Report
+			Fixed []doctor.Change `json:"fixed,omitempty"`
+		}{rep, fixed}
+		err = env.printJSON(out)
+	case "sarif":
+		var b []byte
+		if b, err = rep.SARIF(); err == nil {
+			_, err = fmt.Fprintf(opts.stdout, "%s\n", b)
+		}
+	default:
+		err = rep.WriteText(opts.stdout)
+	}
+	if err != nil {
+		return err
+	}
+	if rep.Failed() {
+		return silentExit(exitProblems)
+	}
+	return nil
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestRunDoctorExitCodes checks the codes testscript cannot tell apart: 0
+// with warnings only, 3 with errors, 2 for usage, 1 when --fix meets --rev.
+func TestRunDoctorExitCodes(t *testing.T) {
+	t.Parallel()
+	project := func(t *testing.T, files map[string]string) string {
+		dir := t.TempDir()
+		for p, c := range files {
+			full := filepath.Join(dir, filepath.FromSlash(p))
+			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	tests := []struct {
+		name  string
+		files map[string]string
+		args  []string
+		want  int
+	}{
+		{"clean", map[string]string{".foundry/blackboard/.keep": ""}, nil, 0},
+		{"warning only", map[string]string{".foundry/memory/INDEX.md": "stale\n"}, nil, 0},
+		{"error", map[string]string{".foundry/blackboard/w/a.json": "{"}, nil, 3},
+		{"error as json", map[string]string{".foundry/blackboard/w/a.json": "{"}, []string{"--json"}, 3},
+		{"error as sarif", map[string]string{".foundry/blackboard/w/a.json": "{"}, []string{"--format", "sarif"}, 3},
+		{"usage", map[string]string{".foundry/blackboard/.keep": ""}, []string{"--format", "xml"}, 2},
+		{"fix at a revision", map[string]string{".foundry/blackboard/.keep": ""}, []string{"--fix", "--rev", "HEAD"}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := project(t, tt.files)
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"foundry", "-C", dir, "doctor", "--no-history"}, tt.args...)
+			if got := run(context.Background(), args, nil, &stdout, &stderr); got != tt.want {
+				t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", got, tt.want, stdout.String(), stderr.String())
+			}
+			if tt.want == 3 && stderr.Len() != 0 {
+				t.Errorf("stderr with findings: %s", stderr.String())
+			}
+		})
+	}
+}
