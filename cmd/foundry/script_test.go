@@ -32,6 +32,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
+		Cmds:                scriptCmds,
 		Setup: func(e *testscript.Env) error {
 			// Hermetic git: no system or user config, fixed identity and dates.
 			for _, kv := range []string{
