@@ -148,7 +148,7 @@ func BenchmarkWrite(b *testing.B) {
 func TestTokenFigures(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	report := func(label, root string) {
+	report := func(label, root string, queries []string) {
 		s := OpenDir(root, Options{Now: fixedNow})
 		if _, err := s.RebuildIndex(ctx); err != nil {
 			t.Fatal(err)
@@ -167,7 +167,17 @@ func TestTokenFigures(t *testing.T) {
 		}
 		idx, _ := s.Index(ctx)
 		var sizes []int
-		for _, q := range loadQueries(t) {
+		if queries == nil {
+			// Queries a reader of this memory would type: the two longest
+			// words of each active fact's title.
+			fs, _ := s.List(ctx, ListOptions{})
+			for _, f := range fs {
+				ws := words(f.Title)
+				sort.SliceStable(ws, func(i, j int) bool { return len(ws[i]) > len(ws[j]) })
+				queries = append(queries, strings.Join(ws[:min(2, len(ws))], " "))
+			}
+		}
+		for _, q := range queries {
 			res, err := s.Search(ctx, Query{Text: q})
 			if err != nil {
 				t.Fatal(err)
@@ -183,14 +193,14 @@ func TestTokenFigures(t *testing.T) {
 			label, tokens.Estimate(all), all, idx.Tokens, len(sizes), median, sizes[len(sizes)-1],
 			100*float64(idx.Tokens+median)/float64(tokens.Estimate(all)))
 	}
-	report("200 facts", writeTree(t, genFacts(t, 200)))
+	report("200 facts", writeTree(t, genFacts(t, 200)), loadQueries(t))
 	demo := filepath.Join("..", "examples", "demo")
 	if _, err := os.Stat(filepath.Join(demo, Dir)); err == nil {
 		tmp := t.TempDir()
 		if err := os.CopyFS(tmp, os.DirFS(demo)); err != nil {
 			t.Fatal(err)
 		}
-		report("examples/demo", tmp)
+		report("examples/demo", tmp, nil)
 	} else {
 		t.Logf("examples/demo has no memory yet; figure for it not measured")
 	}
