@@ -221,3 +221,25 @@ func TestReadPaging(t *testing.T) {
 		t.Errorf("limit 100: %d artifacts, cursor %q, %v", len(res.Artifacts), res.NextCursor, err)
 	}
 }
+
+func FuzzDecodeCursor(f *testing.F) {
+	f.Add("audit", encodeCursor("audit", "appsec-reviewer.json"))
+	f.Add("audit", encodeCursor("build", "x.json"))
+	f.Add("audit", "!!")
+	f.Add("a", "YmIxOmEv")
+	f.Fuzz(func(t *testing.T, wave, c string) {
+		after, err := decodeCursor(wave, c)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidCursor) {
+				t.Fatalf("error %v does not wrap ErrInvalidCursor", err)
+			}
+			return
+		}
+		if after == "" || strings.Contains(after, "/") {
+			t.Fatalf("decodeCursor(%q, %q) = %q", wave, c, after)
+		}
+		if again, err := decodeCursor(wave, encodeCursor(wave, after)); err != nil || again != after {
+			t.Fatalf("round trip of %q: %q, %v", after, again, err)
+		}
+	})
+}

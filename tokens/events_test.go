@@ -234,3 +234,28 @@ func TestLogConcurrentProcesses(t *testing.T) {
 		t.Errorf("ReadEvents (-want +got):\n%s", diff)
 	}
 }
+
+func FuzzCountEvents(f *testing.F) {
+	f.Add([]byte("{\"ts\":\"2026-01-02T10:00:00Z\",\"kind\":\"memory_search\"}\n"))
+	f.Add([]byte("garbage\n{\"kind\":\"x\"}"))
+	f.Add([]byte("\n\n{\"kind\":\"\"}\n[1]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := countEvents(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := 0
+		for _, e := range c.Counts {
+			if e.Count <= 0 || e.Kind == "" {
+				t.Fatalf("bad count %+v", e)
+			}
+			sum += e.Count
+		}
+		if sum != c.Total {
+			t.Fatalf("counts sum to %d, total %d", sum, c.Total)
+		}
+		if lines := bytes.Count(data, []byte("\n")) + 1; c.Total+c.Malformed > lines {
+			t.Fatalf("%d events and %d malformed from %d lines", c.Total, c.Malformed, lines)
+		}
+	})
+}
