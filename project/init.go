@@ -34,7 +34,7 @@ const ConfigTemplate = `# Foundry configuration. Every key is optional; the valu
 #   scopes: [read:memory, write:memory, read:contracts, read:blackboard, write:blackboard, read:ops]
 `
 
-const gitignoreTemplate = "# Local event log behind `foundry tokens`; never committed.\nmetrics/\n"
+const gitignoreTemplate = "# Local event log behind `foundry tokens`, and writers' lock files; never committed.\nmetrics/\n.lock\n"
 
 // Init creates .foundry/ and its layout in dir, without overwriting
 // anything that exists.
