@@ -2,8 +2,6 @@ package blackboard
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"io/fs"
 	"os"
@@ -16,7 +14,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/foundryhq/foundry/contracts"
-	"github.com/foundryhq/foundry/schemas"
 	"github.com/foundryhq/foundry/tokens"
 )
 
@@ -70,12 +67,15 @@ func listFiles(t *testing.T, root string) []string {
 
 func schemaDigest(t *testing.T, id string) string {
 	t.Helper()
-	b, err := fs.ReadFile(schemas.FS, id+".schema.json")
+	r, err := contracts.Load(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	d, err := r.Digest(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 // TestWriteSeedFigures pins blackboard_write to the seed: an artifact of

@@ -243,15 +243,81 @@ func (r *Registry) Schema(id string) ([]byte, error) {
 	return slices.Clone(s.files[id+contractSuffix]), nil
 }
 
-// Digest returns "sha256:<hex>" of contract id's schema file content, as
-// recorded in a contracts lock.
+// Digest returns "sha256:<hex>" of what contract id means: its schema file
+// and, in name order, every shared file it reaches through $ref by file
+// name, so an edit of a shared piece changes the digest of each contract
+// that uses it. It is what a contracts lock records.
 func (r *Registry) Digest(id string) (string, error) {
-	b, err := r.Schema(id)
-	if err != nil {
-		return "", err
+	s, ok := r.find(id)
+	if !ok {
+		return "", r.unknown(id)
 	}
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:]), nil
+	files := map[string][]byte{}
+	var visit func(name string)
+	visit = func(name string) {
+		if _, done := files[name]; done {
+			return
+		}
+		b, ok := s.files[name]
+		if !ok {
+			b, ok = r.emb.files[name]
+		}
+		if !ok {
+			return
+		}
+		files[name] = b
+		for _, ref := range fileRefs(b) {
+			visit(ref)
+		}
+	}
+	visit(id + contractSuffix)
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	h := sha256.New()
+	for i, n := range names {
+		if n == id+contractSuffix && len(names) == 1 {
+			// A self-contained contract hashes to the digest of its file
+			// alone, which is what `sha256sum` shows.
+			h.Write(files[n])
+			break
+		}
+		fmt.Fprintf(h, "%d %s %d\n", i, n, len(files[n]))
+		h.Write(files[n])
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// fileRefs returns the file names that a schema's $ref values point at
+// ("evidence.v1.defs.json#/$defs/item" → "evidence.v1.defs.json").
+func fileRefs(schema []byte) []string {
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if ref, ok := x.(string); ok && k == "$ref" {
+					if name, _, _ := strings.Cut(ref, "#"); name != "" && !strings.Contains(name, "/") {
+						out = append(out, name)
+					}
+					continue
+				}
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	var doc any
+	if json.Unmarshal(schema, &doc) == nil {
+		walk(doc)
+	}
+	return out
 }
 
 func (r *Registry) compiled(id string) (*jsonschema.Schema, error) {

@@ -462,3 +462,31 @@ func TestConcurrentValidate(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestDigestCoversSharedPieces(t *testing.T) {
+	t.Parallel()
+	contract := `{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"thing.v1.schema.json","type":"object","properties":{"x":{"$ref":"bits.v1.defs.json#/$defs/x"}}}`
+	digest := func(defs string) string {
+		t.Helper()
+		r, err := contracts.Load(fstest.MapFS{
+			".foundry/schemas/thing.v1.schema.json": {Data: []byte(contract)},
+			".foundry/schemas/bits.v1.defs.json":    {Data: []byte(defs)},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := r.Digest("thing.v1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	a := digest(`{"$id":"bits.v1.defs.json","$defs":{"x":{"type":"string"}}}`)
+	b := digest(`{"$id":"bits.v1.defs.json","$defs":{"x":{"type":"integer"}}}`)
+	if a == b {
+		t.Errorf("an edit of a $ref'd shared file left the digest unchanged: %s", a)
+	}
+	if a != digest(`{"$id":"bits.v1.defs.json","$defs":{"x":{"type":"string"}}}`) {
+		t.Error("digest is not stable")
+	}
+}
