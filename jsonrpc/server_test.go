@@ -142,6 +142,15 @@ func TestServe(t *testing.T) {
 			},
 		},
 		{
+			name: "malformed notifications are dropped unanswered",
+			in: `{"method":"ping"}` + "\n" +
+				`{"jsonrpc":"2.0","method":"ping","params":0}` + "\n" +
+				`{"jsonrpc":"2.0","method":7}` + "\n" +
+				`{"jsonrpc":"2.0","method":"ping","result":{}}` + "\n" +
+				`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n",
+			want: []string{`{"id":1,"result":{},"jsonrpc":"2.0"}`},
+		},
+		{
 			name: "params absent, null, object and array",
 			in: `{"jsonrpc":"2.0","id":1,"method":"echo"}` + "\n" +
 				`{"jsonrpc":"2.0","id":2,"method":"echo","params":null}` + "\n" +

@@ -150,8 +150,9 @@ func traceText(line []byte, n int) string {
 }
 
 // lineError is the error response owed to an ill-formed line. Code 0
-// drops the line without an answer: a malformed response is never answered,
-// so that two peers cannot bounce error messages at each other forever.
+// drops the line without an answer: neither a malformed notification nor a
+// malformed response is ever answered (the latter so that two peers cannot
+// bounce error messages at each other forever).
 type lineError struct {
 	id   json.RawMessage // nil when the id is missing or unusable
 	code int64
@@ -177,14 +178,20 @@ func check(line []byte) *lineError {
 	}
 	_, hasResult := env["result"]
 	_, hasError := env["error"]
-	method, hasMethod := env["method"]
+	_, hasMethod := env["method"]
 	rawID, hasID := env["id"]
-	version := env["jsonrpc"]
-	versionOK := string(bytes.TrimSpace(version)) == `"2.0"`
+	versionOK := string(bytes.TrimSpace(env["jsonrpc"])) == `"2.0"`
 
-	if !hasMethod && (hasResult || hasError) {
+	switch {
+	case !hasMethod && (hasResult || hasError):
 		// A response to a call of ours. A broken one is dropped unanswered.
 		if _, ok := parseID(rawID); !ok || !versionOK || (hasResult && hasError) {
+			return &lineError{}
+		}
+		return nil
+	case hasMethod && !hasID:
+		// A notification is never answered, not even a malformed one.
+		if checkRequest(env, versionOK, nil) != nil {
 			return &lineError{}
 		}
 		return nil
@@ -196,16 +203,27 @@ func check(line []byte) *lineError {
 		}
 		id = rawID
 	}
+	if !hasMethod {
+		if !versionOK {
+			return &lineError{id: id, code: CodeInvalidRequest, msg: `Invalid request: jsonrpc must be "2.0"`}
+		}
+		return &lineError{id: id, code: CodeInvalidRequest, msg: "Invalid request: a message needs a method"}
+	}
+	return checkRequest(env, versionOK, id)
+}
+
+// checkRequest checks the envelope of a request or notification; id is the
+// id its error response carries.
+func checkRequest(env map[string]json.RawMessage, versionOK bool, id json.RawMessage) *lineError {
+	_, hasResult := env["result"]
+	_, hasError := env["error"]
+	var m string
 	switch {
 	case !versionOK:
 		return &lineError{id: id, code: CodeInvalidRequest, msg: `Invalid request: jsonrpc must be "2.0"`}
-	case !hasMethod:
-		return &lineError{id: id, code: CodeInvalidRequest, msg: "Invalid request: a message needs a method"}
 	case hasResult || hasError:
 		return &lineError{id: id, code: CodeInvalidRequest, msg: "Invalid request: a message cannot have both method and result or error"}
-	}
-	var m string
-	if json.Unmarshal(method, &m) != nil {
+	case json.Unmarshal(env["method"], &m) != nil:
 		return &lineError{id: id, code: CodeInvalidRequest, msg: "Invalid request: method must be a string"}
 	}
 	if p, ok := env["params"]; ok {

@@ -1,0 +1,161 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/foundryhq/foundry/mcp"
+)
+
+func TestAddToolRules(t *testing.T) {
+	t.Parallel()
+	valid := mcp.Tool{
+		Name:        "memory_search",
+		Description: "Searches memory.",
+		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`),
+		Scope:       mcp.ScopeReadMemory,
+	}
+	with := func(f func(*mcp.Tool)) mcp.Tool {
+		t := valid
+		f(&t)
+		return t
+	}
+	tests := []struct {
+		name    string
+		tool    mcp.Tool
+		wantErr string // "" for success
+	}{
+		{name: "valid", tool: valid},
+		{name: "dots and dashes", tool: with(func(t *mcp.Tool) { t.Name = "a.b-c_d" })},
+		{name: "empty name", tool: with(func(t *mcp.Tool) { t.Name = "" }), wantErr: "name must be 1-128 characters"},
+		{name: "space in name", tool: with(func(t *mcp.Tool) { t.Name = "memory search" }), wantErr: "name must be 1-128 characters"},
+		{name: "name too long", tool: with(func(t *mcp.Tool) { t.Name = strings.Repeat("x", 129) }), wantErr: "name must be 1-128 characters"},
+		{name: "no description", tool: with(func(t *mcp.Tool) { t.Description = "  " }), wantErr: "description is required"},
+		{name: "no scope", tool: with(func(t *mcp.Tool) { t.Scope = "" }), wantErr: "scope is required"},
+		{name: "negative timeout", tool: with(func(t *mcp.Tool) { t.Timeout = -1 }), wantErr: "must not be negative"},
+		{name: "no input schema", tool: with(func(t *mcp.Tool) { t.InputSchema = nil }), wantErr: "input schema: parse"},
+		{name: "input schema not an object type", tool: with(func(t *mcp.Tool) { t.InputSchema = json.RawMessage(`{"type":"string"}`) }), wantErr: `input schema: top level must have "type": "object"`},
+		{name: "input schema that does not compile", tool: with(func(t *mcp.Tool) {
+			t.InputSchema = json.RawMessage(`{"type":"object","properties":{"a":{"type":"strin"}}}`)
+		}), wantErr: "input schema: compile schema"},
+		{name: "output schema array", tool: with(func(t *mcp.Tool) { t.OutputSchema = json.RawMessage(`{"type":"array"}`) }), wantErr: "output schema: top level"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := mcp.NewRegistry()
+			err := mcp.AddTool(r, tt.tool, func(context.Context, *mcp.Call, struct{}) (mcp.Output, error) {
+				return mcp.Output{Text: "x"}, nil
+			})
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("AddTool: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, mcp.ErrInvalidTool) {
+				t.Errorf("AddTool error = %v, want ErrInvalidTool containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestAddToolDuplicate(t *testing.T) {
+	t.Parallel()
+	r := mcp.NewRegistry()
+	tool := mcp.Tool{Name: "x", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`), Scope: "s"}
+	h := func(context.Context, *mcp.Call, struct{}) (mcp.Output, error) { return mcp.Output{}, nil }
+	if err := mcp.AddTool(r, tool, h); err != nil {
+		t.Fatal(err)
+	}
+	if err := mcp.AddTool(r, tool, h); !errors.Is(err, mcp.ErrInvalidTool) {
+		t.Errorf("second AddTool = %v, want ErrInvalidTool", err)
+	}
+}
+
+func TestAddResourceTemplateRules(t *testing.T) {
+	t.Parallel()
+	read := func(context.Context, string, map[string]string) (string, error) { return "", nil }
+	tests := []struct {
+		template string
+		wantErr  bool
+	}{
+		{template: "foundry://runbooks/{slug}"},
+		{template: "foundry://blackboard/{wave}/{agent}"},
+		{template: "foundry://contracts", wantErr: true}, // a fixed URI belongs to AddResource
+		{template: "foundry://files/{+path}", wantErr: true},
+		{template: "foundry://x/{a}}", wantErr: true},
+		{template: "foundry://x/{a", wantErr: true},
+		{template: "", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.template, func(t *testing.T) {
+			t.Parallel()
+			r := mcp.NewRegistry()
+			err := r.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: tt.template, Name: "n", Scope: "s"}, nil, read)
+			if (err != nil) != tt.wantErr {
+				t.Errorf("AddResourceTemplate(%q) = %v, wantErr %v", tt.template, err, tt.wantErr)
+			}
+			if err != nil && !errors.Is(err, mcp.ErrInvalidResource) {
+				t.Errorf("error %v is not ErrInvalidResource", err)
+			}
+		})
+	}
+}
+
+func TestAddResourceRules(t *testing.T) {
+	t.Parallel()
+	read := func(context.Context, string, map[string]string) (string, error) { return "", nil }
+	r := mcp.NewRegistry()
+	res := mcp.Resource{URI: "foundry://memory/index", Name: "Memory index", Scope: mcp.ScopeReadMemory}
+	if err := r.AddResource(res, read); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.AddResource(res, read); !errors.Is(err, mcp.ErrInvalidResource) {
+		t.Errorf("duplicate AddResource = %v, want ErrInvalidResource", err)
+	}
+	if err := r.AddResource(mcp.Resource{URI: "foundry://x", Name: "x"}, read); !errors.Is(err, mcp.ErrInvalidResource) {
+		t.Errorf("AddResource without scope = %v, want ErrInvalidResource", err)
+	}
+}
+
+func TestServeOptions(t *testing.T) {
+	t.Parallel()
+	reg, err := fakeRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		opts    mcp.Options
+		wantErr string
+	}{
+		{name: "no registry", opts: mcp.Options{}, wantErr: "serve mcp: no registry"},
+		{name: "unknown scope", opts: mcp.Options{Registry: reg, Scopes: []string{"read:test", "write:everything"}},
+			wantErr: `serve mcp: unknown scope "write:everything" (known: read:test, write:test)`},
+		{name: "empty input", opts: mcp.Options{Registry: reg}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var out strings.Builder
+			err := mcp.Serve(context.Background(), strings.NewReader(""), &out, tt.opts)
+			if got := errText(err); got != tt.wantErr {
+				t.Errorf("Serve error = %q, want %q", got, tt.wantErr)
+			}
+			if out.Len() != 0 {
+				t.Errorf("Serve wrote %q", out.String())
+			}
+		})
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
