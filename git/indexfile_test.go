@@ -2,6 +2,7 @@ package git_test
 
 import (
 	"io/fs"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -46,10 +47,93 @@ func TestIndexFileEnv(t *testing.T) {
 		t.Errorf("IndexFS with GIT_INDEX_FILE: %q, %v; want the alternate index's content", b, err)
 	}
 
+	// The go-git path reads the same index.
+	plain, err := git.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	git.WithoutGitBinary(plain)
+	if got, err := plain.StagedChanges("p"); err != nil || !cmp.Equal(got, []git.Change{{Path: "a.json", Kind: git.Modified}}) {
+		t.Errorf("StagedChanges without the git binary, with GIT_INDEX_FILE = %v, %v", got, err)
+	}
+
 	// Without the variable, the repository's own index: nothing staged.
-	t.Setenv("GIT_INDEX_FILE", "")
-	got, err = repo.StagedChanges("p")
-	if err != nil || len(got) != 0 {
-		t.Errorf("StagedChanges without GIT_INDEX_FILE = %v, %v; want none", got, err)
+	os.Unsetenv("GIT_INDEX_FILE") // t.Setenv restores it after the test
+	for _, rp := range []*git.Repo{repo, plain} {
+		got, err = rp.StagedChanges("p")
+		if err != nil || len(got) != 0 {
+			t.Errorf("StagedChanges without GIT_INDEX_FILE = %v, %v; want none", got, err)
+		}
+	}
+}
+
+// TestStagedChangesBothWays checks that the git binary and the go-git walk
+// report the same changes: adds, modifications, deletions, renames, a mode
+// change (not a change of content), files outside the folder, names that need quoting, an unborn HEAD.
+func TestStagedChangesBothWays(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	both := func(dir string) ([]git.Change, []git.Change) {
+		t.Helper()
+		fast, err := git.Open(r.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow, err := git.Open(r.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		git.WithoutGitBinary(slow)
+		a, err := fast.StagedChanges(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := slow.StagedChanges(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a, b
+	}
+	r.Write("p/bb/w/new one.json", "{}")
+	r.Write("p/bb/w/é*?.json", "{}")
+	r.Git("add", "-A")
+	fast, slow := both("p/bb")
+	want := []git.Change{{Path: "w/new one.json", Kind: git.Added}, {Path: "w/é*?.json", Kind: git.Added}}
+	if diff := cmp.Diff(want, fast); diff != "" {
+		t.Errorf("unborn HEAD, git binary (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(fast, slow); diff != "" {
+		t.Errorf("unborn HEAD, git binary vs go-git (-binary +go-git):\n%s", diff)
+	}
+
+	r.Write("p/bb/w/mod.json", "{}")
+	r.Write("p/bb/w/del.json", "{}")
+	r.Write("p/bb/w/old.json", `{"renamed": true}`)
+	r.Write("p/bb/w/exec.json", "{}")
+	r.Write("p/bbx/outside.json", "{}")
+	r.CommitAll("base")
+	r.Write("p/bb/w/mod.json", `{"a":1}`)
+	r.Write("p/bb/v/new.json", "{}")
+	r.Write("p/bbx/outside.json", `{"b":1}`)
+	r.Git("add", "-A")
+	r.Git("rm", "-q", "p/bb/w/del.json")
+	r.Git("mv", "p/bb/w/old.json", "p/bb/w/renamed.json")
+	r.Git("update-index", "--chmod=+x", "p/bb/w/exec.json")
+	fast, slow = both("p/bb")
+	want = []git.Change{
+		{Path: "v/new.json", Kind: git.Added},
+		{Path: "w/del.json", Kind: git.Deleted},
+		{Path: "w/mod.json", Kind: git.Modified},
+		{Path: "w/old.json", Kind: git.Deleted},
+		{Path: "w/renamed.json", Kind: git.Added},
+	}
+	if diff := cmp.Diff(want, fast); diff != "" {
+		t.Errorf("git binary (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(fast, slow); diff != "" {
+		t.Errorf("git binary vs go-git (-binary +go-git):\n%s", diff)
+	}
+	if fast, slow = both(""); !cmp.Equal(fast, slow) || len(fast) != 6 {
+		t.Errorf("whole repository: binary %v, go-git %v", fast, slow)
 	}
 }

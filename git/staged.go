@@ -1,6 +1,7 @@
 package git
 
 import (
+	"os/exec"
 	"path"
 	"sort"
 	"strings"
@@ -40,7 +41,17 @@ type Change struct {
 // dir, not with the size of the repository: the index is sorted, so the range
 // under dir is found by binary search, and only HEAD's subtree at dir is read.
 // In a repository with no commits every staged file is added.
+//
+// When the git binary is on PATH it answers instead (git diff-index): git
+// skips every folder whose tree the index's cache-tree says is unchanged, so
+// a commit of 3 artifacts among 10,000 costs about what git diff --cached
+// does, where walking HEAD's tree here reads every folder under dir.
 func (r *Repo) StagedChanges(dir string) ([]Change, error) {
+	if !r.noGitBinary {
+		if out, ok := r.stagedWithGitBinary(dir); ok {
+			return out, nil
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	idx, err := r.index()
@@ -108,4 +119,59 @@ func walkTree(t *treeLister, dir string, into map[string]plumbing.Hash) error {
 		into[p] = e.hash
 	}
 	return nil
+}
+
+// emptyTree is the id of the tree with no entries, what an unborn HEAD is
+// compared as.
+const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+// stagedWithGitBinary lists the staged changes under dir with
+// `git diff-index --cached`, which honours GIT_INDEX_FILE as the go-git path
+// does. ok is false when git is not on PATH or fails; the caller then walks
+// the trees itself.
+func (r *Repo) stagedWithGitBinary(dir string) (out []Change, ok bool) {
+	bin, err := exec.LookPath("git")
+	if err != nil {
+		return nil, false
+	}
+	base := "HEAD"
+	if !r.HasCommits() {
+		base = emptyTree
+	}
+	spec := ":(top,literal)" + dir
+	if dir == "" {
+		spec = ":(top)"
+	}
+	cmd := exec.Command(bin, "diff-index", "--cached", "-z", "--no-renames", "--ignore-submodules", base, "--", spec)
+	cmd.Dir = r.root
+	raw, err := cmd.Output()
+	if err != nil {
+		return nil, false
+	}
+	prefix := ""
+	if dir != "" {
+		prefix = strings.TrimSuffix(dir, "/") + "/"
+	}
+	// Each change is ":<mode> <mode> <id> <id> <status>" NUL <path> NUL.
+	fields := strings.Split(string(raw), "\x00")
+	for i := 0; i+1 < len(fields); i += 2 {
+		meta := strings.Fields(strings.TrimPrefix(fields[i], ":"))
+		rel, found := strings.CutPrefix(fields[i+1], prefix)
+		if len(meta) != 5 || meta[4] == "" || !found {
+			return nil, false
+		}
+		if meta[2] == meta[3] {
+			continue // a mode change only: the content is what HEAD has
+		}
+		kind := Modified // M, T (type change), U (unmerged)
+		switch meta[4][0] {
+		case 'A':
+			kind = Added
+		case 'D':
+			kind = Deleted
+		}
+		out = append(out, Change{Path: rel, Kind: kind})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, true
 }
