@@ -20,6 +20,6 @@
 //     object;
 //   - an optional trace of every message to a *slog.Logger.
 //
-// Requests ids are echoed verbatim: strings of any content and the integers
+// Request ids are echoed verbatim: strings of any content and the integers
 // 0 to 2^63-1.
 package jsonrpc

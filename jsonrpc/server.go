@@ -62,6 +62,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Trace, when set, receives every line read and written.
 	Trace *slog.Logger
+	// Rejected, when set, is called on the read loop for every request
+	// answered with an error before dispatch: unknown method, duplicate
+	// id, concurrency cap or rate limit. It must return quickly.
+	Rejected func(req *Request, err *Error)
 }
 
 // Server is a JSON-RPC method table. Register methods with [Server.Handle]
@@ -178,6 +182,9 @@ func (c *Conn) Handle(ctx context.Context, jc *jsonrpc2.Conn, wreq *jsonrpc2.Req
 		return
 	}
 	if err := c.admit(req, h); err != nil {
+		if f := c.srv.opts.Rejected; f != nil {
+			f(req, err)
+		}
 		c.reply(ctx, jc, req, nil, err)
 		return
 	}
@@ -203,7 +210,7 @@ func (c *Conn) Handle(ctx context.Context, jc *jsonrpc2.Conn, wreq *jsonrpc2.Req
 }
 
 // admit decides whether a request may be dispatched.
-func (c *Conn) admit(req *Request, h Handler) error {
+func (c *Conn) admit(req *Request, h Handler) *Error {
 	if h == nil {
 		return Errorf(CodeMethodNotFound, "Method not found: %s", req.Method)
 	}

@@ -494,7 +494,10 @@ func (l *countLimiter) Allow() bool {
 
 func TestServeLimiter(t *testing.T) {
 	t.Parallel()
-	s := testServer(Options{Limiter: &countLimiter{left: 2}})
+	var rejected []string // only touched on the read loop
+	s := testServer(Options{Limiter: &countLimiter{left: 2}, Rejected: func(r *Request, e *Error) {
+		rejected = append(rejected, fmt.Sprintf("%s %s %d", r.ID, r.Method, e.Code))
+	}})
 	got := serveString(t, s,
 		`{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n"+
 			`{"jsonrpc":"2.0","method":"ping"}`+"\n"+ // notifications are not limited
@@ -508,6 +511,9 @@ func TestServeLimiter(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("output (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"3 ping -32000"}, rejected); diff != "" {
+		t.Errorf("rejected (-want +got):\n%s", diff)
 	}
 }
 

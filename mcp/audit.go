@@ -29,8 +29,9 @@ type auditRecord struct {
 	Scope    string `json:"scope,omitempty"`
 	Mutating bool   `json:"mutating"`
 	// Outcome is ok, error, invalid_arguments, timeout, too_large,
-	// cancelled, unknown (no such tool or resource) or denied (read-only
-	// mode or a disabled scope).
+	// cancelled, unknown (no such tool or resource), denied (read-only
+	// mode or a disabled scope) or rejected (over the concurrency cap or
+	// the rate limit).
 	Outcome    string `json:"outcome"`
 	DurationMS int64  `json:"durationMs"`
 	// Error is the redacted error text shown to the client, if any.

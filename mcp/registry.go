@@ -58,7 +58,12 @@ type Tool struct {
 	// annotations.
 	Destructive bool
 	Idempotent  bool
-	// Timeout bounds one call; 0 means [DefaultTimeout].
+	// Timeout bounds one call; 0 means [DefaultTimeout]. It is enforced
+	// through the handler's context: a handler must return soon after ctx
+	// is done, and the call is then answered "<tool> failed: timed out
+	// after <timeout>". The server waits for the handler rather than
+	// abandon it, so a mutating tool never reports a failure it did not
+	// have.
 	Timeout time.Duration
 	// MaxResultBytes bounds the encoded result; 0 means
 	// [DefaultMaxResultBytes]. A larger result is replaced by an error.

@@ -57,7 +57,8 @@ type Options struct {
 	// ReadOnly hides mutating tools from tools/list and tools/call.
 	ReadOnly bool
 	// Scopes enables only the listed scopes; nil enables every scope the
-	// registry uses. A scope the registry does not know is an error.
+	// registry uses, an empty non-nil slice none. A scope the registry does
+	// not know is an error.
 	Scopes []string
 	// MaxConcurrency caps the requests in flight (default 16; negative: no
 	// cap). Requests over the cap are rejected, not queued.
@@ -102,6 +103,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 		Limiter:         s.opts.Limiter,
 		Logger:          s.log,
 		Trace:           opts.Trace,
+		Rejected:        s.rejected,
 	})
 	rpc.Handle("initialize", s.initialize)
 	rpc.Handle("ping", s.ping)
@@ -324,4 +326,27 @@ func (s *session) notifyLog(ctx context.Context, conn *jsonrpc.Conn, level LogLe
 	if err != nil {
 		s.log.Warn("send log message", "err", err)
 	}
+}
+
+// rejected audits a tools/call or resources/read that was refused before
+// dispatch (concurrency cap, rate limit, duplicate id).
+func (s *session) rejected(req *jsonrpc.Request, _ *jsonrpc.Error) {
+	if s.audit == nil || (req.Method != "tools/call" && req.Method != "resources/read") {
+		return
+	}
+	var p struct {
+		Name string `json:"name"`
+		URI  string `json:"uri"`
+	}
+	_ = json.Unmarshal(req.Params, &p) // best effort: the name is informative only
+	name := p.Name
+	if req.Method == "resources/read" {
+		name = p.URI
+	}
+	var scope string
+	var mutating bool
+	if t := s.reg.byName[name]; t != nil && req.Method == "tools/call" {
+		scope, mutating = t.Scope, t.Mutating
+	}
+	s.audit.start(req, req.Method, name, scope, mutating).finish("rejected", nil)
 }
