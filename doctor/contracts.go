@@ -147,7 +147,7 @@ func (h hideFiles) Open(name string) (fs.File, error) {
 
 func (h hideFiles) ReadDir(name string) ([]fs.DirEntry, error) {
 	es, err := fs.ReadDir(h.FS, name)
-	out := es[:0]
+	out := make([]fs.DirEntry, 0, len(es))
 	for _, e := range es {
 		if !h.hidden[path.Join(name, e.Name())] {
 			out = append(out, e)

@@ -2,6 +2,7 @@ package doctor_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -327,5 +328,31 @@ func TestRevCleanVersusDirty(t *testing.T) {
 				t.Errorf("history walked %d commits, want %d", rep.History.Commits, wantCommits)
 			}
 		})
+	}
+}
+
+// TestHistoryManyFailingArtifacts explains more failures than the walk
+// follows by exact path, so it selects the whole blackboard.
+func TestHistoryManyFailingArtifacts(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	r.Write(noteSchema, noteV1)
+	const n = 70
+	for i := range n {
+		r.Write(fmt.Sprintf(".foundry/blackboard/w%d/a%02d.json", i%7, i), validNote)
+	}
+	r.CommitAll("seventy notes")
+	r.Write(noteSchema, noteV1Required)
+	r.CommitAll("require an owner")
+	rep := runDoctor(t, r.Dir, project.Source{}, false)
+	stale := rep.FindingsOf(doctor.CheckBlackboardStale)
+	want := "written in " + short(r, "HEAD~1") + " (" + date(r, "HEAD~1") + ") before note.v1 tightened in " + short(r, "HEAD")
+	if len(stale) != n || len(rep.FindingsOf(doctor.CheckBlackboardValid)) != 0 {
+		t.Fatalf("%d tightened findings, %d plain; want %d tightened", len(stale), len(rep.FindingsOf(doctor.CheckBlackboardValid)), n)
+	}
+	for _, f := range stale {
+		if f.Note != want {
+			t.Errorf("%s: note %q, want %q", f.File, f.Note, want)
+		}
 	}
 }
