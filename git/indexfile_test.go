@@ -58,7 +58,9 @@ func TestIndexFileEnv(t *testing.T) {
 	}
 
 	// Without the variable, the repository's own index: nothing staged.
-	os.Unsetenv("GIT_INDEX_FILE") // t.Setenv restores it after the test
+	if err := os.Unsetenv("GIT_INDEX_FILE"); err != nil { // t.Setenv restores it after the test
+		t.Fatal(err)
+	}
 	for _, rp := range []*git.Repo{repo, plain} {
 		got, err = rp.StagedChanges("p")
 		if err != nil || len(got) != 0 {

@@ -180,9 +180,12 @@ func readIndexFile(p string) (*index.Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read git index: %w", err)
 	}
-	defer f.Close()
 	idx := &index.Index{}
-	if err := index.NewDecoder(bufio.NewReader(f)).Decode(idx); err != nil {
+	err = index.NewDecoder(bufio.NewReader(f)).Decode(idx)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return nil, fmt.Errorf("read git index %s: %w", p, err)
 	}
 	return idx, nil

@@ -21,8 +21,11 @@ import (
 // TestMain makes every git command the package runs hermetic: no system or
 // user config (a user's core.hooksPath would move the hooks).
 func TestMain(m *testing.M) {
-	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	os.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	for k, v := range map[string]string{"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull} {
+		if err := os.Setenv(k, v); err != nil {
+			panic(err)
+		}
+	}
 	os.Exit(m.Run())
 }
 

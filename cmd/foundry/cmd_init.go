@@ -94,7 +94,9 @@ func printInit(env *cliEnv, rep initReport) error {
 		case claude.Merged:
 			fmt.Fprintf(&b, "added foundry to %s\n", f.Path)
 		case claude.Kept:
-			fmt.Fprintf(env.stderr, "foundry: %s: %s\n", f.Path, f.Note)
+			if _, err := fmt.Fprintf(env.stderr, "foundry: %s: %s\n", f.Path, f.Note); err != nil {
+				return err
+			}
 			continue
 		default:
 			continue
