@@ -1,0 +1,139 @@
+// This file defines ProjectRegistry: Foundry's own tools and resources,
+// registered over one opened project. Each tool is a thin adapter: it
+// decodes the arguments, calls one core operation and shapes the result.
+
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/foundryhq/foundry/facts"
+	"github.com/foundryhq/foundry/project"
+	"github.com/foundryhq/foundry/tokens"
+)
+
+// Recorder receives one event per recorded operation (memory_search,
+// memory_write, blackboard_write, gate_blocked, runbook_get);
+// *tokens.Log is one.
+type Recorder interface{ Record(kind string) }
+
+// ProjectOptions configure [ProjectRegistry].
+type ProjectOptions struct {
+	// Logger receives warnings: malformed fact files, events that could
+	// not be recorded. Nil discards them.
+	Logger *slog.Logger
+	// Now is the clock that dates new facts and decides expiry; nil means
+	// time.Now.
+	Now func() time.Time
+	// ReadOnly says the server must not write: pass the same value as
+	// [Options.ReadOnly]. The memory index resource is then rendered, not
+	// written, when INDEX.md is missing. A project opened on a revision or
+	// the index never writes, whatever ReadOnly says.
+	ReadOnly bool
+	// Events records the operations token_report counts; nil records them
+	// in the working tree's .foundry/metrics/events.jsonl.
+	Events Recorder
+}
+
+// foundry is the state the tools and resources of one project share. The
+// fact store is kept for the life of the server: it caches parsed facts
+// and revalidates them by file identity, so a call never re-parses every
+// fact.
+type foundry struct {
+	p        *project.Project
+	store    *facts.Store
+	events   Recorder
+	log      *slog.Logger
+	now      func() time.Time
+	readOnly bool
+}
+
+// ProjectRegistry returns the registry of Foundry's tools and resources
+// over p, in a stable order: memory_search, memory_write, memory_index,
+// runbook_list, runbook_get, contract_validate, blackboard_write,
+// blackboard_read, token_report and doctor; the resources
+// foundry://memory/index, foundry://contracts and one
+// foundry://runbooks/<slug> per runbook; the templates
+// foundry://runbooks/{slug}, foundry://contracts/{id},
+// foundry://memory/facts/{id} and foundry://blackboard/{wave}/{agent}.
+//
+// Every tool is registered whatever the source; serve a project opened on
+// a revision or the index with [Options.ReadOnly] so that the mutating
+// tools are neither listed nor callable.
+func ProjectRegistry(p *project.Project, opts ProjectOptions) (*Registry, error) {
+	if p == nil {
+		return nil, fmt.Errorf("build mcp registry: no project")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	f := &foundry{p: p, log: log, now: now, readOnly: opts.ReadOnly || !p.Writable(), events: opts.Events}
+	if f.events == nil {
+		f.events = tokens.NewLog(p.Root, log)
+	}
+	so := facts.Options{Warn: warnWriter{log}, Now: now, IndexBudget: p.Config.Memory.IndexBudgetTokens}
+	if p.Writable() {
+		f.store = facts.OpenDir(p.Root, so)
+	} else {
+		f.store = facts.NewStore(p.FS, so)
+	}
+
+	r := NewRegistry()
+	for _, add := range []func(*Registry) error{
+		f.addMemorySearch, f.addMemoryWrite, f.addMemoryIndex,
+		f.addRunbookList, f.addRunbookGet,
+		f.addContractValidate,
+		f.addBlackboardWrite, f.addBlackboardRead,
+		f.addTokenReport,
+		f.addDoctor,
+		f.addResources,
+	} {
+		if err := add(r); err != nil {
+			return nil, fmt.Errorf("build mcp registry: %w", err)
+		}
+	}
+	return r, nil
+}
+
+// warnWriter turns the line-oriented warnings of the domain packages into
+// log records.
+type warnWriter struct{ log *slog.Logger }
+
+func (w warnWriter) Write(p []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+		if line != "" {
+			w.log.Warn(line)
+		}
+	}
+	return len(p), nil
+}
+
+// noArguments is the input schema of a tool without arguments.
+var noArguments = json.RawMessage(`{"type":"object","additionalProperties":false}`)
+
+// schema compacts a schema literal written readably in the source.
+func schema(s string) json.RawMessage {
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(s)); err != nil {
+		// The literals are part of the source; AddTool reports a broken
+		// one with the tool's name.
+		return json.RawMessage(s)
+	}
+	return b.Bytes()
+}
+
+// enumJSON renders values as a JSON array for a schema's enum.
+func enumJSON[T ~string](values []T) string {
+	b, _ := json.Marshal(values)
+	return string(b)
+}

@@ -1,0 +1,179 @@
+// This file defines the blackboard tools: blackboard_write and
+// blackboard_read, over package blackboard.
+
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/foundryhq/foundry/blackboard"
+)
+
+// board returns the project's blackboard. Writes record blackboard_write
+// and gate_blocked events; only a working tree can be written.
+func (f *foundry) board() *blackboard.Board {
+	o := blackboard.Options{Events: f.events}
+	if f.p.Writable() {
+		o.Root = f.p.Root
+	}
+	return blackboard.Open(f.p.FS, o)
+}
+
+type blackboardWriteArgs struct {
+	Wave   string          `json:"wave"`
+	Agent  string          `json:"agent"`
+	Schema string          `json:"schema"`
+	Data   json.RawMessage `json:"data"`
+}
+
+type blackboardWriteResult struct {
+	Path   string `json:"path"`
+	Bytes  int    `json:"bytes"`
+	Tokens int    `json:"tokens"`
+	Wave   string `json:"wave"`
+	Agent  string `json:"agent"`
+	Schema string `json:"schema"`
+	Digest string `json:"digest"`
+}
+
+func (f *foundry) addBlackboardWrite(r *Registry) error {
+	return AddTool(r, Tool{
+		Name:  "blackboard_write",
+		Title: "Hand an artifact to the next wave",
+		Description: "Writes a wave artifact to .foundry/blackboard/<wave>/<agent>.json and validates it against its contract in one step. " +
+			"Call it when handing work to the next wave. The server sets the artifact's schema and producedBy fields itself from schema and agent, " +
+			"then validates; on failure nothing is written and the violations are listed. On success, return to your caller ONLY the path and a short summary. " +
+			"wave and agent are sanitised: anything outside [A-Za-z0-9._-] becomes -, and both are cut to 80 characters.",
+		InputSchema: schema(`{
+			"type": "object",
+			"properties": {
+				"wave": {"type": "string", "minLength": 1, "description": "Wave id, e.g. analysis"},
+				"agent": {"type": "string", "minLength": 1, "description": "Producing agent name"},
+				"schema": {"type": "string", "minLength": 1, "description": "Contract id the artifact conforms to, e.g. finding.v1"},
+				"data": {"type": "object", "description": "The artifact"}
+			},
+			"required": ["wave", "agent", "schema", "data"],
+			"additionalProperties": false
+		}`),
+		OutputSchema: schema(`{
+			"type": "object",
+			"properties": {
+				"path": {"type": "string", "description": "the artifact, relative to the project root"},
+				"bytes": {"type": "integer"},
+				"tokens": {"type": "integer", "description": "estimated tokens of the artifact"},
+				"wave": {"type": "string", "description": "sanitised"},
+				"agent": {"type": "string", "description": "sanitised"},
+				"schema": {"type": "string"},
+				"digest": {"type": "string", "description": "sha256 of the contract the artifact was accepted under"}
+			},
+			"required": ["path", "bytes", "tokens", "wave", "agent", "schema", "digest"]
+		}`),
+		Scope:       ScopeWriteBlackboard,
+		Mutating:    true,
+		Destructive: true, // replaces the agent's previous artifact of the wave
+		Idempotent:  true,
+	}, func(ctx context.Context, _ *Call, in blackboardWriteArgs) (Output, error) {
+		res, err := f.board().Write(ctx, blackboard.WriteRequest{Wave: in.Wave, Agent: in.Agent, Schema: in.Schema, Data: in.Data})
+		if err != nil {
+			return Output{}, err
+		}
+		if !res.Written {
+			return Output{}, Verbatim(res.Text())
+		}
+		return Output{Text: res.Text(), Structured: blackboardWriteResult{
+			Path: res.Path, Bytes: res.Bytes, Tokens: res.Tokens, Wave: res.Wave, Agent: res.Agent, Schema: res.Schema, Digest: res.Digest,
+		}}, nil
+	})
+}
+
+type blackboardReadArgs struct {
+	Wave   string `json:"wave"`
+	Agent  string `json:"agent"`
+	Full   bool   `json:"full"`
+	Cursor string `json:"cursor"`
+}
+
+type artifactJSON struct {
+	Name       string          `json:"name"`
+	Agent      string          `json:"agent"`
+	Path       string          `json:"path"`
+	Schema     string          `json:"schema,omitempty"`
+	ProducedBy string          `json:"producedBy,omitempty"`
+	Bytes      int             `json:"bytes"`
+	Tokens     int             `json:"tokens"`
+	Summary    string          `json:"summary,omitempty"`
+	Problem    string          `json:"problem,omitempty"`
+	Data       json.RawMessage `json:"data,omitempty"`
+}
+
+type blackboardReadResult struct {
+	Wave       string         `json:"wave"`
+	Full       bool           `json:"full"`
+	Total      int            `json:"total"`
+	Artifacts  []artifactJSON `json:"artifacts"`
+	NextCursor string         `json:"nextCursor,omitempty"`
+}
+
+func (f *foundry) addBlackboardRead(r *Registry) error {
+	return AddTool(r, Tool{
+		Name:  "blackboard_read",
+		Title: "Read a wave's artifacts",
+		Description: "Reads the artifacts of a wave: by default one entry per artifact with its contract, producer, token cost and a one-line summary. " +
+			"Call it when picking up what a previous wave produced. " +
+			"full: true returns each artifact verbatim, which is exactly the file dump the context firewall exists to prevent: pass it only when you genuinely need the whole artifact, " +
+			"preferably with agent. When more artifacts remain, call again with the cursor the result names.",
+		InputSchema: schema(`{
+			"type": "object",
+			"properties": {
+				"wave": {"type": "string", "minLength": 1, "description": "Wave id, e.g. analysis"},
+				"agent": {"type": "string", "minLength": 1, "description": "Restrict to one producer"},
+				"full": {"type": "boolean", "description": "Return the whole artifact. Use only when you genuinely need it"},
+				"cursor": {"type": "string", "description": "The nextCursor of a previous read of this wave"}
+			},
+			"required": ["wave"],
+			"additionalProperties": false
+		}`),
+		OutputSchema: schema(`{
+			"type": "object",
+			"properties": {
+				"wave": {"type": "string"},
+				"full": {"type": "boolean"},
+				"total": {"type": "integer", "description": "artifacts in the wave (of the agent, with agent)"},
+				"artifacts": {"type": "array", "items": {
+					"type": "object",
+					"properties": {
+						"name": {"type": "string"},
+						"agent": {"type": "string"},
+						"path": {"type": "string"},
+						"schema": {"type": "string"},
+						"producedBy": {"type": "string"},
+						"bytes": {"type": "integer"},
+						"tokens": {"type": "integer"},
+						"summary": {"type": "string"},
+						"problem": {"type": "string", "description": "why the file is not a JSON object"},
+						"data": {"type": "object", "description": "the artifact, with full"}
+					},
+					"required": ["name", "agent", "path", "bytes", "tokens"]
+				}},
+				"nextCursor": {"type": "string"}
+			},
+			"required": ["wave", "full", "total", "artifacts"]
+		}`),
+		Scope:      ScopeReadBlackboard,
+		Idempotent: true,
+	}, func(ctx context.Context, _ *Call, in blackboardReadArgs) (Output, error) {
+		res, err := f.board().Read(ctx, blackboard.ReadRequest{Wave: in.Wave, Agent: in.Agent, Full: in.Full, Cursor: in.Cursor})
+		if err != nil {
+			return Output{}, err
+		}
+		out := blackboardReadResult{Wave: res.Wave, Full: res.Full, Total: res.Total, Artifacts: []artifactJSON{}, NextCursor: res.NextCursor}
+		for _, a := range res.Artifacts {
+			out.Artifacts = append(out.Artifacts, artifactJSON{
+				Name: a.Name, Agent: a.Agent, Path: a.Path, Schema: a.Schema, ProducedBy: a.ProducedBy,
+				Bytes: a.Bytes, Tokens: a.Tokens, Summary: a.Summary, Problem: a.Problem, Data: a.Data,
+			})
+		}
+		return Output{Text: res.Text(), Structured: out}, nil
+	})
+}

@@ -1,0 +1,164 @@
+// This file defines contract_validate, over package contracts.
+
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/foundryhq/foundry/contracts"
+)
+
+// maxArtifactBytes bounds the file contract_validate reads: 8 MiB, the
+// blackboard's limit.
+const maxArtifactBytes = 8 << 20
+
+type contractValidateArgs struct {
+	Schema string          `json:"schema"`
+	Data   json.RawMessage `json:"data"`
+	Path   *string         `json:"path"`
+}
+
+type violationJSON struct {
+	Pointer string `json:"pointer"`
+	Message string `json:"message"`
+	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
+}
+
+type contractValidateResult struct {
+	Schema     string          `json:"schema"`
+	Path       string          `json:"path,omitempty"`
+	Valid      bool            `json:"valid"`
+	Violations []violationJSON `json:"violations"`
+}
+
+// contracts loads the project's contracts: the embedded ones plus
+// .foundry/schemas/ as of the served source. Loading is cheap (the
+// embedded contracts compile once per process), and a schema edited
+// during the session is seen at once.
+func (f *foundry) contracts() (*contracts.Registry, error) {
+	return contracts.Load(f.p.FS)
+}
+
+func (f *foundry) addContractValidate(r *Registry) error {
+	return AddTool(r, Tool{
+		Name:  "contract_validate",
+		Title: "Validate against a contract",
+		Description: "Validates a JSON artifact against a Foundry contract schema (JSON Schema 2020-12) and returns the list of violations, " +
+			"one \"<json-pointer>: <problem>\" line each. Call it when checking an artifact before or instead of writing it. " +
+			"Pass exactly one of data (the artifact) or path (a JSON file, resolved against the project root when relative). " +
+			"An INVALID result is a successful check, not an error.",
+		InputSchema: schema(`{
+			"type": "object",
+			"properties": {
+				"schema": {"type": "string", "minLength": 1, "description": "Contract id, e.g. finding.v1"},
+				"data": {"type": "object", "description": "The artifact to validate"},
+				"path": {"type": "string", "minLength": 1, "description": "Alternatively, a path to a JSON file, resolved against the project root when relative"}
+			},
+			"required": ["schema"],
+			"additionalProperties": false
+		}`),
+		OutputSchema: schema(`{
+			"type": "object",
+			"properties": {
+				"schema": {"type": "string"},
+				"path": {"type": "string"},
+				"valid": {"type": "boolean"},
+				"violations": {"type": "array", "items": {
+					"type": "object",
+					"properties": {
+						"pointer": {"type": "string", "description": "# followed by a JSON pointer"},
+						"message": {"type": "string"},
+						"line": {"type": "integer", "description": "1-based, in the file given as path"},
+						"column": {"type": "integer"}
+					},
+					"required": ["pointer", "message"]
+				}}
+			},
+			"required": ["schema", "valid", "violations"]
+		}`),
+		Scope:      ScopeReadContracts,
+		Idempotent: true,
+	}, func(ctx context.Context, _ *Call, in contractValidateArgs) (Output, error) {
+		hasData := len(in.Data) > 0
+		if hasData == (in.Path != nil) {
+			return Output{}, Verbatim("Provide either `data` or `path`.")
+		}
+		reg, err := f.contracts()
+		if err != nil {
+			return Output{}, err
+		}
+		out := contractValidateResult{Schema: in.Schema, Violations: []violationJSON{}}
+		doc := []byte(in.Data)
+		if !hasData {
+			out.Path = *in.Path
+			if doc, err = f.readFile(*in.Path); err != nil {
+				return Output{}, err
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return Output{}, err
+		}
+		vs, err := reg.Validate(in.Schema, doc)
+		if err != nil {
+			return Output{}, err
+		}
+		out.Valid = len(vs) == 0
+		var text strings.Builder
+		if out.Valid {
+			fmt.Fprintf(&text, "VALID against %s\n", in.Schema)
+		} else {
+			fmt.Fprintf(&text, "INVALID against %s:\n", in.Schema)
+		}
+		for _, v := range vs {
+			text.WriteString("- " + v.String() + "\n")
+			vj := violationJSON{Pointer: v.Pointer, Message: v.Message}
+			if !hasData { // positions in the arguments would mislead
+				vj.Line, vj.Column = v.Line, v.Column
+			}
+			out.Violations = append(out.Violations, vj)
+		}
+		return Output{Text: text.String(), Structured: out}, nil
+	})
+}
+
+// readFile reads a JSON file named by a tool: a relative path inside the
+// project is read from the served source (the working tree, the index or
+// the revision), any other path from disk; at most maxArtifactBytes.
+func (f *foundry) readFile(name string) ([]byte, error) {
+	var r io.Reader
+	if rel := path.Clean(filepath.ToSlash(name)); !filepath.IsAbs(name) && fs.ValidPath(rel) {
+		file, err := f.p.FS.Open(rel)
+		if err != nil {
+			return nil, fmt.Errorf("read artifact: %w", err)
+		}
+		defer file.Close()
+		r = file
+	} else {
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(f.p.Root, name)
+		}
+		file, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("read artifact: %w", err)
+		}
+		defer file.Close()
+		r = file
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxArtifactBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read artifact %s: %w", name, err)
+	}
+	if len(data) > maxArtifactBytes {
+		return nil, fmt.Errorf("read artifact %s: more than %d bytes (8 MiB)", name, maxArtifactBytes)
+	}
+	return data, nil
+}

@@ -1,0 +1,268 @@
+// This file defines the memory tools: memory_search, memory_write and
+// memory_index, over package facts.
+
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/foundryhq/foundry/facts"
+	"github.com/foundryhq/foundry/tokens"
+)
+
+type memorySearchArgs struct {
+	Query string `json:"query"`
+	Type  string `json:"type"`
+	Limit int    `json:"limit"`
+}
+
+// factHit is one memory_search hit as structuredContent carries it.
+type factHit struct {
+	ID         string   `json:"id"`
+	Type       string   `json:"type"`
+	Title      string   `json:"title"`
+	Body       string   `json:"body"`
+	Scope      string   `json:"scope"`
+	Tags       []string `json:"tags"`
+	Confidence string   `json:"confidence"`
+	Source     string   `json:"source"`
+	Created    string   `json:"created,omitempty"`
+	Expires    string   `json:"expires,omitempty"`
+	Score      float64  `json:"score"`
+}
+
+type memorySearchResult struct {
+	Query  string    `json:"query"`
+	Active int       `json:"active"`
+	Hits   []factHit `json:"hits"`
+}
+
+const factHitSchema = `{
+	"type": "object",
+	"properties": {
+		"id": {"type": "string", "description": "fact id, fact-NNNN"},
+		"type": {"type": "string"},
+		"title": {"type": "string"},
+		"body": {"type": "string"},
+		"scope": {"type": "string"},
+		"tags": {"type": "array", "items": {"type": "string"}},
+		"confidence": {"type": "string"},
+		"source": {"type": "string"},
+		"created": {"type": "string"},
+		"expires": {"type": "string"},
+		"score": {"type": "number", "description": "BM25 relevance, higher is better"}
+	},
+	"required": ["id", "type", "title", "body", "scope", "tags", "confidence", "source", "score"]
+}`
+
+func (f *foundry) addMemorySearch(r *Registry) error {
+	types := enumJSON(facts.Types)
+	def := f.p.Config.MemoryRetrieval.MaxFacts
+	if def == 0 {
+		def = facts.DefaultLimit
+	}
+	return AddTool(r, Tool{
+		Name:  "memory_search",
+		Title: "Search project memory",
+		Description: "Searches project memory (decisions, constraints, conventions, domain knowledge, risks, metrics, glossary) " +
+			"and returns only the matching facts. Use this instead of reading files under .foundry/memory/: it is the token-cheap path. " +
+			"Call it before planning, before proposing an architecture, and whenever the user refers to a past decision. " +
+			"Keyword scoring, not semantic search: a fact phrased differently from your query may not surface; type and limit narrow, they do not broaden.",
+		InputSchema: schema(`{
+			"type": "object",
+			"properties": {
+				"query": {"type": "string", "minLength": 1, "description": "Keywords describing what you need to know"},
+				"type": {"type": "string", "enum": ` + types + `, "description": "Only facts of this type"},
+				"limit": {"type": "integer", "minimum": 1, "maximum": 25, "description": "At most this many facts. Default comes from memoryRetrieval.maxFacts, which is ` + fmt.Sprint(def) + `"}
+			},
+			"required": ["query"],
+			"additionalProperties": false
+		}`),
+		OutputSchema: schema(`{
+			"type": "object",
+			"properties": {
+				"query": {"type": "string"},
+				"active": {"type": "integer", "description": "active facts in memory"},
+				"hits": {"type": "array", "items": ` + factHitSchema + `}
+			},
+			"required": ["query", "active", "hits"]
+		}`),
+		Scope:      ScopeReadMemory,
+		Idempotent: true,
+	}, func(ctx context.Context, _ *Call, in memorySearchArgs) (Output, error) {
+		limit := in.Limit
+		if limit == 0 {
+			limit = def
+		}
+		res, err := f.store.Search(ctx, facts.Query{Text: in.Query, Type: facts.Type(in.Type), Limit: limit})
+		if err != nil {
+			return Output{}, err
+		}
+		f.events.Record(tokens.KindMemorySearch)
+		out := memorySearchResult{Query: res.Query, Active: res.Active, Hits: []factHit{}}
+		for _, h := range res.Hits {
+			out.Hits = append(out.Hits, factHit{
+				ID: h.ID, Type: string(h.Type), Title: h.Title, Body: h.Body, Scope: h.Scope,
+				Tags: nonNil(h.Tags), Confidence: string(h.Confidence), Source: h.Source,
+				Created: h.Created, Expires: h.Expires, Score: h.Score,
+			})
+		}
+		return Output{Text: res.Render(), Structured: out}, nil
+	})
+}
+
+type memoryWriteArgs struct {
+	Title      string   `json:"title"`
+	Body       string   `json:"body"`
+	Type       string   `json:"type"`
+	Scope      string   `json:"scope"`
+	Tags       []string `json:"tags"`
+	Confidence string   `json:"confidence"`
+	Source     string   `json:"source"`
+	Expires    string   `json:"expires"`
+}
+
+// indexFigures are the budget figures of INDEX.md.
+type indexFigures struct {
+	Listed  int `json:"listed"`
+	Active  int `json:"active"`
+	Omitted int `json:"omitted"`
+	Tokens  int `json:"tokens"`
+	Budget  int `json:"budget"`
+}
+
+func figures(r facts.IndexResult) indexFigures {
+	return indexFigures{Listed: r.Listed, Active: r.Active, Omitted: r.Omitted, Tokens: r.Tokens, Budget: r.Budget}
+}
+
+const indexFiguresSchema = `{
+	"type": "object",
+	"properties": {
+		"listed": {"type": "integer", "description": "facts with a line in INDEX.md"},
+		"active": {"type": "integer", "description": "active facts in memory"},
+		"omitted": {"type": "integer", "description": "active facts left out over budget"},
+		"tokens": {"type": "integer", "description": "estimated tokens of INDEX.md"},
+		"budget": {"type": "integer", "description": "token budget of INDEX.md"}
+	},
+	"required": ["listed", "active", "omitted", "tokens", "budget"]
+}`
+
+type memoryWriteResult struct {
+	Action     string        `json:"action"`
+	ID         string        `json:"id"`
+	Path       string        `json:"path"`
+	Supersedes string        `json:"supersedes,omitempty"`
+	Warnings   []string      `json:"warnings,omitempty"`
+	Index      *indexFigures `json:"index,omitempty"`
+}
+
+func (f *foundry) addMemoryWrite(r *Registry) error {
+	types := enumJSON(facts.Types)
+	return AddTool(r, Tool{
+		Name:  "memory_write",
+		Title: "Store a durable fact",
+		Description: "Stores one atomic durable fact in project memory. Call it when a decision, constraint, convention or risk has just been established. " +
+			"It deduplicates against existing facts, assigns the id, maintains supersedes chains (the same title with a new body supersedes the old fact) " +
+			"and rebuilds the memory index. Never write memory files by hand, and do not use it for transient session state. " +
+			"A fact that contains a secret is refused.",
+		InputSchema: schema(`{
+			"type": "object",
+			"properties": {
+				"title": {"type": "string", "minLength": 1, "maxLength": 80, "description": "States the fact itself, not the topic. Max 80 characters"},
+				"body": {"type": "string", "minLength": 1, "description": "Max 120 words. For decision and risk, include Why: and How to apply: lines"},
+				"type": {"type": "string", "enum": ` + types + `},
+				"scope": {"type": "string", "description": "project | module:<name> | vertical:<name>. Defaults to project"},
+				"tags": {"type": "array", "items": {"type": "string"}, "description": "Defaults to []"},
+				"confidence": {"type": "string", "enum": ["high", "medium", "low"], "description": "Defaults to medium"},
+				"source": {"type": "string", "description": "adr-0007 | conversation | code | external:<url>. Defaults to conversation"},
+				"expires": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "description": "YYYY-MM-DD after which the fact stops being loaded"}
+			},
+			"required": ["title", "body", "type"],
+			"additionalProperties": false
+		}`),
+		OutputSchema: schema(`{
+			"type": "object",
+			"properties": {
+				"action": {"type": "string", "enum": ["created", "unchanged"]},
+				"id": {"type": "string", "description": "the new fact, or the one that already states it"},
+				"path": {"type": "string"},
+				"supersedes": {"type": "string"},
+				"warnings": {"type": "array", "items": {"type": "string"}},
+				"index": ` + indexFiguresSchema + `
+			},
+			"required": ["action", "id", "path"]
+		}`),
+		Scope:      ScopeWriteMemory,
+		Mutating:   true,
+		Idempotent: true,
+	}, func(ctx context.Context, _ *Call, in memoryWriteArgs) (Output, error) {
+		res, err := f.store.Write(ctx, facts.WriteRequest{
+			Title: in.Title, Body: in.Body, Type: facts.Type(in.Type), Scope: in.Scope, Tags: in.Tags,
+			Confidence: facts.Confidence(in.Confidence), Source: in.Source, Expires: in.Expires,
+		})
+		if err != nil {
+			return Output{}, err
+		}
+		out := memoryWriteResult{Action: res.Action, ID: res.ID, Path: res.Path, Supersedes: res.Supersedes, Warnings: res.Warnings}
+		if res.Action == facts.Created {
+			f.events.Record(tokens.KindMemoryWrite)
+			idx := figures(res.Index)
+			out.Index = &idx
+		}
+		var text strings.Builder
+		text.WriteString(res.String() + "\n")
+		for _, w := range res.Warnings {
+			text.WriteString(w + "\n")
+		}
+		return Output{Text: text.String(), Structured: out}, nil
+	})
+}
+
+type memoryIndexResult struct {
+	Path string `json:"path"`
+	indexFigures
+}
+
+func (f *foundry) addMemoryIndex(r *Registry) error {
+	return AddTool(r, Tool{
+		Name:  "memory_index",
+		Title: "Rebuild the memory index",
+		Description: "Rebuilds .foundry/memory/INDEX.md, the token-budgeted list of active facts, and reports budget usage. " +
+			"Call it after editing facts by other means than memory_write (which rebuilds the index itself).",
+		InputSchema: noArguments,
+		OutputSchema: schema(`{
+			"type": "object",
+			"properties": {
+				"path": {"type": "string", "description": "INDEX.md on disk"},
+				"listed": {"type": "integer"},
+				"active": {"type": "integer"},
+				"omitted": {"type": "integer"},
+				"tokens": {"type": "integer"},
+				"budget": {"type": "integer"}
+			},
+			"required": ["path", "listed", "active", "omitted", "tokens", "budget"]
+		}`),
+		Scope:      ScopeWriteMemory,
+		Mutating:   true,
+		Idempotent: true,
+	}, func(ctx context.Context, _ *Call, _ struct{}) (Output, error) {
+		res, err := f.store.RebuildIndex(ctx)
+		if err != nil {
+			return Output{}, err
+		}
+		path := f.store.IndexFile()
+		return Output{
+			Text:       fmt.Sprintf("Rebuilt %s\n%s\n", path, res.Summary()),
+			Structured: memoryIndexResult{Path: path, indexFigures: figures(res)},
+		}, nil
+	})
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
