@@ -86,6 +86,7 @@ func commands(env *cliEnv) []*cli.Command {
 		newBlackboardCommand(env),
 		newTokensCommand(env),
 		newDoctorCommand(env),
+		newMCPCommand(env),
 	}
 }
 
