@@ -39,7 +39,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, f := range r.Findings {
 		byCheck[f.Check] = append(byCheck[f.Check], f)
 	}
-	var passed []string
+	var passed []CheckResult
 	skipped := map[string][]string{}
 	var skipOrder []string
 	for _, c := range r.Checks {
@@ -52,15 +52,26 @@ func (r *Report) WriteText(w io.Writer) error {
 			skipped[c.Skipped] = append(skipped[c.Skipped], c.ID)
 			continue
 		case len(fs) == 0:
-			passed = append(passed, c.ID)
+			passed = append(passed, c)
 			continue
 		}
 		b.WriteString("\n")
 		writeCheck(&b, c, fs)
 	}
 	b.WriteString("\n")
-	if len(passed) > 0 {
-		fmt.Fprintf(&b, "passed:  %s\n", strings.Join(passed, ", "))
+	switch {
+	case len(passed) > 0 && len(r.Findings) == 0:
+		// A clean report says what it verified, check by check.
+		b.WriteString("passed:\n")
+		for _, c := range passed {
+			fmt.Fprintf(&b, "  %-24s %6s checked  %s\n", c.ID, thousands(c.Checked), c.Title)
+		}
+	case len(passed) > 0:
+		ids := make([]string, len(passed))
+		for i, c := range passed {
+			ids[i] = c.ID
+		}
+		fmt.Fprintf(&b, "passed:  %s\n", strings.Join(ids, ", "))
 	}
 	for _, why := range skipOrder {
 		fmt.Fprintf(&b, "skipped: %s (%s)\n", strings.Join(skipped[why], ", "), why)
