@@ -373,7 +373,12 @@ func renderText(stdout, stderr io.Writer, results []validateResult) error {
 // problem, the format of compilers and of the pre-commit hook.
 func renderLines(w io.Writer, results []validateResult) error {
 	var sb strings.Builder
+	problems, bad := 0, 0
 	for _, r := range results {
+		if !r.ok() {
+			bad++
+			problems += max(len(r.violations), 1)
+		}
 		var pe *contracts.ParseError
 		switch {
 		case errors.As(r.err, &pe):
@@ -384,6 +389,12 @@ func renderLines(w io.Writer, results []validateResult) error {
 		for _, v := range r.violations {
 			fmt.Fprintf(&sb, "%s:%d:%d: %s\n", r.path, v.Line, v.Column, v)
 		}
+	}
+	// A clean run stays silent, as linters do; a failing one ends with a
+	// one-line summary.
+	if bad > 0 {
+		fmt.Fprintf(&sb, "foundry validate: %d %s in %d of %d %s\n", problems, plural(problems, "problem", "problems"),
+			bad, len(results), plural(len(results), "file", "files"))
 	}
 	_, err := io.WriteString(w, sb.String())
 	return err
@@ -534,4 +545,12 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// plural picks the singular or plural form for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
