@@ -6,6 +6,7 @@ package atomicfile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -25,6 +26,27 @@ const TempPrefix = ".foundry-tmp-"
 // must exist. The test pause point "atomicfile.after-temp" stops between the
 // complete temp file and the rename.
 func WriteFile(path string, data []byte, perm fs.FileMode) error {
+	return publish(path, data, perm, os.Rename)
+}
+
+// WriteNew writes data to path atomically unless path exists, in which case
+// it returns an error wrapping fs.ErrExist and changes nothing. The file
+// appears complete or not at all: the content goes to a temp file that is
+// then hard-linked to path, and link(2) never replaces an existing file, so
+// of two concurrent callers exactly one wins.
+func WriteNew(path string, data []byte, perm fs.FileMode) error {
+	err := publish(path, data, perm, os.Link)
+	var le *os.LinkError
+	if errors.As(err, &le) && os.IsExist(le.Err) {
+		return fmt.Errorf("write %s: %w", path, fs.ErrExist)
+	}
+	return err
+}
+
+// publish writes data to a complete, synced temp file beside path, then
+// moves it into place with place (rename to replace, link to create only).
+// The temp file never outlives the call.
+func publish(path string, data []byte, perm fs.FileMode, place func(oldpath, newpath string) error) error {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -34,31 +56,24 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			_ = os.Remove(tmp)
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
+	defer os.Remove(tmp) // after a rename it no longer exists; after a link it must go
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err == nil {
+		err = os.Chmod(tmp, perm)
 	}
-	if err := os.Chmod(tmp, perm); err != nil {
+	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	testpause.Point(context.Background(), "atomicfile.after-temp")
-	if err := os.Rename(tmp, path); err != nil {
+	if err := place(tmp, path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	ok = true
 	syncDir(dir)
 	return nil
 }
