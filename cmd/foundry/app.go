@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -50,6 +51,15 @@ func (e *cliEnv) openWritable() (*project.Project, error) {
 		return nil, fmt.Errorf("cannot write to the %s: %w", e.source(), project.ErrReadOnly)
 	}
 	return e.open()
+}
+
+// path resolves a file name from the command line as if foundry had started
+// in -C DIR, as git -C does: relative names are relative to DIR.
+func (e *cliEnv) path(name string) string {
+	if name == "" || name == "-" || filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(e.dir, name)
 }
 
 // printJSON writes v to stdout as indented JSON.

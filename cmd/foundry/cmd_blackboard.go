@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/urfave/cli/v2"
@@ -17,6 +18,7 @@ type blackboardOptions struct {
 	// write
 	wave, agent, schema string
 	dataFile            string // a path, or "-" for stdin
+	dataPath            string // dataFile resolved against -C
 	// read
 	full   bool
 	limit  int
@@ -77,6 +79,7 @@ EXIT STATUS:
 						}
 					}
 					opts.json, opts.stdin, opts.stdout = env.json, env.stdin, env.stdout
+					opts.dataPath = env.path(opts.dataFile)
 					return runBlackboardWrite(c.Context, env, opts)
 				},
 			},
@@ -162,9 +165,13 @@ func readData(opts *blackboardOptions) ([]byte, error) {
 	var r io.Reader = opts.stdin
 	name := "stdin"
 	if opts.dataFile != "-" {
-		f, err := os.Open(opts.dataFile)
+		f, err := os.Open(opts.dataPath)
 		if err != nil {
-			return nil, fmt.Errorf("read artifact: %w", err)
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err // name the file as typed, not as resolved
+			}
+			return nil, fmt.Errorf("read artifact: open %s: %w", opts.dataFile, err)
 		}
 		defer f.Close()
 		r, name = f, opts.dataFile

@@ -259,7 +259,7 @@ func runMemoryWrite(ctx context.Context, env *cliEnv, opts *memoryOptions) error
 	}
 	body := opts.body
 	if opts.bodyFile != "" {
-		b, err := readBody(opts.bodyFile, opts.stdin)
+		b, err := readBody(env.path(opts.bodyFile), opts.stdin)
 		if err != nil {
 			return err
 		}
