@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"regexp"
 	"slices"
+	"strconv"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -264,7 +265,9 @@ func yamlErrLine(err error) int {
 	if m == nil {
 		return 1
 	}
-	var n int
-	fmt.Sscanf(m[1], "%d", &n)
+	n, err := strconv.Atoi(m[1])
+	if err != nil {
+		return 1
+	}
 	return n
 }

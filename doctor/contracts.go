@@ -11,6 +11,7 @@ import (
 	"path"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing/fstest"
 
@@ -126,8 +127,10 @@ func nextVersion(name string) string {
 	if m == nil {
 		return "a new version"
 	}
-	n := 0
-	fmt.Sscan(m[2], &n)
+	n, err := strconv.Atoi(m[2])
+	if err != nil {
+		return "a new version"
+	}
 	return fmt.Sprintf("%s.v%d", m[1], n+1)
 }
 
