@@ -26,7 +26,8 @@ const Instructions = "Foundry memory and contracts. Prefer memory_search over re
 	"Consult runbook_list before recurring tasks. Hand work between agents with blackboard_write, " +
 	"returning only the artifact path and a short summary."
 
-// Protocol revisions served, newest first. A client asking for another one
+// ProtocolVersions lists the protocol revisions served, newest first. A
+// client asking for another one
 // is answered with the first.
 var ProtocolVersions = []string{"2025-11-25", "2025-06-18"}
 
