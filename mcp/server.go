@@ -27,8 +27,7 @@ const Instructions = "Foundry memory and contracts. Prefer memory_search over re
 	"returning only the artifact path and a short summary."
 
 // ProtocolVersions lists the protocol revisions served, newest first. A
-// client asking for another one
-// is answered with the first.
+// client asking for another one is answered with the first.
 var ProtocolVersions = []string{"2025-11-25", "2025-06-18"}
 
 // ServerName is the serverInfo name.
