@@ -31,7 +31,7 @@ const ConfigTemplate = `# Foundry configuration. Every key is optional; the valu
 #   audit: false             # true: every call is written to the audit log
 #   max_concurrency: 16      # requests in flight; more are rejected
 #   rate_limit: { requests_per_minute: 600, burst: 120 }
-#   scopes: [read:memory, write:memory, read:contracts, read:blackboard, write:blackboard, read:ops]
+#   scopes: [read:memory, write:memory, read:runbooks, read:contracts, read:blackboard, write:blackboard, read:ops]
 `
 
 const gitignoreTemplate = "# Local event log behind `foundry tokens`, and writers' lock files; never committed.\nmetrics/\n.lock\n"
