@@ -107,9 +107,9 @@ func (f *foundry) addDoctor(r *Registry) error {
 	})
 }
 
-// doctorProgress reports the sweep's progress to the client. Each phase
-// counts from zero; the reported value adds the phases already done, so
-// it only ever increases.
+// doctorProgress reports the sweep's progress to the client, and each
+// new phase as a debug log message. Each phase counts from zero; the
+// reported value adds the phases already done, so it only ever increases.
 func doctorProgress(ctx context.Context, call *Call) func(doctor.Progress) {
 	var base, last int
 	phase := ""
@@ -117,6 +117,7 @@ func doctorProgress(ctx context.Context, call *Call) func(doctor.Progress) {
 		if p.Phase != phase {
 			base += last
 			phase, last = p.Phase, 0
+			call.Log(ctx, LogDebug, "doctor: "+p.Phase)
 		}
 		last = p.Done
 		msg := fmt.Sprintf("%s: %d", p.Phase, p.Done)

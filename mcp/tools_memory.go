@@ -197,7 +197,7 @@ func (f *foundry) addMemoryWrite(r *Registry) error {
 		Scope:      ScopeWriteMemory,
 		Mutating:   true,
 		Idempotent: true,
-	}, func(ctx context.Context, _ *Call, in memoryWriteArgs) (Output, error) {
+	}, func(ctx context.Context, call *Call, in memoryWriteArgs) (Output, error) {
 		res, err := f.store.Write(ctx, facts.WriteRequest{
 			Title: in.Title, Body: in.Body, Type: facts.Type(in.Type), Scope: in.Scope, Tags: in.Tags,
 			Confidence: facts.Confidence(in.Confidence), Source: in.Source, Expires: in.Expires,
@@ -215,6 +215,7 @@ func (f *foundry) addMemoryWrite(r *Registry) error {
 		text.WriteString(res.String() + "\n")
 		for _, w := range res.Warnings {
 			text.WriteString(w + "\n")
+			call.Log(ctx, LogWarning, w)
 		}
 		return Output{Text: text.String(), Structured: out}, nil
 	})

@@ -1,0 +1,73 @@
+package mcp_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/foundryhq/foundry/facts"
+	"github.com/foundryhq/foundry/mcp"
+	"github.com/foundryhq/foundry/project"
+)
+
+// BenchmarkServeMemorySearch measures one memory_search through Serve, in
+// process over pipes, on a project of 10,000 facts: the server's own cost
+// per call without process and pipe overhead outside Go.
+func BenchmarkServeMemorySearch(b *testing.B) {
+	root := b.TempDir()
+	dir := filepath.Join(root, filepath.FromSlash(facts.Dir))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	const n = 10_000
+	old := time.Now().Add(-time.Hour)
+	for i := range n {
+		id := facts.FormatID(i + 1)
+		title := fmt.Sprintf("The orders service relies on postgres for kw%05d", i)
+		f := facts.Fact{ID: id, Type: facts.Types[i%7], Title: title, Scope: "project", Tags: []string{"orders"},
+			Confidence: facts.Medium, Source: "code", Created: "2026-01-02", Status: facts.Active,
+			Body: fmt.Sprintf("Fact %d.\nWhy: load test.\nHow to apply: check first.", i)}
+		name := filepath.Join(dir, facts.FileName(id, title))
+		if err := os.WriteFile(name, facts.Format(f), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		// Facts are written long before they are searched.
+		if err := os.Chtimes(name, old, old); err != nil {
+			b.Fatal(err)
+		}
+	}
+	p, err := project.OpenRoot(root, project.Source{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg, err := mcp.ProjectRegistry(p, mcp.ProjectOptions{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go func() {
+		_ = mcp.Serve(context.Background(), inR, outW, mcp.Options{Registry: reg, RequestsPerMinute: -1})
+		outW.Close()
+	}()
+	out := bufio.NewReaderSize(outR, 1<<20)
+	call := func(i int) {
+		fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"kw%05d"}}}`+"\n", i, i*7919%n)
+		if _, err := out.ReadBytes('\n'); err != nil {
+			b.Fatal(err)
+		}
+	}
+	call(0)
+	i := 0
+	for b.Loop() {
+		i++
+		call(i)
+	}
+	inW.Close()
+}
