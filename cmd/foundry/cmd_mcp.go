@@ -67,7 +67,8 @@ line per tool call and resource read in .foundry/metrics/audit.jsonl),
 max_concurrency, rate_limit {requests_per_minute, burst} (requests over
 the limits are rejected, not queued) and scopes (the capability scopes to
 expose: read:memory, write:memory, read:runbooks, read:contracts,
-read:blackboard, write:blackboard, read:ops).
+read:blackboard, write:blackboard, read:ops). The mcp block is read from
+the working tree's config, also with --rev and --staged.
 
 EXIT STATUS:
    0  stdin ended and every request was answered
@@ -98,7 +99,16 @@ func runMCPServe(ctx context.Context, env *cliEnv, opts *mcpOptions) error {
 	if err != nil {
 		return err
 	}
+	// The mcp block governs this process, so it comes from the working
+	// tree's config even when the project is served at a revision.
 	cfg := p.Config.MCP
+	if !p.Writable() {
+		wt, err := config.Load(os.DirFS(p.Root))
+		if err != nil {
+			return err
+		}
+		cfg = wt.MCP
+	}
 	if !cfg.Enabled {
 		return errMCPDisabled
 	}
