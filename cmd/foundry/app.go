@@ -81,22 +81,23 @@ func globalFlags(env *cliEnv) []cli.Flag {
 	}
 }
 
-// commands lists every command; one line each.
+// commands lists every command, in the order --help shows them: the
+// everyday ones first.
 func commands(env *cliEnv) []*cli.Command {
 	return []*cli.Command{
 		newInitCommand(env),
-		newConfigCommand(env),
-		newVersionCommand(env),
-		newValidateCommand(env),
-		newContractsCommand(env),
-		newHookCommand(env),
-		newPluginCommand(env),
+		newDoctorCommand(env),
 		newMemoryCommand(env),
 		newRunbookCommand(env),
 		newBlackboardCommand(env),
+		newValidateCommand(env),
+		newContractsCommand(env),
 		newTokensCommand(env),
-		newDoctorCommand(env),
 		newMCPCommand(env),
+		newHookCommand(env),
+		newPluginCommand(env),
+		newConfigCommand(env),
+		newVersionCommand(env),
 	}
 }
 
