@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -127,10 +128,16 @@ GLOBAL OPTIONS (anywhere on the line):
    --log-file FILE write logs to FILE instead of stderr
 `
 
-// newApp builds the application around env.
-func newApp(env *cliEnv) *cli.App {
+// setHelpTemplates installs the command help template once: urfave/cli
+// keeps it in a package variable.
+var setHelpTemplates = sync.OnceFunc(func() {
 	cli.CommandHelpTemplate = commandHelpTemplate
 	cli.SubcommandHelpTemplate = commandHelpTemplate
+})
+
+// newApp builds the application around env.
+func newApp(env *cliEnv) *cli.App {
+	setHelpTemplates()
 	app := &cli.App{
 		Name:  "foundry",
 		Usage: "shared memory and hand-offs for teams of AI coding agents, kept in git",
