@@ -32,6 +32,12 @@ type lister interface {
 	list(dir string) (entries []entry, ok bool, err error)
 }
 
+// finder is a lister that can also find one path (not ".") without listing
+// its folder, with the same answer find would get from the listing.
+type finder interface {
+	lookup(name string) (e entry, ok bool, err error)
+}
+
 // objectFS implements fs.FS, fs.ReadFileFS, fs.ReadDirFS and fs.StatFS over
 // git objects. It is safe for concurrent use.
 type objectFS struct {
@@ -53,6 +59,18 @@ func (f *objectFS) find(op, name string) (entry, error) {
 	}
 	if name == "." {
 		return entry{name: ".", isDir: true}, nil
+	}
+	if fd, ok := f.dirs.(finder); ok {
+		f.repo.mu.Lock()
+		e, ok, err := fd.lookup(name)
+		f.repo.mu.Unlock()
+		switch {
+		case err != nil:
+			return entry{}, &fs.PathError{Op: op, Path: name, Err: err}
+		case !ok:
+			return entry{}, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+		}
+		return e, nil
 	}
 	dir, base := path.Split(name)
 	dir = strings.TrimSuffix(dir, "/")

@@ -23,9 +23,8 @@ type Repo struct {
 	// mu serialises object reads: go-git's storage caches are not safe for
 	// concurrent use, and one Repo is shared by every request of a server.
 	mu sync.Mutex
-	// noGitBinary makes StagedChanges walk the trees itself even when the
-	// git binary is on PATH (tests of that path).
-	noGitBinary bool
+	// staged pins how StagedChanges answers (tests of each way).
+	staged stagedMethod
 }
 
 // Open finds the repository that holds dir, walking up as git does, and opens

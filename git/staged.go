@@ -1,12 +1,16 @@
 package git
 
 import (
+	"bytes"
+	"fmt"
 	"os/exec"
 	"path"
 	"sort"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
 
 // ChangeKind says how a staged path differs from HEAD.
@@ -37,36 +41,98 @@ type Change struct {
 
 // StagedChanges lists the files under dir (a slash path relative to the
 // working tree root) that the index adds, modifies or deletes relative to
-// HEAD, sorted by path. Its cost grows with the number of index entries under
-// dir, not with the size of the repository: the index is sorted, so the range
-// under dir is found by binary search, and only HEAD's subtree at dir is read.
-// In a repository with no commits every staged file is added.
+// HEAD, sorted by path. In a repository with no commits every staged file is
+// added. A conflicted path is modified; submodules and mode-only changes are
+// left out, as `git diff-index --cached --ignore-submodules` does.
 //
-// When the git binary is on PATH it answers instead (git diff-index): git
-// skips every folder whose tree the index's cache-tree says is unchanged, so
-// a commit of 3 artifacts among 10,000 costs about what git diff --cached
-// does, where walking HEAD's tree here reads every folder under dir.
+// Its cost grows with the number of staged changes, not with the size of
+// the repository: like git, it compares HEAD's trees with the index's
+// cache-tree (the TREE extension, which records the tree id of every folder
+// whose entries have not changed since it was last written) and descends
+// only into folders whose ids differ. When the index holds something the
+// fast reader does not read (a split or sparse index…), git diff-index
+// answers when the git binary is on PATH, else a full walk of HEAD's tree.
 func (r *Repo) StagedChanges(dir string) ([]Change, error) {
-	if !r.noGitBinary {
+	if r.staged != stagedAuto {
+		return r.stagedPinned(dir)
+	}
+	x, err := r.ReadIndex()
+	if err != nil {
+		return nil, err
+	}
+	return x.StagedChanges(dir)
+}
+
+// StagedChanges is [Repo.StagedChanges] for this reading of the index.
+func (x *Index) StagedChanges(dir string) ([]Change, error) {
+	dir = strings.Trim(dir, "/")
+	if x.ix != nil {
+		return x.repo.stagedFromIndex(x.ix, dir)
+	}
+	if out, ok := x.repo.stagedWithGitBinary(dir); ok {
+		return out, nil
+	}
+	return x.repo.stagedByWalk(x.idx, dir)
+}
+
+// stagedPinned answers StagedChanges the way a test pinned.
+func (r *Repo) stagedPinned(dir string) ([]Change, error) {
+	dir = strings.Trim(dir, "/")
+	if r.staged == stagedBinary {
 		if out, ok := r.stagedWithGitBinary(dir); ok {
 			return out, nil
 		}
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	idx, err := r.index()
+	idx, err := r.decodeIndex()
 	if err != nil {
 		return nil, err
 	}
+	return r.stagedByWalk(idx, dir)
+}
+
+// stagedMethod chooses how StagedChanges answers; tests pin one.
+type stagedMethod int
+
+const (
+	stagedAuto   stagedMethod = iota // the index file, else git diff-index, else the walk
+	stagedBinary                     // git diff-index, else the walk
+	stagedWalk                       // go-git's decoder and a walk of HEAD's whole tree
+)
+
+// decodeIndex reads the index with go-git's decoder alone.
+func (r *Repo) decodeIndex() (*index.Index, error) {
+	data, name, err := r.indexBytes()
+	if err != nil || data == nil {
+		return &index.Index{}, err
+	}
+	idx := &index.Index{}
+	if err := index.NewDecoder(bytes.NewReader(data)).Decode(idx); err != nil {
+		return nil, fmt.Errorf("read git index %s: %w", name, err)
+	}
+	return idx, nil
+}
+
+// stagedByWalk compares the decoded index with the whole of HEAD's tree
+// under dir.
+func (r *Repo) stagedByWalk(idx *index.Index, dir string) ([]Change, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	prefix := ""
 	if dir != "" {
-		prefix = strings.TrimSuffix(dir, "/") + "/"
+		prefix = dir + "/"
 	}
 	es := idx.Entries
 	lo := sort.Search(len(es), func(i int) bool { return es[i].Name >= prefix })
 	staged := map[string]plumbing.Hash{}
+	conflicted := map[string]bool{}
 	for i := lo; i < len(es) && strings.HasPrefix(es[i].Name, prefix); i++ {
+		if es[i].Mode == filemode.Submodule {
+			continue
+		}
 		p := strings.TrimPrefix(es[i].Name, prefix)
+		if es[i].Stage != 0 {
+			conflicted[p] = true
+		}
 		if _, dup := staged[p]; !dup {
 			staged[p] = es[i].Hash
 		}
@@ -78,7 +144,7 @@ func (r *Repo) StagedChanges(dir string) ([]Change, error) {
 		if err != nil {
 			return nil, err
 		}
-		t := &treeLister{repo: r, root: c.TreeHash, prefix: strings.TrimSuffix(prefix, "/"), cache: map[string][]entry{}}
+		t := &treeLister{repo: r, root: c.TreeHash, prefix: dir, cache: map[string][]entry{}}
 		if err := walkTree(t, ".", head); err != nil {
 			return nil, err
 		}
@@ -88,6 +154,8 @@ func (r *Repo) StagedChanges(dir string) ([]Change, error) {
 	for p, h := range staged {
 		old, ok := head[p]
 		switch {
+		case conflicted[p]:
+			out = append(out, Change{Path: p, Kind: Modified})
 		case !ok:
 			out = append(out, Change{Path: p, Kind: Added})
 		case old != h:
@@ -160,7 +228,7 @@ func (r *Repo) stagedWithGitBinary(dir string) (out []Change, ok bool) {
 		if len(meta) != 5 || meta[4] == "" || !found {
 			return nil, false
 		}
-		if meta[2] == meta[3] {
+		if meta[2] == meta[3] && meta[4][0] != 'U' {
 			continue // a mode change only: the content is what HEAD has
 		}
 		kind := Modified // M, T (type change), U (unmerged)

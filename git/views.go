@@ -1,7 +1,7 @@
 package git
 
 import (
-	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // RevFS returns a read-only view of the folder sub (slash path relative to
@@ -98,24 +99,65 @@ func (t *treeLister) listFull(full string) ([]entry, bool, error) {
 	return es, true, nil
 }
 
-// IndexFS returns a read-only view of the folder sub as it is in the git
-// index: a partly staged file reads as staged, not as on disk. A repository
-// without an index (nothing staged yet) gives an empty view.
-func (r *Repo) IndexFS(sub string) (fs.FS, error) {
-	r.mu.Lock()
-	idx, err := r.index()
-	r.mu.Unlock()
+// Index is one reading of the git index. Its views and its staged changes
+// all come from that reading, so a caller that lists the staged files and
+// then reads them sees one consistent index even while git rewrites it.
+type Index struct {
+	repo *Repo
+	ix   *indexFile   // the fast reader's result, or
+	idx  *index.Index // go-git's, for an index only it reads
+}
+
+// ReadIndex reads the git index. Like git itself it honours GIT_INDEX_FILE,
+// which git sets for hooks: `git commit -a` and `git commit <paths>` stage
+// into a temporary index, and that index is what is about to be committed.
+// A repository without an index (nothing staged yet) has an empty one.
+//
+// The file is read once and its entries are decoded only as they are looked
+// up (by binary search over the sorted entries), so reading a few files or
+// the staged changes costs little more than reading the file, however many
+// files the index holds.
+func (r *Repo) ReadIndex() (*Index, error) {
+	ix, idx, err := r.readIndex()
 	if err != nil {
 		return nil, err
 	}
-	dirs := map[string][]entry{".": nil}
+	return &Index{repo: r, ix: ix, idx: idx}, nil
+}
+
+// IndexFS returns a read-only view of the folder sub as it is in the git
+// index: a partly staged file reads as staged, not as on disk. It is
+// ReadIndex then [Index.FS].
+func (r *Repo) IndexFS(sub string) (fs.FS, error) {
+	x, err := r.ReadIndex()
+	if err != nil {
+		return nil, err
+	}
+	return x.FS(sub), nil
+}
+
+// FS returns a read-only view of the folder sub (slash path relative to the
+// working tree root, "" for the root) as it is in this index. Submodules are
+// left out, as in [Repo.RevFS]; a conflicted path reads as its lowest stage.
+func (x *Index) FS(sub string) fs.FS {
 	prefix := ""
-	if sub != "" {
+	if sub = strings.Trim(sub, "/"); sub != "" {
 		prefix = sub + "/"
 	}
+	if x.ix != nil {
+		return &objectFS{repo: x.repo, dirs: &indexLister{ix: x.ix, prefix: prefix}, label: "index"}
+	}
+	return &objectFS{repo: x.repo, dirs: mapIndex(x.idx.Entries, prefix), label: "index"}
+}
+
+// mapIndex lists the folders of a decoded index under prefix, the way
+// indexLister does from the file: every folder holding an entry exists,
+// gitlinks are left out, the first stage of a path wins.
+func mapIndex(entries []*index.Entry, prefix string) mapLister {
+	dirs := map[string][]entry{".": nil}
 	seen := map[string]bool{}
 	dirSeen := map[string]bool{}
-	for _, e := range idx.Entries {
+	for _, e := range entries {
 		if !strings.HasPrefix(e.Name, prefix) || seen[e.Name] {
 			continue
 		}
@@ -126,7 +168,11 @@ func (r *Repo) IndexFS(sub string) (fs.FS, error) {
 		if dir == "" {
 			dir = "."
 		}
-		dirs[dir] = append(dirs[dir], entry{name: base, hash: e.Hash, exec: isExec(e.Mode)})
+		if e.Mode != filemode.Submodule {
+			dirs[dir] = append(dirs[dir], entry{name: base, hash: e.Hash, exec: isExec(e.Mode)})
+		} else if dirs[dir] == nil {
+			dirs[dir] = []entry{}
+		}
 		// Make every ancestor folder exist, each listed once in its parent.
 		for d := dir; d != "." && !dirSeen[d]; {
 			dirSeen[d] = true
@@ -139,11 +185,10 @@ func (r *Repo) IndexFS(sub string) (fs.FS, error) {
 			d = parent
 		}
 	}
-	for k := range dirs {
-		es := dirs[k]
-		sort.Slice(es, func(i, j int) bool { return es[i].name < es[j].name })
+	for _, es := range dirs {
+		sortEntries(es)
 	}
-	return &objectFS{repo: r, dirs: mapLister(dirs), label: "index"}, nil
+	return mapLister(dirs)
 }
 
 type mapLister map[string][]entry
@@ -153,40 +198,58 @@ func (m mapLister) list(dir string) ([]entry, bool, error) {
 	return es, ok, nil
 }
 
-// index reads the git index. Like git itself it honours GIT_INDEX_FILE,
-// which git sets for hooks: `git commit -a` and `git commit <paths>` stage
-// into a temporary index, and that index is what is about to be committed.
-func (r *Repo) index() (*index.Index, error) {
-	if p := os.Getenv("GIT_INDEX_FILE"); p != "" {
-		return readIndexFile(p)
+// readIndex reads the git index once (see ReadIndex). The fast reader
+// answers (ix) unless the file holds something only go-git's decoder reads
+// (idx); exactly one of the two is non-nil.
+func (r *Repo) readIndex() (ix *indexFile, idx *index.Index, err error) {
+	data, name, err := r.indexBytes()
+	if err != nil || data == nil {
+		return &indexFile{}, nil, err
 	}
-	idx, err := r.repo.Storer.Index()
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return &index.Index{}, nil
-		}
-		return nil, fmt.Errorf("read git index: %w", err)
+	if ix, err := parseIndex(data); err == nil {
+		return ix, nil, nil
 	}
-	return idx, nil
+	idx = &index.Index{}
+	if err := index.NewDecoder(bytes.NewReader(data)).Decode(idx); err != nil {
+		return nil, nil, fmt.Errorf("read git index %s: %w", name, err)
+	}
+	return nil, idx, nil
 }
 
-// readIndexFile decodes the index file at p (relative paths are relative to
-// the working directory, as for git); a missing file is an empty index.
-func readIndexFile(p string) (*index.Index, error) {
-	f, err := os.Open(p)
+// indexBytes returns the content of the index file and its name for
+// messages; nil content when there is no index file.
+func (r *Repo) indexBytes() ([]byte, string, error) {
+	if p := os.Getenv("GIT_INDEX_FILE"); p != "" {
+		// Relative to the working directory, as for git.
+		data, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, p, nil
+		}
+		if err != nil {
+			return nil, p, fmt.Errorf("read git index: %w", err)
+		}
+		return data, p, nil
+	}
+	st, ok := r.repo.Storer.(*filesystem.Storage)
+	if !ok {
+		return nil, "", fmt.Errorf("read git index: storage %T has no index file", r.repo.Storer)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f, err := st.Filesystem().Open("index")
 	if errors.Is(err, fs.ErrNotExist) {
-		return &index.Index{}, nil
+		return nil, "index", nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read git index: %w", err)
+		return nil, "index", fmt.Errorf("read git index: %w", err)
 	}
-	idx := &index.Index{}
-	err = index.NewDecoder(bufio.NewReader(f)).Decode(idx)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	defer f.Close()
+	var buf bytes.Buffer
+	if fi, err := st.Filesystem().Stat("index"); err == nil {
+		buf.Grow(int(fi.Size()) + bytes.MinRead)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read git index %s: %w", p, err)
+	if _, err := buf.ReadFrom(f); err != nil {
+		return nil, "index", fmt.Errorf("read git index: %w", err)
 	}
-	return idx, nil
+	return buf.Bytes(), "index", nil
 }

@@ -43,6 +43,9 @@ type Project struct {
 	Repo    *git.Repo     // nil when the project is outside git
 	RelRoot string        // Root relative to the git working tree root, slash form ("" at the top)
 	Commit  git.Commit    // the resolved commit with --rev
+	// Index is the reading of the git index that FS shows with --staged
+	// (nil otherwise): its StagedChanges list the same snapshot FS reads.
+	Index *git.Index
 }
 
 // Find walks up from dir to the nearest folder holding .foundry/ and returns
@@ -127,11 +130,11 @@ func openRoot(root string, src Source, lenient bool) (*Project, error) {
 		}
 		p.FS, p.Commit = fsys, c
 	case src.Staged:
-		fsys, err := repo.IndexFS(p.RelRoot)
+		idx, err := repo.ReadIndex()
 		if err != nil {
 			return nil, err
 		}
-		p.FS = fsys
+		p.Index, p.FS = idx, idx.FS(p.RelRoot)
 	default:
 		p.FS = os.DirFS(root)
 	}

@@ -206,7 +206,8 @@ func validateInputs(env *cliEnv, p *project.Project, files []string) ([]validate
 
 	var names []string
 	if p.Source.Staged {
-		changes, err := p.Repo.StagedChanges(path.Join(p.RelRoot, blackboardDir))
+		// The list and the content come from one reading of the index.
+		changes, err := p.Index.StagedChanges(path.Join(p.RelRoot, blackboardDir))
 		if err != nil {
 			return nil, fmt.Errorf("list staged artifacts: %w", err)
 		}
