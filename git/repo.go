@@ -48,9 +48,11 @@ func Open(dir string) (*Repo, error) {
 	// Reopen the same storage keeping pack files open: by default go-git
 	// opens and closes the pack for every object it reads, which triples the
 	// cost of reading many small files at a revision.
+	// Objects are then found through lazyStorage, which reads only the
+	// part of each pack index a lookup needs.
 	if st, ok := r.Storer.(*filesystem.Storage); ok {
 		keep := filesystem.NewStorageWithOptions(st.Filesystem(), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
-		if r2, err := gogit.Open(keep, wt.Filesystem); err == nil {
+		if r2, err := gogit.Open(newLazyStorage(keep), wt.Filesystem); err == nil {
 			r = r2
 		}
 	}
@@ -65,7 +67,7 @@ func Open(dir string) (*Repo, error) {
 func (r *Repo) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if st, ok := r.repo.Storer.(*filesystem.Storage); ok {
+	if st, ok := r.repo.Storer.(interface{ Close() error }); ok {
 		return st.Close()
 	}
 	return nil

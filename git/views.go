@@ -10,11 +10,11 @@ import (
 	"sort"
 	"strings"
 
+	billy "github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // RevFS returns a read-only view of the folder sub (slash path relative to
@@ -230,7 +230,7 @@ func (r *Repo) indexBytes() ([]byte, string, error) {
 		}
 		return data, p, nil
 	}
-	st, ok := r.repo.Storer.(*filesystem.Storage)
+	st, ok := r.repo.Storer.(interface{ Filesystem() billy.Filesystem })
 	if !ok {
 		return nil, "", fmt.Errorf("read git index: storage %T has no index file", r.repo.Storer)
 	}
