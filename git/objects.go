@@ -248,18 +248,33 @@ func (s *lazyStorage) listPacks() bool {
 	return true
 }
 
+// readAll reads a whole file of fsys, as os.ReadFile does: into one
+// buffer of the file's size, which the runtime need not clear when it comes
+// fresh from the system (a bytes.Buffer clears every byte it grows by).
 func readAll(fsys billy.Filesystem, name string) ([]byte, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var buf bytes.Buffer
+	size := 512
 	if fi, err := fsys.Stat(name); err == nil {
-		buf.Grow(int(fi.Size()) + bytes.MinRead)
+		size += int(fi.Size()) // a few bytes more to see the end at once
 	}
-	_, err = buf.ReadFrom(f)
-	return buf.Bytes(), err
+	data := make([]byte, 0, size)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)] // the file grew since Stat
+		}
+	}
 }
 
 // packIndex is a pack's .idx file (version 2) read but not decoded. It

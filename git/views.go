@@ -236,20 +236,12 @@ func (r *Repo) indexBytes() ([]byte, string, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	f, err := st.Filesystem().Open("index")
+	data, err := readAll(st.Filesystem(), "index")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "index", nil
 	}
 	if err != nil {
 		return nil, "index", fmt.Errorf("read git index: %w", err)
 	}
-	defer f.Close()
-	var buf bytes.Buffer
-	if fi, err := st.Filesystem().Stat("index"); err == nil {
-		buf.Grow(int(fi.Size()) + bytes.MinRead)
-	}
-	if _, err := buf.ReadFrom(f); err != nil {
-		return nil, "index", fmt.Errorf("read git index: %w", err)
-	}
-	return buf.Bytes(), "index", nil
+	return data, "index", nil
 }
