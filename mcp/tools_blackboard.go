@@ -94,27 +94,6 @@ type blackboardReadArgs struct {
 	Cursor string `json:"cursor"`
 }
 
-type artifactJSON struct {
-	Name       string          `json:"name"`
-	Agent      string          `json:"agent"`
-	Path       string          `json:"path"`
-	Schema     string          `json:"schema,omitempty"`
-	ProducedBy string          `json:"producedBy,omitempty"`
-	Bytes      int             `json:"bytes"`
-	Tokens     int             `json:"tokens"`
-	Summary    string          `json:"summary,omitempty"`
-	Problem    string          `json:"problem,omitempty"`
-	Data       json.RawMessage `json:"data,omitempty"`
-}
-
-type blackboardReadResult struct {
-	Wave       string         `json:"wave"`
-	Full       bool           `json:"full"`
-	Total      int            `json:"total"`
-	Artifacts  []artifactJSON `json:"artifacts"`
-	NextCursor string         `json:"nextCursor,omitempty"`
-}
-
 func (f *foundry) addBlackboardRead(r *Registry) error {
 	return AddTool(r, Tool{
 		Name:  "blackboard_read",
@@ -167,13 +146,9 @@ func (f *foundry) addBlackboardRead(r *Registry) error {
 		if err != nil {
 			return Output{}, err
 		}
-		out := blackboardReadResult{Wave: res.Wave, Full: res.Full, Total: res.Total, Artifacts: []artifactJSON{}, NextCursor: res.NextCursor}
-		for _, a := range res.Artifacts {
-			out.Artifacts = append(out.Artifacts, artifactJSON{
-				Name: a.Name, Agent: a.Agent, Path: a.Path, Schema: a.Schema, ProducedBy: a.ProducedBy,
-				Bytes: a.Bytes, Tokens: a.Tokens, Summary: a.Summary, Problem: a.Problem, Data: a.Data,
-			})
+		if res.Artifacts == nil {
+			res.Artifacts = []blackboard.Artifact{} // the output schema wants an array
 		}
-		return Output{Text: res.Text(), Structured: out}, nil
+		return Output{Text: res.Text(), Structured: res}, nil
 	})
 }
