@@ -166,22 +166,29 @@ func parseOptions(t *testing.T, data []byte) (mcp.Options, string) {
 func runTranscript(t *testing.T, optData, client []byte, withAudit bool) (server, audit []byte) {
 	t.Helper()
 	opts, pause := parseOptions(t, optData)
-	tr := &transcript{t: t, pauseDir: t.TempDir(), served: make(chan error, 1), changed: make(chan struct{}), consumed: map[string]int{}}
-	t.Setenv("FOUNDRY_TEST_PAUSE", pause)
-	t.Setenv("FOUNDRY_TEST_PAUSE_DIR", tr.pauseDir)
-
 	reg, err := fakeRegistry()
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts.Registry = reg
-	opts.Logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	var auditBuf bytes.Buffer
 	if withAudit {
 		opts.Audit = &auditBuf
 		clock := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 		opts.Now = func() time.Time { return clock }
 	}
+	return playSession(t, opts, pause, client), auditBuf.Bytes()
+}
+
+// playSession serves opts over pipes, plays the client lines (with their
+// @-directives) and returns the server's lines once Serve has returned at
+// the end of input. pause names the test pause points to arm.
+func playSession(t *testing.T, opts mcp.Options, pause string, client []byte) []byte {
+	t.Helper()
+	opts.Logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	tr := &transcript{t: t, pauseDir: t.TempDir(), served: make(chan error, 1), changed: make(chan struct{}), consumed: map[string]int{}}
+	t.Setenv("FOUNDRY_TEST_PAUSE", pause)
+	t.Setenv("FOUNDRY_TEST_PAUSE_DIR", tr.pauseDir)
 
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -216,7 +223,7 @@ func runTranscript(t *testing.T, optData, client []byte, withAudit bool) (server
 	for _, l := range tr.lines() {
 		b.WriteString(l + "\n")
 	}
-	return b.Bytes(), auditBuf.Bytes()
+	return b.Bytes()
 }
 
 type testWriter struct{ t *testing.T }

@@ -2,9 +2,7 @@ package mcp_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -201,44 +199,7 @@ func runSession(t *testing.T, s fixtureSession, client []byte) []byte {
 	opts, pause := parseOptions(t, s.serveOpts)
 	opts.Registry = s.registry(t)
 	opts.ReadOnly = opts.ReadOnly || s.rev != ""
-	opts.Logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	tr := &transcript{t: t, pauseDir: t.TempDir(), served: make(chan error, 1), changed: make(chan struct{}), consumed: map[string]int{}}
-	t.Setenv("FOUNDRY_TEST_PAUSE", pause)
-	t.Setenv("FOUNDRY_TEST_PAUSE_DIR", tr.pauseDir)
-
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	tr.in = inW
-	go func() {
-		err := mcp.Serve(context.Background(), inR, outW, opts)
-		outW.Close()
-		tr.served <- err
-	}()
-	readerDone := make(chan struct{})
-	go func() {
-		defer close(readerDone)
-		tr.collect(outR)
-	}()
-	for _, line := range splitLines(client) {
-		tr.step(line)
-	}
-	if !tr.inClosed {
-		inW.Close()
-	}
-	select {
-	case err := <-tr.served:
-		if err != nil {
-			t.Errorf("Serve = %v, want nil at end of input", err)
-		}
-	case <-time.After(hangGuard):
-		t.Fatalf("Serve did not return after end of input; output so far:\n%s", strings.Join(tr.lines(), "\n"))
-	}
-	<-readerDone
-	var b bytes.Buffer
-	for _, l := range tr.lines() {
-		b.WriteString(l + "\n")
-	}
-	return b.Bytes()
+	return playSession(t, opts, pause, client)
 }
 
 // eventKinds returns the kinds in the project's event log, one per line.
