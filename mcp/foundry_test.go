@@ -3,7 +3,6 @@ package mcp_test
 import (
 	"bytes"
 	"encoding/json"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -31,25 +30,7 @@ func copyFixture(t testing.TB) string {
 	t.Helper()
 	root := t.TempDir()
 	src := filepath.Join("testdata", "fixture")
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		dst := filepath.Join(root, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, b, 0o644)
-	})
-	if err != nil {
+	if err := os.CopyFS(root, os.DirFS(src)); err != nil {
 		t.Fatal(err)
 	}
 	return root

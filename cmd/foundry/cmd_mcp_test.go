@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,22 +56,7 @@ func mcpFixture(tb testing.TB) string {
 	tb.Helper()
 	src := filepath.Join("..", "..", "mcp", "testdata", "fixture")
 	root := tb.TempDir()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		dst := filepath.Join(root, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, b, 0o644)
-	})
-	if err != nil {
+	if err := os.CopyFS(root, os.DirFS(src)); err != nil {
 		tb.Fatal(err)
 	}
 	return root
