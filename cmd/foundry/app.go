@@ -166,7 +166,7 @@ EXIT STATUS:
 	}
 	var notFound error
 	app.CommandNotFound = func(c *cli.Context, name string) {
-		notFound = usageErrorf("unknown command %q (see foundry --help)", name)
+		notFound = usageErrorf("unknown command %q", name)
 	}
 	for _, c := range app.Commands {
 		setUsageHandlers(c)
@@ -215,7 +215,8 @@ func (e *cliEnv) setup() error {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	env := &cliEnv{stdin: stdin, stdout: stdout, stderr: stderr}
 	app := newApp(env)
-	err := app.RunContext(ctx, normalizeArgs(app, args))
+	norm := normalizeArgs(app, args)
+	err := app.RunContext(ctx, norm)
 	for _, c := range env.closers {
 		_ = c()
 	}
@@ -229,7 +230,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	report(stderr, err, asJSON)
 	var usage *usageError
 	if errors.As(err, &usage) && !asJSON {
-		fmt.Fprintln(stderr, "run 'foundry --help' or 'foundry <command> --help' for usage")
+		fmt.Fprintf(stderr, "run '%s --help' for usage\n", strings.Join(append([]string{"foundry"}, commandPath(app, norm)...), " "))
 	}
 	return exitCode(err)
 }

@@ -121,3 +121,31 @@ func findCommand(cmds []*cli.Command, name string) *cli.Command {
 	}
 	return nil
 }
+
+// commandPath returns the command names at the start of normalized args
+// (global flags skipped), e.g. ["memory", "search"].
+func commandPath(app *cli.App, args []string) []string {
+	globals := flagTable(app.Flags)
+	var path []string
+	cmds := app.Commands
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if len(a) > 1 && a[0] == '-' {
+			name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			if globals[name] && !hasValue {
+				i++
+			}
+			continue
+		}
+		c := findCommand(cmds, a)
+		if c == nil {
+			break
+		}
+		path = append(path, c.Name)
+		cmds = c.Subcommands
+	}
+	return path
+}
