@@ -29,6 +29,9 @@ var (
 	ErrInvalidCursor = errors.New("invalid cursor")
 	// ErrInvalidLimit means a read limit is outside 1–[MaxLimit].
 	ErrInvalidLimit = errors.New("invalid limit")
+	// ErrSymlink means a folder a write goes through is a symbolic link,
+	// which could lead the write outside the project.
+	ErrSymlink = errors.New("is a symbolic link")
 )
 
 // NameError is a wave or agent name that cannot be used.

@@ -387,3 +387,29 @@ func TestReadLocks(t *testing.T) {
 		t.Errorf("ReadLocks without a lock = %v, %v", empty, err)
 	}
 }
+
+func TestWriteRefusesSymlinkedFolders(t *testing.T) {
+	t.Parallel()
+	valid := []byte(`{"id":"F-1","severity":"low","title":"t","summary":"s","failureScenario":"f","confidence":"low"}`)
+	for _, link := range []string{".foundry/blackboard", ".foundry/blackboard/audit", ".foundry/contracts.lock"} {
+		t.Run(link, func(t *testing.T) {
+			t.Parallel()
+			root := newProject(t)
+			outside := t.TempDir()
+			p := filepath.Join(root, filepath.FromSlash(link))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, p); err != nil {
+				t.Skipf("no symbolic links here: %v", err)
+			}
+			_, err := openBoard(root, nil).Write(context.Background(), WriteRequest{Wave: "audit", Agent: "bob", Schema: "finding.v1", Data: valid})
+			if !errors.Is(err, ErrSymlink) {
+				t.Errorf("Write error = %v, want %v", err, ErrSymlink)
+			}
+			if es, _ := os.ReadDir(outside); len(es) != 0 {
+				t.Errorf("the write left %d entries outside the project", len(es))
+			}
+		})
+	}
+}
