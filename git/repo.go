@@ -4,16 +4,23 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 
+	billy "github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-billy/v5/osfs"
 	gogit "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
 
 // Repo is an open git repository together with its working tree root.
@@ -35,6 +42,9 @@ func Open(dir string) (*Repo, error) {
 		return nil, fmt.Errorf("open repository at %s: %w", dir, err)
 	}
 	r, err := gogit.PlainOpenWithOptions(abs, &gogit.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if errors.Is(err, gogit.ErrUnknownExtension) || errors.Is(err, gogit.ErrUnsupportedExtensionRepositoryFormatVersion) {
+		r, err = openWithExtensions(abs)
+	}
 	if err != nil {
 		if errors.Is(err, gogit.ErrRepositoryNotExists) {
 			return nil, fmt.Errorf("open repository at %s: %w", dir, ErrNotRepository)
@@ -194,4 +204,96 @@ func runGit(bin, dir string, args ...string) (string, error) {
 	cmd.Stdout = &out
 	err := cmd.Run()
 	return strings.TrimSpace(out.String()), err
+}
+
+// readOnlyExtensions are the repository extensions (lower case) that change
+// nothing for a reader of existing objects, the index and refs: go-git
+// refuses every extension it does not implement, and worktreeConfig (set by
+// git sparse-checkout) or partialClone (a clone with --filter) would
+// otherwise make Foundry unusable in the whole repository.
+var readOnlyExtensions = map[string]bool{"worktreeconfig": true, "partialclone": true, "preciousobjects": true, "noop": true, "noop-v1": true}
+
+// extStorage is a storage whose config hides readOnlyExtensions from
+// go-git's check.
+type extStorage struct{ storage.Storer }
+
+// Config implements config.ConfigStorer.
+func (s *extStorage) Config() (*config.Config, error) {
+	cfg, err := s.Storer.Config()
+	if err != nil || cfg.Raw == nil || !cfg.Raw.HasSection("extensions") {
+		return cfg, err
+	}
+	sec := cfg.Raw.Section("extensions")
+	opts := sec.Options[:0:0]
+	for _, o := range sec.Options {
+		if !readOnlyExtensions[strings.ToLower(o.Key)] {
+			opts = append(opts, o)
+		}
+	}
+	if len(opts) == 0 {
+		cfg.Raw.RemoveSection("extensions")
+	} else {
+		sec.Options = opts
+	}
+	return cfg, nil
+}
+
+// Close releases what the wrapped storage keeps open.
+func (s *extStorage) Close() error {
+	if c, ok := s.Storer.(interface{ Close() error }); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// Filesystem is the wrapped storage's .git folder.
+func (s *extStorage) Filesystem() billy.Filesystem {
+	return s.Storer.(interface{ Filesystem() billy.Filesystem }).Filesystem()
+}
+
+// openWithExtensions opens the repository holding abs as
+// gogit.PlainOpenWithOptions does (walking up to .git, following a .git
+// file and commondir), through extStorage over lazyStorage.
+func openWithExtensions(abs string) (*gogit.Repository, error) {
+	top := abs
+	var fi os.FileInfo
+	for {
+		var err error
+		if fi, err = os.Stat(filepath.Join(top, gogit.GitDirName)); err == nil {
+			break
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		parent := filepath.Dir(top)
+		if parent == top {
+			return nil, gogit.ErrRepositoryNotExists
+		}
+		top = parent
+	}
+	gitdir := filepath.Join(top, gogit.GitDirName)
+	if !fi.IsDir() {
+		b, err := os.ReadFile(gitdir)
+		if err != nil {
+			return nil, err
+		}
+		line, _, _ := strings.Cut(string(b), "\n")
+		p, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+		if !ok {
+			return nil, fmt.Errorf("%s has no gitdir: line", gitdir)
+		}
+		if p = strings.TrimSpace(p); !filepath.IsAbs(p) {
+			p = filepath.Join(top, p)
+		}
+		gitdir = p
+	}
+	var dot billy.Filesystem = osfs.New(gitdir)
+	if b, err := os.ReadFile(filepath.Join(gitdir, "commondir")); err == nil && len(bytes.TrimSpace(b)) > 0 {
+		common := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(gitdir, common)
+		}
+		dot = dotgit.NewRepositoryFilesystem(dot, osfs.New(common))
+	}
+	st := filesystem.NewStorageWithOptions(dot, cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+	return gogit.Open(&extStorage{Storer: newLazyStorage(st)}, osfs.New(top))
 }

@@ -279,6 +279,74 @@ func TestOpenEdgeCases(t *testing.T) {
 	})
 }
 
+// TestOpenWithRepositoryExtensions checks repositories whose config lists
+// extensions go-git refuses although they change nothing for a reader:
+// worktreeConfig (git sparse-checkout sets it) and partialClone (a clone
+// with --filter). Every view works there; an extension that does change how
+// objects are read (objectFormat sha256) is still refused.
+func TestOpenWithRepositoryExtensions(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name    string
+		version string
+		ext     [][2]string
+		wantErr bool
+	}{
+		{"worktreeConfig", "0", [][2]string{{"worktreeConfig", "true"}}, false},
+		{"partialClone", "1", [][2]string{{"partialClone", "origin"}}, false},
+		{"both", "1", [][2]string{{"worktreeConfig", "true"}, {"partialclone", "origin"}}, false},
+		{"unknown", "1", [][2]string{{"worktreeConfig", "true"}, {"frobnicate", "x"}}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := gittest.New(t)
+			r.Write("p/.foundry/a", "committed")
+			r.CommitAll("one")
+			r.Write("p/.foundry/a", "staged")
+			r.Git("add", "p/.foundry/a")
+			wt := filepath.Join(t.TempDir(), "wt")
+			r.Git("worktree", "add", "-q", "-b", "other", wt)
+			r.Git("config", "core.repositoryformatversion", tt.version)
+			for _, kv := range tt.ext {
+				r.Git("config", "extensions."+kv[0], kv[1])
+			}
+			for _, dir := range []string{filepath.Join(r.Dir, "p"), filepath.Join(wt, "p")} {
+				repo, err := git.Open(dir)
+				if tt.wantErr {
+					if err == nil {
+						t.Errorf("Open(%s) = nil error, want one", dir)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				head, _, err := repo.RevFS("HEAD", "p")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if b, err := fs.ReadFile(head, ".foundry/a"); err != nil || string(b) != "committed" {
+					t.Errorf("%s: HEAD content = %q, %v", dir, b, err)
+				}
+				idx, err := repo.IndexFS("p")
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := "staged"
+				if dir != filepath.Join(r.Dir, "p") {
+					want = "committed"
+				}
+				if b, err := fs.ReadFile(idx, ".foundry/a"); err != nil || string(b) != want {
+					t.Errorf("%s: index content = %q, %v; want %q", dir, b, err, want)
+				}
+				if err := repo.Close(); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+}
+
 func TestStagedChanges(t *testing.T) {
 	t.Parallel()
 	r := gittest.New(t)
