@@ -164,20 +164,35 @@ func (s *Store) writeLocked(ctx context.Context, req WriteRequest, today string)
 	if err := atomicfile.WriteFile(s.osPath(f.Path), Format(f), 0o644); err != nil {
 		return WriteResult{}, err
 	}
+	// A write that fails after this point is undone: the new fact removed,
+	// the superseded one restored, so a failed write leaves nothing.
+	var oldContent []byte
+	undo := func(err error) (WriteResult, error) {
+		_ = os.Remove(s.osPath(f.Path))
+		if oldContent != nil {
+			_ = atomicfile.WriteFile(s.osPath(old.Path), oldContent, 0o644)
+		}
+		return WriteResult{}, err
+	}
 	testpause.Point(ctx, "facts.after-fact-written")
 	res := WriteResult{Action: Created, ID: id, Path: f.Path, Warnings: warnings}
 	if old != nil {
 		res.Supersedes = old.ID
 		raw := rawFact(snap, old.Path)
 		raw.Status, raw.SupersededBy = Superseded, id
-		if err := atomicfile.WriteFile(s.osPath(raw.Path), Format(raw), 0o644); err != nil {
-			return WriteResult{}, err
+		content, err := os.ReadFile(s.osPath(raw.Path))
+		if err != nil {
+			return undo(err)
 		}
+		if err := atomicfile.WriteFile(s.osPath(raw.Path), Format(raw), 0o644); err != nil {
+			return undo(err)
+		}
+		oldContent = content
 		testpause.Point(ctx, "facts.after-supersede")
 	}
 	res.Index, err = s.writeIndex(ctx)
 	if err != nil {
-		return WriteResult{}, err
+		return undo(err)
 	}
 	return res, nil
 }

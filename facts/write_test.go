@@ -308,3 +308,38 @@ func TestStoreWriteIDsAfterMalformedAndGaps(t *testing.T) {
 		t.Errorf("lock file: %v", err)
 	}
 }
+
+// A write that fails half-way (here: INDEX.md cannot be replaced) leaves
+// nothing: no new fact file and the superseded fact as it was.
+func TestStoreWriteFailureLeavesNothing(t *testing.T) {
+	t.Parallel()
+	s, root, _ := newTestStore(t)
+	ctx := context.Background()
+	first, err := s.Write(ctx, WriteRequest{Title: "Orders are kept for seven years", Type: Constraint, Body: "Legal retention rule."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := readFile(t, root, first.Path)
+	// A folder in the way of INDEX.md makes the last step of a write fail.
+	idx := filepath.Join(root, filepath.FromSlash(IndexPath))
+	if err := os.Remove(idx); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(idx, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, req := range []WriteRequest{
+		{Title: "Orders are kept for seven years", Type: Constraint, Body: "Legal retention rule, also for refunds."},
+		{Title: "Invoices are numbered per country", Type: Convention, Body: "One sequence per country."},
+	} {
+		if _, err := s.Write(ctx, req); err == nil {
+			t.Fatalf("Write(%q) succeeded with a folder in place of INDEX.md", req.Title)
+		}
+		if diff := cmp.Diff([]string{filepath.Base(first.Path)}, factFiles(t, root)); diff != "" {
+			t.Errorf("fact files after a failed write (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(before, readFile(t, root, first.Path)); diff != "" {
+			t.Errorf("superseded fact after a failed write (-want +got):\n%s", diff)
+		}
+	}
+}
