@@ -107,7 +107,7 @@ func compileErrorText(err error) string {
 	if errors.As(err, &verr) {
 		var parts []string
 		if ve, ok := verr.Err.(*jsonschema.ValidationError); ok {
-			for _, v := range violationsOf(ve, nil) {
+			for _, v := range violationsOf(ve, nil, nil) {
 				parts = append(parts, v.String())
 			}
 		}
@@ -127,7 +127,7 @@ func (s *Schema) Validate(v any) []Violation {
 	if err != nil {
 		return []Violation{{Pointer: "#", Message: "is not a JSON value: " + err.Error()}}
 	}
-	return violationsOf(s.s.Validate(v), nil)
+	return violationsOf(s.s.Validate(v), v, nil)
 }
 
 // ValidateJSON parses doc and validates it; violations carry the line and
@@ -138,5 +138,5 @@ func (s *Schema) ValidateJSON(doc []byte) ([]Violation, error) {
 	if err != nil {
 		return nil, err
 	}
-	return violationsOf(s.s.Validate(v), doc), nil
+	return violationsOf(s.s.Validate(v), v, doc), nil
 }

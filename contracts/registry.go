@@ -342,7 +342,7 @@ func (r *Registry) Validate(id string, doc []byte) ([]Violation, error) {
 	if err != nil {
 		return nil, err
 	}
-	return violationsOf(s.Validate(v), doc), nil
+	return violationsOf(s.Validate(v), v, doc), nil
 }
 
 // ValidateAuto validates doc against the contract its own top-level
@@ -363,7 +363,7 @@ func (r *Registry) ValidateAuto(doc []byte) (string, []Violation, error) {
 	if err != nil {
 		return id, nil, err
 	}
-	return id, violationsOf(s.Validate(v), doc), nil
+	return id, violationsOf(s.Validate(v), v, doc), nil
 }
 
 // ValidateValue validates an already-decoded value (map[string]any and so
@@ -379,7 +379,7 @@ func (r *Registry) ValidateValue(id string, v any) ([]Violation, error) {
 	if err != nil {
 		return []Violation{{Pointer: "#", Message: "is not a JSON value: " + err.Error()}}, nil
 	}
-	return violationsOf(s.Validate(v), nil), nil
+	return violationsOf(s.Validate(v), v, nil), nil
 }
 
 // SchemaField returns the top-level "schema" string of a JSON document, ""

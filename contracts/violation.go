@@ -75,15 +75,20 @@ type leaf struct {
 }
 
 // violationsOf flattens err (a *jsonschema.ValidationError or nil) into
-// sorted, de-duplicated violations. With doc, they carry positions and
-// come in document order; without, they are sorted by pointer.
-func violationsOf(err error, doc []byte) []Violation {
+// sorted, de-duplicated violations. inst is the validated instance, used to
+// repair the locations the library leaves aliased (nil skips that). With
+// doc, they carry positions and come in document order; without, they are
+// sorted by pointer.
+func violationsOf(err error, inst any, doc []byte) []Violation {
 	if err == nil {
 		return nil
 	}
 	ve, ok := err.(*jsonschema.ValidationError)
 	if !ok {
 		return []Violation{{Pointer: "#", Message: err.Error()}}
+	}
+	if inst != nil {
+		repairLocations(ve, inst)
 	}
 	leaves := collect(ve)
 	out := make([]Violation, len(leaves))
@@ -468,4 +473,130 @@ func ratText(r *big.Rat) string {
 	}
 	f, _ := r.Float64()
 	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// repairLocations restores the instance locations of propertyNames and
+// contentSchema problems. jsonschema/v6 stores its validator's location
+// slice in those errors without copying it, so the traversal of a later
+// sibling overwrites it: {"pn": {"long": 1}, "z": 1} would report the
+// property name under "#/z". The length of the stored slice is still
+// right, and every other error carries a copy, so the location is found
+// again in inst: below the nearest ancestor's location, at that depth, a
+// value the problem can be about (an object holding the property, a
+// string), distinct for problems of the same keyword.
+func repairLocations(e *jsonschema.ValidationError, inst any) {
+	used := map[string]bool{}
+	var walk func(e *jsonschema.ValidationError, parent []string)
+	walk = func(e *jsonschema.ValidationError, parent []string) {
+		switch k := e.ErrorKind.(type) {
+		case *kind.PropertyNames:
+			e.InstanceLocation = relocate(e, parent, inst, used, func(v any) bool {
+				obj, ok := v.(map[string]any)
+				if !ok {
+					return false
+				}
+				_, ok = obj[k.Property]
+				return ok
+			})
+			return // the causes are about the name, not the instance
+		case *kind.ContentSchema:
+			e.InstanceLocation = relocate(e, parent, inst, used, func(v any) bool {
+				_, ok := v.(string)
+				return ok
+			})
+			return // the causes are about the decoded content
+		}
+		for _, c := range e.Causes {
+			walk(c, e.InstanceLocation)
+		}
+	}
+	walk(e, nil)
+}
+
+func relocate(e *jsonschema.ValidationError, parent []string, inst any, used map[string]bool, fits func(any) bool) []string {
+	loc := e.InstanceLocation
+	n := len(loc)
+	if n < len(parent) {
+		return slices.Clone(loc)
+	}
+	// A schema reached through "properties/<name>" names the last token.
+	last, hasLast := "", false
+	if _, frag, ok := strings.Cut(e.SchemaURL, "#"); ok {
+		segs := strings.Split(frag, "/")
+		if m := len(segs); m >= 3 && segs[m-3] == "properties" && !strings.ContainsAny(segs[m-2], "~%") {
+			last, hasLast = segs[m-2], true
+		}
+	}
+	var cands [][]string
+	var find func(v any, path []string)
+	find = func(v any, path []string) {
+		if len(path) == n {
+			if fits(v) && (!hasLast || n > 0 && path[n-1] == last) {
+				cands = append(cands, slices.Clone(path))
+			}
+			return
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(v))
+			for k := range v {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				find(v[k], append(path, k))
+			}
+		case []any:
+			for i, x := range v {
+				find(x, append(path, strconv.Itoa(i)))
+			}
+		}
+	}
+	if at, ok := valueAt(inst, parent); ok {
+		find(at, slices.Clone(parent))
+	}
+	keyOf := func(p []string) string {
+		return e.SchemaURL + "\x00" + fmt.Sprint(e.ErrorKind) + "\x00" + pointer(p)
+	}
+	pick := -1
+	for i, c := range cands {
+		if used[keyOf(c)] {
+			continue
+		}
+		if slices.Equal(c, loc) {
+			pick = i
+			break
+		}
+		if pick < 0 {
+			pick = i
+		}
+	}
+	if pick < 0 {
+		return slices.Clone(loc)
+	}
+	used[keyOf(cands[pick])] = true
+	return cands[pick]
+}
+
+// valueAt returns the value of inst at path.
+func valueAt(inst any, path []string) (any, bool) {
+	v := inst
+	for _, tok := range path {
+		switch x := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = x[tok]; !ok {
+				return nil, false
+			}
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
 }
