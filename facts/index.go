@@ -233,6 +233,15 @@ func renderIndex(entries []IndexEntry, active, budget int) IndexResult {
 		return r.Summary(), omitted, r.Tokens
 	}
 	k, lineBytes := 0, 0
+	// Listing every fact drops the "omitted" line, so the whole list can fit
+	// where all but the last fact do not.
+	all := 0
+	for _, e := range entries {
+		all += len(e.Line) + 1
+	}
+	if _, _, tok := render(len(entries), all); tok <= budget {
+		k, lineBytes = len(entries), all
+	}
 	for k < len(entries) {
 		next := lineBytes + len(entries[k].Line) + 1
 		if _, _, tok := render(k+1, next); tok > budget {

@@ -160,3 +160,28 @@ func TestMergeIndex(t *testing.T) {
 		}
 	}
 }
+
+// Every budget at which the whole list fits lists every fact, even when the
+// last fact's line is shorter than the "omitted" line that listing one
+// fact fewer would need.
+func TestBuildIndexAllFitDespiteOmittedLine(t *testing.T) {
+	t.Parallel()
+	facts := []Fact{
+		{ID: "fact-0001", Type: Constraint, Title: "Orders are kept for seven years after the last refund", Confidence: High, Created: "2025-03-01", Status: Active},
+		{ID: "fact-0002", Type: Decision, Title: "Persistence layer uses Flyway, not Liquibase", Confidence: High, Created: "2025-03-02", Status: Active},
+		{ID: "fact-0003", Type: Glossary, Title: "SKU", Confidence: Low, Created: "2025-01-01", Status: Active},
+	}
+	all := BuildIndex(facts, "2025-03-14", 100000)
+	if all.Listed != 3 {
+		t.Fatalf("with a large budget %d facts listed, want 3", all.Listed)
+	}
+	for budget := all.Tokens; budget < all.Tokens+30; budget++ {
+		got := BuildIndex(facts, "2025-03-14", budget)
+		if got.Listed != 3 || got.Omitted != 0 {
+			t.Errorf("budget %d (the full index takes %d tokens): %d listed, %d omitted; want all 3 listed", budget, all.Tokens, got.Listed, got.Omitted)
+		}
+		if got.Tokens > budget {
+			t.Errorf("budget %d: index takes %d tokens", budget, got.Tokens)
+		}
+	}
+}
