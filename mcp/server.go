@@ -105,17 +105,31 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 		Trace:           opts.Trace,
 		Rejected:        s.rejected,
 	})
-	rpc.Handle("initialize", s.initialize)
-	rpc.Handle("ping", s.ping)
+	rpc.Handle("initialize", s.request(s.initialize))
+	rpc.Handle("ping", s.request(s.ping))
 	rpc.Handle("notifications/initialized", s.initialized)
 	rpc.Handle("notifications/cancelled", s.cancelled)
-	rpc.Handle("logging/setLevel", s.setLevel)
-	rpc.Handle("tools/list", s.listTools)
-	rpc.Handle("tools/call", s.callTool)
-	rpc.Handle("resources/list", s.listResources)
-	rpc.Handle("resources/templates/list", s.listTemplates)
-	rpc.Handle("resources/read", s.readResource)
+	rpc.Handle("logging/setLevel", s.request(s.setLevel))
+	rpc.Handle("tools/list", s.request(s.listTools))
+	rpc.Handle("tools/call", s.request(s.callTool))
+	rpc.Handle("resources/list", s.request(s.listResources))
+	rpc.Handle("resources/templates/list", s.request(s.listTemplates))
+	rpc.Handle("resources/read", s.request(s.readResource))
 	return rpc.Serve(ctx, in, out)
+}
+
+// request adapts the handler of a request method: the method sent as a
+// notification (without an id) is dropped, never executed. Run, it would
+// escape the rate limit and the concurrency cap, block the read loop (where
+// package jsonrpc runs notifications) and answer nobody.
+func (s *session) request(h jsonrpc.Handler) jsonrpc.Handler {
+	return func(ctx context.Context, conn *jsonrpc.Conn, req *jsonrpc.Request) (any, error) {
+		if req.Notification {
+			s.log.Debug("ignore request method sent as a notification", "method", req.Method)
+			return nil, nil
+		}
+		return h(ctx, conn, req)
+	}
 }
 
 // session is the state of one served connection.
