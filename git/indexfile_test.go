@@ -139,3 +139,62 @@ func TestStagedChangesBothWays(t *testing.T) {
 		t.Errorf("whole repository: binary %v, go-git %v", fast, slow)
 	}
 }
+
+// TestIndexOnlyGitReads checks indexes neither the fast reader nor go-git's
+// decoder reads: a split index (its entries mostly in a shared file) and a
+// sparse index (whole folders as one entry). git ls-files lists them.
+func TestIndexOnlyGitReads(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		setup func(r *gittest.Repo)
+	}{
+		{"split index", func(r *gittest.Repo) {
+			r.Git("config", "core.splitIndex", "true")
+			r.Git("update-index", "--split-index")
+		}},
+		{"sparse index", func(r *gittest.Repo) {
+			if _, err := r.TryGit("sparse-checkout", "set", "--cone", "--sparse-index", "p"); err != nil {
+				t.Skipf("git without sparse index: %v", err)
+			}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := gittest.New(t)
+			r.Write("p/bb/a.json", "1")
+			r.Write("p/bb/old.json", "old")
+			r.Write("q/deep/x", "x")
+			r.CommitAll("base")
+			tt.setup(r)
+			r.Write("p/bb/a.json", "2")
+			r.Write("p/bb/b.json", "new")
+			r.Git("add", "p/bb/a.json", "p/bb/b.json")
+			r.Git("rm", "-q", "p/bb/old.json")
+			repo, err := git.Open(r.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x, err := repo.ReadIndex()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := x.StagedChanges("p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []git.Change{{Path: "bb/a.json", Kind: git.Modified}, {Path: "bb/b.json", Kind: git.Added}, {Path: "bb/old.json", Kind: git.Deleted}}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("StagedChanges (-want +got):\n%s", diff)
+			}
+			for name, want := range map[string]string{"p/bb/a.json": "2", "p/bb/b.json": "new", "q/deep/x": "x"} {
+				if b, err := fs.ReadFile(x.FS(""), name); err != nil || string(b) != want {
+					t.Errorf("%s in the index = %q, %v; want %q", name, b, err, want)
+				}
+			}
+			if _, err := fs.Stat(x.FS(""), "p/bb/old.json"); err == nil {
+				t.Errorf("p/bb/old.json is still in the index view")
+			}
+		})
+	}
+}

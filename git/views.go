@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -211,9 +213,56 @@ func (r *Repo) readIndex() (ix *indexFile, idx *index.Index, err error) {
 	}
 	idx = &index.Index{}
 	if err := index.NewDecoder(bytes.NewReader(data)).Decode(idx); err != nil {
+		// A split or sparse index: git itself reads it whole.
+		if idx, ok := r.indexWithGitBinary(); ok {
+			return nil, idx, nil
+		}
 		return nil, nil, fmt.Errorf("read git index %s: %w", name, err)
 	}
 	return nil, idx, nil
+}
+
+// indexWithGitBinary lists the index with `git ls-files --stage`, which
+// reads what go-git's decoder does not (a split index's shared part, a
+// sparse index's folders expanded). ok is false when git is not on PATH or
+// fails.
+func (r *Repo) indexWithGitBinary() (*index.Index, bool) {
+	bin, err := exec.LookPath("git")
+	if err != nil {
+		return nil, false
+	}
+	cmd := exec.Command(bin, "ls-files", "--stage", "-z", "--full-name")
+	cmd.Dir = r.root
+	if p := os.Getenv("GIT_INDEX_FILE"); p != "" {
+		// The file indexBytes read, whatever folder git runs in.
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, false
+		}
+		cmd.Env = append(os.Environ(), "GIT_INDEX_FILE="+abs)
+	}
+	raw, err := cmd.Output()
+	if err != nil {
+		return nil, false
+	}
+	idx := &index.Index{Version: 2}
+	// Each entry is "<mode> <id> <stage>" TAB <path> NUL.
+	for rec := range strings.SplitSeq(strings.TrimSuffix(string(raw), "\x00"), "\x00") {
+		if rec == "" {
+			continue
+		}
+		meta, name, ok := strings.Cut(rec, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 || !plumbing.IsHash(f[1]) || len(f[2]) != 1 || f[2][0] < '0' || f[2][0] > '3' {
+			return nil, false
+		}
+		mode, err := filemode.New(f[0])
+		if err != nil {
+			return nil, false
+		}
+		idx.Entries = append(idx.Entries, &index.Entry{Name: name, Hash: plumbing.NewHash(f[1]), Mode: mode, Stage: index.Stage(f[2][0] - '0')})
+	}
+	return idx, true
 }
 
 // indexBytes returns the content of the index file and its name for
