@@ -15,7 +15,10 @@ import (
 type memorySearchArgs struct {
 	Query string `json:"query"`
 	Type  string `json:"type"`
-	Limit int    `json:"limit"`
+	// Limit is a float64 because JSON Schema's integer admits 1.0 and
+	// 1e1, which Go does not decode into an int; the schema has already
+	// checked that it is a whole number from 1 to 25.
+	Limit float64 `json:"limit"`
 }
 
 // factHit is one memory_search hit as structuredContent carries it.
@@ -92,7 +95,7 @@ func (f *foundry) addMemorySearch(r *Registry) error {
 		Scope:      ScopeReadMemory,
 		Idempotent: true,
 	}, func(ctx context.Context, _ *Call, in memorySearchArgs) (Output, error) {
-		limit := in.Limit
+		limit := int(in.Limit)
 		if limit == 0 {
 			limit = def
 		}
