@@ -90,7 +90,7 @@ func (d *schemaDiff) compare(ptr string, o, n any) {
 	if nv, ok := nm["const"]; ok {
 		if ov, had := om["const"]; !had {
 			d.add(ptr, "new const %s", jsonText(nv))
-		} else if !reflect.DeepEqual(ov, nv) {
+		} else if !sameValue(ov, nv) {
 			d.add(ptr, "changed const from %s to %s", jsonText(ov), jsonText(nv))
 		}
 	}
@@ -100,7 +100,7 @@ func (d *schemaDiff) compare(ptr string, o, n any) {
 		} else {
 			var removed []any
 			for _, v := range ov {
-				if !slices.ContainsFunc(nv, func(x any) bool { return reflect.DeepEqual(x, v) }) {
+				if !slices.ContainsFunc(nv, func(x any) bool { return sameValue(x, v) }) {
 					removed = append(removed, v)
 				}
 			}
@@ -296,6 +296,41 @@ func number(v any) (*big.Rat, bool) {
 	}
 	r, ok := new(big.Rat).SetString(n.String())
 	return r, ok
+}
+
+// sameValue reports whether two decoded JSON values are equal as JSON
+// Schema compares them (const, enum): numbers by value, so 1 and 1.0 are
+// the same.
+func sameValue(a, b any) bool {
+	switch a := a.(type) {
+	case json.Number:
+		ra, ok1 := number(a)
+		rb, ok2 := number(b)
+		return ok1 && ok2 && ra.Cmp(rb) == 0
+	case []any:
+		bs, ok := b.([]any)
+		if !ok || len(a) != len(bs) {
+			return false
+		}
+		for i := range a {
+			if !sameValue(a[i], bs[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		bm, ok := b.(map[string]any)
+		if !ok || len(a) != len(bm) {
+			return false
+		}
+		for k, v := range a {
+			if w, ok := bm[k]; !ok || !sameValue(v, w) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 func sortedKeys(m map[string]any) []string {

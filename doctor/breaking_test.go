@@ -81,6 +81,11 @@ func TestBreakingChanges(t *testing.T) {
 			},
 		},
 		{
+			name: "numbers compare by value in enum and const",
+			old:  `{"properties":{"a":{"enum":[1,2.5,[1]]},"b":{"const":{"n":10}}}}`,
+			new:  `{"properties":{"a":{"enum":[1.0,2.50,[1.0],3]},"b":{"const":{"n":1e1}}}}`,
+		},
+		{
 			name: "boolean schemas and widened type",
 			old:  `{"properties":{"a":true,"b":false,"c":{"type":"integer"}}}`,
 			new:  `{"properties":{"a":false,"b":{"type":"string"},"c":{"type":["number","null"]}}}`,
