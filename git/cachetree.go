@@ -281,15 +281,17 @@ func (d *stagedDiff) file(i int, name string, headFiles map[string]entry) int {
 	base := name[strings.LastIndexByte(name, '/')+1:]
 	h, inHead := headFiles[base]
 	delete(headFiles, base)
-	gitlink := ix.mode(i) == filemode.Submodule
+	// A submodule, or a path added with `git add -N`, is not a file the
+	// commit holds.
+	absent := ix.mode(i) == filemode.Submodule || ix.intentToAdd(i)
 	hash, conflicted := ix.hash(i), ix.stage(i) != 0
 	for i++; i < ix.len() && ix.name(i) == name; i++ {
 		conflicted = true
 	}
 	switch {
-	case gitlink:
+	case absent:
 		if inHead {
-			d.change(name, Deleted) // a file replaced by a submodule
+			d.change(name, Deleted)
 		}
 	case conflicted:
 		d.change(name, Modified)

@@ -278,6 +278,11 @@ func (ix *indexFile) mode(i int) filemode.FileMode {
 	return filemode.FileMode(binary.BigEndian.Uint32(ix.data[int(ix.ents[i].off)+entryModeOff:]))
 }
 
+// intentToAdd reports whether entry i was added with `git add -N`: it
+// records a path without content, and git leaves it out of the tree it
+// commits.
+func (ix *indexFile) intentToAdd(i int) bool { return ix.ents[i].extendedFl&extIntentToAdd != 0 }
+
 func (ix *indexFile) stage(i int) int {
 	return int(binary.BigEndian.Uint16(ix.data[int(ix.ents[i].off)+entryFlagsOff:])>>12) & 3
 }
@@ -295,7 +300,8 @@ func (ix *indexFile) searchFrom(lo int, s string) int {
 // indexLister lists the folders of an index view lazily: a folder's
 // children are found by binary search, skipping over the contents of each
 // subfolder, so a listing costs about the number of children times log n.
-// Gitlinks (submodules) are left out, as at a revision.
+// Gitlinks (submodules) are left out, as at a revision, and so are
+// intent-to-add entries, which git does not commit.
 type indexLister struct {
 	ix     *indexFile
 	prefix string // the view's folder with a trailing slash; "" for the root
@@ -325,7 +331,7 @@ func (l *indexLister) list(dir string) ([]entry, bool, error) {
 			i = ix.searchFrom(i+1, name[:len(p)+j]+"0")
 			continue
 		}
-		if m := ix.mode(i); m != filemode.Submodule {
+		if m := ix.mode(i); m != filemode.Submodule && !ix.intentToAdd(i) {
 			es = append(es, entry{name: rest, hash: ix.hash(i), exec: isExec(m)})
 		}
 		// Later stages of a conflicted path: the first stage wins.
@@ -343,7 +349,7 @@ func (l *indexLister) lookup(name string) (entry, bool, error) {
 	base := name[strings.LastIndexByte(name, '/')+1:]
 	i := ix.search(full)
 	if i < ix.len() && ix.name(i) == full {
-		if m := ix.mode(i); m != filemode.Submodule {
+		if m := ix.mode(i); m != filemode.Submodule && !ix.intentToAdd(i) {
 			return entry{name: base, hash: ix.hash(i), exec: isExec(m)}, true, nil
 		}
 	}

@@ -1,6 +1,7 @@
 package git_test
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -196,5 +197,31 @@ func TestIndexOnlyGitReads(t *testing.T) {
 				t.Errorf("p/bb/old.json is still in the index view")
 			}
 		})
+	}
+}
+
+// TestIndexViewHidesIntentToAdd checks that a path added with `git add -N`,
+// which git does not commit, is not a file of the index view.
+func TestIndexViewHidesIntentToAdd(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	r.Write("p/a.json", "1")
+	r.CommitAll("base")
+	r.Write("p/new.json", "not staged")
+	r.Git("add", "-N", "p/new.json")
+	repo, err := git.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys, err := repo.IndexFS("p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fs.Stat(fsys, "new.json"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Stat(new.json) = %v, want ErrNotExist", err)
+	}
+	es, err := fs.ReadDir(fsys, ".")
+	if err != nil || len(es) != 1 || es[0].Name() != "a.json" {
+		t.Errorf("ReadDir = %v, %v; want a.json alone", es, err)
 	}
 }

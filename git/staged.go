@@ -126,7 +126,7 @@ func (r *Repo) stagedByWalk(idx *index.Index, dir string) ([]Change, error) {
 	staged := map[string]plumbing.Hash{}
 	conflicted := map[string]bool{}
 	for i := lo; i < len(es) && strings.HasPrefix(es[i].Name, prefix); i++ {
-		if es[i].Mode == filemode.Submodule {
+		if es[i].Mode == filemode.Submodule || es[i].IntentToAdd {
 			continue
 		}
 		p := strings.TrimPrefix(es[i].Name, prefix)
@@ -210,7 +210,7 @@ func (r *Repo) stagedWithGitBinary(dir string) (out []Change, ok bool) {
 	if dir == "" {
 		spec = ":(top)"
 	}
-	cmd := exec.Command(bin, "diff-index", "--cached", "-z", "--no-renames", "--ignore-submodules", base, "--", spec)
+	cmd := exec.Command(bin, "diff-index", "--cached", "-z", "--no-renames", "--ignore-submodules", "--ita-invisible-in-index", base, "--", spec)
 	cmd.Dir = r.root
 	raw, err := cmd.Output()
 	if err != nil {

@@ -72,9 +72,14 @@ func TestStagedChangesThreeWays(t *testing.T) {
 				r.CommitAll("base")
 				r.Write("bb/new.json", "n")
 				r.Git("add", "-N", "bb/new.json")
+				// Back in the index without content: not committed, so
+				// deleted from HEAD's point of view.
+				r.Git("rm", "-q", "--cached", "bb/a.json")
+				r.Git("add", "-N", "bb/a.json")
 			},
+			// git commit leaves paths added with -N out of the tree.
 			dir:  "bb",
-			want: []git.Change{{Path: "new.json", Kind: git.Added}},
+			want: []git.Change{{Path: "a.json", Kind: git.Deleted}},
 		},
 		{
 			name: "conflicts",

@@ -170,7 +170,7 @@ func mapIndex(entries []*index.Entry, prefix string) mapLister {
 		if dir == "" {
 			dir = "."
 		}
-		if e.Mode != filemode.Submodule {
+		if e.Mode != filemode.Submodule && !e.IntentToAdd {
 			dirs[dir] = append(dirs[dir], entry{name: base, hash: e.Hash, exec: isExec(e.Mode)})
 		} else if dirs[dir] == nil {
 			dirs[dir] = []entry{}
