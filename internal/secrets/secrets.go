@@ -80,8 +80,10 @@ var detectors = []detector{
 	},
 	{
 		kind: Password,
-		re: regexp.MustCompile(`(?i)\b(?:[a-z0-9]+[_-])*(password|passwd|passphrase|pwd|secret|api[_-]?key|apikey|access[_-]?key|` +
-			`access[_-]?token|auth[_-]?token|refresh[_-]?token|client[_-]?secret|private[_-]?key|token)` +
+		// The key may be glued to a prefix: PGPASSWORD, dbPassword (see
+		// passwordValue).
+		re: regexp.MustCompile(`(?i)\b(?:[a-z0-9]+[_-])*[a-z0-9]*?(password|passwd|passphrase|pwd|secret|api[_-]?key|apikey|access[_-]?key|` +
+			`access[_-]?token|auth[_-]?token|refresh[_-]?token|client[_-]?secret|private[_-]?key|account[_-]?key|token)` +
 			`["']?\s*(:=|=>|=|:)\s*("[^"\n]*"|'[^'\n]*'|<[^>\n]*>|[^\s,;'"]+)`),
 		group: 3,
 		check: passwordValue,
@@ -93,12 +95,24 @@ var detectors = []detector{
 // counts; with ":" (prose as well as YAML) the value must be quoted or look
 // like a password, so "password: must be rotated" is not a finding.
 func passwordValue(m []string, v string) bool {
+	switch k := strings.ToLower(m[1]); k {
+	case "password", "passwd", "passphrase", "secret":
+	default:
+		// Only these keys count glued to a prefix (PGPASSWORD, appSecret):
+		// OLDPWD, progressToken and pageToken name no secret.
+		if i := strings.Index(strings.ToLower(m[0]), k); i > 0 && isAlnum(m[0][i-1]) {
+			return false
+		}
+	}
 	quoted := len(v) >= 2 && (v[0] == '"' || v[0] == '\'')
 	if quoted {
 		v = v[1 : len(v)-1]
 	}
 	if v == "" || placeholder(v) {
 		return false
+	}
+	if !quoted && strings.HasSuffix(v, "(") {
+		return false // a call in code: clientSecret = os.Getenv("…")
 	}
 	if m[2] != ":" || quoted {
 		return true
@@ -112,6 +126,10 @@ func passwordValue(m []string, v string) bool {
 		}
 	}
 	return false
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 // placeholder reports whether v stands for a secret rather than being one.

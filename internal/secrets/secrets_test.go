@@ -48,6 +48,11 @@ func TestFind(t *testing.T) {
 		{"postgres url", "postgres://app:s3cret@db.internal:5432/orders", []Kind{ConnectionString}},
 		{"redis url empty user", "redis://:hunter22@cache:6379", []Kind{ConnectionString}},
 		{"token inside assignment is the token", "GITHUB_TOKEN=" + ghToken, []Kind{GitHubToken}},
+		{"password glued to a prefix", "PGPASSWORD=hunter22 psql -h db", []Kind{Password}},
+		{"camel case password", `adminPassword: "S3cure!pass"`, []Kind{Password}},
+		{"camel case password env", "dbPassword=hunter22", []Kind{Password}},
+		{"camel case secret", `appSecret: "q8Zr2LmW"`, []Kind{Password}},
+		{"azure account key", "DefaultEndpointsProtocol=https;AccountName=shop;AccountKey=Zm9vYmFyYmF6cXV4Zm9vYmFy==;EndpointSuffix=core.windows.net", []Kind{Password}},
 		{"two kinds", awsKey + " and mysql://root:toor@localhost/db", []Kind{AWSAccessKey, ConnectionString}},
 
 		{"prose about passwords", "Passwords are hashed with argon2id before storage.", nil},
@@ -60,6 +65,11 @@ func TestFind(t *testing.T) {
 		{"url with user only", "ssh://git@github.com/org/repo", nil},
 		{"public key block", "-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----", nil},
 		{"short sk word", "sk-learn is a library", nil},
+		{"oldpwd is no password", "OLDPWD=/home/me", nil},
+		{"token budget", "maxTokens=4000 and tokens: 4000", nil},
+		{"mcp progress token", `{"progressToken":"tok-1","progress":1}`, nil},
+		{"code call", `ErrSecret = errors.New("fact contains a secret"); password := os.Getenv("DB_PASSWORD")`, nil},
+		{"page token", "nextPageToken=CiAKGjBpNDd2Nmp2Zml", nil},
 		{"ordinary text", "Persistence layer uses Flyway, not Liquibase", nil},
 	}
 	for _, tt := range tests {
