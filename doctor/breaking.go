@@ -110,10 +110,12 @@ func (d *schemaDiff) compare(ptr string, o, n any) {
 		}
 	}
 	d.required(ptr, om["required"], nm["required"])
-	for _, k := range []string{"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains"} {
+	d.numberBound(ptr, om, nm, "minimum", "exclusiveMinimum", 1)
+	d.numberBound(ptr, om, nm, "maximum", "exclusiveMaximum", -1)
+	for _, k := range []string{"minLength", "minItems", "minProperties", "minContains"} {
 		d.bound(ptr, k, om[k], nm[k], 1)
 	}
-	for _, k := range []string{"maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains"} {
+	for _, k := range []string{"maxLength", "maxItems", "maxProperties", "maxContains"} {
 		d.bound(ptr, k, om[k], nm[k], -1)
 	}
 	for _, k := range []string{"pattern", "format", "multipleOf"} {
@@ -287,6 +289,58 @@ func (d *schemaDiff) bound(ptr, k string, o, n any, dir int) {
 		}
 		d.add(ptr, "%s %s from %s to %s", verb, k, jsonText(o), jsonText(n))
 	}
+}
+
+// numberBound records a tightened numeric bound, where the inclusive and
+// the exclusive keyword (minimum and exclusiveMinimum, dir 1; maximum and
+// exclusiveMaximum, dir -1) bound together: a new bound is tighter only
+// than the tightest old one, so exclusiveMinimum 1 becoming minimum 1
+// widens the range.
+func (d *schemaDiff) numberBound(ptr string, om, nm map[string]any, incl, excl string, dir int) {
+	// The tightest old bound, and whether it is exclusive.
+	var old *big.Rat
+	oldExcl := false
+	for _, k := range []string{incl, excl} {
+		r, ok := number(om[k])
+		if !ok {
+			continue
+		}
+		if c := cmpBound(r, old, dir); c > 0 || c == 0 && k == excl {
+			old, oldExcl = r, k == excl
+		}
+	}
+	for _, k := range []string{incl, excl} {
+		nr, ok := number(nm[k])
+		if !ok {
+			continue
+		}
+		if old == nil {
+			d.add(ptr, "new %s %s", k, jsonText(nm[k]))
+			continue
+		}
+		c := cmpBound(nr, old, dir)
+		if c < 0 || c == 0 && (k == incl || oldExcl) {
+			continue
+		}
+		if _, had := number(om[k]); had {
+			verb := "raised"
+			if dir < 0 {
+				verb = "lowered"
+			}
+			d.add(ptr, "%s %s from %s to %s", verb, k, jsonText(om[k]), jsonText(nm[k]))
+		} else {
+			d.add(ptr, "new %s %s", k, jsonText(nm[k]))
+		}
+	}
+}
+
+// cmpBound compares bound a with bound b, positive when a is the tighter
+// (a nil b is the loosest).
+func cmpBound(a, b *big.Rat, dir int) int {
+	if b == nil {
+		return 1
+	}
+	return a.Cmp(b) * dir
 }
 
 func number(v any) (*big.Rat, bool) {

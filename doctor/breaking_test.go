@@ -86,6 +86,15 @@ func TestBreakingChanges(t *testing.T) {
 			new:  `{"properties":{"a":{"enum":[1.0,2.50,[1.0],3]},"b":{"const":{"n":1e1}}}}`,
 		},
 		{
+			name: "inclusive and exclusive bounds compare together",
+			old:  `{"properties":{"a":{"exclusiveMinimum":1},"b":{"maximum":10,"exclusiveMaximum":5},"c":{"minimum":0},"d":{"exclusiveMaximum":3}}}`,
+			new:  `{"properties":{"a":{"minimum":1},"b":{"maximum":5},"c":{"exclusiveMinimum":0},"d":{"exclusiveMaximum":2}}}`,
+			want: []string{
+				`#/properties/c: new exclusiveMinimum 0`,
+				`#/properties/d: lowered exclusiveMaximum from 3 to 2`,
+			},
+		},
+		{
 			name: "boolean schemas and widened type",
 			old:  `{"properties":{"a":true,"b":false,"c":{"type":"integer"}}}`,
 			new:  `{"properties":{"a":false,"b":{"type":"string"},"c":{"type":["number","null"]}}}`,
