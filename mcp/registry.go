@@ -121,7 +121,7 @@ type ResourceTemplate struct {
 }
 
 // ResourceReader returns the text of the resource at uri. vars holds the
-// template variables (nil for a fixed resource). It returns an error
+// template variables, percent-decoded (nil for a fixed resource). It returns an error
 // wrapping [ErrUnknownResource] when uri names nothing.
 type ResourceReader func(ctx context.Context, uri string, vars map[string]string) (string, error)
 

@@ -6,6 +6,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"net/url"
 
 	"github.com/foundryhq/foundry/internal/secrets"
 	"github.com/foundryhq/foundry/jsonrpc"
@@ -153,11 +154,27 @@ func (s *session) resolve(uri string) (scope, mime string, read ResourceReader, 
 		if m == nil {
 			continue
 		}
-		vars = make(map[string]string, len(t.vars))
-		for i, name := range t.vars {
-			vars[name] = m[i+1]
+		if vars = templateVars(t.vars, m[1:]); vars == nil {
+			continue
 		}
 		return t.Scope, t.MIMEType, t.read, vars
 	}
 	return "", "", nil, nil
+}
+
+// templateVars returns the percent-decoded values of a template's
+// variables: a client expands {var} as RFC 6570 says, percent-encoding
+// every character outside the unreserved set, so "Q3%20audit" stands for
+// "Q3 audit". It returns nil when a value is not valid percent-encoding or
+// decodes to nothing.
+func templateVars(names, values []string) map[string]string {
+	vars := make(map[string]string, len(names))
+	for i, name := range names {
+		v, err := url.PathUnescape(values[i])
+		if err != nil || v == "" {
+			return nil
+		}
+		vars[name] = v
+	}
+	return vars
 }
