@@ -210,6 +210,11 @@ func TestPreCommitScriptFindsFoundry(t *testing.T) {
 	if err := os.Mkdir(empty, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// Git runs the hook from the working tree root, which holds the project.
+	top := filepath.Join(dir, "top")
+	if err := os.MkdirAll(filepath.Join(top, "examples", "it's", ".foundry"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 
 	tests := []struct {
 		name       string
@@ -218,17 +223,22 @@ func TestPreCommitScriptFindsFoundry(t *testing.T) {
 		wantOut    string
 		wantErr    string
 		wantFail   bool
+		noProject  bool
 	}{
-		{"on PATH", onPath, recorded, "on-path -C examples/it's validate --auto --staged --format lines\n", "", false},
-		{"recorded", empty, recorded, "recorded -C examples/it's validate --auto --staged --format lines\n", "", false},
+		{"on PATH", onPath, recorded, "on-path -C examples/it's validate --auto --staged --format lines\n", "", false, false},
+		{"recorded", empty, recorded, "recorded -C examples/it's validate --auto --staged --format lines\n", "", false, false},
 		{"neither", empty, filepath.Join(dir, "gone", "foundry"), "",
 			"foundry pre-commit hook: foundry is not on PATH, nor at " + filepath.Join(dir, "gone", "foundry") + " where it was when the hook was installed.\n" +
 				"Install it with 'go install github.com/foundryhq/foundry/cmd/foundry@latest' and make sure it is on PATH,\n" +
-				"or skip this check once with 'git commit --no-verify'.\n", true},
+				"or skip this check once with 'git commit --no-verify'.\n", true, false},
 		{"none recorded", empty, "", "",
 			"foundry pre-commit hook: foundry is not on PATH, nor at (none recorded) where it was when the hook was installed.\n" +
 				"Install it with 'go install github.com/foundryhq/foundry/cmd/foundry@latest' and make sure it is on PATH,\n" +
-				"or skip this check once with 'git commit --no-verify'.\n", true},
+				"or skip this check once with 'git commit --no-verify'.\n", true, false},
+		// A shared core.hooksPath runs the hook in repositories without
+		// the project: nothing to check, whether foundry is there or not.
+		{"no project", onPath, recorded, "", "", false, true},
+		{"no project, no foundry", empty, "", "", "", false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -239,6 +249,10 @@ func TestPreCommitScriptFindsFoundry(t *testing.T) {
 			}
 			cmd := exec.Command(sh, hook)
 			cmd.Env = []string{"PATH=" + tt.path}
+			cmd.Dir = top
+			if tt.noProject {
+				cmd.Dir = empty
+			}
 			var stdout, stderr strings.Builder
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			err := cmd.Run()

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -89,6 +90,9 @@ func PreCommitScript(projectDir, executable string) []byte {
 # .foundry/blackboard/**.json artifacts against their contracts.
 # Remove it with `+"`foundry hook uninstall pre-commit`"+`; skip it once with
 # `+"`git commit --no-verify`"+`.
+# No project here, nothing to check: a core.hooksPath folder can be shared
+# by other repositories.
+[ -d %s ] || exit 0
 foundry_recorded=%s
 if command -v foundry >/dev/null 2>&1; then
 	foundry_bin=foundry
@@ -101,7 +105,7 @@ else
 	exit 1
 fi
 exec "$foundry_bin" -C %s %s
-`, Marker, shellQuote(executable), shellEcho(recorded), shellQuote(projectDir), ValidateCommand)
+`, Marker, shellQuote(path.Join(projectDir, ".foundry")), shellQuote(executable), shellEcho(recorded), shellQuote(projectDir), ValidateCommand)
 	return b.Bytes()
 }
 
