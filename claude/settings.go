@@ -82,58 +82,83 @@ type FileResult struct {
 // server entry that differs from Foundry's is kept as the user wrote it. A
 // file that is not a JSON object is an error and is left untouched.
 func Setup(root string) ([]FileResult, error) {
+	// Both files are checked and merged before either is written, so a
+	// file that cannot be merged leaves the other untouched too.
 	mcp, err := mergeFile(root, MCPFile, mergeMCP)
 	if err != nil {
 		return nil, err
 	}
 	settings, err := mergeFile(root, SettingsFile, mergeSettings)
 	if err != nil {
-		return []FileResult{mcp}, err
+		return nil, err
 	}
-	return []FileResult{mcp, settings}, nil
+	var done []FileResult
+	for _, p := range []pendingFile{mcp, settings} {
+		if err := p.write(); err != nil {
+			return done, err
+		}
+		done = append(done, p.res)
+	}
+	return done, nil
 }
 
-// mergeFile reads the JSON object at rel (empty when absent), lets merge
-// change it, and writes it back when it changed.
-func mergeFile(root, rel string, merge func(*object) (FileResult, bool, error)) (FileResult, error) {
+// pendingFile is a merged file not yet written: out is nil when it did not
+// change.
+type pendingFile struct {
+	res  FileResult
+	path string
+	out  []byte
+}
+
+// mergeFile reads the JSON object at rel (empty when absent) and lets merge
+// change it; the result, when it changed, is written by pendingFile.write.
+func mergeFile(root, rel string, merge func(*object) (FileResult, bool, error)) (pendingFile, error) {
 	path := filepath.Join(root, filepath.FromSlash(rel))
 	data, err := os.ReadFile(path)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return FileResult{}, fmt.Errorf("set up %s: %w", rel, err)
+		return pendingFile{}, fmt.Errorf("set up %s: %w", rel, err)
 	}
 	o := newObject()
 	if exists && len(bytes.TrimSpace(data)) > 0 {
 		if o, err = parseObject(data); err != nil {
-			return FileResult{}, fmt.Errorf("set up %s: %w; fix or move the file, nothing was changed", rel, err)
+			return pendingFile{}, fmt.Errorf("set up %s: %w; fix or move the file, nothing was changed", rel, err)
 		}
 	}
 	res, changed, err := merge(o)
 	if err != nil {
-		return FileResult{}, fmt.Errorf("set up %s: %w; nothing was changed", rel, err)
+		return pendingFile{}, fmt.Errorf("set up %s: %w; nothing was changed", rel, err)
 	}
 	res.Path = rel
 	if !exists {
 		res.Action = Created
 	}
+	p := pendingFile{res: res, path: path}
 	if !changed {
-		return res, nil
+		return p, nil
 	}
-	out, err := render(o)
-	if err != nil {
-		return FileResult{}, fmt.Errorf("set up %s: %w", rel, err)
+	if p.out, err = render(o); err != nil {
+		return pendingFile{}, fmt.Errorf("set up %s: %w", rel, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return FileResult{}, fmt.Errorf("set up %s: %w", rel, err)
+	return p, nil
+}
+
+// write writes the merged file when it changed, keeping its permissions.
+func (p pendingFile) write() error {
+	if p.out == nil {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(p.path), 0o755); err != nil {
+		return fmt.Errorf("set up %s: %w", p.res.Path, err)
 	}
 	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
+	if fi, err := os.Stat(p.path); err == nil {
 		mode = fi.Mode().Perm()
 	}
-	if err := atomicfile.WriteFile(path, out, mode); err != nil {
-		return FileResult{}, fmt.Errorf("set up %s: %w", rel, err)
+	if err := atomicfile.WriteFile(p.path, p.out, mode); err != nil {
+		return fmt.Errorf("set up %s: %w", p.res.Path, err)
 	}
-	return res, nil
+	return nil
 }
 
 // mergeMCP adds the foundry server to mcpServers.

@@ -226,6 +226,12 @@ func TestSetupRefusesBadFiles(t *testing.T) {
 			if got := readFile(t, filepath.Join(root, filepath.FromSlash(tt.rel))); got != tt.content {
 				t.Fatalf("%s changed to %q", tt.rel, got)
 			}
+			// Neither is the other file written.
+			for _, rel := range []string{".mcp.json", ".claude/settings.json"} {
+				if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel))); rel != tt.rel && !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("%s written although %s was refused", rel, tt.rel)
+				}
+			}
 		})
 	}
 }
