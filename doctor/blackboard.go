@@ -98,12 +98,18 @@ func (r *run) checkBlackboard(ctx context.Context) error {
 	r.rep.Files += len(paths)
 	for i, p := range paths {
 		res := results[i]
-		if res.readErr != nil {
-			return res.readErr
-		}
 		a := artifact{path: p}
-		var perr *contracts.ParseError
+		var (
+			perr    *contracts.ParseError
+			pathErr *fs.PathError
+		)
 		switch {
+		case errors.As(res.readErr, &pathErr):
+			// One unreadable entry (a dangling link, a link to a folder)
+			// is a finding, not the end of the sweep.
+			r.add(CheckBlackboardParse, Finding{File: p, Message: "cannot be read: " + pathErr.Err.Error()})
+		case res.readErr != nil:
+			return res.readErr
 		case errors.As(res.err, &perr):
 			r.add(CheckBlackboardParse, Finding{File: p, Line: perr.Line, Column: perr.Column, Message: "not parseable JSON: " + perr.Err.Error()})
 		case errors.Is(res.err, contracts.ErrNoSchemaField):

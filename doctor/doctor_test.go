@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -331,5 +333,33 @@ skipped: contracts.breaking-edit, blackboard.tightened (the project is not in a 
 		res[0].Locations[0].PhysicalLocation.Region.StartLine != 1 || res[1].Level != "warning" ||
 		res[1].Message.Text != "INDEX.md is missing ("+indexSummary(t, dir)+") (fix: foundry memory index)" {
 		t.Errorf("SARIF results: %s", b)
+	}
+}
+
+// TestRunUnreadableArtifact: a blackboard entry that cannot be read (a
+// dangling link, a link to a folder) is a finding; the sweep goes on.
+func TestRunUnreadableArtifact(t *testing.T) {
+	t.Parallel()
+	dir := cleanProject(t)
+	bb := filepath.Join(dir, ".foundry", "blackboard")
+	if err := os.Symlink("nowhere.json", filepath.Join(bb, "dangling.json")); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	if err := os.Mkdir(filepath.Join(bb, "folder"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("folder", filepath.Join(bb, "folder.json")); err != nil {
+		t.Fatal(err)
+	}
+	rep := runDoctor(t, dir, project.Source{}, true)
+	want := []brief{
+		{Check: doctor.CheckBlackboardParse, File: ".foundry/blackboard/dangling.json", Message: "cannot be read: no such file or directory"},
+		{Check: doctor.CheckBlackboardParse, File: ".foundry/blackboard/folder.json", Message: "cannot be read: is a directory"},
+	}
+	if diff := cmp.Diff(want, briefs(rep)); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+	if !rep.Failed() {
+		t.Error("Failed = false, want true")
 	}
 }
