@@ -88,6 +88,10 @@ func PostToolUse(in io.Reader, opts HookOptions) (out Outcome) {
 	if err == nil {
 		err = json.Unmarshal(data, &input)
 	}
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && otherTool(data) {
+		return Outcome{Code: ExitOK} // an odd field of a tool the hook does not check
+	}
 	if err != nil {
 		return notChecked(name, fmt.Errorf("read hook input: %w", err))
 	}
@@ -115,6 +119,20 @@ func PostToolUse(in io.Reader, opts HookOptions) (out Outcome) {
 		tokens.NewLog(root, opts.Logger).Record(tokens.KindGateBlocked)
 	}
 	return out
+}
+
+// otherTool reports whether data, read leniently (any field may have any
+// type), is a hook input object whose tool_name is not a tool the hook
+// checks.
+func otherTool(data []byte) bool {
+	var probe struct {
+		ToolName json.RawMessage `json:"tool_name"`
+	}
+	if json.Unmarshal(data, &probe) != nil {
+		return false // not an object: the input is unusable
+	}
+	var tool string
+	return json.Unmarshal(probe.ToolName, &tool) != nil || !toolsChecked[tool]
 }
 
 // BlackboardRoot reports whether path (absolute) names a .json file under

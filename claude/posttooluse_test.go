@@ -199,3 +199,37 @@ func FuzzPostToolUse(f *testing.F) {
 		}
 	})
 }
+
+// Odd hook inputs: a tool the hook does not check passes whatever the types
+// of its other fields; unusable input for a checked tool, or input that is
+// not an object, still says the check did not run (exit 2).
+func TestPostToolUseOddInput(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in string
+		wantCode int
+	}{
+		{"null", `null`, 0},
+		{"empty object", `{}`, 0},
+		{"other tool, file_path a number", `{"tool_name":"Bash","tool_input":{"file_path":5}}`, 0},
+		{"other tool, tool_input a string", `{"tool_name":"Bash","tool_input":"ls"}`, 0},
+		{"tool_name a number", `{"tool_name":5,"tool_input":{"file_path":"a.json"}}`, 0},
+		{"write, file_path a number", `{"tool_name":"Write","tool_input":{"file_path":5}}`, 2},
+		{"write, tool_input a string", `{"tool_name":"Write","tool_input":"x"}`, 2},
+		{"array", `[]`, 2},
+		{"string", `"Write"`, 2},
+		{"empty", ``, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := claude.PostToolUse(strings.NewReader(tt.in), claude.HookOptions{Dir: t.TempDir()})
+			if got.Code != tt.wantCode {
+				t.Errorf("code = %d (%q), want %d", got.Code, got.Message, tt.wantCode)
+			}
+			if (got.Message != "") != (tt.wantCode != 0) {
+				t.Errorf("message %q with code %d", got.Message, got.Code)
+			}
+		})
+	}
+}
