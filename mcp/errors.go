@@ -15,6 +15,10 @@ var (
 	// ErrInvalidResource reports a resource or template registration that
 	// breaks a rule of [Registry].
 	ErrInvalidResource = errors.New("invalid resource")
+
+	// errNotRegular refuses a file argument that names a directory, a FIFO
+	// or a device.
+	errNotRegular = errors.New("not a regular file")
 )
 
 // VerbatimError is a tool outcome worded for the model: the isError result

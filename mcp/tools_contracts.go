@@ -132,10 +132,16 @@ func (f *foundry) addContractValidate(r *Registry) error {
 
 // readFile reads a JSON file named by a tool: a relative path inside the
 // project is read from the served source (the working tree, the index or
-// the revision), any other path from disk; at most maxArtifactBytes.
+// the revision), any other path from disk; at most maxArtifactBytes. Only
+// a regular file is read: a FIFO or a device such as /dev/stdin (the
+// server's own protocol stream) would block the call or steal the
+// client's messages.
 func (f *foundry) readFile(name string) ([]byte, error) {
 	var r io.Reader
 	if rel := path.Clean(filepath.ToSlash(name)); !filepath.IsAbs(name) && fs.ValidPath(rel) {
+		if fi, err := fs.Stat(f.p.FS, rel); err == nil && !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("read artifact %s: %w", name, errNotRegular)
+		}
 		file, err := f.p.FS.Open(rel)
 		if err != nil {
 			return nil, fmt.Errorf("read artifact: %w", err)
@@ -145,6 +151,9 @@ func (f *foundry) readFile(name string) ([]byte, error) {
 	} else {
 		if !filepath.IsAbs(name) {
 			name = filepath.Join(f.p.Root, name)
+		}
+		if fi, err := os.Stat(name); err == nil && !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("read artifact %s: %w", name, errNotRegular)
 		}
 		file, err := os.Open(name)
 		if err != nil {
