@@ -141,7 +141,11 @@ func (r *Repo) resolveLocked(rev string) (*object.Commit, error) {
 	if strings.HasPrefix(rev, "-") {
 		return nil, fmt.Errorf("resolve revision %q: %w", rev, ErrRevisionNotFound)
 	}
-	h, err := r.repo.ResolveRevision(plumbing.Revision(rev))
+	var h *plumbing.Hash
+	var err error
+	if !goGitMisreads(rev) {
+		h, err = r.repo.ResolveRevision(plumbing.Revision(rev))
+	}
 	if err != nil || h == nil || h.IsZero() {
 		if _, herr := r.repo.Head(); errors.Is(herr, plumbing.ErrReferenceNotFound) {
 			return nil, fmt.Errorf("resolve revision %q: %w", rev, ErrNoCommits)
@@ -160,6 +164,16 @@ func (r *Repo) resolveLocked(rev string) (*object.Commit, error) {
 		return nil, fmt.Errorf("resolve revision %q: %w", rev, ErrRevisionNotFound)
 	}
 	return c, nil
+}
+
+// goGitMisreads reports whether go-git would resolve rev to a wrong commit
+// rather than fail: its parser accepts reflog entries (HEAD@{2}), dates
+// (main@{yesterday}), upstreams (@{u}), peels to other types (^{tree}) and
+// REV:path, but its resolver skips them. No ref name holds "@{", "^{" or
+// ":", so a plain ref never matches.
+func goGitMisreads(rev string) bool {
+	s := strings.NewReplacer("^{}", "", "^{commit}", "").Replace(rev)
+	return strings.Contains(s, "@{") || strings.Contains(s, "^{") || strings.Contains(s, ":")
 }
 
 // resolveWithGitBinary asks git rev-parse for specs go-git does not know.

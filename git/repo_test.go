@@ -144,6 +144,14 @@ func TestResolve(t *testing.T) {
 		{"@{-1}", side},       // git binary fallback
 		{":/side work", side}, // git binary fallback
 		{"HEAD@{0}", r.Git("rev-parse", "HEAD")},
+		// go-git parses these but ignores the reflog, the date, the peel:
+		// the git binary answers.
+		{"HEAD@{1}", second},
+		{"main@{1}", second},
+		{"main@{2026-01-01 10:01:30 +0000}", first},
+		{"v1.1^{}", first},
+		{"v1.1^{commit}", first},
+		{"HEAD^{/^first}", first},
 	}
 	for _, tt := range tests {
 		t.Run(tt.rev, func(t *testing.T) {
@@ -156,7 +164,7 @@ func TestResolve(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []string{"nope", "HEAD~99", "-x", ""} {
+	for _, bad := range []string{"nope", "HEAD~99", "-x", "", "HEAD^{tree}", "HEAD:f", "HEAD@{99}"} {
 		if _, err := repo.Resolve(bad); !errors.Is(err, git.ErrRevisionNotFound) {
 			t.Errorf("Resolve(%q) error = %v, want ErrRevisionNotFound", bad, err)
 		}
