@@ -363,3 +363,43 @@ func TestRunUnreadableArtifact(t *testing.T) {
 		t.Error("Failed = false, want true")
 	}
 }
+
+// TestSARIFURIs: SARIF locations are URI references, so a path with a
+// space, "#" or "%" is percent-encoded, and so is the project root.
+func TestSARIFURIs(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "a b#1")
+	if err := os.CopyFS(dir, os.DirFS(cleanProject(t))); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{".foundry/blackboard/w/my note #2 100%.json": `{"schema": "note.v1", "producedBy": "x"}`})
+	b, err := runDoctor(t, dir, project.Source{}, true).SARIF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sarif struct {
+		Runs []struct {
+			OriginalURIBaseIDs map[string]struct{ URI string } `json:"originalUriBaseIds"`
+			Results            []struct {
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string } `json:"artifactLocation"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b, &sarif); err != nil {
+		t.Fatal(err)
+	}
+	run := sarif.Runs[0]
+	if got, want := run.OriginalURIBaseIDs["PROJECTROOT"].URI, "file://"+filepath.ToSlash(filepath.Dir(dir))+"/a%20b%231/"; got != want {
+		t.Errorf("PROJECTROOT = %q, want %q", got, want)
+	}
+	if len(run.Results) != 1 {
+		t.Fatalf("SARIF results: %s", b)
+	}
+	if got, want := run.Results[0].Locations[0].PhysicalLocation.ArtifactLocation.URI, ".foundry/blackboard/w/my%20note%20%232%20100%25.json"; got != want {
+		t.Errorf("artifact URI = %q, want %q", got, want)
+	}
+}

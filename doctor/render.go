@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"path/filepath"
 	"strings"
 )
@@ -250,7 +251,7 @@ func (r *Report) SARIF() ([]byte, error) {
 		}
 		res := result{RuleID: f.Check, RuleIndex: index[f.Check], Level: sarifLevel(f.Severity), Message: message{text}}
 		if f.File != "" {
-			loc := location{PhysicalLocation: physicalLocation{ArtifactLocation: artifactLocation{URI: f.File, URIBaseID: "PROJECTROOT"}}}
+			loc := location{PhysicalLocation: physicalLocation{ArtifactLocation: artifactLocation{URI: (&url.URL{Path: f.File}).String(), URIBaseID: "PROJECTROOT"}}}
 			if f.Line > 0 {
 				loc.PhysicalLocation.Region = &region{StartLine: f.Line, StartColumn: f.Column}
 			}
@@ -274,7 +275,7 @@ func (r *Report) SARIF() ([]byte, error) {
 				"informationUri": "https://github.com/foundryhq/foundry",
 				"rules":          rules,
 			}},
-			"originalUriBaseIds": map[string]any{"PROJECTROOT": map[string]string{"uri": "file://" + root}},
+			"originalUriBaseIds": map[string]any{"PROJECTROOT": map[string]string{"uri": (&url.URL{Scheme: "file", Path: root}).String()}},
 			"results":            results,
 		}},
 	}
