@@ -9,9 +9,11 @@
 //
 //   - its own object stream, which reads one line at a time, answers a line
 //     that is not JSON (-32700), a batch array (-32600), a request whose id
-//     is null, negative or not an integer (-32600) and a message over the
-//     size limit (-32600) by itself, and keeps reading; on end of input it
-//     waits for the requests in flight to be answered before it reports EOF;
+//     is null, negative or not an integer (-32600) and a request over the
+//     size limit (-32600) by itself (a notification or a response from the
+//     peer is never answered, only dropped), and keeps reading; on end of
+//     input it waits for the requests in flight to be answered before it
+//     reports EOF;
 //   - a [Server] with a method table that runs requests concurrently (up to
 //     a limit; over it a request is rejected, never queued), handles
 //     notifications in order on the read loop, gives each request a context

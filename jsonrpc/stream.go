@@ -122,6 +122,9 @@ func (s *stream) ReadObject(v any) error {
 		if n > s.max {
 			var id json.RawMessage
 			if n <= s.max+idSlack {
+				if unanswered(line) {
+					continue
+				}
 				id = extractID(line)
 			}
 			s.writeError(id, CodeInvalidRequest, fmt.Sprintf("Invalid request: message of %d bytes exceeds the %d-byte limit", n, s.max))
@@ -234,6 +237,20 @@ func checkRequest(env map[string]json.RawMessage, versionOK bool, id json.RawMes
 		}
 	}
 	return nil
+}
+
+// unanswered reports whether line is a notification or a response, which
+// is dropped when oversized, as when malformed: neither is ever answered.
+func unanswered(line []byte) bool {
+	var env map[string]json.RawMessage
+	if json.Unmarshal(line, &env) != nil {
+		return false
+	}
+	_, hasMethod := env["method"]
+	_, hasID := env["id"]
+	_, hasResult := env["result"]
+	_, hasError := env["error"]
+	return (hasMethod && !hasID) || (!hasMethod && (hasResult || hasError))
 }
 
 // extractID returns the valid id of a message line, or nil.
