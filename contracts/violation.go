@@ -571,11 +571,14 @@ func relocate(e *jsonschema.ValidationError, parent []string, inst any, used map
 			pick = i
 		}
 	}
-	if pick < 0 {
-		return slices.Clone(loc)
+	switch {
+	case pick >= 0:
+		used[keyOf(cands[pick])] = true
+		return cands[pick]
+	case len(cands) > 0:
+		return cands[0] // the same problem twice (allOf of one $ref): deduplicated later
 	}
-	used[keyOf(cands[pick])] = true
-	return cands[pick]
+	return slices.Clone(loc)
 }
 
 // valueAt returns the value of inst at path.
