@@ -23,6 +23,10 @@ var (
 	// working tree (a revision or the git index).
 	ErrReadOnly = errors.New("memory is read-only here: writes go to the working tree")
 
+	// ErrSymlink is returned by writes when the memory folder is a symbolic
+	// link, which could lead them outside the project.
+	ErrSymlink = errors.New("is a symbolic link")
+
 	// ErrBadIndex marks an INDEX.md that [MergeIndex] cannot read.
 	ErrBadIndex = errors.New("unreadable memory index")
 )

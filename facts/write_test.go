@@ -343,3 +343,31 @@ func TestStoreWriteFailureLeavesNothing(t *testing.T) {
 		}
 	}
 }
+
+// A memory folder that is a symbolic link would take fact files and
+// INDEX.md outside the project: writes refuse it and touch nothing there.
+func TestStoreWriteRefusesSymlinkedMemory(t *testing.T) {
+	t.Parallel()
+	s, root, _ := newTestStore(t)
+	outside := t.TempDir()
+	writeFile(t, outside, "INDEX.md", "someone else's file\n")
+	if err := os.MkdirAll(filepath.Join(root, ".foundry"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, filepath.FromSlash(Dir))); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	ctx := context.Background()
+	if _, err := s.Write(ctx, WriteRequest{Title: "Orders are kept for seven years", Type: Constraint, Body: "Legal retention rule."}); !errors.Is(err, ErrSymlink) {
+		t.Errorf("Write error = %v, want %v", err, ErrSymlink)
+	}
+	if _, err := s.RebuildIndex(ctx); !errors.Is(err, ErrSymlink) {
+		t.Errorf("RebuildIndex error = %v, want %v", err, ErrSymlink)
+	}
+	if got := readFile(t, outside, "INDEX.md"); got != "someone else's file\n" {
+		t.Errorf("INDEX.md outside the project rewritten: %q", got)
+	}
+	if es, _ := os.ReadDir(outside); len(es) != 1 {
+		t.Errorf("the memory writes left %d entries outside the project, want the 1 that was there", len(es))
+	}
+}
