@@ -147,6 +147,8 @@ func TestServe(t *testing.T) {
 				`{"jsonrpc":"2.0","method":"ping","params":0}` + "\n" +
 				`{"jsonrpc":"2.0","method":7}` + "\n" +
 				`{"jsonrpc":"2.0","method":"ping","result":{}}` + "\n" +
+				`{"jsonrpc":"2.0","method":"ping","Error":1}` + "\n" + // jsonrpc2 matches member names case-insensitively
+				`{"jsonrpc":"2.0","method":"ping","METHOD":7}` + "\n" +
 				`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n",
 			want: []string{`{"id":1,"result":{},"jsonrpc":"2.0"}`},
 		},
@@ -205,6 +207,7 @@ func TestServe(t *testing.T) {
 			in: `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n" +
 				`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}` + "\n" +
 				`{"jsonrpc":"2.0","error":{"code":-32600,"message":"x"}}` + "\n" +
+				`{"jsonrpc":"2.0","id":3,"error":null}` + "\n" +
 				`{"id":2,"result":{}}` + "\n",
 			want: nil,
 		},

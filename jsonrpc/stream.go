@@ -137,7 +137,9 @@ func (s *stream) ReadObject(v any) error {
 			continue
 		}
 		if err := json.Unmarshal(line, v); err != nil {
-			s.writeError(extractID(line), CodeInvalidRequest, "Invalid request: "+err.Error())
+			if !unanswered(line) {
+				s.writeError(extractID(line), CodeInvalidRequest, "Invalid request: "+err.Error())
+			}
 			continue
 		}
 		return nil
