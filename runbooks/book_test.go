@@ -307,3 +307,21 @@ func FuzzParseFrontMatter(f *testing.F) {
 		}
 	})
 }
+
+func TestCreateRefusesSymlinkedFolder(t *testing.T) {
+	t.Parallel()
+	root, outside := t.TempDir(), t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, ".foundry"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, filepath.FromSlash(Dir))); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	_, err := Open(os.DirFS(root), Options{Root: root}).Create(context.Background(), NewRunbook{Slug: "deploy", Title: "Deploy to production"})
+	if !errors.Is(err, ErrSymlink) {
+		t.Errorf("Create error = %v, want %v", err, ErrSymlink)
+	}
+	if es, _ := os.ReadDir(outside); len(es) != 0 {
+		t.Errorf("Create left %d entries outside the project", len(es))
+	}
+}

@@ -18,4 +18,7 @@ var (
 	// ErrInvalidRunbook means the title or trigger of a new runbook is
 	// unusable (empty title, a line break).
 	ErrInvalidRunbook = errors.New("invalid runbook")
+	// ErrSymlink means the runbooks folder is a symbolic link, which could
+	// lead Create outside the project; nothing was written.
+	ErrSymlink = errors.New("is a symbolic link")
 )
