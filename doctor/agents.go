@@ -144,6 +144,9 @@ func (r *run) checkDeclaredArtifacts(file string, d Declaration) error {
 			continue
 		}
 		if err != nil {
+			if fi, serr := fs.Stat(r.p.FS, p); serr == nil && fi.IsDir() {
+				continue // a folder holds no artifact of its own
+			}
 			return err
 		}
 		r.checked(CheckAgentsArtifact, 1)

@@ -403,3 +403,18 @@ func TestSARIFURIs(t *testing.T) {
 		t.Errorf("artifact URI = %q, want %q", got, want)
 	}
 }
+
+// TestRunAgentDeclaresFolder: an agent that declares a blackboard folder
+// rather than a file has no artifact to check there; the sweep goes on.
+func TestRunAgentDeclaresFolder(t *testing.T) {
+	t.Parallel()
+	dir := cleanProject(t)
+	writeFiles(t, dir, map[string]string{
+		".claude/agents/auditor.md":          "# Auditor\n\n## Output contract\n`finding.v1` — written to `.foundry/blackboard/audit`\n",
+		".foundry/blackboard/audit/one.json": validFinding,
+	})
+	rep := runDoctor(t, dir, project.Source{}, true)
+	if diff := cmp.Diff([]brief(nil), briefs(rep)); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+}
