@@ -103,7 +103,14 @@ func (r *run) checkAgents(context.Context) error {
 	sort.Strings(files)
 	for _, file := range files {
 		data, err := fs.ReadFile(r.p.FS, file)
-		if err != nil {
+		var pathErr *fs.PathError
+		switch {
+		case errors.As(err, &pathErr):
+			// A dangling link among the agents is a finding, not the end
+			// of the sweep.
+			r.add(CheckAgentsContract, Finding{File: file, Message: "cannot be read: " + pathErr.Err.Error()})
+			continue
+		case err != nil:
 			return err
 		}
 		r.rep.Files++

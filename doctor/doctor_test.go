@@ -418,3 +418,22 @@ func TestRunAgentDeclaresFolder(t *testing.T) {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 }
+
+// TestRunUnreadableAgent: a dangling link among the agent definitions is a
+// finding; the sweep goes on.
+func TestRunUnreadableAgent(t *testing.T) {
+	t.Parallel()
+	dir := cleanProject(t)
+	agents := filepath.Join(dir, ".claude", "agents")
+	if err := os.MkdirAll(agents, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../plugin/gone.md", filepath.Join(agents, "gone.md")); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	rep := runDoctor(t, dir, project.Source{}, true)
+	want := []brief{{Check: doctor.CheckAgentsContract, File: ".claude/agents/gone.md", Message: "cannot be read: no such file or directory"}}
+	if diff := cmp.Diff(want, briefs(rep)); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+}
