@@ -200,7 +200,11 @@ func runHookInstall(ctx context.Context, env *cliEnv, opts *hookOptions) error {
 			exe = real
 		}
 	}
+	// Each hook is installed even when another one cannot be: a foreign
+	// pre-commit hook (another hook manager's) must not keep the merge
+	// driver from being registered.
 	var results []hooks.Result
+	var first error
 	for _, name := range opts.names {
 		var res hooks.Result
 		var err error
@@ -211,14 +215,20 @@ func runHookInstall(ctx context.Context, env *cliEnv, opts *hookOptions) error {
 			res, err = hooks.RegisterMergeDriver(ctx, root)
 		}
 		if err != nil {
-			if rerr := renderHookResults(env, opts, results); rerr != nil {
-				return rerr
+			if first == nil {
+				first = err
 			}
-			return hookError(err, true)
+			continue
 		}
 		results = append(results, res)
 	}
-	return renderHookResults(env, opts, results)
+	if err := renderHookResults(env, opts, results); err != nil {
+		return err
+	}
+	if first != nil {
+		return hookError(first, true)
+	}
+	return nil
 }
 
 func runHookUninstall(ctx context.Context, env *cliEnv, opts *hookOptions) error {
@@ -227,6 +237,7 @@ func runHookUninstall(ctx context.Context, env *cliEnv, opts *hookOptions) error
 		return err
 	}
 	var results []hooks.Result
+	var first error
 	for _, name := range opts.names {
 		var res hooks.Result
 		var err error
@@ -237,14 +248,20 @@ func runHookUninstall(ctx context.Context, env *cliEnv, opts *hookOptions) error
 			res, err = hooks.UnregisterMergeDriver(ctx, root)
 		}
 		if err != nil {
-			if rerr := renderHookResults(env, opts, results); rerr != nil {
-				return rerr
+			if first == nil {
+				first = err
 			}
-			return hookError(err, false)
+			continue
 		}
 		results = append(results, res)
 	}
-	return renderHookResults(env, opts, results)
+	if err := renderHookResults(env, opts, results); err != nil {
+		return err
+	}
+	if first != nil {
+		return hookError(first, false)
+	}
+	return nil
 }
 
 // renderHookResults prints one line per hook, paths relative to -C.
