@@ -75,22 +75,26 @@ func ReadLocks(fsys fs.FS) ([]Lock, error) {
 
 // writeLock records digest for contract id unless a lock for id exists:
 // the first accepted artifact decides. Concurrent writers race safely,
-// exactly one creates the file.
-func writeLock(root, id, digest string) error {
+// exactly one creates the file. created says whether this call created it
+// (so a write that fails afterwards can take it back).
+func writeLock(root, id, digest string) (created bool, err error) {
 	if !lockIDPattern.MatchString(id) {
-		return fmt.Errorf("lock contract %q: not a contract id", id)
+		return false, fmt.Errorf("lock contract %q: not a contract id", id)
 	}
 	dir := filepath.Join(root, filepath.FromSlash(LockDir))
 	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("lock contract %s: %w", id, err)
+		return false, fmt.Errorf("lock contract %s: %w", id, err)
 	}
 	p := filepath.Join(dir, id)
 	if _, err := os.Lstat(p); err == nil {
-		return nil
+		return false, nil
 	}
-	err := atomicfile.WriteNew(p, []byte(digest+"\n"), 0o644)
-	if err != nil && !errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("lock contract %s: %w", id, err)
+	err = atomicfile.WriteNew(p, []byte(digest+"\n"), 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return false, nil
 	}
-	return nil
+	if err != nil {
+		return false, fmt.Errorf("lock contract %s: %w", id, err)
+	}
+	return true, nil
 }

@@ -188,15 +188,24 @@ func (b *Board) Write(ctx context.Context, req WriteRequest) (WriteResult, error
 	}
 	// The lock comes first: an accepted artifact on disk always has the
 	// contract content it was accepted under on record.
-	if err := writeLock(b.opts.Root, req.Schema, res.Digest); err != nil {
+	locked, err := writeLock(b.opts.Root, req.Schema, res.Digest)
+	if err != nil {
 		return res, err
+	}
+	// A write that fails after the lock takes back the lock entry it made:
+	// no artifact was accepted under it.
+	fail := func(err error) (WriteResult, error) {
+		if locked {
+			_ = os.Remove(filepath.Join(b.opts.Root, filepath.FromSlash(LockDir), req.Schema))
+		}
+		return res, fmt.Errorf("write artifact: %w", err)
 	}
 	dir := filepath.Join(b.opts.Root, filepath.FromSlash(Dir), wave)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return res, fmt.Errorf("write artifact: %w", err)
+		return fail(err)
 	}
 	if err := atomicfile.WriteFile(filepath.Join(dir, agent+".json"), doc, 0o644); err != nil {
-		return res, fmt.Errorf("write artifact: %w", err)
+		return fail(err)
 	}
 	res.Written = true
 	res.Path = path.Join(Dir, wave, agent+".json")

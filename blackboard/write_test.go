@@ -413,3 +413,42 @@ func TestWriteRefusesSymlinkedFolders(t *testing.T) {
 		})
 	}
 }
+
+// A write that fails after the contract check (here: a file where the wave
+// folder should be) leaves nothing behind, not even a contracts.lock entry;
+// an entry that was there before stays.
+func TestWriteFailureLeavesNothing(t *testing.T) {
+	t.Parallel()
+	valid := []byte(`{"id":"F-1","severity":"low","title":"t","summary":"s","failureScenario":"f","confidence":"low"}`)
+	root := newProject(t)
+	bb := filepath.Join(root, ".foundry", "blackboard")
+	if err := os.MkdirAll(bb, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bb, "audit"), []byte("not a folder\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The (empty, untracked) lock folder may stay; its entry may not.
+	if err := os.Mkdir(filepath.Join(root, ".foundry", "contracts.lock"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	before := listFiles(t, root)
+	if _, err := openBoard(root, nil).Write(context.Background(), WriteRequest{Wave: "audit", Agent: "bob", Schema: "finding.v1", Data: valid}); err == nil {
+		t.Fatal("Write succeeded with a file in place of the wave folder")
+	}
+	if diff := cmp.Diff(before, listFiles(t, root)); diff != "" {
+		t.Errorf("files after a failed write (-before +after):\n%s", diff)
+	}
+
+	lock := filepath.Join(root, ".foundry", "contracts.lock", "finding.v1")
+	old := "sha256:" + strings.Repeat("0", 64) + "\n"
+	if err := os.WriteFile(lock, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := openBoard(root, nil).Write(context.Background(), WriteRequest{Wave: "audit", Agent: "bob", Schema: "finding.v1", Data: valid}); err == nil {
+		t.Fatal("second Write succeeded with a file in place of the wave folder")
+	}
+	if got, err := os.ReadFile(lock); err != nil || string(got) != old {
+		t.Errorf("an existing lock entry changed: %q, %v", got, err)
+	}
+}
