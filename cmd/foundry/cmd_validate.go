@@ -224,7 +224,9 @@ func validateInputs(env *cliEnv, p *project.Project, files []string) ([]validate
 				}
 				return err
 			}
-			if d.Type().IsRegular() && strings.HasSuffix(name, ".json") {
+			// A link is read through, as foundry doctor reads it; a
+			// dangling one is reported as a missing file.
+			if (d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0) && strings.HasSuffix(name, ".json") {
 				names = append(names, name)
 			}
 			return nil
