@@ -240,7 +240,11 @@ func (s *extStorage) Config() (*config.Config, error) {
 	sec := cfg.Raw.Section("extensions")
 	opts := sec.Options[:0:0]
 	for _, o := range sec.Options {
-		if !readOnlyExtensions[strings.ToLower(o.Key)] {
+		key := strings.ToLower(o.Key)
+		if key == "objectformat" && strings.EqualFold(o.Value, "sha1") {
+			continue // the default, spelled out
+		}
+		if !readOnlyExtensions[key] {
 			opts = append(opts, o)
 		}
 	}

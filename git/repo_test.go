@@ -303,6 +303,8 @@ func TestOpenWithRepositoryExtensions(t *testing.T) {
 		{"worktreeConfig", "0", [][2]string{{"worktreeConfig", "true"}}, false},
 		{"partialClone", "1", [][2]string{{"partialClone", "origin"}}, false},
 		{"both", "1", [][2]string{{"worktreeConfig", "true"}, {"partialclone", "origin"}}, false},
+		{"objectFormat sha1", "1", [][2]string{{"objectFormat", "sha1"}}, false},
+		{"objectFormat sha256", "1", [][2]string{{"objectFormat", "sha256"}}, true},
 		{"unknown", "1", [][2]string{{"worktreeConfig", "true"}, {"frobnicate", "x"}}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
