@@ -30,8 +30,9 @@ type ProjectOptions struct {
 	// Now is the clock that dates new facts and decides expiry; nil means
 	// time.Now.
 	Now func() time.Time
-	// ReadOnly says the server must not write: pass the same value as
-	// [Options.ReadOnly]. The memory index resource is then rendered, not
+	// ReadOnly says the server must not write: pass [Options.ReadOnly], or
+	// true when [ScopeWriteMemory] is not enabled. The memory index
+	// resource is then rendered, not
 	// written, when INDEX.md is missing. A project opened on a revision or
 	// the index never writes, whatever ReadOnly says.
 	ReadOnly bool

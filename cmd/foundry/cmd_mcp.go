@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -113,7 +114,10 @@ func runMCPServe(ctx context.Context, env *cliEnv, opts *mcpOptions) error {
 		return errMCPDisabled
 	}
 	readOnly := cfg.ReadOnly || !p.Writable()
-	reg, err := mcp.ProjectRegistry(p, mcp.ProjectOptions{Logger: env.logger, ReadOnly: readOnly})
+	// Without the write:memory scope the server writes no memory either: the
+	// memory index resource then renders a missing INDEX.md, not writes it.
+	noMemoryWrites := readOnly || (cfg.Scopes != nil && !slices.Contains(cfg.Scopes, mcp.ScopeWriteMemory))
+	reg, err := mcp.ProjectRegistry(p, mcp.ProjectOptions{Logger: env.logger, ReadOnly: noMemoryWrites})
 	if err != nil {
 		return err
 	}
