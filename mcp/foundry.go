@@ -32,9 +32,9 @@ type ProjectOptions struct {
 	Now func() time.Time
 	// ReadOnly says the server must not write: pass [Options.ReadOnly], or
 	// true when [ScopeWriteMemory] is not enabled. The memory index
-	// resource is then rendered, not
-	// written, when INDEX.md is missing. A project opened on a revision or
-	// the index never writes, whatever ReadOnly says.
+	// resource is then rendered, not written, when INDEX.md is missing. A
+	// project opened on a revision or the index never writes, whatever
+	// ReadOnly says.
 	ReadOnly bool
 	// Events records the operations token_report counts; nil records them
 	// in the working tree's .foundry/metrics/events.jsonl.
