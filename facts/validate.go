@@ -128,6 +128,16 @@ func (r WriteRequest) normalize() WriteRequest {
 // the first one it breaks (a *[RuleError] or *[SecretError]). today is the
 // caller's date, YYYY-MM-DD, for the expiry check.
 func (r WriteRequest) validate(today string) error {
+	// Facts are UTF-8 text: other bytes would not survive the YAML front
+	// matter, and a fact file that cannot be read back is lost.
+	for _, f := range []struct{ name, text string }{
+		{"title", r.Title}, {"body", r.Body}, {"type", string(r.Type)}, {"scope", r.Scope},
+		{"source", r.Source}, {"tags", strings.Join(r.Tags, " ")},
+	} {
+		if !utf8.ValidString(f.text) {
+			return ruleErr(f.name, "%s is not valid UTF-8 text", f.name)
+		}
+	}
 	switch {
 	case r.Type == "":
 		return ruleErr("type", "type is required; use one of %s", typeList)

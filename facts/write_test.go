@@ -35,6 +35,8 @@ func TestStoreWriteRules(t *testing.T) {
 		{"title missing", func(r *WriteRequest) { r.Title = "  " }, "write fact: title is required", ErrInvalid},
 		{"title topic only", func(r *WriteRequest) { r.Title = "Database choice" }, `write fact: title "Database choice" names a topic; state the fact itself in at least 3 words, e.g. "Persistence layer uses Flyway, not Liquibase"`, ErrInvalid},
 		{"title two lines", func(r *WriteRequest) { r.Title = "Line one is here\nline two" }, "write fact: title must be a single line", ErrInvalid},
+		{"title not UTF-8", func(r *WriteRequest) { r.Title = "Persistence layer uses Flyway \xff" }, "write fact: title is not valid UTF-8 text", ErrInvalid},
+		{"body not UTF-8", func(r *WriteRequest) { r.Body = decisionBody("Chosen for caf\xe9 SQL.") }, "write fact: body is not valid UTF-8 text", ErrInvalid},
 		{"body missing", func(r *WriteRequest) { r.Body = "" }, "write fact: body is required", ErrInvalid},
 		{"body 121 words", func(r *WriteRequest) { r.Type = Convention; r.Body = nWords(121) }, "write fact: body is 121 words; the limit is 120", ErrInvalid},
 		{"body 901 chars", func(r *WriteRequest) { r.Type = Convention; r.Body = strings.Repeat("abcdefghi ", 90) + "x" }, "write fact: body is 901 characters; the limit is 900", ErrInvalid},
