@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -213,6 +214,8 @@ func (b *Book) Create(ctx context.Context, n NewRunbook) (Created, error) {
 	switch {
 	case title == "":
 		return Created{}, fmt.Errorf("%w: the title is empty", ErrInvalidRunbook)
+	case !utf8.ValidString(title) || !utf8.ValidString(trigger):
+		return Created{}, fmt.Errorf("%w: title and trigger must be UTF-8 text", ErrInvalidRunbook)
 	case strings.ContainsAny(title, "\r\n") || strings.ContainsAny(trigger, "\r\n"):
 		return Created{}, fmt.Errorf("%w: title and trigger must be one line each", ErrInvalidRunbook)
 	case len([]rune(title)) > maxTitle:

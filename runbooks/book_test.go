@@ -262,6 +262,8 @@ func TestCreate(t *testing.T) {
 		{NewRunbook{Slug: "ok", Title: "a\nb"}, ErrInvalidRunbook},
 		{NewRunbook{Slug: "ok", Title: "T", Trigger: "x\ry"}, ErrInvalidRunbook},
 		{NewRunbook{Slug: "ok", Title: strings.Repeat("t", 81)}, ErrInvalidRunbook},
+		{NewRunbook{Slug: "ok", Title: "Deploy caf\xe9"}, ErrInvalidRunbook},
+		{NewRunbook{Slug: "ok", Title: "T", Trigger: "x\xff"}, ErrInvalidRunbook},
 	}
 	for _, tt := range bad {
 		if _, err := b.Create(ctx, tt.n); !errors.Is(err, tt.wantErr) {
