@@ -91,9 +91,10 @@ func runDoctor(ctx context.Context, env *cliEnv, opts *doctorOptions) error {
 		defer p.Repo.Close()
 	}
 	denv := doctor.Env{Project: p, NoHistory: opts.noHistory}
+	clearBar := func() {}
 	if f, ok := opts.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		bar := newProgressBar(f)
-		defer bar.clear()
+		clearBar = bar.clear
 		denv.Progress = bar.update
 	}
 
@@ -117,6 +118,9 @@ func runDoctor(ctx context.Context, env *cliEnv, opts *doctorOptions) error {
 		}
 	}
 	rep, err := doctor.Run(ctx, denv)
+	// The bar goes before anything else is printed: on a terminal, stdout
+	// would otherwise continue its line.
+	clearBar()
 	if err != nil {
 		return err
 	}
