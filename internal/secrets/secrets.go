@@ -93,7 +93,8 @@ var detectors = []detector{
 // passwordValue reports whether an assignment's value looks like a real
 // secret. With "=" (code, env files, connection strings) any concrete value
 // counts; with ":" (prose as well as YAML) the value must be quoted or look
-// like a password, so "password: must be rotated" is not a finding.
+// like a password (a digit or a symbol), so "password: must be rotated" and
+// "Password: bcrypt-hashed with cost 12" are not findings.
 func passwordValue(m []string, v string) bool {
 	switch k := strings.ToLower(m[1]); k {
 	case "password", "passwd", "passphrase", "secret":
@@ -120,8 +121,10 @@ func passwordValue(m []string, v string) bool {
 	if len(v) < 6 {
 		return false
 	}
+	// Letters joined by - / . are words, paths and names in prose
+	// ("Password: bcrypt-hashed", "Secret: kv/data/payments"), not passwords.
 	for _, r := range v {
-		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') {
+		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && r != '-' && r != '/' && r != '.' {
 			return true
 		}
 	}

@@ -57,6 +57,9 @@ func TestFind(t *testing.T) {
 
 		{"prose about passwords", "Passwords are hashed with argon2id before storage.", nil},
 		{"password colon prose", "Password: must be rotated every 90 days.", nil},
+		{"password colon hyphenated word", "Password: bcrypt-hashed with cost 12.", nil},
+		{"token colon hyphenated word", "Access token: short-lived, 15 minutes.", nil},
+		{"secret colon path", "Secret: kv/data/payments holds the Stripe keys.", nil},
 		{"placeholder env", "DB_PASSWORD=${DB_PASSWORD}", nil},
 		{"placeholder angle", "password=<your password>", nil},
 		{"placeholder stars", "password=********", nil},
