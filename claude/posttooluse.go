@@ -165,6 +165,9 @@ func check(root, path, name string) Outcome {
 		return notChecked(name, err)
 	case fi.IsDir():
 		return notChecked(name, errors.New("it is a folder"))
+	case !fi.Mode().IsRegular():
+		// A device or a pipe could block the read or never end it.
+		return notChecked(name, errors.New("it is not a regular file"))
 	case fi.Size() > maxArtifactBytes:
 		return reject(fmt.Sprintf("Foundry: %s is larger than %d MiB, the limit for an artifact. Fix it before continuing:", name, maxArtifactBytes>>20),
 			[]string{fmt.Sprintf("#: %d bytes", fi.Size())}, "")

@@ -233,3 +233,22 @@ func TestPostToolUseOddInput(t *testing.T) {
 		})
 	}
 }
+
+// An artifact path that leads to a device is not read (a device such as
+// /dev/zero never ends): the check says it could not run.
+func TestPostToolUseNotARegularFile(t *testing.T) {
+	t.Parallel()
+	root := project(t, "")
+	p := filepath.Join(root, ".foundry", "blackboard", "audit", "appsec-reviewer.json")
+	if err := os.Symlink(os.DevNull, p); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	if fi, err := os.Stat(p); err != nil || fi.Mode().IsRegular() {
+		t.Skipf("%s is not a device here", os.DevNull)
+	}
+	got := claude.PostToolUse(strings.NewReader(payload(t, "write.json", root)), claude.HookOptions{})
+	want := "Foundry: could not check appsec-reviewer.json against its contract: it is not a regular file. Validate it with contract_validate before continuing.\n"
+	if got.Code != claude.ExitBlock || got.Message != want {
+		t.Errorf("got code %d, message %q; want %d, %q", got.Code, got.Message, claude.ExitBlock, want)
+	}
+}
