@@ -25,8 +25,8 @@ func newTokensCommand(env *cliEnv) *cli.Command {
 against memory.indexBudgetTokens, the fact files, the blackboard artifacts,
 and the events recorded in .foundry/metrics/events.jsonl (gitignored, so
 always the working tree's). Ends with what loading all facts and artifacts
-eagerly would cost per session against the index-first path. A token is
-estimated as a quarter of a byte, rounded up, per file. With --rev or
+eagerly would cost per session against the index-first path. A file's
+tokens are estimated as its bytes divided by 4, rounded up. With --rev or
 --staged the files are measured there.
 
 EXIT STATUS:
