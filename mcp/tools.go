@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/foundryhq/foundry/internal/secrets"
 	"github.com/foundryhq/foundry/jsonrpc"
@@ -158,6 +159,9 @@ func (s *session) callTool(ctx context.Context, conn *jsonrpc.Conn, req *jsonrpc
 
 	rec := s.audit.start(req, "tools/call", name, t.Scope, t.Mutating)
 	res, outcome := s.runTool(ctx, conn, t, p.Arguments, p.Meta.ProgressToken)
+	if outcome != "too_large" { // that answer is already the short replacement
+		res = boundError(res, t.MaxResultBytes)
+	}
 	if ctx.Err() != nil {
 		outcome = "cancelled"
 	}
@@ -271,4 +275,46 @@ func (s *session) structured(t *tool, v any) (json.RawMessage, string) {
 		return nil, "encode structured content: " + err.Error()
 	}
 	return b, ""
+}
+
+// boundError cuts the text of an error result that would encode to more
+// than limit bytes, so that no answer is unbounded: a rejection or an
+// argument check can list a violation per property of a large input. The
+// text keeps its first lines verbatim (the model can act on them) and ends
+// with a line saying how much was cut.
+func boundError(res callResult, limit int) callResult {
+	if !res.IsError || len(res.Content) != 1 || encodedSize(res) <= limit {
+		return res
+	}
+	text := res.Content[0].Text
+	cut := func(n int) callResult {
+		return callResult{IsError: true, Content: []content{{Type: "text", Text: fmt.Sprintf(
+			"%s\n… %d more bytes cut: the text exceeds the %d-byte result limit", text[:n], len(text)-n, limit)}}}
+	}
+	// The encoded size grows with the bytes kept: find the most that fit,
+	// then end the kept text at a line break when there is one.
+	lo, hi := 0, len(text)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if encodedSize(cut(mid)) <= limit {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	if i := strings.LastIndexByte(text[:lo], '\n'); i > 0 {
+		lo = i
+	}
+	for lo > 0 && !utf8.RuneStart(text[lo]) {
+		lo--
+	}
+	return cut(lo)
+}
+
+func encodedSize(res callResult) int {
+	b, err := json.Marshal(res)
+	if err != nil {
+		return 0
+	}
+	return len(b)
 }

@@ -1,0 +1,78 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/foundryhq/foundry/mcp"
+)
+
+// TestErrorResultBounded checks that an error result obeys the tool's
+// result-size limit like a success does: a rejection or an argument check
+// listing one violation per property of a large input is cut, keeping its
+// first lines verbatim and saying how much was cut.
+func TestErrorResultBounded(t *testing.T) {
+	const limit = 400
+	var lines []string
+	for i := range 40 {
+		lines = append(lines, fmt.Sprintf(`- #: missing required property "p%02d"`, i))
+	}
+	rejection := "Rejected: artifact does not satisfy finding.v1.\n" + strings.Join(lines, "\n") + "\nFix and call again.\n"
+	reg := mcp.NewRegistry()
+	err := mcp.AddTool(reg, mcp.Tool{
+		Name: "reject", Description: "Rejects at length.", Scope: "read:test", MaxResultBytes: limit,
+		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`),
+	}, func(context.Context, *mcp.Call, struct{}) (mcp.Output, error) {
+		return mcp.Output{}, mcp.Verbatim(rejection)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	for i := range 40 {
+		args = append(args, fmt.Sprintf(`"k%02d":%d`, i, i))
+	}
+	client := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"reject"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"reject","arguments":{` + strings.Join(args, ",") + `}}}` + "\n"
+	out := playSession(t, mcp.Options{Registry: reg, Version: "0.0.0-test"}, "", []byte(client))
+
+	wantStart := map[string]string{
+		"1": "Rejected: artifact does not satisfy finding.v1.\n- #: missing required property \"p00\"\n",
+		"2": "reject failed: invalid arguments:\n- #: unexpected property \"k00\"\n",
+	}
+	for _, line := range splitLines(out) {
+		var resp struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(line), &resp); err != nil {
+			t.Fatal(err)
+		}
+		var res struct {
+			Content []struct{ Text string } `json:"content"`
+			IsError bool                    `json:"isError"`
+		}
+		if err := json.Unmarshal(resp.Result, &res); err != nil || len(res.Content) != 1 {
+			t.Fatalf("response %s: want a result with one content block", line)
+		}
+		text := res.Content[0].Text
+		if len(resp.Result) > limit {
+			t.Errorf("id %s: result of %d bytes, over the %d-byte limit", resp.ID, len(resp.Result), limit)
+		}
+		if !res.IsError {
+			t.Errorf("id %s: isError = false", resp.ID)
+		}
+		if want := wantStart[string(resp.ID)]; !strings.HasPrefix(text, want) {
+			t.Errorf("id %s: text %q does not start with %q", resp.ID, text, want)
+		}
+		if !strings.Contains(text, "more bytes cut: the text exceeds the 400-byte result limit") {
+			t.Errorf("id %s: text %q does not say it was cut", resp.ID, text)
+		}
+	}
+	if n := len(splitLines(out)); n != 2 {
+		t.Errorf("%d responses, want 2", n)
+	}
+}
