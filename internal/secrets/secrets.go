@@ -26,6 +26,8 @@ const (
 	AWSAccessKey     Kind = "AWS access key"
 	GitHubToken      Kind = "GitHub token"
 	GitLabToken      Kind = "GitLab token"
+	BitbucketToken   Kind = "Bitbucket token"
+	DigitalOceanKey  Kind = "DigitalOcean token"
 	SlackToken       Kind = "Slack token"
 	GoogleAPIKey     Kind = "Google API key"
 	StripeKey        Kind = "Stripe key"
@@ -67,6 +69,8 @@ var detectors = []detector{
 	{kind: AWSAccessKey, re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[0-9A-Z]{16}\b`)},
 	{kind: GitHubToken, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})\b`)},
 	{kind: GitLabToken, re: regexp.MustCompile(`\bgl(?:pat|dt|ptt|rt|cbt)-[A-Za-z0-9_-]{20,}`)},
+	{kind: BitbucketToken, re: regexp.MustCompile(`\bATBB[A-Za-z0-9_=.-]{28,}`)},
+	{kind: DigitalOceanKey, re: regexp.MustCompile(`\bdo[opr]_v1_[a-f0-9]{64}\b`)},
 	{kind: SlackToken, re: regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9-]{10,}`)},
 	{kind: GoogleAPIKey, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`)},
 	{kind: StripeKey, re: regexp.MustCompile(`\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}\b`)},

@@ -15,6 +15,8 @@ var (
 	glToken    = "glpat-" + strings.Repeat("Zz9_", 5)
 	slackToken = "xoxb-" + "123456789012-" + strings.Repeat("Ab3", 8)
 	awsKey     = "AKIA" + "IOSFODNN7EXAMPLE"
+	bbToken    = "ATBB" + strings.Repeat("x7Kq", 8)
+	doToken    = "dop_v1_" + strings.Repeat("0a1b2c3d", 8)
 	skKey      = "sk-" + "proj-" + strings.Repeat("T3bl", 8)
 	googleKey  = "AIza" + strings.Repeat("Sy9_", 8) + "abc"
 	stripeKey  = "sk_" + "live_" + strings.Repeat("4eC3", 6)
@@ -35,6 +37,8 @@ func TestFind(t *testing.T) {
 		{"github token", "token " + ghToken, []Kind{GitHubToken}},
 		{"github fine-grained token", ghPAT, []Kind{GitHubToken}},
 		{"gitlab token", "CI uses " + glToken, []Kind{GitLabToken}},
+		{"bitbucket token", "app password " + bbToken, []Kind{BitbucketToken}},
+		{"digitalocean token", "DIGITALOCEAN_ACCESS_TOKEN=" + doToken, []Kind{DigitalOceanKey}},
 		{"slack token", "bot " + slackToken, []Kind{SlackToken}},
 		{"google api key", "maps key " + googleKey, []Kind{GoogleAPIKey}},
 		{"stripe key", "charge with " + stripeKey, []Kind{StripeKey}},
