@@ -109,7 +109,11 @@ func (b *Book) List(ctx context.Context) (Listing, error) {
 		r := Runbook{Slug: slug, Path: path.Join(Dir, name)}
 		data, err := fs.ReadFile(b.fsys, r.Path)
 		if err != nil {
-			return l, fmt.Errorf("list runbooks: %w", err)
+			// One unreadable file (a dangling link, no permission) is
+			// listed with a warning; it does not hide the others.
+			r.Warning = "cannot be read: " + errText(err)
+			l.Runbooks = append(l.Runbooks, r)
+			continue
 		}
 		describe(&r, data)
 		l.Runbooks = append(l.Runbooks, r)
@@ -130,6 +134,15 @@ func describe(r *Runbook, data []byte) {
 		warnings = append(warnings, "the file name is not a valid slug ([a-z0-9][a-z0-9-]*), so runbook_get cannot read it; rename the file")
 	}
 	r.Warning = strings.Join(warnings, "; ")
+}
+
+// errText states err without the path a *fs.PathError repeats.
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // Doc is one runbook with its whole markdown, the result of [Book.Get].

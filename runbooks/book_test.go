@@ -327,3 +327,29 @@ func TestCreateRefusesSymlinkedFolder(t *testing.T) {
 		t.Errorf("Create left %d entries outside the project", len(es))
 	}
 }
+
+// A runbook file that cannot be read is listed with a warning; the others
+// are still listed.
+func TestListUnreadableFile(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	dir := filepath.Join(root, filepath.FromSlash(Dir))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "deploy.md"), []byte("---\ntitle: Deploy to production\n---\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "gone.md"), filepath.Join(dir, "broken.md")); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	l, err := Open(os.DirFS(root), Options{}).List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "- **broken** — (no title)\n  warning: cannot be read: no such file or directory\n" +
+		"- **deploy** — Deploy to production\n"
+	if diff := cmp.Diff(want, l.Text()); diff != "" {
+		t.Errorf("Text (-want +got):\n%s", diff)
+	}
+}
