@@ -49,7 +49,7 @@ type Artifact struct {
 	// Summary comes from the artifact's summary, title or goal field, cut
 	// at MaxSummary characters; empty when it has none of them.
 	Summary string `json:"summary,omitempty"`
-	// Problem says why the file is not a JSON object.
+	// Problem says why the file is not a JSON object, or cannot be read.
 	Problem string `json:"problem,omitempty"`
 	// Data is the artifact itself, only in a full read of a parseable file.
 	Data json.RawMessage `json:"data,omitempty"`
@@ -87,7 +87,7 @@ func (r ReadResult) Text() string {
 		}
 		b.WriteString(a.header())
 		switch {
-		case r.Full:
+		case r.Full && a.raw != nil:
 			b.WriteString("```json\n")
 			b.Write(a.raw)
 			if !bytes.HasSuffix(a.raw, []byte("\n")) {
@@ -248,7 +248,14 @@ func (b *Board) artifact(wave, name string, full bool) (Artifact, error) {
 	a := Artifact{Name: name, Agent: strings.TrimSuffix(name, ".json"), Path: path.Join(Dir, wave, name)}
 	data, err := fs.ReadFile(b.fsys, a.Path)
 	if err != nil {
-		return a, fmt.Errorf("read artifact: %w", err)
+		// One unreadable file (a dangling link, no permission) is shown
+		// with its problem; it does not hide the rest of the wave.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		a.Problem = "cannot be read: " + err.Error()
+		return a, nil
 	}
 	a.Bytes = len(data)
 	a.Tokens = tokens.Estimate(len(data))

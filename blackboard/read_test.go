@@ -243,3 +243,33 @@ func FuzzDecodeCursor(f *testing.F) {
 		}
 	})
 }
+
+// An artifact that cannot be read (here a dangling link) is shown with its
+// problem, in summaries and full reads; the rest of the wave still reads.
+func TestReadUnreadableArtifact(t *testing.T) {
+	t.Parallel()
+	root := newProject(t)
+	dir := root + "/.foundry/blackboard/audit"
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/b.json", []byte(`{"schema":"note.v1","producedBy":"b","summary":"fine"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(root+"/gone.json", dir+"/a.json"); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	for _, full := range []bool{false, true} {
+		res, err := Open(os.DirFS(root), Options{}).Read(context.Background(), ReadRequest{Wave: "audit", Full: full})
+		if err != nil {
+			t.Fatalf("full %v: %v", full, err)
+		}
+		got := res.Text()
+		if want := "- **a.json** · ~0 tokens\n  cannot be read: no such file or directory\n"; !strings.HasPrefix(got, want) {
+			t.Errorf("full %v: text starts %q, want %q", full, got, want)
+		}
+		if !strings.Contains(got, "b.json") {
+			t.Errorf("full %v: b.json missing from %q", full, got)
+		}
+	}
+}
