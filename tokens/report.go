@@ -89,6 +89,9 @@ func BuildReport(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report,
 			continue
 		}
 		n, err := fileSize(fsys, path.Join(MemoryDir, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since the listing, or a dangling link
+		}
 		if err != nil {
 			return r, fmt.Errorf("measure facts: %w", err)
 		}
@@ -120,6 +123,9 @@ func BuildReport(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report,
 				continue
 			}
 			n, err := fileSize(fsys, path.Join(dir, name))
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // removed since the listing, or a dangling link
+			}
 			if err != nil {
 				return r, fmt.Errorf("measure blackboard: %w", err)
 			}

@@ -3,6 +3,8 @@ package tokens
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -125,5 +127,35 @@ Loading all memory eagerly would cost ~0 tokens per session; the index-first pat
 				t.Errorf("Text (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A dangling link among the fact files or artifacts is not measured; it
+// does not fail the report.
+func TestBuildReportDanglingLinks(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for _, d := range []string{MemoryDir, BlackboardDir + "/audit"} {
+		if err := os.MkdirAll(filepath.Join(root, filepath.FromSlash(d)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]int{MemoryDir + "/fact-0001-a.md": 400, BlackboardDir + "/audit/a.json": 800}
+	for p, n := range files {
+		if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(p)), []byte(strings.Repeat("x", n)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{MemoryDir + "/fact-0002-gone.md", BlackboardDir + "/audit/gone.json"} {
+		if err := os.Symlink(filepath.Join(root, "nowhere"), filepath.Join(root, filepath.FromSlash(p))); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+	}
+	r, err := BuildReport(context.Background(), os.DirFS(root), nil, 4000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Facts.Count != 1 || r.Facts.Tokens != 100 || r.Blackboard.Artifacts != 1 || r.Blackboard.Tokens != 200 {
+		t.Errorf("report = %+v %+v, want the one fact (100 tokens) and the one artifact (200 tokens)", r.Facts, r.Blackboard)
 	}
 }
