@@ -173,7 +173,7 @@ func fakeRegistry() (*mcp.Registry, error) {
 			}, func(context.Context) ([]mcp.Resource, error) {
 				return []mcp.Resource{
 					{URI: "test://items/a", Name: "Item: a", Description: "trigger: a"},
-					{URI: "test://items/b", Name: "Item: b", Description: "trigger: b"},
+					{URI: "test://items/b", Name: "Item: b", Description: "trigger: b, or when password=" + fakePassword + " leaks"},
 				}, nil
 			}, func(_ context.Context, uri string, vars map[string]string) (string, error) {
 				text, ok := items[vars["id"]]

@@ -52,7 +52,9 @@ func (s *session) listResources(ctx context.Context, _ *jsonrpc.Conn, req *jsonr
 			if mime == "" {
 				mime = t.MIMEType
 			}
-			all = append(all, resourceJSON{r.URI, r.Name, r.Title, r.Description, mime})
+			// Names and descriptions come from project files (a runbook's
+			// title and trigger): redacted like every other answer.
+			all = append(all, resourceJSON{r.URI, secrets.Redact(r.Name), secrets.Redact(r.Title), secrets.Redact(r.Description), mime})
 		}
 	}
 	items, next, err := paginate(all, p.Cursor, "resources", s.opts.PageSize)
