@@ -203,7 +203,19 @@ func (s *Store) load(ctx context.Context) (*snapshot, error) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", p, err)
+			// One unreadable file is skipped with a warning, like a
+			// malformed one, and tried again on the next load.
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			nc := &cachedFile{key: key, err: &ParseError{Path: p, Msg: "cannot be read: " + err.Error()}}
+			if c == nil || c.err == nil || c.err.Error() != nc.err.Error() {
+				fmt.Fprintf(s.opts.Warn, "warning: skip fact file %v\n", nc.err)
+				changed = true
+			}
+			s.files[p] = nc
+			continue
 		}
 		sum := sha256.Sum256(data)
 		settled := time.Since(info.ModTime()) > racyWindow

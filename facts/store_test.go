@@ -352,3 +352,52 @@ func mustFacts(t *testing.T, s *Store) []Fact {
 	}
 	return fs
 }
+
+// deniedFS refuses to read one file while denied is set.
+type deniedFS struct {
+	fs.FS
+	name   string
+	denied atomic.Bool
+}
+
+func (d *deniedFS) ReadFile(name string) ([]byte, error) {
+	if name == d.name && d.denied.Load() {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+	}
+	return fs.ReadFile(d.FS, name)
+}
+
+func (d *deniedFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(d.FS, name) }
+
+// A fact file that cannot be read is skipped with a warning, like a
+// malformed one: search still answers from the others, and the file is
+// read again once it can be.
+func TestStoreUnreadableFileSkipped(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root := t.TempDir()
+	writeFile(t, root, ".foundry/memory/fact-0001-flyway.md", "---\nid: fact-0001\ntype: convention\ntitle: Migrations use Flyway\n---\nPlain SQL.\n")
+	writeFile(t, root, ".foundry/memory/fact-0002-orders.md", "---\nid: fact-0002\ntype: constraint\ntitle: Orders are kept seven years\n---\nLegal rule.\n")
+	fsys := &deniedFS{FS: os.DirFS(root), name: ".foundry/memory/fact-0001-flyway.md"}
+	fsys.denied.Store(true)
+	warn := &syncBuffer{}
+	s := NewStore(fsys, Options{Now: fixedNow, Warn: warn})
+	for range 2 {
+		res, err := s.Search(ctx, Query{Text: "orders"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) != 1 || res.Active != 1 {
+			t.Fatalf("search with one file unreadable: %d hits, %d active", len(res.Hits), res.Active)
+		}
+	}
+	want := "warning: skip fact file .foundry/memory/fact-0001-flyway.md: cannot be read: permission denied\n"
+	if diff := cmp.Diff(want, warn.String()); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+	fsys.denied.Store(false)
+	res, err := s.Search(ctx, Query{Text: "migrations"})
+	if err != nil || len(res.Hits) != 1 || res.Active != 2 {
+		t.Errorf("search once readable: %+v, %v", res, err)
+	}
+}
