@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/foundryhq/foundry/mcp"
 )
@@ -74,5 +77,42 @@ func TestErrorResultBounded(t *testing.T) {
 	}
 	if n := len(splitLines(out)); n != 2 {
 		t.Errorf("%d responses, want 2", n)
+	}
+}
+
+// TestToolPanicIsAnErrorResult checks that a tool whose handler panics is
+// answered like any other failure of the core: an isError result
+// "<tool> failed: …" and an audit line, and the session goes on.
+func TestToolPanicIsAnErrorResult(t *testing.T) {
+	reg := mcp.NewRegistry()
+	err := mcp.AddTool(reg, mcp.Tool{
+		Name: "boom", Description: "Panics.", Scope: "write:test", Mutating: true,
+		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`),
+	}, func(context.Context, *mcp.Call, struct{}) (mcp.Output, error) {
+		var m map[string]int
+		m["x"]++ // assignment to entry in nil map
+		return mcp.Output{}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var audit strings.Builder
+	clock := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	opts := mcp.Options{Registry: reg, Version: "0.0.0-test", Audit: &audit, Now: func() time.Time { return clock }}
+	client := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"boom"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\n"
+	got := splitLines(playSession(t, opts, "", []byte(client)))
+	want := []string{
+		`{"id":1,"result":{"content":[{"type":"text","text":"boom failed: internal error: assignment to entry in nil map"}],"isError":true},"jsonrpc":"2.0"}`,
+		`{"id":2,"result":{},"jsonrpc":"2.0"}`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("server lines (-want +got):\n%s", diff)
+	}
+	wantAudit := []string{
+		`{"time":"2026-01-02T03:04:05Z","id":1,"method":"tools/call","name":"boom","scope":"write:test","mutating":true,"outcome":"error","durationMs":0,"error":"boom failed: internal error: assignment to entry in nil map"}`,
+	}
+	if diff := cmp.Diff(wantAudit, splitLines([]byte(audit.String()))); diff != "" {
+		t.Errorf("audit lines (-want +got):\n%s", diff)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -184,7 +185,7 @@ func (s *session) runTool(ctx context.Context, conn *jsonrpc.Conn, t *tool, args
 	}
 	call := &Call{Tool: t.Name, sess: s, conn: conn, token: token}
 	tctx, cancel := context.WithTimeout(ctx, t.Timeout)
-	out, err := t.handle(tctx, call, args)
+	out, err := s.invoke(tctx, t, call, args)
 	call.finish()
 	timedOut := errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 	cancel()
@@ -218,6 +219,19 @@ func (s *session) runTool(ctx context.Context, conn *jsonrpc.Conn, t *tool, args
 			t.Name, len(b), t.MaxResultBytes)), "too_large"
 	}
 	return res, "ok"
+}
+
+// invoke runs a tool's handler. A panic is a failure of the core like any
+// other: it becomes the call's error (and so an isError result and an
+// audit line), not a JSON-RPC error that would bypass the audit log.
+func (s *session) invoke(ctx context.Context, t *tool, call *Call, args json.RawMessage) (out Output, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("tool panicked", "tool", t.Name, "panic", p, "stack", string(debug.Stack()))
+			out, err = Output{}, fmt.Errorf("internal error: %v", p)
+		}
+	}()
+	return t.handle(ctx, call, args)
 }
 
 // checkArgs validates arguments against the tool's input schema and
