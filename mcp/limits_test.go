@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/foundryhq/foundry/internal/testpause"
 	"github.com/foundryhq/foundry/mcp"
 )
 
@@ -111,6 +112,40 @@ func TestToolPanicIsAnErrorResult(t *testing.T) {
 	}
 	wantAudit := []string{
 		`{"time":"2026-01-02T03:04:05Z","id":1,"method":"tools/call","name":"boom","scope":"write:test","mutating":true,"outcome":"error","durationMs":0,"error":"boom failed: internal error: assignment to entry in nil map"}`,
+	}
+	if diff := cmp.Diff(wantAudit, splitLines([]byte(audit.String()))); diff != "" {
+		t.Errorf("audit lines (-want +got):\n%s", diff)
+	}
+}
+
+// TestCancelledSuccessAudited checks that a call cancelled by the client
+// whose handler completes all the same is audited as ok (its work was
+// done), while its response is still suppressed.
+func TestCancelledSuccessAudited(t *testing.T) {
+	reg := mcp.NewRegistry()
+	err := mcp.AddTool(reg, mcp.Tool{
+		Name: "stubborn", Description: "Writes even when cancelled.", Scope: "write:test", Mutating: true,
+		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`),
+	}, func(ctx context.Context, _ *mcp.Call, _ struct{}) (mcp.Output, error) {
+		testpause.Point(ctx, "test.stubborn")
+		return mcp.Output{Text: "written"}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var audit strings.Builder
+	clock := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	opts := mcp.Options{Registry: reg, Version: "0.0.0-test", Audit: &audit, Now: func() time.Time { return clock }}
+	client := `@async {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"stubborn"}}` + "\n" +
+		`@wait test.stubborn` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\n"
+	got := splitLines(playSession(t, opts, "test.stubborn", []byte(client)))
+	if diff := cmp.Diff([]string{`{"id":2,"result":{},"jsonrpc":"2.0"}`}, got); diff != "" {
+		t.Errorf("server lines (-want +got):\n%s", diff)
+	}
+	wantAudit := []string{
+		`{"time":"2026-01-02T03:04:05Z","id":1,"method":"tools/call","name":"stubborn","scope":"write:test","mutating":true,"outcome":"ok","durationMs":0}`,
 	}
 	if diff := cmp.Diff(wantAudit, splitLines([]byte(audit.String()))); diff != "" {
 		t.Errorf("audit lines (-want +got):\n%s", diff)
