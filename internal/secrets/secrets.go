@@ -100,11 +100,10 @@ var detectors = []detector{
 // like a password (a digit or a symbol), so "password: must be rotated" and
 // "Password: bcrypt-hashed with cost 12" are not findings.
 func passwordValue(m []string, v string) bool {
-	switch k := strings.ToLower(m[1]); k {
-	case "password", "passwd", "passphrase", "secret":
-	default:
-		// Only these keys count glued to a prefix (PGPASSWORD, appSecret):
-		// OLDPWD, progressToken and pageToken name no secret.
+	if k := strings.ToLower(m[1]); k == "token" || k == "pwd" {
+		// Glued to a prefix, keys count (PGPASSWORD, appSecret,
+		// openaiApiKey) except these two: OLDPWD, progressToken and
+		// pageToken name no secret.
 		if i := strings.Index(strings.ToLower(m[0]), k); i > 0 && isAlnum(m[0][i-1]) {
 			return false
 		}
@@ -118,6 +117,9 @@ func passwordValue(m []string, v string) bool {
 	}
 	if !quoted && strings.HasSuffix(v, "(") {
 		return false // a call in code: clientSecret = os.Getenv("…")
+	}
+	if m[2] == "=" && strings.HasPrefix(v, "=") {
+		return false // a comparison in code: token == nil
 	}
 	if m[2] != ":" || quoted {
 		return true

@@ -55,6 +55,8 @@ func TestFind(t *testing.T) {
 		{"password glued to a prefix", "PGPASSWORD=hunter22 psql -h db", []Kind{Password}},
 		{"camel case password", `adminPassword: "S3cure!pass"`, []Kind{Password}},
 		{"camel case password env", "dbPassword=hunter22", []Kind{Password}},
+		{"camel case api key", `openaiApiKey = "q8Zr2LmW0pX"`, []Kind{Password}},
+		{"camel case access token", "githubAccessToken=q8Zr2LmW0pX", []Kind{Password}},
 		{"camel case secret", `appSecret: "q8Zr2LmW"`, []Kind{Password}},
 		{"azure account key", "DefaultEndpointsProtocol=https;AccountName=shop;AccountKey=Zm9vYmFyYmF6cXV4Zm9vYmFy==;EndpointSuffix=core.windows.net", []Kind{Password}},
 		{"two kinds", awsKey + " and mysql://root:toor@localhost/db", []Kind{AWSAccessKey, ConnectionString}},
@@ -76,6 +78,7 @@ func TestFind(t *testing.T) {
 		{"token budget", "maxTokens=4000 and tokens: 4000", nil},
 		{"mcp progress token", `{"progressToken":"tok-1","progress":1}`, nil},
 		{"code call", `ErrSecret = errors.New("fact contains a secret"); password := os.Getenv("DB_PASSWORD")`, nil},
+		{"comparison", "if token == nil || password === '' {", nil},
 		{"page token", "nextPageToken=CiAKGjBpNDd2Nmp2Zml", nil},
 		{"ordinary text", "Persistence layer uses Flyway, not Liquibase", nil},
 	}
