@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -228,9 +229,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	asJSON := env.json || argsHaveJSON(args)
 	report(stderr, err, asJSON)
+	path := commandPath(app, norm)
 	var usage *usageError
 	if errors.As(err, &usage) && !asJSON {
-		fmt.Fprintf(stderr, "run '%s --help' for usage\n", strings.Join(append([]string{"foundry"}, commandPath(app, norm)...), " "))
+		fmt.Fprintf(stderr, "run '%s --help' for usage\n", strings.Join(append([]string{"foundry"}, path...), " "))
+	}
+	if slices.Equal(path, []string{"hook", "claude"}) {
+		// Claude Code shows the model a hook's stderr only on exit 2 and
+		// ignores every other failure: whatever went wrong before the hook
+		// ran (a bad -C, an unwritable --log-file) must still reach it.
+		return exitUsage
 	}
 	return exitCode(err)
 }
