@@ -91,6 +91,7 @@ type blackboardReadArgs struct {
 	Wave   string `json:"wave"`
 	Agent  string `json:"agent"`
 	Full   bool   `json:"full"`
+	Limit  int    `json:"limit"`
 	Cursor string `json:"cursor"`
 }
 
@@ -108,6 +109,7 @@ func (f *foundry) addBlackboardRead(r *Registry) error {
 				"wave": {"type": "string", "minLength": 1, "description": "Wave id, e.g. analysis"},
 				"agent": {"type": "string", "minLength": 1, "description": "Restrict to one producer"},
 				"full": {"type": "boolean", "description": "Return the whole artifact. Use only when you genuinely need it"},
+				"limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "At most this many artifacts per page. Defaults to 20"},
 				"cursor": {"type": "string", "description": "The nextCursor of a previous read of this wave"}
 			},
 			"required": ["wave"],
@@ -142,7 +144,7 @@ func (f *foundry) addBlackboardRead(r *Registry) error {
 		Scope:      ScopeReadBlackboard,
 		Idempotent: true,
 	}, func(ctx context.Context, _ *Call, in blackboardReadArgs) (Output, error) {
-		res, err := f.board().Read(ctx, blackboard.ReadRequest{Wave: in.Wave, Agent: in.Agent, Full: in.Full, Cursor: in.Cursor})
+		res, err := f.board().Read(ctx, blackboard.ReadRequest{Wave: in.Wave, Agent: in.Agent, Full: in.Full, Limit: in.Limit, Cursor: in.Cursor})
 		if err != nil {
 			return Output{}, err
 		}
