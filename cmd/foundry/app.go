@@ -55,6 +55,16 @@ func (e *cliEnv) openWritable() (*project.Project, error) {
 	return e.open()
 }
 
+// refuseSource rejects --rev and --staged for a command that reads no
+// project view (it reads no project, or only files on disk), so the flags
+// are never silently ignored.
+func (e *cliEnv) refuseSource(cmd string) error {
+	if e.rev != "" || e.staged {
+		return usageErrorf("--rev and --staged do not apply to %s", cmd)
+	}
+	return nil
+}
+
 // path resolves a file name from the command line as if foundry had started
 // in -C DIR, as git -C does: relative names are relative to DIR.
 func (e *cliEnv) path(name string) string {

@@ -119,6 +119,9 @@ EXIT STATUS:
 					if c.NArg() > 0 {
 						return usageErrorf("hook claude takes no arguments; it reads the hook input on stdin")
 					}
+					if err := env.refuseSource("hook claude"); err != nil {
+						return err
+					}
 					return runHookClaude(env)
 				},
 			},
@@ -137,12 +140,15 @@ the index exact.
 EXIT STATUS:
    0  merged
    1  a version cannot be read or holds conflict markers (git then records
-      a conflict)
+      a conflict), or --rev or --staged was given
    2  malformed command line`,
 				Action: func(c *cli.Context) error {
 					args := c.Args().Slice()
 					if len(args) < 3 || len(args) > 4 {
 						return usageErrorf("hook merge-index needs BASE OURS THEIRS and optionally PATH")
+					}
+					if env.rev != "" || env.staged {
+						return fmt.Errorf("hook merge-index writes OURS: %w", project.ErrReadOnly)
 					}
 					return runHookMergeIndex(env, args)
 				},

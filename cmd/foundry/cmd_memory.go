@@ -317,7 +317,7 @@ func runMemoryIndex(ctx context.Context, env *cliEnv, opts *memoryOptions) error
 		return err
 	}
 	if opts.json {
-		return env.printJSON(memoryIndexJSON{Path: store.IndexFile(), Written: true, IndexResult: res, Summary: res.Summary()})
+		return env.printJSON(memoryIndexJSON{Path: facts.IndexPath, Written: true, IndexResult: res, Summary: res.Summary()})
 	}
 	_, err = fmt.Fprintf(opts.stdout, "Rebuilt %s\n%s\n", store.IndexFile(), res.Summary())
 	return err

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/foundryhq/foundry/claude"
+	"github.com/foundryhq/foundry/project"
 )
 
 type pluginOptions struct {
@@ -39,11 +40,14 @@ mcp__plugin_foundry-core_foundry__<name>.
 
 EXIT STATUS:
    0  ok
-   1  a file could not be written
+   1  a file could not be written, or --rev or --staged was given
    2  malformed command line`,
 				Action: func(c *cli.Context) error {
 					if c.NArg() != 1 {
 						return usageErrorf("plugin build needs exactly one DIR")
+					}
+					if env.rev != "" || env.staged {
+						return fmt.Errorf("plugin build writes files: %w", project.ErrReadOnly)
 					}
 					opts.dir, opts.json, opts.stdout = c.Args().First(), env.json, env.stdout
 					return runPluginBuild(env, opts)

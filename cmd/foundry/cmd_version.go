@@ -46,6 +46,9 @@ EXIT STATUS:
 			if c.NArg() > 0 {
 				return usageErrorf("version takes no arguments")
 			}
+			if err := env.refuseSource("version"); err != nil {
+				return err
+			}
 			return runVersion(env)
 		},
 	}
