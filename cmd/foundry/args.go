@@ -28,6 +28,7 @@ func normalizeArgs(app *cli.App, args []string) []string {
 		pathFlags   [][]string // flags of each command in path
 		positionals []string
 		dashdash    bool
+		help        bool // --help or -h: help of the deepest command named
 		cmds        = app.Commands
 		local       map[string]bool
 	)
@@ -50,6 +51,10 @@ func normalizeArgs(app *cli.App, args []string) []string {
 		}
 		if len(a) > 1 && a[0] == '-' {
 			name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			if (name == "help" || name == "h") && !hasValue {
+				help = true
+				continue
+			}
 			if takesValue, ok := local[name]; ok {
 				addLocal(a)
 				if takesValue && !hasValue && i+1 < len(args) {
@@ -84,6 +89,16 @@ func normalizeArgs(app *cli.App, args []string) []string {
 			}
 		}
 		positionals = append(positionals, a)
+	}
+	if help {
+		// `foundry memory search flyway --help` asks for the help of
+		// memory search: urfave/cli would read flyway as a help topic.
+		if len(path) == 0 {
+			globalArgs = append(globalArgs, "--help")
+		} else {
+			pathFlags[len(pathFlags)-1] = append(pathFlags[len(pathFlags)-1], "--help")
+		}
+		positionals = nil
 	}
 	out = append(out, globalArgs...)
 	for i, name := range path {

@@ -37,6 +37,12 @@ func TestNormalizeArgs(t *testing.T) {
 		{"memory search doctor", "memory search -- doctor"},
 		{"help memory", "help memory"},
 		{"--json help memory", "--json help memory"},
+		{"memory search flyway --help", "memory search --help"},
+		{"memory search flyway -h --type x", "memory search --type x --help"},
+		{"memory --help search", "memory search --help"},
+		{"--help doctor", "doctor --help"},
+		{"--help", "--help"},
+		{"memory search -- --help", "memory search -- --help"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
