@@ -75,6 +75,12 @@ func normalizeArgs(app *cli.App, args []string) []string {
 			continue
 		}
 		if len(positionals) == 0 && len(path) == 0 && a == "help" {
+			if isCommandPath(app.Commands, args[i+1:]) {
+				// `foundry help memory search` is `foundry memory search
+				// --help`: urfave/cli's help command stops at memory.
+				help = true
+				continue
+			}
 			// urfave/cli adds the help command itself: keep the rest as is.
 			out = append(out, globalArgs...)
 			return append(out, args[i:]...)
@@ -126,6 +132,25 @@ func flagTable(flags []cli.Flag) map[string]bool {
 	}
 	t["help"], t["h"] = false, false
 	return t
+}
+
+// isCommandPath reports whether the words of args that are not flags name
+// a command and its subcommands, e.g. ["memory", "search"].
+func isCommandPath(cmds []*cli.Command, args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		c := findCommand(cmds, a)
+		if c == nil {
+			return false
+		}
+		cmds = c.Subcommands
+	}
+	return true
 }
 
 func findCommand(cmds []*cli.Command, name string) *cli.Command {
