@@ -361,5 +361,5 @@ func runHookMergeIndex(env *cliEnv, args []string) error {
 			budget = cfg.Memory.IndexBudgetTokens
 		}
 	}
-	return hooks.MergeIndexFiles(args[0], args[1], args[2], budget)
+	return hooks.MergeIndexFiles(env.path(args[0]), env.path(args[1]), env.path(args[2]), budget)
 }
