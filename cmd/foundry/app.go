@@ -211,7 +211,7 @@ func (e *cliEnv) setup() error {
 	}
 	var w io.Writer = e.stderr
 	if e.logFile != "" {
-		f, err := os.OpenFile(e.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		f, err := os.OpenFile(e.path(e.logFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
 			return fmt.Errorf("open log file: %w", err)
 		}
