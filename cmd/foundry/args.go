@@ -57,7 +57,18 @@ func normalizeArgs(app *cli.App, args []string) []string {
 			}
 			if takesValue, ok := local[name]; ok {
 				addLocal(a)
-				if takesValue && !hasValue && i+1 < len(args) {
+				if takesValue && !hasValue {
+					if i+1 == len(args) {
+						// The value is missing: end the line with this flag so
+						// that urfave/cli reports it rather than taking the
+						// next word, or the "--" added below, as its value.
+						out = append(out, globalArgs...)
+						for j, name := range path {
+							out = append(out, name)
+							out = append(out, pathFlags[j]...)
+						}
+						return out
+					}
 					i++
 					addLocal(args[i])
 				}
@@ -65,7 +76,10 @@ func normalizeArgs(app *cli.App, args []string) []string {
 			}
 			if takesValue, ok := globals[name]; ok {
 				globalArgs = append(globalArgs, a)
-				if takesValue && !hasValue && i+1 < len(args) {
+				if takesValue && !hasValue {
+					if i+1 == len(args) {
+						return append(out, globalArgs...) // value missing, as above
+					}
 					i++
 					globalArgs = append(globalArgs, args[i])
 				}

@@ -46,6 +46,11 @@ func TestNormalizeArgs(t *testing.T) {
 		{"--help doctor", "doctor --help"},
 		{"--help", "--help"},
 		{"memory search -- --help", "memory search -- --help"},
+		{"memory search flyway --type", "memory search --type"},
+		{"memory search flyway --limit 2 --type", "memory search --limit 2 --type"},
+		{"doctor --rev", "--rev"},
+		{"memory search flyway -C", "-C"},
+		{"--json memory search flyway -C", "--json -C"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
