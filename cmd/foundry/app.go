@@ -190,6 +190,19 @@ EXIT STATUS:
 func setUsageHandlers(c *cli.Command) {
 	c.HideHelpCommand = true
 	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return &usageError{err} }
+	if len(c.Subcommands) > 0 && c.Action == nil {
+		// A group named alone is a missing argument: exit 2, not help and 0.
+		c.Action = func(ctx *cli.Context) error {
+			if ctx.NArg() > 0 {
+				return usageErrorf("unknown command %q", ctx.Args().First())
+			}
+			var names []string
+			for _, s := range c.Subcommands {
+				names = append(names, s.Name)
+			}
+			return usageErrorf("%s needs a command: %s", c.Name, strings.Join(names, ", "))
+		}
+	}
 	for _, s := range c.Subcommands {
 		setUsageHandlers(s)
 	}

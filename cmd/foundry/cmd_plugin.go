@@ -23,6 +23,12 @@ func newPluginCommand(env *cliEnv) *cli.Command {
 	return &cli.Command{
 		Name:  "plugin",
 		Usage: "build the Claude Code plugin foundry-core",
+		Description: `plugin build DIR lays out the Claude Code plugin foundry-core.
+
+EXIT STATUS:
+   0  ok
+   1  a file could not be written
+   2  malformed command line`,
 		Subcommands: []*cli.Command{
 			{
 				Name:      "build",
