@@ -23,6 +23,8 @@ var (
 	ErrNoProject = errors.New("no .foundry folder found")
 	// ErrReadOnly means a write was asked of a --rev or --staged view.
 	ErrReadOnly = errors.New("writes are only possible on the working tree")
+	// ErrNoProjectAtRev means the revision asked for has no .foundry folder.
+	ErrNoProjectAtRev = errors.New("no .foundry folder at this revision")
 	// ErrNoGit means --rev or --staged was asked outside a git repository.
 	ErrNoGit = errors.New("project is not inside a git repository")
 )
@@ -127,6 +129,11 @@ func openRoot(root string, src Source, lenient bool) (*Project, error) {
 		fsys, c, err := repo.RevFS(src.Rev, p.RelRoot)
 		if err != nil {
 			return nil, err
+		}
+		if fi, err := fs.Stat(fsys, Dir); err != nil || !fi.IsDir() {
+			// An empty view would pass every check and find no fact:
+			// say plainly that the project did not exist yet.
+			return nil, fmt.Errorf("read revision %s (%s): %w", src.Rev, c.Short, ErrNoProjectAtRev)
 		}
 		p.FS, p.Commit = fsys, c
 	case src.Staged:

@@ -92,3 +92,18 @@ func TestFindNone(t *testing.T) {
 		t.Fatalf("error = %v, want NotFoundError", err)
 	}
 }
+
+func TestOpenRevBeforeProject(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	r.Write("README", "before foundry\n")
+	r.CommitAll("one")
+	r.Write(".foundry/memory/a.md", "x\n")
+	r.CommitAll("two")
+	if _, err := project.Open(r.Dir, project.Source{Rev: "HEAD"}); err != nil {
+		t.Fatalf("HEAD: %v", err)
+	}
+	if _, err := project.Open(r.Dir, project.Source{Rev: "HEAD~1"}); !errors.Is(err, project.ErrNoProjectAtRev) {
+		t.Fatalf("HEAD~1 error = %v, want ErrNoProjectAtRev", err)
+	}
+}

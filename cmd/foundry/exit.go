@@ -92,6 +92,8 @@ func hintFor(err error) string {
 		return "run `foundry init` to create .foundry/ here, or pass -C DIR to point at a project"
 	case errors.Is(err, project.ErrReadOnly):
 		return "drop --rev and --staged to write to the working tree"
+	case errors.Is(err, project.ErrNoProjectAtRev):
+		return "the project was created after that revision; `git log --oneline -- .foundry` shows when"
 	case errors.Is(err, project.ErrNoGit):
 		return "--rev and --staged read from git; run `git init` first or drop the flag"
 	case errors.Is(err, git.ErrShallow):
