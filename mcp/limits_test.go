@@ -90,9 +90,7 @@ func TestToolPanicIsAnErrorResult(t *testing.T) {
 		Name: "boom", Description: "Panics.", Scope: "write:test", Mutating: true,
 		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`),
 	}, func(context.Context, *mcp.Call, struct{}) (mcp.Output, error) {
-		var m map[string]int
-		m["x"]++ // assignment to entry in nil map
-		return mcp.Output{}, nil
+		panic("boom: a bug in the core")
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -104,14 +102,14 @@ func TestToolPanicIsAnErrorResult(t *testing.T) {
 		`{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\n"
 	got := splitLines(playSession(t, opts, "", []byte(client)))
 	want := []string{
-		`{"id":1,"result":{"content":[{"type":"text","text":"boom failed: internal error: assignment to entry in nil map"}],"isError":true},"jsonrpc":"2.0"}`,
+		`{"id":1,"result":{"content":[{"type":"text","text":"boom failed: internal error: boom: a bug in the core"}],"isError":true},"jsonrpc":"2.0"}`,
 		`{"id":2,"result":{},"jsonrpc":"2.0"}`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("server lines (-want +got):\n%s", diff)
 	}
 	wantAudit := []string{
-		`{"time":"2026-01-02T03:04:05Z","id":1,"method":"tools/call","name":"boom","scope":"write:test","mutating":true,"outcome":"error","durationMs":0,"error":"boom failed: internal error: assignment to entry in nil map"}`,
+		`{"time":"2026-01-02T03:04:05Z","id":1,"method":"tools/call","name":"boom","scope":"write:test","mutating":true,"outcome":"error","durationMs":0,"error":"boom failed: internal error: boom: a bug in the core"}`,
 	}
 	if diff := cmp.Diff(wantAudit, splitLines([]byte(audit.String()))); diff != "" {
 		t.Errorf("audit lines (-want +got):\n%s", diff)
