@@ -36,10 +36,14 @@ type FileChange struct {
 // now names the new id, and the same for the other direction. It returns the
 // files to write and the renumberings, both empty when no id is shared. The
 // input is not modified.
-func Renumber(facts []Fact) ([]FileChange, []Renumbering) {
+func Renumber(facts []Fact) ([]FileChange, []Renumbering) { return renumber(facts, 0) }
+
+// renumber is [Renumber] with new ids above maxID as well: the highest id
+// held by any fact file, including one that cannot be parsed, so no id is
+// ever handed out twice.
+func renumber(facts []Fact, maxID int) ([]FileChange, []Renumbering) {
 	all := append([]Fact(nil), facts...)
 	groups := map[string][]int{}
-	maxID := 0
 	for i, f := range all {
 		groups[f.ID] = append(groups[f.ID], i)
 		if n := IDNumber(f.ID); n > maxID {
@@ -123,7 +127,7 @@ func (s *Store) FixDuplicateIDs(ctx context.Context) ([]Renumbering, error) {
 		if err != nil {
 			return err
 		}
-		changes, renumbered := Renumber(snap.raw)
+		changes, renumbered := renumber(snap.raw, snap.maxID)
 		if len(renumbered) == 0 {
 			return nil
 		}

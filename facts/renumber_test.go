@@ -83,3 +83,22 @@ func TestStoreFixDuplicateIDs(t *testing.T) {
 		t.Errorf("old file still present: %v", err)
 	}
 }
+
+// A fact file that cannot be parsed still holds its id: renumbering must not
+// hand that id to another fact (ids are never reused within a branch).
+func TestStoreFixDuplicateIDsSkipsIDsOfMalformedFiles(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, root, _ := newTestStore(t)
+	for _, f := range mergedFacts() {
+		writeFile(t, root, f.Path, string(Format(f)))
+	}
+	writeFile(t, root, path.Join(Dir, "fact-0017-broken.md"), "---\nid: [broken\n")
+	done, err := s.FixDuplicateIDs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(done) != 1 || done[0].NewID != "fact-0018" {
+		t.Fatalf("FixDuplicateIDs = %+v, want fact-0016 renumbered to fact-0018", done)
+	}
+}
