@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // Environment of a writer process.
@@ -23,6 +25,7 @@ const (
 	envCount  = "FOUNDRY_FACTS_TEST_COUNT"
 	envTitle  = "FOUNDRY_FACTS_TEST_TITLE" // optional: write this title once
 	envBody   = "FOUNDRY_FACTS_TEST_BODY"
+	envFix    = "FOUNDRY_FACTS_TEST_FIX" // set: repair duplicate ids instead of writing
 )
 
 func TestMain(m *testing.M) {
@@ -38,6 +41,13 @@ func writerMain(name string) int {
 	s := OpenDir(os.Getenv(envRoot), Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	if os.Getenv(envFix) != "" {
+		if _, err := s.FixDuplicateIDs(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
+	}
 	if title := os.Getenv(envTitle); title != "" {
 		if _, err := s.Write(ctx, WriteRequest{Title: title, Type: Domain, Body: os.Getenv(envBody)}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -229,6 +239,69 @@ func TestCrashedWriter(t *testing.T) {
 				t.Fatalf("next writer: %v", err)
 			}
 			checkConsistent(t, root)
+		})
+	}
+}
+
+// A doctor --fix killed at any step of renumbering a duplicate id leaves
+// each fact in one file, and the next repair completes the job without
+// copying a fact or reusing an id.
+func TestCrashedRenumbering(t *testing.T) {
+	t.Parallel()
+	for _, point := range []string{"facts.after-lock", "atomicfile.after-temp", "facts.after-renumber-write", "facts.after-index-written"} {
+		t.Run(point, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			root := t.TempDir()
+			pauseDir := t.TempDir()
+			for _, f := range []Fact{
+				{ID: "fact-0001", Type: Domain, Title: "Orders have lines", Body: "b", Created: "2025-01-02", Status: Active, Path: Dir + "/fact-0001-orders-have-lines.md"},
+				{ID: "fact-0001", Type: Domain, Title: "Invoices are monthly", Body: "b", Created: "2025-02-01", Status: Active, Path: Dir + "/fact-0001-invoices-are-monthly.md"},
+			} {
+				writeFile(t, root, f.Path, string(Format(f)))
+			}
+			cmd := writerCmd(t, root, "fix", envFix+"=1", "FOUNDRY_TEST_PAUSE="+point, "FOUNDRY_TEST_PAUSE_DIR="+pauseDir)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			reached := filepath.Join(pauseDir, point+".reached")
+			deadline := time.Now().Add(60 * time.Second)
+			for {
+				if _, err := os.Stat(reached); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					_ = cmd.Process.Kill()
+					_ = cmd.Wait()
+					t.Fatalf("fixer never reached %s: %s", point, stderr.String())
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			if err := cmd.Process.Kill(); err != nil { // SIGKILL
+				t.Fatal(err)
+			}
+			_ = cmd.Wait()
+
+			wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			// doctor --fix repairs ids, then rebuilds a stale index.
+			next := OpenDir(root, Options{})
+			if _, err := next.FixDuplicateIDs(wctx); err != nil {
+				t.Fatalf("next repair: %v", err)
+			}
+			if _, err := next.RebuildIndex(wctx); err != nil {
+				t.Fatal(err)
+			}
+			all := checkConsistent(t, root)
+			titles := map[string]int{}
+			for _, f := range all {
+				titles[f.Title]++
+			}
+			if diff := cmp.Diff(map[string]int{"Orders have lines": 1, "Invoices are monthly": 1}, titles); diff != "" {
+				t.Errorf("facts after the kill and a new repair (-want +got):\n%s\nfiles: %v", diff, factFiles(t, root))
+			}
 		})
 	}
 }

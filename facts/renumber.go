@@ -11,6 +11,7 @@ import (
 	"sort"
 
 	"github.com/foundryhq/foundry/internal/atomicfile"
+	"github.com/foundryhq/foundry/internal/testpause"
 )
 
 // Renumbering records one fact that received a new id.
@@ -132,14 +133,18 @@ func (s *Store) FixDuplicateIDs(ctx context.Context) ([]Renumbering, error) {
 			return nil
 		}
 		for _, c := range changes {
+			// The fact moves to its new name first and is rewritten there,
+			// so a repair killed at any step leaves it in one file; its
+			// old id, still in the front matter, is repaired again next time.
+			if c.OldPath != "" && c.OldPath != c.Fact.Path {
+				if err := os.Rename(s.osPath(c.OldPath), s.osPath(c.Fact.Path)); err != nil {
+					return fmt.Errorf("move %s: %w", c.OldPath, err)
+				}
+			}
 			if err := atomicfile.WriteFile(s.osPath(c.Fact.Path), Format(c.Fact), 0o644); err != nil {
 				return err
 			}
-			if c.OldPath != "" && c.OldPath != c.Fact.Path {
-				if err := os.Remove(s.osPath(c.OldPath)); err != nil {
-					return fmt.Errorf("remove %s: %w", c.OldPath, err)
-				}
-			}
+			testpause.Point(ctx, "facts.after-renumber-write")
 		}
 		if _, err := s.writeIndex(ctx); err != nil {
 			return err
