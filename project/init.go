@@ -34,7 +34,7 @@ const ConfigTemplate = `# Foundry configuration. Every key is optional; the valu
 #   scopes: [read:memory, write:memory, read:runbooks, read:contracts, read:blackboard, write:blackboard, read:ops]
 `
 
-const gitignoreTemplate = "# Local event log behind `foundry tokens`, and writers' lock files; never committed.\nmetrics/\n.lock\n"
+const gitignoreTemplate = "# Local event log behind `foundry tokens`, writers' lock files, and the temp\n# files a killed writer may leave; never committed.\nmetrics/\n.lock\n.foundry-tmp-*\n"
 
 // Init creates .foundry/ and its layout in dir, without overwriting
 // anything that exists.
