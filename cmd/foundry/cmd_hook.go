@@ -206,35 +206,12 @@ func runHookInstall(ctx context.Context, env *cliEnv, opts *hookOptions) error {
 			exe = real
 		}
 	}
-	// Each hook is installed even when another one cannot be: a foreign
-	// pre-commit hook (another hook manager's) must not keep the merge
-	// driver from being registered.
-	var results []hooks.Result
-	var first error
-	for _, name := range opts.names {
-		var res hooks.Result
-		var err error
-		switch name {
-		case hooks.PreCommit:
-			res, err = hooks.InstallPreCommit(ctx, root, hooks.Options{Force: opts.force, Executable: exe})
-		case hooks.MergeIndex:
-			res, err = hooks.RegisterMergeDriver(ctx, root)
+	return eachHook(env, opts, true, func(name string) (hooks.Result, error) {
+		if name == hooks.MergeIndex {
+			return hooks.RegisterMergeDriver(ctx, root)
 		}
-		if err != nil {
-			if first == nil {
-				first = err
-			}
-			continue
-		}
-		results = append(results, res)
-	}
-	if err := renderHookResults(env, opts, results); err != nil {
-		return err
-	}
-	if first != nil {
-		return hookError(first, true)
-	}
-	return nil
+		return hooks.InstallPreCommit(ctx, root, hooks.Options{Force: opts.force, Executable: exe})
+	})
 }
 
 func runHookUninstall(ctx context.Context, env *cliEnv, opts *hookOptions) error {
@@ -242,17 +219,23 @@ func runHookUninstall(ctx context.Context, env *cliEnv, opts *hookOptions) error
 	if err != nil {
 		return err
 	}
+	return eachHook(env, opts, false, func(name string) (hooks.Result, error) {
+		if name == hooks.MergeIndex {
+			return hooks.UnregisterMergeDriver(ctx, root)
+		}
+		return hooks.UninstallPreCommit(ctx, root)
+	})
+}
+
+// eachHook applies op to every hook named in opts, prints what was done and
+// returns the first failure. Each hook is handled even when another one
+// cannot be: a foreign pre-commit hook (another hook manager's) must not
+// keep the merge driver from being registered or removed.
+func eachHook(env *cliEnv, opts *hookOptions, installing bool, op func(name string) (hooks.Result, error)) error {
 	var results []hooks.Result
 	var first error
 	for _, name := range opts.names {
-		var res hooks.Result
-		var err error
-		switch name {
-		case hooks.PreCommit:
-			res, err = hooks.UninstallPreCommit(ctx, root)
-		case hooks.MergeIndex:
-			res, err = hooks.UnregisterMergeDriver(ctx, root)
-		}
+		res, err := op(name)
 		if err != nil {
 			if first == nil {
 				first = err
@@ -265,7 +248,7 @@ func runHookUninstall(ctx context.Context, env *cliEnv, opts *hookOptions) error
 		return err
 	}
 	if first != nil {
-		return hookError(first, false)
+		return hookError(first, installing)
 	}
 	return nil
 }
