@@ -3,6 +3,8 @@ package blackboard
 import (
 	"errors"
 	"fmt"
+
+	"github.com/foundryhq/foundry/internal/atomicfile"
 )
 
 var (
@@ -31,7 +33,7 @@ var (
 	ErrInvalidLimit = errors.New("invalid limit")
 	// ErrSymlink means a folder a write goes through is a symbolic link,
 	// which could lead the write outside the project.
-	ErrSymlink = errors.New("is a symbolic link")
+	ErrSymlink = atomicfile.ErrSymlink
 )
 
 // NameError is a wave or agent name that cannot be used.

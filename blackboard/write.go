@@ -181,10 +181,8 @@ func (b *Board) Write(ctx context.Context, req WriteRequest) (WriteResult, error
 	}
 	// A symbolic link inside .foundry/ could take the write outside the
 	// project: refuse every folder on the way that is one.
-	for _, rel := range []string{Dir, path.Join(Dir, wave), LockDir} {
-		if fi, err := os.Lstat(filepath.Join(b.opts.Root, filepath.FromSlash(rel))); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return res, fmt.Errorf("write artifact: %s %w", rel, ErrSymlink)
-		}
+	if err := atomicfile.NoSymlinks(b.opts.Root, Dir, path.Join(Dir, wave), LockDir); err != nil {
+		return res, fmt.Errorf("write artifact: %w", err)
 	}
 	// The lock comes first: an accepted artifact on disk always has the
 	// contract content it was accepted under on record.

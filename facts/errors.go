@@ -1,6 +1,10 @@
 package facts
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/foundryhq/foundry/internal/atomicfile"
+)
 
 var (
 	// ErrInvalid marks a fact that breaks a memory rule (title length, body
@@ -25,7 +29,7 @@ var (
 
 	// ErrSymlink is returned by writes when the memory folder is a symbolic
 	// link, which could lead them outside the project.
-	ErrSymlink = errors.New("is a symbolic link")
+	ErrSymlink = atomicfile.ErrSymlink
 
 	// ErrBadIndex marks an INDEX.md that [MergeIndex] cannot read.
 	ErrBadIndex = errors.New("unreadable memory index")

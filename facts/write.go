@@ -60,8 +60,8 @@ func (s *Store) locked(ctx context.Context, fn func() error) error {
 		return ErrReadOnly
 	}
 	dir := s.osPath(Dir)
-	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-		return fmt.Errorf("%s %w", Dir, ErrSymlink)
+	if err := atomicfile.NoSymlinks(s.opts.Root, Dir); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", Dir, err)

@@ -245,8 +245,8 @@ func (b *Book) Create(ctx context.Context, n NewRunbook) (Created, error) {
 		return Created{}, fmt.Errorf("create runbook %s: %w", n.Slug, err)
 	}
 	dir := filepath.Join(b.opts.Root, filepath.FromSlash(Dir))
-	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return Created{}, fmt.Errorf("create runbook %s: %s %w", n.Slug, Dir, ErrSymlink)
+	if err := atomicfile.NoSymlinks(b.opts.Root, Dir); err != nil {
+		return Created{}, fmt.Errorf("create runbook %s: %w", n.Slug, err)
 	}
 	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return Created{}, fmt.Errorf("create runbook %s: %w", n.Slug, err)

@@ -1,6 +1,10 @@
 package runbooks
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/foundryhq/foundry/internal/atomicfile"
+)
 
 var (
 	// ErrInvalidSlug means a slug is not [a-z0-9][a-z0-9-]*; no file was
@@ -20,5 +24,5 @@ var (
 	ErrInvalidRunbook = errors.New("invalid runbook")
 	// ErrSymlink means the runbooks folder is a symbolic link, which could
 	// lead Create outside the project; nothing was written.
-	ErrSymlink = errors.New("is a symbolic link")
+	ErrSymlink = atomicfile.ErrSymlink
 )

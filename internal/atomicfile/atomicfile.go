@@ -78,6 +78,23 @@ func publish(path string, data []byte, perm fs.FileMode, place func(oldpath, new
 	return nil
 }
 
+// ErrSymlink marks a folder that a write would go through but that is a
+// symbolic link, which could lead the write outside the project.
+var ErrSymlink = errors.New("is a symbolic link")
+
+// NoSymlinks returns an error wrapping [ErrSymlink] naming the first of the
+// folders rels (slash paths under root) that is a symbolic link. Folders
+// that do not exist yet are fine.
+func NoSymlinks(root string, rels ...string) error {
+	for _, rel := range rels {
+		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s %w", rel, ErrSymlink)
+		}
+	}
+	return nil
+}
+
 // syncDir makes a rename durable; failure is harmless on systems that cannot
 // fsync a directory.
 func syncDir(dir string) {
