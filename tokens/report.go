@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+
+	"github.com/foundryhq/foundry/internal/atomicfile"
 )
 
 // Paths the report measures, relative to the project root.
@@ -18,10 +20,6 @@ const (
 	MemoryDir     = ".foundry/memory"
 	BlackboardDir = ".foundry/blackboard"
 )
-
-// tempPrefix starts the names of in-flight temporary files (see
-// internal/atomicfile), which are never counted.
-const tempPrefix = ".foundry-tmp-"
 
 // Report is Foundry's token accounting for one project.
 type Report struct {
@@ -119,7 +117,7 @@ func BuildReport(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report,
 		}
 		for _, e := range files {
 			name := e.Name()
-			if e.IsDir() || !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, tempPrefix) {
+			if e.IsDir() || !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, atomicfile.TempPrefix) {
 				continue
 			}
 			n, err := fileSize(fsys, path.Join(dir, name))
