@@ -75,8 +75,11 @@ func (e *cliEnv) path(name string) string {
 }
 
 // printJSON writes v to stdout as indented JSON.
-func (e *cliEnv) printJSON(v any) error {
-	enc := json.NewEncoder(e.stdout)
+func (e *cliEnv) printJSON(v any) error { return writeJSON(e.stdout, v) }
+
+// writeJSON writes v to w as indented JSON, as all --json output is.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -540,14 +539,6 @@ func renderSARIF(w io.Writer, results []validateResult) error {
 		Version: "2.1.0",
 		Runs:    []sarifRun{run},
 	})
-}
-
-// writeJSON writes v to w as indented JSON, as --json output is.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }
 
 // plural picks the singular or plural form for n.
