@@ -23,6 +23,14 @@ var doors = map[string]string{
 	"github.com/santhosh-tekuri/jsonschema/v6": "contracts",
 }
 
+// testOnly lists the module packages that only _test.go files and test
+// helper packages (<pkg>test) may import, so the shipped binary holds none
+// of their code.
+var testOnly = map[string]bool{
+	"internal/testpause": true,
+	"internal/testenv":   true,
+}
+
 // forbidden lists, per importing package prefix, the module packages it must
 // not import (the layering of style.md).
 var forbidden = []struct {
@@ -71,6 +79,9 @@ func TestLayering(t *testing.T) {
 				continue
 			}
 			target := strings.TrimPrefix(p, module+"/")
+			if testOnly[target] && !strings.HasSuffix(pkg, "test") {
+				t.Errorf("%s imports %s, which only tests and test helper packages may import", path, p)
+			}
 			for _, rule := range forbidden {
 				if !strings.HasPrefix(pkg, rule.from) || pkg == rule.to || strings.HasPrefix(pkg, rule.to+"/") {
 					continue

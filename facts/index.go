@@ -15,7 +15,7 @@ import (
 	"strings"
 
 	"github.com/foundryhq/foundry/internal/atomicfile"
-	"github.com/foundryhq/foundry/internal/testpause"
+	"github.com/foundryhq/foundry/internal/pause"
 	"github.com/foundryhq/foundry/tokens"
 )
 
@@ -398,7 +398,7 @@ func (s *Store) writeIndex(ctx context.Context) (IndexResult, error) {
 	if err := atomicfile.WriteFile(s.osPath(IndexPath), res.Content, 0o644); err != nil {
 		return IndexResult{}, err
 	}
-	testpause.Point(ctx, "facts.after-index-written")
+	pause.Point(ctx, "facts.after-index-written")
 	return res, nil
 }
 

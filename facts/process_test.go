@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/foundryhq/foundry/internal/testpause"
 )
 
 // Environment of a writer process.
@@ -29,6 +31,7 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	testpause.Enable()
 	if name := os.Getenv(envWriter); name != "" {
 		os.Exit(writerMain(name))
 	}

@@ -11,7 +11,7 @@ import (
 	"sort"
 
 	"github.com/foundryhq/foundry/internal/atomicfile"
-	"github.com/foundryhq/foundry/internal/testpause"
+	"github.com/foundryhq/foundry/internal/pause"
 )
 
 // Renumbering records one fact that received a new id.
@@ -144,7 +144,7 @@ func (s *Store) FixDuplicateIDs(ctx context.Context) ([]Renumbering, error) {
 			if err := atomicfile.WriteFile(s.osPath(c.Fact.Path), Format(c.Fact), 0o644); err != nil {
 				return err
 			}
-			testpause.Point(ctx, "facts.after-renumber-write")
+			pause.Point(ctx, "facts.after-renumber-write")
 		}
 		if _, err := s.writeIndex(ctx); err != nil {
 			return err

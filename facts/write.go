@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/foundryhq/foundry/internal/atomicfile"
-	"github.com/foundryhq/foundry/internal/testpause"
+	"github.com/foundryhq/foundry/internal/pause"
 )
 
 // nearDuplicate is the title similarity (Jaccard index of stemmed terms) from
@@ -71,7 +71,7 @@ func (s *Store) locked(ctx context.Context, fn func() error) error {
 		return err
 	}
 	defer func() { _ = unlock() }()
-	testpause.Point(ctx, "facts.after-lock")
+	pause.Point(ctx, "facts.after-lock")
 	if entries, err := os.ReadDir(dir); err == nil {
 		for _, e := range entries {
 			if strings.HasPrefix(e.Name(), atomicfile.TempPrefix) {
@@ -177,7 +177,7 @@ func (s *Store) writeLocked(ctx context.Context, req WriteRequest, today string)
 		}
 		return WriteResult{}, err
 	}
-	testpause.Point(ctx, "facts.after-fact-written")
+	pause.Point(ctx, "facts.after-fact-written")
 	res := WriteResult{Action: Created, ID: id, Path: f.Path, Warnings: warnings}
 	if old != nil {
 		res.Supersedes = old.ID
@@ -191,7 +191,7 @@ func (s *Store) writeLocked(ctx context.Context, req WriteRequest, today string)
 			return undo(err)
 		}
 		oldContent = content
-		testpause.Point(ctx, "facts.after-supersede")
+		pause.Point(ctx, "facts.after-supersede")
 	}
 	res.Index, err = s.writeIndex(ctx)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/foundryhq/foundry/git"
 	"github.com/foundryhq/foundry/git/gittest"
+	"github.com/foundryhq/foundry/internal/testenv"
 )
 
 // TestIndexFileEnv checks that the index views read the index that
@@ -156,7 +157,7 @@ func TestIndexOnlyGitReads(t *testing.T) {
 		}},
 		{"sparse index", func(r *gittest.Repo) {
 			if _, err := r.TryGit("sparse-checkout", "set", "--cone", "--sparse-index", "p"); err != nil {
-				t.Skipf("git without sparse index: %v", err)
+				testenv.Missing(t, "git with sparse-index support", err)
 			}
 		}},
 	} {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/foundryhq/foundry/git/gittest"
 	"github.com/foundryhq/foundry/hooks"
+	"github.com/foundryhq/foundry/internal/testenv"
 )
 
 // BenchmarkPreCommitHook measures the installed pre-commit hook (the shell
@@ -19,9 +20,7 @@ import (
 // artifacts, against `git diff --cached --name-only` on the same repository,
 // the least any pre-commit check must do. Compare the two ns/op figures.
 func BenchmarkPreCommitHook(b *testing.B) {
-	if _, err := exec.LookPath("go"); err != nil {
-		b.Skip("needs the go command to build foundry")
-	}
+	testenv.Exec(b, "go")
 	bin := filepath.Join(b.TempDir(), "bin")
 	build := exec.Command("go", "build", "-o", filepath.Join(bin, "foundry"), "github.com/foundryhq/foundry/cmd/foundry")
 	if out, err := build.CombinedOutput(); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/foundryhq/foundry/git"
 	"github.com/foundryhq/foundry/git/gittest"
 	"github.com/foundryhq/foundry/hooks"
+	"github.com/foundryhq/foundry/internal/testenv"
 )
 
 // TestMain makes every git command the package runs hermetic: no system or
@@ -166,9 +167,7 @@ func TestInstallPreCommitHooksPath(t *testing.T) {
 
 func TestInstallOutsideRepository(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git binary not on PATH")
-	}
+	testenv.Git(t)
 	_, err := hooks.InstallPreCommit(context.Background(), t.TempDir(), hooks.Options{})
 	if !errors.Is(err, git.ErrNotRepository) {
 		t.Fatalf("error = %v, want git.ErrNotRepository", err)
@@ -187,10 +186,7 @@ func TestPreCommitScriptFindsFoundry(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the hook is a POSIX shell script; git for Windows runs it with its own sh")
 	}
-	sh, err := exec.LookPath("sh")
-	if err != nil {
-		t.Skip("no sh")
-	}
+	sh := testenv.Exec(t, "sh")
 	dir := t.TempDir()
 	fake := func(path, name string) {
 		t.Helper()

@@ -14,7 +14,7 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/foundryhq/foundry/internal/testpause"
+	"github.com/foundryhq/foundry/internal/pause"
 )
 
 // DefaultMaxMessageBytes is the largest request line served by default.
@@ -100,7 +100,7 @@ func (s *stream) ReadObject(v any) error {
 		line, n, err := s.readLine()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				testpause.Point(s.ctx, PauseEOF)
+				pause.Point(s.ctx, PauseEOF)
 				if s.drain != nil {
 					s.drain()
 				}

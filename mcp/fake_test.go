@@ -8,12 +8,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/foundryhq/foundry/internal/pause"
 	"github.com/foundryhq/foundry/internal/testpause"
 	"github.com/foundryhq/foundry/mcp"
 )
 
 // This file defines the fake tools and resources the transcripts drive.
 // They exercise every path of the server without any domain package.
+
+// The transcripts arm pause points through the environment.
+func init() { testpause.Enable() }
 
 const (
 	scopeReadTest  = "read:test"
@@ -99,7 +103,7 @@ func fakeRegistry() (*mcp.Registry, error) {
 				if point == "" {
 					point = "test.slow"
 				}
-				testpause.Point(ctx, point)
+				pause.Point(ctx, point)
 				if err := ctx.Err(); err != nil {
 					return mcp.Output{}, err
 				}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/foundryhq/foundry/internal/testpause"
+	"github.com/foundryhq/foundry/internal/pause"
 	"github.com/foundryhq/foundry/mcp"
 )
 
@@ -125,7 +125,7 @@ func TestCancelledSuccessAudited(t *testing.T) {
 		Name: "stubborn", Description: "Writes even when cancelled.", Scope: "write:test", Mutating: true,
 		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`),
 	}, func(ctx context.Context, _ *mcp.Call, _ struct{}) (mcp.Output, error) {
-		testpause.Point(ctx, "test.stubborn")
+		pause.Point(ctx, "test.stubborn")
 		return mcp.Output{Text: "written"}, nil
 	})
 	if err != nil {

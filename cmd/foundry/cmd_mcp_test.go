@@ -21,6 +21,7 @@ import (
 
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/facts"
+	"github.com/foundryhq/foundry/internal/testenv"
 	"github.com/foundryhq/foundry/mcp"
 )
 
@@ -32,13 +33,7 @@ import (
 // binary's path.
 func buildFoundry(tb testing.TB) string {
 	tb.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			tb.Fatalf("go not on PATH: %v", err)
-		}
-		tb.Skipf("go not on PATH: %v", err)
-	}
+	goBin := testenv.Exec(tb, "go")
 	bin := filepath.Join(tb.TempDir(), "foundry")
 	if runtime.GOOS == "windows" {
 		bin += ".exe"

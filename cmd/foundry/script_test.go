@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/foundryhq/foundry/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite testscript files with actual output")
@@ -33,6 +35,7 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
 		Cmds:                scriptCmds,
+		Condition:           testenv.Condition,
 		Setup: func(e *testscript.Env) error {
 			// Hermetic git: no system or user config, fixed identity and dates.
 			for _, kv := range []string{

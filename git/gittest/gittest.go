@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/foundryhq/foundry/internal/testenv"
 )
 
 // Repo is a git working tree under test.
@@ -47,9 +49,7 @@ func New(t testing.TB) *Repo {
 // Init creates an empty repository (branch main) in dir.
 func Init(t testing.TB, dir string) *Repo {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git binary not on PATH")
-	}
+	testenv.Git(t)
 	r := &Repo{t: t, Dir: dir}
 	r.Git("init", "-q", "-b", "main", ".")
 	return r

@@ -15,7 +15,7 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"github.com/foundryhq/foundry/internal/testpause"
+	"github.com/foundryhq/foundry/internal/pause"
 )
 
 // TempPrefix starts the name of every temporary file this package creates, so
@@ -70,7 +70,7 @@ func publish(path string, data []byte, perm fs.FileMode, place func(oldpath, new
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	testpause.Point(context.Background(), "atomicfile.after-temp")
+	pause.Point(context.Background(), "atomicfile.after-temp")
 	if err := place(tmp, path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

@@ -1,13 +1,13 @@
-// Package testpause provides deterministic pause points for tests that must
-// interrupt a process at an exact step (a SIGKILL between two steps of a
-// write, a tool call still in flight when stdin closes).
+// Package testpause is the test side of package internal/pause: it arms
+// pause points from the environment, for tests that drive a process (or
+// an in-process server) to an exact step. Only test files import it; the
+// shipped binary never does (layering_test.go checks both).
 //
 // A point is active only when the environment variable FOUNDRY_TEST_PAUSE
 // names it (a comma-separated list). An active point creates the file
 // <FOUNDRY_TEST_PAUSE_DIR>/<name>.reached, then waits until
 // <name>.release appears in that folder or ctx is done. Without
-// FOUNDRY_TEST_PAUSE_DIR it waits for ctx alone. In production the variable is
-// unset and Point returns at once.
+// FOUNDRY_TEST_PAUSE_DIR it waits for ctx alone.
 package testpause
 
 import (
@@ -16,10 +16,16 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/foundryhq/foundry/internal/pause"
 )
 
-// Point pauses at the named point when a test asked for it.
-func Point(ctx context.Context, name string) {
+// Enable installs [Wait] as the process's pause hook. A test package calls
+// it once, from TestMain or an init function of a _test.go file.
+func Enable() { pause.Install(Wait) }
+
+// Wait pauses at the named point when the environment asks for it.
+func Wait(ctx context.Context, name string) {
 	list := os.Getenv("FOUNDRY_TEST_PAUSE")
 	if list == "" || !active(list, name) {
 		return
