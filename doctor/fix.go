@@ -43,7 +43,7 @@ func Fix(ctx context.Context, env Env) ([]Change, error) {
 	if now == nil {
 		now = time.Now
 	}
-	store := facts.OpenDir(p.Root, facts.Options{Now: now, IndexBudget: p.Config.Memory.IndexBudgetTokens})
+	store := facts.Open(p, facts.Options{Now: now})
 	indexBefore, err := os.ReadFile(filepath.Join(p.Root, filepath.FromSlash(facts.IndexPath)))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("fix: %w", err)

@@ -11,7 +11,8 @@ import (
 	"strings"
 )
 
-// Search limits: the default comes from config memoryRetrieval.maxFacts.
+// Search limits: a store's default comes from config
+// memoryRetrieval.maxFacts ([Options.SearchLimit]), DefaultLimit without one.
 const (
 	DefaultLimit = 8
 	MaxLimit     = 25
@@ -31,7 +32,7 @@ const (
 type Query struct {
 	Text  string `json:"query"`
 	Type  Type   `json:"type,omitempty"`  // only facts of this type; empty for all
-	Limit int    `json:"limit,omitempty"` // 1–25; 0 means DefaultLimit
+	Limit int    `json:"limit,omitempty"` // 1–25; 0 means the store's SearchLimit
 }
 
 // Hit is one fact found by a search, with its score (higher is better).
@@ -104,14 +105,14 @@ func buildSearchIndex(facts []Fact, memo map[string]string) *searchIndex {
 // query with BM25 and returns at most Limit hits, best first; ties go to the
 // lower id. Words are case-folded and stemmed, so "Migrations" finds
 // "migration". A fact matches when it shares at least one term with the
-// query.
+// query. A search that runs records a memory_search event.
 func (s *Store) Search(ctx context.Context, q Query) (SearchResult, error) {
 	q.Text = strings.TrimSpace(q.Text)
 	switch {
 	case q.Text == "":
 		return SearchResult{}, ruleErr("query", "query is required")
 	case q.Limit == 0:
-		q.Limit = DefaultLimit
+		q.Limit = s.opts.SearchLimit
 	case q.Limit < 1 || q.Limit > MaxLimit:
 		return SearchResult{}, ruleErr("limit", "limit %d is out of range; use 1 to %d", q.Limit, MaxLimit)
 	}
@@ -129,7 +130,9 @@ func (s *Store) Search(ctx context.Context, q Query) (SearchResult, error) {
 	idx := snap.search
 	s.mu.Unlock()
 
-	return rankFacts(snap.facts, idx, q, s.today()), nil
+	res := rankFacts(snap.facts, idx, q, s.today())
+	s.record(eventSearch)
+	return res, nil
 }
 
 // rankFacts scores facts (indexed by idx) against a validated query.

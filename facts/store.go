@@ -42,6 +42,12 @@ type Options struct {
 	// IndexBudget is the token budget of INDEX.md (config
 	// memory.indexBudgetTokens); 0 means [DefaultIndexBudget].
 	IndexBudget int
+	// SearchLimit is the number of hits of a [Query] without a Limit
+	// (config memoryRetrieval.maxFacts); 0 means [DefaultLimit].
+	SearchLimit int
+	// Events, when set, records a memory_search event per search and a
+	// memory_write event per fact created.
+	Events Recorder
 }
 
 // Store reads, searches and writes the facts of one project. It caches parsed
@@ -68,6 +74,9 @@ func NewStore(fsys fs.FS, opts Options) *Store {
 	}
 	if opts.IndexBudget <= 0 {
 		opts.IndexBudget = DefaultIndexBudget
+	}
+	if opts.SearchLimit <= 0 || opts.SearchLimit > MaxLimit {
+		opts.SearchLimit = DefaultLimit
 	}
 	if opts.Warn == nil {
 		opts.Warn = io.Discard

@@ -94,7 +94,8 @@ func (s *Store) locked(ctx context.Context, fn func() error) error {
 //
 // Under the memory lock it assigns the next id (one more than the highest
 // present, at least four digits), writes the fact atomically, marks the
-// superseded fact and rebuilds INDEX.md before releasing the lock.
+// superseded fact and rebuilds INDEX.md before releasing the lock. A fact
+// created records a memory_write event.
 func (s *Store) Write(ctx context.Context, req WriteRequest) (WriteResult, error) {
 	if s.opts.Root == "" {
 		return WriteResult{}, fmt.Errorf("write fact: %w", ErrReadOnly)
@@ -112,6 +113,9 @@ func (s *Store) Write(ctx context.Context, req WriteRequest) (WriteResult, error
 	})
 	if err != nil {
 		return WriteResult{}, fmt.Errorf("write fact: %w", err)
+	}
+	if res.Action == Created {
+		s.record(eventWrite)
 	}
 	return res, nil
 }

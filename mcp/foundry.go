@@ -82,12 +82,7 @@ func ProjectRegistry(p *project.Project, opts ProjectOptions) (*Registry, error)
 	if f.events == nil {
 		f.events = tokens.NewLog(p.Root, log)
 	}
-	so := facts.Options{Warn: warnWriter{log}, Now: now, IndexBudget: p.Config.Memory.IndexBudgetTokens}
-	if p.Writable() {
-		f.store = facts.OpenDir(p.Root, so)
-	} else {
-		f.store = facts.NewStore(p.FS, so)
-	}
+	f.store = facts.Open(p, facts.Options{Warn: warnWriter{log}, Now: now, Events: f.events})
 
 	r := NewRegistry()
 	for _, add := range []func(*Registry) error{

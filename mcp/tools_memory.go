@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/foundryhq/foundry/facts"
-	"github.com/foundryhq/foundry/tokens"
 )
 
 type memorySearchArgs struct {
@@ -62,10 +61,7 @@ const factHitSchema = `{
 
 func (f *foundry) addMemorySearch(r *Registry) error {
 	types := enumJSON(facts.Types)
-	def := f.p.Config.MemoryRetrieval.MaxFacts
-	if def == 0 {
-		def = facts.DefaultLimit
-	}
+	def := f.store.SearchLimit()
 	return AddTool(r, Tool{
 		Name:  "memory_search",
 		Title: "Search project memory",
@@ -95,15 +91,10 @@ func (f *foundry) addMemorySearch(r *Registry) error {
 		Scope:      ScopeReadMemory,
 		Idempotent: true,
 	}, func(ctx context.Context, _ *Call, in memorySearchArgs) (Output, error) {
-		limit := int(in.Limit)
-		if limit == 0 {
-			limit = def
-		}
-		res, err := f.store.Search(ctx, facts.Query{Text: in.Query, Type: facts.Type(in.Type), Limit: limit})
+		res, err := f.store.Search(ctx, facts.Query{Text: in.Query, Type: facts.Type(in.Type), Limit: int(in.Limit)})
 		if err != nil {
 			return Output{}, err
 		}
-		f.events.Record(tokens.KindMemorySearch)
 		out := memorySearchResult{Query: res.Query, Active: res.Active, Hits: []factHit{}}
 		for _, h := range res.Hits {
 			out.Hits = append(out.Hits, factHit{
@@ -210,7 +201,6 @@ func (f *foundry) addMemoryWrite(r *Registry) error {
 		}
 		out := memoryWriteResult{Action: res.Action, ID: res.ID, Path: res.Path, Supersedes: res.Supersedes, Warnings: res.Warnings}
 		if res.Action == facts.Created {
-			f.events.Record(tokens.KindMemoryWrite)
 			idx := figures(res.Index)
 			out.Index = &idx
 		}

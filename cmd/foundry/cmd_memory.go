@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/foundryhq/foundry/facts"
+	"github.com/foundryhq/foundry/project"
 	"github.com/foundryhq/foundry/tokens"
 )
 
@@ -232,19 +233,13 @@ func runMemorySearch(ctx context.Context, env *cliEnv, opts *memoryOptions) erro
 	if err != nil {
 		return err
 	}
-	store := facts.NewStore(p.FS, facts.Options{Warn: opts.stderr, IndexBudget: p.Config.Memory.IndexBudgetTokens})
-	limit := opts.limit
-	if limit == 0 {
-		limit = p.Config.MemoryRetrieval.MaxFacts
-	}
-	res, err := store.Search(ctx, facts.Query{Text: opts.query, Type: facts.Type(opts.typ), Limit: limit})
+	res, err := memoryStore(env, p).Search(ctx, facts.Query{Text: opts.query, Type: facts.Type(opts.typ), Limit: opts.limit})
 	if errors.Is(err, facts.ErrInvalid) {
 		return &usageError{err}
 	}
 	if err != nil {
 		return err
 	}
-	tokens.NewLog(p.Root, env.logger).Record(tokens.KindMemorySearch)
 	if opts.json {
 		return env.printJSON(res)
 	}
@@ -267,13 +262,9 @@ func runMemoryWrite(ctx context.Context, env *cliEnv, opts *memoryOptions) error
 	}
 	req := opts.req
 	req.Body = body
-	store := facts.OpenDir(p.Root, facts.Options{Warn: opts.stderr, IndexBudget: p.Config.Memory.IndexBudgetTokens})
-	res, err := store.Write(ctx, req)
+	res, err := memoryStore(env, p).Write(ctx, req)
 	if err != nil {
 		return err
-	}
-	if res.Action == facts.Created {
-		tokens.NewLog(p.Root, env.logger).Record(tokens.KindMemoryWrite)
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintln(opts.stderr, w)
@@ -299,9 +290,9 @@ func runMemoryIndex(ctx context.Context, env *cliEnv, opts *memoryOptions) error
 	if err != nil {
 		return err
 	}
-	o := facts.Options{Warn: opts.stderr, IndexBudget: p.Config.Memory.IndexBudgetTokens}
-	if env.rev != "" || env.staged {
-		res, err := facts.NewStore(p.FS, o).Index(ctx)
+	store := memoryStore(env, p)
+	if !store.Writable() {
+		res, err := store.Index(ctx)
 		if err != nil {
 			return err
 		}
@@ -311,7 +302,6 @@ func runMemoryIndex(ctx context.Context, env *cliEnv, opts *memoryOptions) error
 		_, err = opts.stdout.Write(res.Content)
 		return err
 	}
-	store := facts.OpenDir(p.Root, o)
 	res, err := store.RebuildIndex(ctx)
 	if err != nil {
 		return err
@@ -328,7 +318,7 @@ func runMemoryShow(ctx context.Context, env *cliEnv, opts *memoryOptions) error 
 	if err != nil {
 		return err
 	}
-	f, err := facts.NewStore(p.FS, facts.Options{Warn: opts.stderr}).Get(ctx, opts.id)
+	f, err := memoryStore(env, p).Get(ctx, opts.id)
 	if errors.Is(err, facts.ErrNotFound) {
 		return withHint(err, "list the facts with `foundry memory list --all`")
 	}
@@ -347,7 +337,7 @@ func runMemoryList(ctx context.Context, env *cliEnv, opts *memoryOptions) error 
 	if err != nil {
 		return err
 	}
-	store := facts.NewStore(p.FS, facts.Options{Warn: opts.stderr})
+	store := memoryStore(env, p)
 	list, err := store.List(ctx, facts.ListOptions{Type: facts.Type(opts.typ), All: opts.all})
 	if err != nil {
 		return err
@@ -371,6 +361,12 @@ func runMemoryList(ctx context.Context, env *cliEnv, opts *memoryOptions) error 
 	}
 	_, err = io.WriteString(opts.stdout, b.String())
 	return err
+}
+
+// memoryStore is the fact store of p, warning on stderr and recording its
+// events in the project's event log.
+func memoryStore(env *cliEnv, p *project.Project) *facts.Store {
+	return facts.Open(p, facts.Options{Warn: env.stderr, Events: tokens.NewLog(p.Root, env.logger)})
 }
 
 // maxBodyBytes bounds what --body-file reads: far above the 900-character
