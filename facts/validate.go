@@ -60,7 +60,7 @@ func (e *SecretError) Error() string {
 // Is makes a *SecretError match [ErrSecret].
 func (e *SecretError) Is(target error) bool { return target == ErrSecret }
 
-func ruleErr(rule, format string, args ...any) error {
+func ruleErr(rule, format string, args ...any) *RuleError {
 	return &RuleError{Rule: rule, Msg: fmt.Sprintf(format, args...)}
 }
 
@@ -124,9 +124,92 @@ func (r WriteRequest) normalize() WriteRequest {
 	return r
 }
 
-// Validate checks a normalised request against every write rule and returns
-// the first one it breaks (a *[RuleError] or *[SecretError]). today is the
-// caller's date, YYYY-MM-DD, for the expiry check.
+// RuleErrors is every write rule one fact breaks, in the order the rules
+// are checked, so a writer fixes them all in one go. It matches
+// [ErrInvalid], and errors.As finds each *[RuleError].
+type RuleErrors []*RuleError
+
+// Error lists the rules one a line:
+//
+//	2 rules broken:
+//	- a decision body needs a "Why:" line
+//	- a decision body needs a "How to apply:" line
+func (e RuleErrors) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d rules broken:", len(e))
+	for _, r := range e {
+		b.WriteString("\n- " + r.Msg)
+	}
+	return b.String()
+}
+
+// Unwrap returns each broken rule.
+func (e RuleErrors) Unwrap() []error {
+	errs := make([]error, len(e))
+	for i, r := range e {
+		errs[i] = r
+	}
+	return errs
+}
+
+// rules returns nil for no broken rule, the one *RuleError for one, and
+// RuleErrors for several.
+func rules(errs []*RuleError) error {
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	return RuleErrors(errs)
+}
+
+// CheckForm checks the fields of req whose form is fixed — type,
+// confidence and tags (enums and patterns), scope, source, the form of
+// expires and of supersedes — and returns every one that is malformed
+// (a *[RuleError] or [RuleErrors]), or nil. A command line checks them
+// before anything else: a value its flag's syntax rejects is a usage error,
+// while [Store.Write] also enforces the content rules (title, body, a date
+// in the past, secrets).
+func CheckForm(req WriteRequest) error {
+	return rules(req.normalize().formErrors())
+}
+
+func (r WriteRequest) formErrors() []*RuleError {
+	var errs []*RuleError
+	switch {
+	case r.Type == "":
+		errs = append(errs, ruleErr("type", "type is required; use one of %s", typeList))
+	case !r.Type.Valid():
+		errs = append(errs, ruleErr("type", "unknown type %q; use one of %s", r.Type, typeList))
+	}
+	if !scopePattern.MatchString(r.Scope) {
+		errs = append(errs, ruleErr("scope", "invalid scope %q; %s", r.Scope, errScopeHint))
+	}
+	if !r.Confidence.Valid() {
+		errs = append(errs, ruleErr("confidence", "invalid confidence %q; use high, medium or low", r.Confidence))
+	}
+	if !validSource(r.Source) {
+		errs = append(errs, ruleErr("source", "invalid source %q; %s", r.Source, errSourceHint))
+	}
+	for _, t := range r.Tags {
+		if utf8.RuneCountInString(t) > MaxTagChars || !tagPattern.MatchString(t) {
+			errs = append(errs, ruleErr("tag", "invalid tag %q; a tag is one word of at most %d characters (letters, digits, . _ : / + # -)", t, MaxTagChars))
+		}
+	}
+	if r.Expires != "" && !ValidDate(r.Expires) {
+		errs = append(errs, ruleErr("expires", "invalid expires %q; use a real date as YYYY-MM-DD", r.Expires))
+	}
+	if r.Supersedes != "" && !ValidID(r.Supersedes) {
+		errs = append(errs, ruleErr("supersedes", "invalid supersedes %q; use a fact id such as fact-0009", r.Supersedes))
+	}
+	return errs
+}
+
+// validate checks a normalised request against every write rule and returns
+// all the rules it breaks (a *[RuleError] or [RuleErrors]) or, when it breaks
+// none, a *[SecretError] for a secret it holds. today is the caller's date,
+// YYYY-MM-DD, for the expiry check.
 func (r WriteRequest) validate(today string) error {
 	// Facts are UTF-8 text: other bytes would not survive the YAML front
 	// matter, and a fact file that cannot be read back is lost.
@@ -138,42 +221,21 @@ func (r WriteRequest) validate(today string) error {
 			return ruleErr(f.name, "%s is not valid UTF-8 text", f.name)
 		}
 	}
-	switch {
-	case r.Type == "":
-		return ruleErr("type", "type is required; use one of %s", typeList)
-	case !r.Type.Valid():
-		return ruleErr("type", "unknown type %q; use one of %s", r.Type, typeList)
+	// The type comes first (it decides the body rules), then title and
+	// body, then the other fields.
+	form := r.formErrors()
+	var errs []*RuleError
+	if len(form) > 0 && form[0].Rule == "type" {
+		errs, form = append(errs, form[0]), form[1:]
 	}
-	if err := checkTitle(r.Title); err != nil {
+	errs = append(errs, checkTitle(r.Title)...)
+	errs = append(errs, checkBody(r.Type, r.Body)...)
+	errs = append(errs, form...)
+	if r.Expires != "" && ValidDate(r.Expires) && r.Expires < today {
+		errs = append(errs, ruleErr("expires", "expires %s is already past; the fact would never be loaded", r.Expires))
+	}
+	if err := rules(errs); err != nil {
 		return err
-	}
-	if err := checkBody(r.Type, r.Body); err != nil {
-		return err
-	}
-	if !scopePattern.MatchString(r.Scope) {
-		return ruleErr("scope", "invalid scope %q; %s", r.Scope, errScopeHint)
-	}
-	if !r.Confidence.Valid() {
-		return ruleErr("confidence", "invalid confidence %q; use high, medium or low", r.Confidence)
-	}
-	if !validSource(r.Source) {
-		return ruleErr("source", "invalid source %q; %s", r.Source, errSourceHint)
-	}
-	for _, t := range r.Tags {
-		if utf8.RuneCountInString(t) > MaxTagChars || !tagPattern.MatchString(t) {
-			return ruleErr("tag", "invalid tag %q; a tag is one word of at most %d characters (letters, digits, . _ : / + # -)", t, MaxTagChars)
-		}
-	}
-	if r.Expires != "" {
-		if !ValidDate(r.Expires) {
-			return ruleErr("expires", "invalid expires %q; use a real date as YYYY-MM-DD", r.Expires)
-		}
-		if r.Expires < today {
-			return ruleErr("expires", "expires %s is already past; the fact would never be loaded", r.Expires)
-		}
-	}
-	if r.Supersedes != "" && !ValidID(r.Supersedes) {
-		return ruleErr("supersedes", "invalid supersedes %q; use a fact id such as fact-0009", r.Supersedes)
 	}
 	fields := []struct{ name, text string }{
 		{"title", r.Title}, {"body", r.Body}, {"source", r.Source}, {"tags", strings.Join(r.Tags, " ")},
@@ -186,41 +248,41 @@ func (r WriteRequest) validate(today string) error {
 	return nil
 }
 
-func checkTitle(title string) error {
+func checkTitle(title string) []*RuleError {
 	n := utf8.RuneCountInString(title)
 	switch {
 	case title == "":
-		return ruleErr("title", "title is required")
+		return []*RuleError{ruleErr("title", "title is required")}
 	case strings.ContainsAny(title, "\n\r"):
-		return ruleErr("title", "title must be a single line")
+		return []*RuleError{ruleErr("title", "title must be a single line")}
 	case n > MaxTitleChars:
-		return ruleErr("title-length", "title is %d characters; the limit is %d", n, MaxTitleChars)
+		return []*RuleError{ruleErr("title-length", "title is %d characters; the limit is %d", n, MaxTitleChars)}
 	case len(strings.Fields(title)) < MinTitleWords:
-		return ruleErr("title-statement", "title %q names a topic; state the fact itself in at least %d words, e.g. \"Persistence layer uses Flyway, not Liquibase\"", title, MinTitleWords)
+		return []*RuleError{ruleErr("title-statement", "title %q names a topic; state the fact itself in at least %d words, e.g. \"Persistence layer uses Flyway, not Liquibase\"", title, MinTitleWords)}
 	}
 	return nil
 }
 
-func checkBody(t Type, body string) error {
-	words := len(strings.Fields(body))
-	chars := utf8.RuneCountInString(body)
-	switch {
-	case body == "":
-		return ruleErr("body", "body is required")
-	case words > MaxBodyWords:
-		return ruleErr("body-words", "body is %d words; the limit is %d", words, MaxBodyWords)
-	case chars > MaxBodyChars:
-		return ruleErr("body-length", "body is %d characters; the limit is %d", chars, MaxBodyChars)
+func checkBody(t Type, body string) []*RuleError {
+	if body == "" {
+		return []*RuleError{ruleErr("body", "body is required")}
+	}
+	var errs []*RuleError
+	if words := len(strings.Fields(body)); words > MaxBodyWords {
+		errs = append(errs, ruleErr("body-words", "body is %d words; the limit is %d", words, MaxBodyWords))
+	}
+	if chars := utf8.RuneCountInString(body); chars > MaxBodyChars {
+		errs = append(errs, ruleErr("body-length", "body is %d characters; the limit is %d", chars, MaxBodyChars))
 	}
 	if t == Decision || t == Risk {
 		if !whyPattern.MatchString(body) {
-			return ruleErr("body-why", "a %s body needs a \"Why:\" line", t)
+			errs = append(errs, ruleErr("body-why", "a %s body needs a \"Why:\" line", t))
 		}
 		if !howPattern.MatchString(body) {
-			return ruleErr("body-how", "a %s body needs a \"How to apply:\" line", t)
+			errs = append(errs, ruleErr("body-how", "a %s body needs a \"How to apply:\" line", t))
 		}
 	}
-	return nil
+	return errs
 }
 
 func validSource(s string) bool {

@@ -33,6 +33,11 @@ type WriteResult struct {
 	Supersedes string      `json:"supersedes,omitempty"`
 	Warnings   []string    `json:"warnings,omitempty"`
 	Index      IndexResult `json:"index"` // zero when nothing was written
+
+	// Similar lists the active facts whose titles are close to the new
+	// one, as the warnings name them, so a command line can say which
+	// flag would supersede them.
+	Similar []Fact `json:"-"`
 }
 
 // String is the seed's answer, without the warnings:
@@ -43,6 +48,9 @@ type WriteResult struct {
 // or "unchanged: fact-0009 already states this". No final newline.
 func (r WriteResult) String() string {
 	if r.Action == Unchanged {
+		if r.Supersedes != "" {
+			return fmt.Sprintf("unchanged: %s already states this; it now supersedes %s\n%s", r.ID, r.Supersedes, r.Index.WriteSummary())
+		}
 		return fmt.Sprintf("unchanged: %s already states this", r.ID)
 	}
 	s := "created: " + r.ID
@@ -145,6 +153,11 @@ func (s *Store) writeLocked(ctx context.Context, req WriteRequest, today string)
 			continue
 		}
 		if normBody(f.Body) == body && !f.Expired(today) {
+			if req.Supersedes != "" && old.ID != f.ID && f.Supersedes == "" {
+				// The fact was written before its writer knew it replaced
+				// another (the similar-title warning says so): link them now.
+				return s.link(ctx, snap, f, *old)
+			}
 			return WriteResult{Action: Unchanged, ID: f.ID, Path: f.Path}, nil
 		}
 		if old == nil {
@@ -156,7 +169,11 @@ func (s *Store) writeLocked(ctx context.Context, req WriteRequest, today string)
 	if old != nil {
 		skip = old.ID
 	}
-	warnings := s.nearDuplicates(snap, req.Title, skip, today)
+	similar := s.nearDuplicates(snap, req.Title, skip, today)
+	var warnings []string
+	for _, f := range similar {
+		warnings = append(warnings, fmt.Sprintf("warning: similar to %s %q; if the new fact replaces it, supersede it explicitly", f.ID, f.Title))
+	}
 
 	id := FormatID(snap.maxID + 1)
 	f := Fact{
@@ -182,7 +199,7 @@ func (s *Store) writeLocked(ctx context.Context, req WriteRequest, today string)
 		return WriteResult{}, err
 	}
 	pause.Point(ctx, "facts.after-fact-written")
-	res := WriteResult{Action: Created, ID: id, Path: f.Path, Warnings: warnings}
+	res := WriteResult{Action: Created, ID: id, Path: f.Path, Warnings: warnings, Similar: similar}
 	if old != nil {
 		res.Supersedes = old.ID
 		raw := rawFact(snap, old.Path)
@@ -206,19 +223,54 @@ func (s *Store) writeLocked(ctx context.Context, req WriteRequest, today string)
 
 // nearDuplicates returns a warning for each active fact (other than skip)
 // whose title is close to title.
-func (s *Store) nearDuplicates(snap *snapshot, title, skip, today string) []string {
+func (s *Store) nearDuplicates(snap *snapshot, title, skip, today string) []Fact {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var warnings []string
+	var similar []Fact
 	for _, f := range snap.facts {
 		if !isActive(f, today) || f.ID == skip {
 			continue
 		}
 		if similarity(f.Title, title, s.stems) >= nearDuplicate {
-			warnings = append(warnings, fmt.Sprintf("warning: similar to %s %q; if the new fact replaces it, supersede it explicitly", f.ID, f.Title))
+			similar = append(similar, f)
 		}
 	}
-	return warnings
+	return similar
+}
+
+// link records that the existing fact f supersedes old, both already
+// written: f gains supersedes, old is marked superseded by f, and the index
+// is rebuilt. A failure restores both files.
+func (s *Store) link(ctx context.Context, snap *snapshot, f, old Fact) (WriteResult, error) {
+	if old.Status == Superseded {
+		return WriteResult{}, ruleErr("supersedes", "supersede %s: already superseded by %s", old.ID, old.SupersededBy)
+	}
+	rawNew, rawOld := rawFact(snap, f.Path), rawFact(snap, old.Path)
+	rawNew.Supersedes = old.ID
+	rawOld.Status, rawOld.SupersededBy = Superseded, f.ID
+	var restore []func()
+	undo := func(err error) (WriteResult, error) {
+		for _, r := range restore {
+			r()
+		}
+		return WriteResult{}, err
+	}
+	for _, raw := range []Fact{rawNew, rawOld} {
+		content, err := os.ReadFile(s.osPath(raw.Path))
+		if err != nil {
+			return undo(err)
+		}
+		if err := atomicfile.WriteFile(s.osPath(raw.Path), Format(raw), 0o644); err != nil {
+			return undo(err)
+		}
+		p := raw.Path
+		restore = append(restore, func() { _ = atomicfile.WriteFile(s.osPath(p), content, 0o644) })
+	}
+	idx, err := s.writeIndex(ctx)
+	if err != nil {
+		return undo(err)
+	}
+	return WriteResult{Action: Unchanged, ID: f.ID, Path: f.Path, Supersedes: old.ID, Index: idx}, nil
 }
 
 // rawFact returns the fact of the file at p as written in it.

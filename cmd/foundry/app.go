@@ -32,6 +32,7 @@ type cliEnv struct {
 	rev     string // --rev
 	staged  bool   // --staged
 	logFile string // --log-file
+	version bool   // --version, -v
 
 	logger  *slog.Logger
 	closers []func() error
@@ -120,7 +121,7 @@ const commandHelpTemplate = `NAME:
    {{template "helpNameTemplate" .}}
 
 USAGE:
-   {{if .UsageText}}{{wrap .UsageText 3}}{{else}}{{.HelpName}}{{if .VisibleFlags}} [options]{{end}}{{if .ArgsUsage}}{{with trim .ArgsUsage}} {{.}}{{end}}{{else}}{{if .Args}} [arguments...]{{end}}{{end}}{{end}}{{if .Category}}
+   {{if .UsageText}}{{wrap .UsageText 3}}{{else}}{{.HelpName}}{{if .VisibleCommands}} {{"{"}}{{range $i, $c := .VisibleCommands}}{{if $i}}|{{end}}{{$c.Name}}{{end}}{{"}"}}{{end}}{{if .VisibleFlags}} [options]{{end}}{{if .ArgsUsage}}{{with trim .ArgsUsage}} {{.}}{{end}}{{else}}{{if .Args}} [arguments...]{{end}}{{end}}{{end}}{{if .Category}}
 
 CATEGORY:
    {{.Category}}{{end}}{{if .VisibleCommands}}
@@ -147,12 +148,15 @@ GLOBAL OPTIONS (anywhere on the line):
 var setHelpTemplates = sync.OnceFunc(func() {
 	cli.CommandHelpTemplate = commandHelpTemplate
 	cli.SubcommandHelpTemplate = commandHelpTemplate
+	cli.FlagStringer = flagHelp
 })
 
 // newApp builds the application around env.
 func newApp(env *cliEnv) *cli.App {
 	setHelpTemplates()
-	app := &cli.App{
+	var app *cli.App
+	versionFlag := &cli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print the version and exit", Destination: &env.version}
+	app = &cli.App{
 		Name:  "foundry",
 		Usage: "shared memory and hand-offs for teams of AI coding agents, kept in git",
 		Description: `Foundry keeps a project's agent memory under .foundry/: facts, runbooks,
@@ -168,19 +172,31 @@ EXIT STATUS:
 		Writer:               env.stdout,
 		ErrWriter:            env.stderr,
 		Reader:               env.stdin,
-		Flags:                globalFlags(env),
+		Flags:                append(globalFlags(env), versionFlag),
 		Commands:             commands(env),
 		HideVersion:          true,
 		EnableBashCompletion: false,
 		ExitErrHandler:       func(*cli.Context, error) {},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return &usageError{err}
+		OnUsageError:         onUsageError,
+		Before: func(c *cli.Context) error {
+			if env.version && c.NArg() > 0 {
+				return usageErrorf("--version takes no command; run 'foundry version' for the long form")
+			}
+			return env.setup()
 		},
-		Before: func(*cli.Context) error { return env.setup() },
+		Action: func(c *cli.Context) error {
+			switch {
+			case env.version:
+				return runVersion(env)
+			case c.NArg() > 0:
+				return unknownCommand(c.Args().First(), app.Commands)
+			}
+			return cli.ShowAppHelp(c)
+		},
 	}
 	var notFound error
 	app.CommandNotFound = func(c *cli.Context, name string) {
-		notFound = usageErrorf("unknown command %q", name)
+		notFound = unknownCommand(name, app.Commands)
 	}
 	for _, c := range app.Commands {
 		setUsageHandlers(c)
@@ -192,12 +208,12 @@ EXIT STATUS:
 // setUsageHandlers makes flag errors of every (sub)command usage errors.
 func setUsageHandlers(c *cli.Command) {
 	c.HideHelpCommand = true
-	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return &usageError{err} }
+	c.OnUsageError = onUsageError
 	if len(c.Subcommands) > 0 && c.Action == nil {
 		// A group named alone is a missing argument: exit 2, not help and 0.
 		c.Action = func(ctx *cli.Context) error {
 			if ctx.NArg() > 0 {
-				return usageErrorf("unknown command %q", ctx.Args().First())
+				return unknownCommand(ctx.Args().First(), c.Subcommands)
 			}
 			var names []string
 			for _, s := range c.Subcommands {

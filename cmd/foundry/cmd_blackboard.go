@@ -97,8 +97,9 @@ Reads the working tree, or --staged / --rev REV.
 
 EXIT STATUS:
    0  ok
-   1  unknown wave, no artifact by --agent, or an invalid cursor
-   2  malformed command line, including a bad limit or wave name`,
+   1  unknown wave, or no artifact by --agent
+   2  malformed command line, including a bad limit, wave or agent name,
+      or a cursor this wave did not issue`,
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "agent", Usage: "only the artifact of agent `NAME`", Destination: &opts.agent},
 					&cli.BoolFlag{Name: "full", Usage: "print each artifact verbatim, not a summary", Destination: &opts.full},
@@ -123,14 +124,8 @@ EXIT STATUS:
 func runBlackboardWrite(ctx context.Context, env *cliEnv, opts *blackboardOptions) error {
 	// Names first: a hostile name is a malformed command line, whatever the
 	// data says.
-	for _, n := range []struct{ field, name string }{{"wave", opts.wave}, {"agent", opts.agent}} {
-		if _, err := blackboard.Sanitize(n.name); err != nil {
-			var ne *blackboard.NameError
-			if errors.As(err, &ne) {
-				ne.Field = n.field
-			}
-			return &usageError{err}
-		}
+	if err := checkNames(struct{ field, name string }{"wave", opts.wave}, struct{ field, name string }{"agent", opts.agent}); err != nil {
+		return err
 	}
 	p, err := env.openWritable()
 	if err != nil {
@@ -187,12 +182,12 @@ func readData(opts *blackboardOptions) ([]byte, error) {
 }
 
 func runBlackboardRead(ctx context.Context, env *cliEnv, opts *blackboardOptions) error {
-	if _, err := blackboard.Sanitize(opts.wave); err != nil {
-		var ne *blackboard.NameError
-		if errors.As(err, &ne) {
-			ne.Field = "wave"
-		}
-		return &usageError{err}
+	names := []struct{ field, name string }{{"wave", opts.wave}}
+	if opts.agent != "" {
+		names = append(names, struct{ field, name string }{"agent", opts.agent})
+	}
+	if err := checkNames(names...); err != nil {
+		return err
 	}
 	p, err := env.open()
 	if err != nil {
@@ -201,7 +196,8 @@ func runBlackboardRead(ctx context.Context, env *cliEnv, opts *blackboardOptions
 	res, err := blackboard.Open(p.FS, blackboard.Options{}).Read(ctx, blackboard.ReadRequest{
 		Wave: opts.wave, Agent: opts.agent, Full: opts.full, Limit: opts.limit, Cursor: opts.cursor,
 	})
-	if errors.Is(err, blackboard.ErrInvalidName) {
+	if errors.Is(err, blackboard.ErrInvalidName) || errors.Is(err, blackboard.ErrInvalidCursor) {
+		// Both are flag values the flag's own syntax rejects.
 		return &usageError{err}
 	}
 	if err != nil {
@@ -212,4 +208,19 @@ func runBlackboardRead(ctx context.Context, env *cliEnv, opts *blackboardOptions
 	}
 	_, err = io.WriteString(opts.stdout, res.Text())
 	return err
+}
+
+// checkNames refuses a wave or agent name that sanitises to nothing, "." or
+// "..": a malformed command line.
+func checkNames(names ...struct{ field, name string }) error {
+	for _, n := range names {
+		if _, err := blackboard.Sanitize(n.name); err != nil {
+			var ne *blackboard.NameError
+			if errors.As(err, &ne) {
+				ne.Field = n.field
+			}
+			return &usageError{err}
+		}
+	}
+	return nil
 }

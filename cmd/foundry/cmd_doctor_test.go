@@ -36,7 +36,7 @@ func TestRunDoctorExitCodes(t *testing.T) {
 		{"error as json", map[string]string{".foundry/blackboard/w/a.json": "{"}, []string{"--json"}, 3},
 		{"error as sarif", map[string]string{".foundry/blackboard/w/a.json": "{"}, []string{"--format", "sarif"}, 3},
 		{"usage", map[string]string{".foundry/blackboard/.keep": ""}, []string{"--format", "xml"}, 2},
-		{"fix at a revision", map[string]string{".foundry/blackboard/.keep": ""}, []string{"--fix", "--rev", "HEAD"}, 1},
+		{"fix at a revision", map[string]string{".foundry/blackboard/.keep": ""}, []string{"--fix", "--rev", "HEAD"}, 2},
 	}
 	for _, tt := range tests {
 		// Not parallel: urfave/cli v2 keeps its help flag in a package

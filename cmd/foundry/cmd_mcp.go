@@ -123,7 +123,7 @@ func runMCPServe(ctx context.Context, env *cliEnv, opts *mcpOptions) error {
 	}
 	o := mcp.Options{
 		Registry:          reg,
-		Version:           currentVersion(),
+		Version:           currentVersion().Version,
 		ReadOnly:          readOnly,
 		Scopes:            cfg.Scopes,
 		MaxConcurrency:    cfg.MaxConcurrency,

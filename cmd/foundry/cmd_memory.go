@@ -102,7 +102,9 @@ rebuilds INDEX.md, under a lock shared with every other writer. Prints
 
 or "unchanged: fact-0009 already states this" when an active fact of the
 same type and scope already says the same. The same title with a new body
-supersedes the old fact; a similar title adds a warning on stderr.
+supersedes the old fact; a similar title adds a warning on stderr naming
+the similar fact: writing the same fact again with --supersedes fact-NNNN
+then links the two.
 
 Rules: the title states the fact in at most 80 characters; the body has at
 most 120 words and 900 characters, and for decision and risk a "Why:" and a
@@ -110,23 +112,26 @@ most 120 words and 900 characters, and for decision and risk a "Why:" and a
 confidence high, medium or low; source adr-NNNN, conversation, code or
 external:<url>; expires a real YYYY-MM-DD date. A fact that holds a secret
 (private key, access token, API key, password, credentials in a URL) is
-refused. A broken rule writes nothing. Never with --rev or --staged.
+refused. Every broken rule is reported at once, and a broken rule writes
+nothing. Never with --rev or --staged.
 
 EXIT STATUS:
    0  created or unchanged
-   1  a rule is broken or a secret was found (nothing written), or a file error
-   2  malformed command line`,
+   1  a content rule is broken (title, body, a past expiry) or a secret
+      was found (nothing written), or a file error
+   2  malformed command line: a flag value of the wrong form (type,
+      scope, confidence, source, tag, expires, supersedes), or --rev/--staged`,
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "title", Usage: "the fact itself, at most 80 characters (required)", Destination: &opts.req.Title},
-					&cli.StringFlag{Name: "type", Usage: "`TYPE`: decision, constraint, convention, domain, risk, metric or glossary (required)", Destination: (*string)(&opts.req.Type)},
+					&cli.StringFlag{Name: "title", Usage: "the fact itself as one `TEXT` line, at most 80 characters (required)", Destination: &opts.req.Title},
+					&cli.StringFlag{Name: "type", Usage: "one `TYPE` of decision, constraint, convention, domain, risk, metric or glossary (required)", Destination: (*string)(&opts.req.Type)},
 					&cli.StringFlag{Name: "body", Usage: "the fact's `TEXT`, at most 120 words", Destination: &opts.body},
 					&cli.StringFlag{Name: "body-file", Usage: "read the body from `FILE` (- for stdin)", Destination: &opts.bodyFile},
-					&cli.StringFlag{Name: "scope", Usage: "project, module:<name> or vertical:<name> (default: project)", Destination: &opts.req.Scope},
+					&cli.StringFlag{Name: "scope", Usage: "the `SCOPE`: project, module:<name> or vertical:<name> (default: project)", Destination: &opts.req.Scope},
 					&cli.StringSliceFlag{Name: "tag", Usage: "a `TAG`; repeat or separate with commas", Destination: opts.tags},
-					&cli.StringFlag{Name: "confidence", Usage: "high, medium or low (default: medium)", Destination: (*string)(&opts.req.Confidence)},
-					&cli.StringFlag{Name: "source", Usage: "adr-NNNN, conversation, code or external:<url> (default: conversation)", Destination: &opts.req.Source},
+					&cli.StringFlag{Name: "confidence", Usage: "the `LEVEL`: high, medium or low (default: medium)", Destination: (*string)(&opts.req.Confidence)},
+					&cli.StringFlag{Name: "source", Usage: "the `SOURCE`: adr-NNNN, conversation, code or external:<url> (default: conversation)", Destination: &opts.req.Source},
 					&cli.StringFlag{Name: "expires", Usage: "stop loading the fact after `YYYY-MM-DD`", Destination: &opts.req.Expires},
-					&cli.StringFlag{Name: "supersedes", Usage: "the fact `fact-NNNN` this one replaces", Destination: &opts.req.Supersedes},
+					&cli.StringFlag{Name: "supersedes", Usage: "the fact this one replaces, as `fact-NNNN`", Destination: &opts.req.Supersedes},
 				},
 				Action: func(c *cli.Context) error {
 					bind()
@@ -145,6 +150,10 @@ EXIT STATUS:
 						return usageErrorf("memory write needs --body or --body-file")
 					}
 					opts.req.Tags = opts.tags.Value()
+					if err := facts.CheckForm(opts.req); err != nil {
+						// A value its flag's syntax rejects: a malformed line.
+						return &usageError{err}
+					}
 					return runMemoryWrite(c.Context, env, opts)
 				},
 			},
@@ -265,6 +274,11 @@ func runMemoryWrite(ctx context.Context, env *cliEnv, opts *memoryOptions) error
 	res, err := memoryStore(env, p).Write(ctx, req)
 	if err != nil {
 		return err
+	}
+	// The library's warnings speak to agents; a person gets the flag.
+	res.Warnings = nil
+	for _, f := range res.Similar {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("warning: similar to %s %q; if %s replaces it, run the same write again with --supersedes %s", f.ID, f.Title, res.ID, f.ID))
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintln(opts.stderr, w)

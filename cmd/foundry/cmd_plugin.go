@@ -68,7 +68,7 @@ func runPluginBuild(env *cliEnv, opts *pluginOptions) error {
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(env.dir, dir)
 	}
-	files, err := claude.BuildPlugin(dir, claude.PluginOptions{Version: currentVersion()})
+	files, err := claude.BuildPlugin(dir, claude.PluginOptions{Version: currentVersion().Version})
 	if err != nil {
 		return err
 	}

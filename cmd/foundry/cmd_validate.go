@@ -497,7 +497,7 @@ const inputRule = "foundry/unreadable-artifact"
 
 func renderSARIF(w io.Writer, results []validateResult) error {
 	run := sarifRun{
-		Tool:       sarifTool{Driver: sarifDriver{Name: "foundry", Version: currentVersion(), Rules: []sarifRule{}}},
+		Tool:       sarifTool{Driver: sarifDriver{Name: "foundry", Version: currentVersion().Version, Rules: []sarifRule{}}},
 		ColumnKind: "unicodeCodePoints",
 		Results:    []sarifResult{},
 	}

@@ -73,6 +73,9 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &usage):
 		return exitUsage
+	case errors.Is(err, project.ErrReadOnly):
+		// --rev or --staged on a command that writes: a malformed line.
+		return exitUsage
 	case errors.As(err, &ex):
 		return ex.code
 	case errors.Is(err, context.Canceled):

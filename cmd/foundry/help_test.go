@@ -13,12 +13,18 @@ import (
 // subcommand: each must print usage on stdout, exit 0, and end its
 // description with an EXIT STATUS section.
 func TestEveryCommandDocumentsExitCodes(t *testing.T) {
+	type group struct {
+		path []string
+		subs []*cli.Command
+	}
+	var groups []group
 	var paths [][]string
 	var walk func(prefix []string, cmds []*cli.Command)
 	walk = func(prefix []string, cmds []*cli.Command) {
 		for _, c := range cmds {
 			p := append(append([]string{}, prefix...), c.Name)
 			if len(c.Subcommands) > 0 {
+				groups = append(groups, group{p, c.Subcommands})
 				walk(p, c.Subcommands)
 				continue
 			}
@@ -45,6 +51,53 @@ func TestEveryCommandDocumentsExitCodes(t *testing.T) {
 			if !strings.Contains(out, "USAGE:\n   foundry "+strings.Join(p, " ")) {
 				t.Errorf("help of %q has no usage line:\n%s", strings.Join(p, " "), out)
 			}
+			checkFlagHelp(t, out)
 		})
+	}
+	for _, g := range groups {
+		t.Run(strings.Join(g.path, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			args := append(append([]string{"foundry"}, g.path...), "--help")
+			if code := run(context.Background(), args, nil, &stdout, &stderr); code != 0 {
+				t.Fatalf("exit %d, stderr: %s", code, stderr.String())
+			}
+			var names []string
+			for _, s := range g.subs {
+				names = append(names, s.Name)
+			}
+			want := "USAGE:\n   foundry " + strings.Join(g.path, " ") + " {" + strings.Join(names, "|") + "}"
+			if !strings.Contains(stdout.String(), want) {
+				t.Errorf("group help does not show its commands in USAGE (%q):\n%s", want, stdout.String())
+			}
+		})
+	}
+}
+
+// checkFlagHelp fails on the flag lines urfave/cli prints by default that
+// read wrong: a doubled default, the placeholder "value", a bool's
+// "(default: false)", a flag with one dash.
+func checkFlagHelp(t *testing.T, help string) {
+	t.Helper()
+	inOptions := false
+	for _, line := range strings.Split(help, "\n") {
+		if strings.HasSuffix(line, "OPTIONS:") || strings.HasSuffix(line, "OPTIONS (anywhere on the line):") {
+			inOptions = true
+			continue
+		}
+		if !inOptions || !strings.HasPrefix(line, "   -") {
+			inOptions = inOptions && line != ""
+			continue
+		}
+		flag, _, _ := strings.Cut(strings.TrimSpace(line), " ")
+		switch {
+		case strings.Count(line, "(default") > 1:
+			t.Errorf("doubled default: %q", line)
+		case strings.Contains(line, " value "):
+			t.Errorf("placeholder 'value': %q", line)
+		case strings.Contains(line, "(default: false)"), strings.Contains(line, "(default: 0)"):
+			t.Errorf("default that says nothing: %q", line)
+		case len(strings.TrimRight(flag, ",")) > 2 && !strings.HasPrefix(flag, "--"):
+			t.Errorf("long flag with one dash: %q", line)
+		}
 	}
 }

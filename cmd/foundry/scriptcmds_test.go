@@ -1,9 +1,13 @@
 package main
 
 import (
+	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -11,6 +15,32 @@ import (
 // scriptCmds are the extra testscript commands of the CLI scripts.
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
 	"cptree": cmdCptree,
+	"exits":  cmdExits,
+}
+
+// cmdExits runs a command and checks its exit status: exits N CMD ARGS...
+// Its output is kept for the stdout and stderr commands that follow, as
+// exec's is. `! exec` only says "not 0"; the exit-code table needs the code.
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! exits")
+	}
+	if len(args) < 2 {
+		ts.Fatalf("usage: exits N CMD [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("%s: %v", args[1], err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", strings.Join(args[1:], " "), got, want)
+	}
 }
 
 // cmdCptree copies a folder tree: cptree SRC DST. Scripts use it to work on

@@ -1,0 +1,80 @@
+// Package textdist measures how far apart two words are, for the
+// "did you mean" of the CLI and the typo-forgiving memory search.
+package textdist
+
+// Distance returns the optimal-string-alignment Damerau–Levenshtein distance
+// between a and b, counted in runes: the fewest insertions, deletions,
+// substitutions and transpositions of two adjacent runes that turn a into b.
+// It stops counting above max and returns max+1 then, so comparing a word
+// against a large vocabulary costs O(len·max) per pair, not O(len²); a
+// negative max means no bound.
+func Distance(a, b string, max int) int {
+	ra, rb := []rune(a), []rune(b)
+	if max < 0 {
+		max = len(ra) + len(rb)
+	}
+	if d := len(ra) - len(rb); d > max || -d > max {
+		return max + 1
+	}
+	// Three rolling rows: the one before the previous is what a
+	// transposition reads.
+	prev2 := make([]int, len(rb)+1)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			v := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				v = min(v, prev2[j-2]+1)
+			}
+			cur[j] = v
+			rowMin = min(rowMin, v)
+		}
+		if rowMin > max {
+			return max + 1
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	if d := prev[len(rb)]; d <= max {
+		return d
+	}
+	return max + 1
+}
+
+// Closest returns the candidates within distance max of word, nearest
+// first and in the candidates' order among equals. A candidate that starts
+// with word also counts, at distance max, so "mem" suggests "memory".
+func Closest(word string, candidates []string, max int) []string {
+	type hit struct {
+		s string
+		d int
+	}
+	var hits []hit
+	for _, c := range candidates {
+		d := Distance(word, c, max)
+		if d > max && len(word) >= 2 && len(c) > len(word) && c[:len(word)] == word {
+			d = max
+		}
+		if d <= max && c != word {
+			hits = append(hits, hit{c, d})
+		}
+	}
+	out := make([]string, 0, len(hits))
+	for d := 0; d <= max; d++ {
+		for _, h := range hits {
+			if h.d == d {
+				out = append(out, h.s)
+			}
+		}
+	}
+	return out
+}

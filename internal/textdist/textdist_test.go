@@ -1,0 +1,78 @@
+package textdist
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestDistance(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		a, b string
+		max  int
+		want int
+	}{
+		{"", "", -1, 0},
+		{"abc", "abc", 1, 0},
+		{"webhok", "webhook", 1, 1},   // insertion
+		{"webhooks", "webhook", 1, 1}, // deletion
+		{"serach", "search", 1, 1},    // transposition
+		{"searxh", "search", 1, 1},    // substitution
+		{"ca", "abc", -1, 3},          // OSA, not unrestricted Damerau
+		{"kitten", "sitting", -1, 3},  // the textbook case
+		{"kitten", "sitting", 1, 2},   // bounded: max+1
+		{"a", "abcdef", 2, 3},         // length gap alone exceeds max
+		{"größe", "grösse", 2, 2},     // runes, not bytes
+		{"postgres", "postgresql", 2, 2},
+	}
+	for _, tt := range tests {
+		if got := Distance(tt.a, tt.b, tt.max); got != tt.want {
+			t.Errorf("Distance(%q, %q, %d) = %d, want %d", tt.a, tt.b, tt.max, got, tt.want)
+		}
+	}
+}
+
+func TestClosest(t *testing.T) {
+	t.Parallel()
+	cands := []string{"memory", "doctor", "validate", "version", "contracts"}
+	tests := []struct {
+		word string
+		want []string
+	}{
+		{"memroy", []string{"memory"}},
+		{"docter", []string{"doctor"}},
+		{"mem", []string{"memory"}},
+		{"verison", []string{"version"}},
+		{"zzz", []string{}},
+		{"memory", []string{}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, Closest(tt.word, cands, 2)); diff != "" {
+			t.Errorf("Closest(%q) (-want +got):\n%s", tt.word, diff)
+		}
+	}
+}
+
+func FuzzDistance(f *testing.F) {
+	f.Add("webhok", "webhooks", 1)
+	f.Add("", "x", -1)
+	f.Fuzz(func(t *testing.T, a, b string, max int) {
+		if max > 50 || max < -1 {
+			return
+		}
+		d := Distance(a, b, -1)
+		if d != Distance(b, a, -1) {
+			t.Fatalf("not symmetric: %q %q", a, b)
+		}
+		if (d == 0) != (string([]rune(a)) == string([]rune(b))) {
+			t.Fatalf("zero distance iff equal: %q %q = %d", a, b, d)
+		}
+		if max >= 0 {
+			bd := Distance(a, b, max)
+			if d <= max && bd != d || d > max && bd != max+1 {
+				t.Fatalf("bounded %d vs %d at max %d", bd, d, max)
+			}
+		}
+	})
+}
