@@ -19,6 +19,9 @@ import (
 // Path is where the config lives, relative to the project root.
 const Path = ".foundry/config.yaml"
 
+// MaxBytes bounds the config file a command rewrites.
+const MaxBytes = 1 << 20
+
 // Config is the whole configuration of a project.
 type Config struct {
 	MemoryRetrieval MemoryRetrieval
@@ -36,16 +39,27 @@ type Memory struct {
 	IndexBudgetTokens int // token budget of INDEX.md
 }
 
-// MCP governs `foundry mcp serve`.
+// MCP governs `foundry mcp serve`. Its defaults are seed 003's: the server
+// is off unless the block says enabled: true, read-only unless read_only is
+// false, and a mutating capability is exposed only when its scope is also
+// listed in scopes.
 type MCP struct {
+	// Declared is true when the file has an mcp block; without one the
+	// server refuses to start and `foundry init` adds the opt-in.
+	Declared          bool
 	Enabled           bool
 	ReadOnly          bool
 	Audit             bool
 	MaxConcurrency    int
 	RequestsPerMinute int
 	Burst             int
-	// Scopes enabled; nil means every scope of the capability registry.
+	// Scopes enabled; nil (the key omitted) means every read scope and no
+	// mutating scope.
 	Scopes []string
+	// Capabilities switches single capabilities on or off by name; nil
+	// when the key is omitted. The names are checked against the
+	// capability registry when the server starts.
+	Capabilities map[string]bool
 }
 
 // Default returns the configuration used when the file is absent.
@@ -54,7 +68,7 @@ func Default() Config {
 		MemoryRetrieval: MemoryRetrieval{MaxFacts: 8},
 		Memory:          Memory{IndexBudgetTokens: 4000},
 		MCP: MCP{
-			Enabled:           true,
+			ReadOnly:          true,
 			MaxConcurrency:    16,
 			RequestsPerMinute: 600,
 			Burst:             120,
@@ -95,7 +109,10 @@ func Load(fsys fs.FS) (Config, error) {
 	return Parse(Path, data)
 }
 
-var scopeRe = regexp.MustCompile(`^[a-z]+:[a-z]+$`)
+var (
+	scopeRe      = regexp.MustCompile(`^[a-z]+:[a-z]+$`)
+	capabilityRe = regexp.MustCompile(`^[A-Za-z0-9_.\-:/{}]{1,256}$`)
+)
 
 // Parse parses config file content; name is used in error messages.
 func Parse(name string, data []byte) (Config, error) {
@@ -129,6 +146,7 @@ func Parse(name string, data []byte) (Config, error) {
 			})
 		},
 		"mcp": func(n *yaml.Node, k string) error {
+			c.MCP.Declared = true
 			return d.object(n, k, map[string]func(*yaml.Node, string) error{
 				"enabled":         func(n *yaml.Node, k string) error { return d.boolean(n, k, &c.MCP.Enabled) },
 				"read_only":       func(n *yaml.Node, k string) error { return d.boolean(n, k, &c.MCP.ReadOnly) },
@@ -153,6 +171,33 @@ func Parse(name string, data []byte) (Config, error) {
 							return d.errorf(item, ik, "want a scope like read:memory, got %s", describe(item))
 						}
 						c.MCP.Scopes = append(c.MCP.Scopes, item.Value)
+					}
+					return nil
+				},
+				"capabilities": func(n *yaml.Node, k string) error {
+					if n.Kind != yaml.MappingNode {
+						return d.errorf(n, k, "want a mapping of capability names, got %s", describe(n))
+					}
+					c.MCP.Capabilities = map[string]bool{}
+					for i := 0; i+1 < len(n.Content); i += 2 {
+						kn, vn := n.Content[i], n.Content[i+1]
+						ck := k + "." + kn.Value
+						if kn.Kind != yaml.ScalarNode || !capabilityRe.MatchString(kn.Value) {
+							return d.errorf(kn, ck, "want a capability name like memory_search, got %s", describe(kn))
+						}
+						if _, dup := c.MCP.Capabilities[kn.Value]; dup {
+							return d.errorf(kn, ck, "duplicate key")
+						}
+						var on bool
+						if err := d.object(vn, ck, map[string]func(*yaml.Node, string) error{
+							"enabled": func(n *yaml.Node, k string) error { return d.boolean(n, k, &on) },
+						}); err != nil {
+							return err
+						}
+						if len(vn.Content) == 0 {
+							return d.errorf(vn, ck, "want {enabled: true} or {enabled: false}")
+						}
+						c.MCP.Capabilities[kn.Value] = on
 					}
 					return nil
 				},

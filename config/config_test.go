@@ -12,8 +12,10 @@ func TestParse(t *testing.T) {
 	custom := Default()
 	custom.MemoryRetrieval.MaxFacts = 12
 	custom.Memory.IndexBudgetTokens = 2000
+	custom.MCP.Declared = true
 	custom.MCP.ReadOnly = true
 	custom.MCP.Burst = 10
+	custom.MCP.Capabilities = map[string]bool{"token_report": false, "foundry://runbooks/{slug}": true}
 	custom.MCP.Scopes = []string{"read:memory", "read:ops"}
 	tests := []struct {
 		name    string
@@ -33,6 +35,9 @@ mcp:
   read_only: true
   rate_limit: {burst: 10}
   scopes: [read:memory, read:ops]
+  capabilities:
+    token_report: {enabled: false}
+    "foundry://runbooks/{slug}": {enabled: true}
 `,
 			want: custom,
 		},
@@ -43,6 +48,10 @@ mcp:
 		{name: "bool as string", in: "mcp:\n  enabled: \"yes\"\n", wantErr: `.foundry/config.yaml:2: mcp.enabled: want true or false, got string "yes"`},
 		{name: "not a mapping", in: "mcp: 3\n", wantErr: ".foundry/config.yaml:1: mcp: want a mapping, got integer 3"},
 		{name: "bad scope", in: "mcp:\n  scopes: [admin]\n", wantErr: `.foundry/config.yaml:2: mcp.scopes[0]: want a scope like read:memory, got string "admin"`},
+		{name: "capability without enabled", in: "mcp:\n  capabilities:\n    doctor: {}\n", wantErr: ".foundry/config.yaml:3: mcp.capabilities.doctor: want {enabled: true} or {enabled: false}"},
+		{name: "capability unknown key", in: "mcp:\n  capabilities:\n    doctor: {on: true}\n", wantErr: ".foundry/config.yaml:3: mcp.capabilities.doctor.on: unknown key (known keys: enabled)"},
+		{name: "capability bad name", in: "mcp:\n  capabilities:\n    \"a b\": {enabled: true}\n", wantErr: `.foundry/config.yaml:3: mcp.capabilities.a b: want a capability name like memory_search, got string "a b"`},
+		{name: "capabilities not a mapping", in: "mcp:\n  capabilities: [doctor]\n", wantErr: ".foundry/config.yaml:2: mcp.capabilities: want a mapping of capability names, got a list"},
 		{name: "duplicate", in: "memory: {}\nmemory: {}\n", wantErr: ".foundry/config.yaml:2: memory: duplicate key"},
 		{name: "bad yaml", in: "memory: [\n", wantErr: ".foundry/config.yaml:1: not valid YAML: did not find expected node content"},
 	}
@@ -61,6 +70,103 @@ mcp:
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Parse (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestMCPDefaults pins seed 003's defaults: no file or no block is not
+// declared and not enabled; read_only holds unless it is false; scopes
+// omitted stay nil (every read scope, no write scope).
+func TestMCPDefaults(t *testing.T) {
+	t.Parallel()
+	base := Default().MCP
+	with := func(f func(*MCP)) MCP { m := base; f(&m); return m }
+	tests := []struct {
+		name string
+		in   string
+		want MCP
+	}{
+		{"no config", "", base},
+		{"no mcp block", "memory:\n  indexBudgetTokens: 2000\n", base},
+		{"empty block", "mcp: {}\n", with(func(m *MCP) { m.Declared = true })},
+		{"block without read_only", "mcp:\n  enabled: true\n", with(func(m *MCP) { m.Declared, m.Enabled = true, true })},
+		{"block without scopes", "mcp:\n  enabled: true\n  read_only: false\n", with(func(m *MCP) { m.Declared, m.Enabled, m.ReadOnly = true, true, false })},
+		{"explicit opt-in", MCPOptIn, with(func(m *MCP) {
+			m.Declared, m.Enabled, m.ReadOnly = true, true, false
+			m.Scopes = []string{"read:memory", "write:memory", "read:runbooks", "read:contracts", "read:blackboard", "write:blackboard", "read:ops"}
+		})},
+		{"init template", Template, with(func(m *MCP) {
+			m.Declared, m.Enabled, m.ReadOnly = true, true, false
+			m.Scopes = []string{"read:memory", "write:memory", "read:runbooks", "read:contracts", "read:blackboard", "write:blackboard", "read:ops"}
+		})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := Parse(Path, []byte(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got.MCP); diff != "" {
+				t.Errorf("MCP (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if base.Enabled || !base.ReadOnly || base.Scopes != nil || base.Declared {
+		t.Errorf("Default().MCP = %+v, want disabled, read-only, scopes nil, not declared", base)
+	}
+}
+
+func TestAddMCPOptIn(t *testing.T) {
+	t.Parallel()
+	legacy := "# Foundry configuration.\n#\n# memory:\n#   indexBudgetTokens: 4000\n" + legacyMCPComment
+	tests := []struct {
+		name    string
+		in      string
+		want    string // "" with changed false: unchanged
+		wantErr string
+	}{
+		{name: "legacy template: commented mcp section replaced in place", in: legacy,
+			want: "# Foundry configuration.\n#\n# memory:\n#   indexBudgetTokens: 4000\n\n" + MCPOptIn},
+		{name: "other keys kept, block appended", in: "memoryRetrieval:\n  maxFacts: 3 # mine\nmemory: {indexBudgetTokens: 900}",
+			want: "memoryRetrieval:\n  maxFacts: 3 # mine\nmemory: {indexBudgetTokens: 900}\n\n" + MCPOptIn},
+		{name: "empty file", in: "", want: MCPOptIn},
+		{name: "block that disables the server is the owner's choice", in: "mcp:\n  enabled: false\n"},
+		{name: "block without enabled is kept too", in: "mcp:\n  audit: true\n"},
+		{name: "current template unchanged", in: Template},
+		{name: "flow mapping cannot take a block", in: "{memory: {indexBudgetTokens: 900}}\n",
+			wantErr: "add the mcp opt-in to .foundry/config.yaml: the file's layout does not allow it; add the mcp block by hand as foundry mcp serve prints it"},
+		{name: "invalid config", in: "memory: [\n", wantErr: ".foundry/config.yaml:1: not valid YAML: did not find expected node content"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, changed, err := AddMCPOptIn(Path, []byte(tt.in))
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("error = %v, want %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.want == "" {
+				if changed || string(got) != tt.in {
+					t.Fatalf("changed = %v, content:\n%s\nwant it unchanged", changed, got)
+				}
+				return
+			}
+			if !changed {
+				t.Fatal("changed = false, want true")
+			}
+			if diff := cmp.Diff(tt.want, string(got)); diff != "" {
+				t.Errorf("content (-want +got):\n%s", diff)
+			}
+			again, changed, err := AddMCPOptIn(Path, got)
+			if err != nil || changed || string(again) != string(got) {
+				t.Errorf("second run: changed = %v, err = %v; want idempotent", changed, err)
 			}
 		})
 	}

@@ -27,6 +27,7 @@ type Check struct {
 // The check ids.
 const (
 	CheckConfig            = "config.valid"
+	CheckConfigMCP         = "config.mcp"
 	CheckContractsLocal    = "contracts.local"
 	CheckContractsRedefine = "contracts.redefined"
 	CheckContractsBreaking = "contracts.breaking-edit"
@@ -51,6 +52,7 @@ const (
 func Checks() []Check {
 	return []Check{
 		{CheckConfig, Error, "config is valid", false},
+		{CheckConfigMCP, Warning, "config says whether foundry mcp serve may start (an mcp block)", false},
 		{CheckContractsLocal, Error, "project-local schemas are well named, parse and compile", false},
 		{CheckContractsRedefine, Error, "project-local schemas do not redefine an embedded contract", false},
 		{CheckContractsBreaking, Error, "published contracts were never edited in a breaking way", true},

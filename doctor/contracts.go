@@ -22,22 +22,36 @@ import (
 
 func (r *run) checkConfig(context.Context) error {
 	_, err := fs.Stat(r.p.FS, config.Path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	r.checked(CheckConfig, 1)
-	r.rep.Files++
-	_, err = config.Load(r.p.FS)
-	var cerr *config.Error
-	switch {
-	case errors.As(err, &cerr):
-		msg := cerr.Msg
-		if cerr.Key != "" {
-			msg = cerr.Key + ": " + msg
+	cfg := config.Default()
+	if err == nil {
+		r.checked(CheckConfig, 1)
+		r.rep.Files++
+		cfg, err = config.Load(r.p.FS)
+		var cerr *config.Error
+		switch {
+		case errors.As(err, &cerr):
+			msg := cerr.Msg
+			if cerr.Key != "" {
+				msg = cerr.Key + ": " + msg
+			}
+			r.add(CheckConfig, Finding{File: config.Path, Line: cerr.Line, Message: msg})
+			r.skip(CheckConfigMCP, "the config is invalid")
+			return nil
+		case err != nil:
+			return err
 		}
-		r.add(CheckConfig, Finding{File: config.Path, Line: cerr.Line, Message: msg})
-	case err != nil:
+	} else if errors.Is(err, fs.ErrNotExist) {
+		// Init writes config.yaml; a project without one was not made by
+		// it and says nothing about MCP.
+		return nil
+	} else {
 		return err
+	}
+	r.checked(CheckConfigMCP, 1)
+	if !cfg.MCP.Declared {
+		r.add(CheckConfigMCP, Finding{File: config.Path,
+			Message: "no mcp block: foundry mcp serve refuses to start, so agents get no Foundry tools; run foundry init to add the commented opt-in, or write mcp: {enabled: false} to say so",
+			Fix:     "foundry init"})
 	}
 	return nil
 }

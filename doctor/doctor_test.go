@@ -25,7 +25,7 @@ func cleanProject(t *testing.T) string {
 	p1, f1 := factFile("fact-0001", "Persistence uses Flyway", "2026-01-02")
 	p2, f2 := factFile("fact-0002", "Migrations run on deploy", "2026-01-03", func(f *facts.Fact) { f.Supersedes = "fact-0001" })
 	writeFiles(t, dir, map[string]string{
-		".foundry/config.yaml":                           "memoryRetrieval:\n  maxFacts: 10\n",
+		".foundry/config.yaml":                           "memoryRetrieval:\n  maxFacts: 10\nmcp:\n  enabled: false\n",
 		".foundry/blackboard/audit/appsec-reviewer.json": validFinding,
 		".foundry/schemas/note.v1.schema.json":           noteV1,
 		".foundry/blackboard/docs/scribe.json":           validNote,
@@ -110,6 +110,13 @@ func TestRunFindings(t *testing.T) {
 			files: map[string]string{".foundry/config.yaml": "memoryRetrieval:\n  maxFacts: eight\n"},
 			want:  []brief{{doctor.CheckConfig, ".foundry/config.yaml", `memoryRetrieval.maxFacts: want an integer, got string "eight"`, ""}},
 		},
+		{
+			name:  "config without an mcp block (initialised before the opt-in)",
+			files: map[string]string{".foundry/config.yaml": "memoryRetrieval:\n  maxFacts: 10\n"},
+			want: []brief{{doctor.CheckConfigMCP, ".foundry/config.yaml", "no mcp block: foundry mcp serve refuses to start, so agents get no Foundry tools; " +
+				"run foundry init to add the commented opt-in, or write mcp: {enabled: false} to say so", ""}},
+		},
+
 		{
 			name: "local schemas: bad name, not JSON, redefinition, does not compile",
 			files: map[string]string{
@@ -288,7 +295,7 @@ warning facts.index: 1 finding in 1 file (INDEX.md matches the facts)
     INDEX.md is missing (` + indexSummary(t, dir) + `)
   fix: run ` + "`foundry memory index`" + `
 
-passed:  config.valid, contracts.local, contracts.redefined, contracts.lock, blackboard.parse, blackboard.contract, facts.parse, facts.valid, facts.duplicate-id, facts.supersedes, facts.expired, runbooks.parse, runbooks.slug, agents.contract, agents.artifact
+passed:  config.valid, config.mcp, contracts.local, contracts.redefined, contracts.lock, blackboard.parse, blackboard.contract, facts.parse, facts.valid, facts.duplicate-id, facts.supersedes, facts.expired, runbooks.parse, runbooks.slug, agents.contract, agents.artifact
 skipped: contracts.breaking-edit, blackboard.tightened (the project is not in a git repository)
 1 error, 1 warning, 0 info in 2 files; 9 files checked.
 `

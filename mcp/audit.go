@@ -15,6 +15,8 @@ type auditor struct {
 	mu  sync.Mutex
 	w   io.Writer
 	now func() time.Time
+	// writesOnly records mutating tool calls alone.
+	writesOnly bool
 }
 
 // auditRecord is one line of the audit log.
@@ -39,7 +41,7 @@ type auditRecord struct {
 }
 
 func (a *auditor) start(req *jsonrpc.Request, method, name, scope string, mutating bool) *auditRecord {
-	if a == nil {
+	if a == nil || (a.writesOnly && !mutating) {
 		return nil
 	}
 	now := a.now()

@@ -1,6 +1,10 @@
 package mcp
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/foundryhq/foundry/config"
+)
 
 var (
 	// ErrUnknownResource is returned (possibly wrapped) by a resource reader
@@ -34,3 +38,11 @@ func Verbatim(text string) error { return &VerbatimError{Text: text} }
 
 // Error returns the text.
 func (e *VerbatimError) Error() string { return e.Text }
+
+// The refusals of [ConfigOptions]: the server exposes nothing.
+var (
+	// ErrNotDeclared means the config has no mcp block.
+	ErrNotDeclared = errors.New("the MCP server is not enabled: " + config.Path + " has no mcp block")
+	// ErrDisabled means the mcp block does not say enabled: true.
+	ErrDisabled = errors.New("the MCP server is disabled (mcp.enabled: false in " + config.Path + ")")
+)

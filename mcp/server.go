@@ -79,6 +79,10 @@ type Options struct {
 	// Audit, when set, receives one JSON line per tools/call and
 	// resources/read.
 	Audit io.Writer
+	// AuditWritesOnly limits the audit to calls of mutating tools: the
+	// audit that seed 003 requires of every write even when mcp.audit is
+	// false.
+	AuditWritesOnly bool
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
 	// Trace, when set, receives every JSON-RPC message read or written
@@ -188,7 +192,7 @@ func newSession(opts Options) (*session, error) {
 	}
 	s := &session{opts: opts, reg: opts.Registry, log: log, enabled: enabled, logLevel: -1}
 	if opts.Audit != nil {
-		s.audit = &auditor{w: opts.Audit, now: opts.Now}
+		s.audit = &auditor{w: opts.Audit, now: opts.Now, writesOnly: opts.AuditWritesOnly}
 	}
 	return s, nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/foundryhq/foundry/config"
 	"github.com/foundryhq/foundry/internal/atomicfile"
 )
 
@@ -14,25 +15,10 @@ import (
 type InitResult struct {
 	Root    string   `json:"root"`
 	Created []string `json:"created"` // slash paths relative to Root, in creation order
+	// OptIn is the config file init added the MCP opt-in to, in a project
+	// whose config had no mcp block; empty when it added none.
+	OptIn string `json:"optIn,omitempty"`
 }
-
-// ConfigTemplate is the commented config.yaml that init writes: every key
-// with its default, commented out.
-const ConfigTemplate = `# Foundry configuration. Every key is optional; the values shown are the
-# defaults. Uncomment a line to change it. Unknown keys are errors.
-#
-# memoryRetrieval:
-#   maxFacts: 8              # memory_search default limit (1–25)
-# memory:
-#   indexBudgetTokens: 4000  # token budget of .foundry/memory/INDEX.md
-# mcp:
-#   enabled: true            # false: foundry mcp serve refuses to start
-#   read_only: false         # true: mutating tools are not exposed
-#   audit: false             # true: every call is written to the audit log
-#   max_concurrency: 16      # requests in flight; more are rejected
-#   rate_limit: { requests_per_minute: 600, burst: 120 }
-#   scopes: [read:memory, write:memory, read:runbooks, read:contracts, read:blackboard, write:blackboard, read:ops]
-`
 
 const gitignoreTemplate = "# Local event log behind `foundry tokens`, writers' lock files, and the temp\n# files a killed writer may leave; never committed.\nmetrics/\n.lock\n.foundry-tmp-*\n"
 
@@ -56,10 +42,15 @@ func Init(dir string) (InitResult, error) {
 	}
 	for _, f := range []struct{ path, content string }{
 		{Dir + "/.gitignore", gitignoreTemplate},
-		{Dir + "/config.yaml", ConfigTemplate},
+		{config.Path, config.Template},
 	} {
 		p := filepath.Join(root, filepath.FromSlash(f.path))
 		if _, err := os.Stat(p); err == nil {
+			if f.path == config.Path {
+				if res.OptIn, err = addOptIn(p); err != nil {
+					return res, fmt.Errorf("init %s: %w", root, err)
+				}
+			}
 			continue
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return res, fmt.Errorf("init %s: %w", root, err)
@@ -70,4 +61,32 @@ func Init(dir string) (InitResult, error) {
 		res.Created = append(res.Created, f.path)
 	}
 	return res, nil
+}
+
+// addOptIn adds the MCP opt-in to the config file at p when it has no mcp
+// block (a project initialised before init wrote one) and returns its
+// project-relative path, or "" when nothing changed.
+func addOptIn(p string) (string, error) {
+	info, err := os.Lstat(p)
+	if err != nil {
+		return "", err
+	}
+	if !info.Mode().IsRegular() {
+		return "", fmt.Errorf("add the mcp opt-in to %s: not a regular file", config.Path)
+	}
+	if info.Size() > config.MaxBytes {
+		return "", fmt.Errorf("add the mcp opt-in to %s: file is over %d bytes", config.Path, config.MaxBytes)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return "", err
+	}
+	out, changed, err := config.AddMCPOptIn(config.Path, data)
+	if err != nil || !changed {
+		return "", err
+	}
+	if err := atomicfile.WriteFile(p, out, info.Mode().Perm()); err != nil {
+		return "", err
+	}
+	return config.Path, nil
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -36,9 +38,22 @@ func runConfig(env *cliEnv) error {
 		return err
 	}
 	cfg := p.Config
-	scopes := "(all)"
+	scopes := "(every read scope, no write scope)"
 	if cfg.MCP.Scopes != nil {
 		scopes = "[" + strings.Join(cfg.MCP.Scopes, ", ") + "]"
+	}
+	capNames := slices.Sorted(maps.Keys(cfg.MCP.Capabilities))
+	caps := "{}"
+	if len(capNames) > 0 {
+		parts := make([]string, len(capNames))
+		for i, name := range capNames {
+			parts[i] = fmt.Sprintf("%s: { enabled: %t }", name, cfg.MCP.Capabilities[name])
+		}
+		caps = "{ " + strings.Join(parts, ", ") + " }"
+	}
+	block := "# no mcp block: foundry mcp serve refuses to start (foundry init adds the opt-in)\n"
+	if cfg.MCP.Declared {
+		block = ""
 	}
 	if env.json {
 		return env.printJSON(map[string]any{
@@ -52,6 +67,8 @@ func runConfig(env *cliEnv) error {
 				"max_concurrency": cfg.MCP.MaxConcurrency,
 				"rate_limit":      map[string]any{"requests_per_minute": cfg.MCP.RequestsPerMinute, "burst": cfg.MCP.Burst},
 				"scopes":          cfg.MCP.Scopes,
+				"capabilities":    cfg.MCP.Capabilities,
+				"declared":        cfg.MCP.Declared,
 			},
 		})
 	}
@@ -60,15 +77,16 @@ memoryRetrieval:
   maxFacts: %d
 memory:
   indexBudgetTokens: %d
-mcp:
+%smcp:
   enabled: %t
   read_only: %t
   audit: %t
   max_concurrency: %d
   rate_limit: { requests_per_minute: %d, burst: %d }
   scopes: %s
-`, p.Root, p.Label(), cfg.MemoryRetrieval.MaxFacts, cfg.Memory.IndexBudgetTokens,
+  capabilities: %s
+`, p.Root, p.Label(), cfg.MemoryRetrieval.MaxFacts, cfg.Memory.IndexBudgetTokens, block,
 		cfg.MCP.Enabled, cfg.MCP.ReadOnly, cfg.MCP.Audit, cfg.MCP.MaxConcurrency,
-		cfg.MCP.RequestsPerMinute, cfg.MCP.Burst, scopes)
+		cfg.MCP.RequestsPerMinute, cfg.MCP.Burst, scopes, caps)
 	return err
 }

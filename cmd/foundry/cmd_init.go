@@ -30,8 +30,13 @@ func newInitCommand(env *cliEnv) *cli.Command {
 		ArgsUsage: " ",
 		Description: `Creates .foundry/ with memory/, runbooks/, blackboard/ and schemas/, a
 .gitignore that keeps metrics/ out of git, and a commented config.yaml
-showing every key with its default. Idempotent: run it again and nothing
-is changed or overwritten; it lists what it created.
+showing every key with its default, and the explicit MCP opt-in agents
+need (mcp: enabled: true, read_only: false, the write scopes listed), one
+comment per key. In a project whose config.yaml has no mcp block (one
+initialised before the opt-in existed) it adds that block, commented, and
+changes no other key: without it foundry mcp serve refuses to start.
+Idempotent: run it again and nothing is changed or overwritten; it lists
+what it created.
 
 With --claude it also sets the project up for Claude Code: the MCP server
 "foundry" (foundry mcp serve) in .mcp.json, and in .claude/settings.json
@@ -86,7 +91,10 @@ func printInit(env *cliEnv, rep initReport) error {
 	for _, p := range rep.Created {
 		fmt.Fprintf(&b, "created %s\n", p)
 	}
-	changed := len(rep.Created) > 0
+	if rep.OptIn != "" {
+		fmt.Fprintf(&b, "added the mcp opt-in to %s (foundry mcp serve may start; agents may write)\n", rep.OptIn)
+	}
+	changed := len(rep.Created) > 0 || rep.OptIn != ""
 	for _, f := range rep.Claude {
 		switch f.Action {
 		case claude.Created:

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -20,8 +19,25 @@ import (
 // relative to the project root; it lives in the gitignored metrics folder.
 const auditPath = tokens.MetricsDir + "/audit.jsonl"
 
-// errMCPDisabled means the project's config turns the MCP server off.
-var errMCPDisabled = errors.New("the MCP server is disabled (mcp.enabled: false in " + config.Path + ")")
+// optInHint tells how to enable the MCP server: the migration of `foundry
+// init` or the block itself.
+const optInHint = "run foundry init to add the commented opt-in to " + config.Path + ` (it changes no other key), or add:
+mcp:
+  enabled: true
+  read_only: false   # with the write scopes below: agents may write
+  scopes: [read:memory, write:memory, read:runbooks, read:contracts, read:blackboard, write:blackboard, read:ops]`
+
+// mcpRefusal adds the hint that enables the server to a refusal of
+// [mcp.ConfigOptions].
+func mcpRefusal(err error) error {
+	switch {
+	case errors.Is(err, mcp.ErrNotDeclared):
+		return withHint(err, optInHint)
+	case errors.Is(err, mcp.ErrDisabled):
+		return withHint(err, "set mcp.enabled: true in "+config.Path+" to serve")
+	}
+	return err
+}
 
 type mcpOptions struct {
 	transport string
@@ -62,18 +78,24 @@ foundry://memory/facts/{id} and foundry://blackboard/{wave}/{agent}.
 With --rev REV (or --staged) the server serves a read-only view of that
 revision: the tools that write are not listed.
 
-The mcp block of .foundry/config.yaml governs the server: enabled (false:
-refuse to start), read_only (hide the tools that write), audit (one JSON
-line per tool call and resource read in .foundry/metrics/audit.jsonl),
-max_concurrency, rate_limit {requests_per_minute, burst} (requests over
-the limits are rejected, not queued) and scopes (the capability scopes to
-expose: read:memory, write:memory, read:runbooks, read:contracts,
-read:blackboard, write:blackboard, read:ops). The mcp block is read from
-the working tree's config, also with --rev and --staged.
+The mcp block of .foundry/config.yaml governs the server, secure by
+default (seed 003): without the block, or without enabled: true, the
+server refuses to start (foundry init adds the opt-in). read_only defaults
+to true; scopes omitted means every read scope and no write scope, so a
+tool that writes is exposed only with read_only: false and its scope
+listed (write:memory: memory_write, memory_index; write:blackboard:
+blackboard_write). audit: true writes one JSON line per tool call and
+resource read to .foundry/metrics/audit.jsonl; with writes enabled the
+calls that write are audited even when it is false. max_concurrency and
+rate_limit {requests_per_minute, burst} bound the requests (over the
+limits: rejected, not queued). The scopes are read:memory, write:memory,
+read:runbooks, read:contracts, read:blackboard, write:blackboard and
+read:ops. The mcp block is read from the working tree's config, also with
+--rev and --staged.
 
 EXIT STATUS:
    0  stdin ended and every request was answered
-   1  the server is disabled in the config, the project or its config
+   1  the server is not enabled in the config, the project or its config
       cannot be read, or the audit log cannot be opened
    2  malformed command line
    130  interrupted`,
@@ -110,39 +132,33 @@ func runMCPServe(ctx context.Context, env *cliEnv, opts *mcpOptions) error {
 		}
 		cfg = wt.MCP
 	}
-	if !cfg.Enabled {
-		return errMCPDisabled
+	if err := mcp.CheckEnabled(cfg); err != nil {
+		return mcpRefusal(err)
 	}
-	readOnly := cfg.ReadOnly || !p.Writable()
-	// Without the write:memory scope the server writes no memory either: the
-	// memory index resource then renders a missing INDEX.md, not writes it.
-	noMemoryWrites := readOnly || (cfg.Scopes != nil && !slices.Contains(cfg.Scopes, mcp.ScopeWriteMemory))
-	reg, err := mcp.ProjectRegistry(p, mcp.ProjectOptions{Logger: env.logger, ReadOnly: noMemoryWrites})
+	reg, err := mcp.ProjectRegistry(p, mcp.ProjectOptions{Logger: env.logger, ReadOnly: !mcp.WritesMemory(cfg, p.Writable())})
 	if err != nil {
 		return err
 	}
-	o := mcp.Options{
-		Registry:          reg,
-		Version:           currentVersion().Version,
-		ReadOnly:          readOnly,
-		Scopes:            cfg.Scopes,
-		MaxConcurrency:    cfg.MaxConcurrency,
-		RequestsPerMinute: cfg.RequestsPerMinute,
-		Burst:             cfg.Burst,
-		Logger:            env.logger,
+	o, err := mcp.ConfigOptions(cfg, reg, p.Writable())
+	if err != nil {
+		return mcpRefusal(err)
 	}
+	o.Version = currentVersion().Version
+	o.Logger = env.logger
 	if opts.rpcTrace {
 		o.Trace = env.logger
 	}
-	if cfg.Audit {
+	// Calls that write are audited whatever mcp.audit says.
+	if cfg.Audit || o.WritesEnabled() {
 		f, err := openAudit(p.Root)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
 		o.Audit = f
+		o.AuditWritesOnly = !cfg.Audit
 	}
-	env.logger.Info("serving MCP on stdio", "root", p.Root, "source", p.Label(), "read_only", readOnly)
+	env.logger.Info("serving MCP on stdio", "root", p.Root, "source", p.Label(), "read_only", o.ReadOnly)
 	return mcp.Serve(ctx, env.stdin, env.stdout, o)
 }
 
