@@ -21,10 +21,40 @@ import (
 	"github.com/foundryhq/foundry/jsonrpc"
 )
 
-// Instructions is returned by initialize; it is the seed's text verbatim.
+// Instructions is returned by initialize when every tool it names is
+// enabled; it is the seed's text verbatim.
 const Instructions = "Foundry memory and contracts. Prefer memory_search over reading .foundry files. " +
 	"Consult runbook_list before recurring tasks. Hand work between agents with blackboard_write, " +
 	"returning only the artifact path and a short summary."
+
+// instructionParts are the sentences of [Instructions] with the tool each
+// names: a sentence is said only when its tool is enabled, so that the
+// instructions never point a model at a tool it cannot call.
+var instructionParts = []struct{ tool, text string }{
+	{"", "Foundry memory and contracts."},
+	{"memory_search", " Prefer memory_search over reading .foundry files."},
+	{"runbook_list", " Consult runbook_list before recurring tasks."},
+	{"blackboard_write", " Hand work between agents with blackboard_write, returning only the artifact path and a short summary."},
+}
+
+// instructions returns the sentences of [Instructions] whose tools this
+// session exposes.
+func (s *session) instructions() string {
+	var b strings.Builder
+	for _, p := range instructionParts {
+		if p.tool != "" {
+			t := s.reg.byName[p.tool]
+			if t == nil {
+				continue
+			}
+			if ok, _ := s.toolAvailable(t); !ok {
+				continue
+			}
+		}
+		b.WriteString(p.text)
+	}
+	return b.String()
+}
 
 // ProtocolVersions lists the protocol revisions served, newest first. A
 // client asking for another one is answered with the first.
@@ -258,7 +288,7 @@ func (s *session) initialize(_ context.Context, _ *jsonrpc.Conn, req *jsonrpc.Re
 	return initializeResult{
 		ProtocolVersion: version,
 		ServerInfo:      implementation{Name: ServerName, Version: s.opts.Version},
-		Instructions:    Instructions,
+		Instructions:    s.instructions(),
 	}, nil
 }
 
