@@ -6,8 +6,6 @@ package facts
 import (
 	"context"
 	"fmt"
-	"math"
-	"sort"
 	"strings"
 )
 
@@ -48,59 +46,6 @@ type SearchResult struct {
 	Active int    `json:"active"` // active facts in memory
 }
 
-// searchIndex holds postings for every fact that is not superseded; expiry
-// and the type filter apply at query time because they depend on the clock
-// and the query.
-type searchIndex struct {
-	docs     []int // index into snapshot.facts
-	lengths  []float64
-	avgLen   float64
-	postings map[string][]posting
-}
-
-type posting struct {
-	doc int // index into searchIndex.docs
-	tf  float64
-}
-
-func buildSearchIndex(facts []Fact, memo map[string]string) *searchIndex {
-	idx := &searchIndex{postings: map[string][]posting{}}
-	total := 0.0
-	for i, f := range facts {
-		if f.Status == Superseded {
-			continue
-		}
-		tf := map[string]float64{}
-		length := 0.0
-		add := func(text string, w float64) {
-			for _, t := range termsMemo(text, memo) {
-				tf[t] += w
-				length += w
-			}
-		}
-		add(f.Title, titleWeight)
-		add(strings.Join(f.Tags, " "), tagWeight)
-		add(f.Body, bodyWeight)
-		doc := len(idx.docs)
-		idx.docs = append(idx.docs, i)
-		idx.lengths = append(idx.lengths, length)
-		total += length
-		// Deterministic posting order: terms sorted.
-		ts := make([]string, 0, len(tf))
-		for t := range tf {
-			ts = append(ts, t)
-		}
-		sort.Strings(ts)
-		for _, t := range ts {
-			idx.postings[t] = append(idx.postings[t], posting{doc: doc, tf: tf[t]})
-		}
-	}
-	if len(idx.docs) > 0 {
-		idx.avgLen = total / float64(len(idx.docs))
-	}
-	return idx
-}
-
 // Search ranks the active facts (not superseded, not expired) against the
 // query with BM25 and returns at most Limit hits, best first; ties go to the
 // lower id. Words are case-folded and stemmed, so "Migrations" finds
@@ -119,70 +64,57 @@ func (s *Store) Search(ctx context.Context, q Query) (SearchResult, error) {
 	if q.Type != "" && !q.Type.Valid() {
 		return SearchResult{}, ruleErr("type", "unknown type %q; use one of %s", q.Type, typeList)
 	}
-	snap, err := s.load(ctx)
+	if err := ctx.Err(); err != nil {
+		return SearchResult{}, err
+	}
+	res, err := s.rank(q)
 	if err != nil {
 		return SearchResult{}, err
 	}
-	s.mu.Lock()
-	if snap.search == nil {
-		snap.search = buildSearchIndex(snap.facts, s.stems)
-	}
-	idx := snap.search
-	s.mu.Unlock()
-
-	res := rankFacts(snap.facts, idx, q, s.today())
 	s.record(eventSearch)
 	return res, nil
 }
 
-// rankFacts scores facts (indexed by idx) against a validated query.
-func rankFacts(facts []Fact, idx *searchIndex, q Query, today string) SearchResult {
-	res := SearchResult{Query: q.Text, Hits: []Hit{}}
-	for _, f := range facts {
-		if isActive(f, today) {
-			res.Active++
+// rank brings the live index up to date and ranks a validated query.
+func (s *Store) rank(q Query) (SearchResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.sync(); err != nil {
+		return SearchResult{}, err
+	}
+	s.indexAll()
+	return s.idx.rank(q, s.today()), nil
+}
+
+// indexAll builds the search index on first use; from then on every change
+// updates it. The caller holds s.mu.
+func (s *Store) indexAll() {
+	if s.idx != nil {
+		return
+	}
+	s.idx = newLiveIndex()
+	for _, list := range s.byID {
+		for _, e := range list {
+			if e.fact.Status != Superseded {
+				s.idx.add(e, s.stems)
+			}
 		}
 	}
-	n := float64(len(idx.docs))
-	scores := map[int]float64{}
-	seen := map[string]bool{}
-	for _, t := range terms(q.Text) {
-		if seen[t] {
-			continue
-		}
-		seen[t] = true
-		ps := idx.postings[t]
-		if len(ps) == 0 {
-			continue
-		}
-		df := float64(len(ps))
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		for _, p := range ps {
-			norm := bm25K1 * (1 - bm25B + bm25B*idx.lengths[p.doc]/idx.avgLen)
-			scores[p.doc] += idf * p.tf * (bm25K1 + 1) / (p.tf + norm)
-		}
+}
+
+// Vocabulary returns the search terms of the facts that are not superseded,
+// sorted: what a query word can match after case folding and stemming.
+func (s *Store) Vocabulary(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	for doc, score := range scores {
-		f := facts[idx.docs[doc]]
-		if !isActive(f, today) || (q.Type != "" && f.Type != q.Type) {
-			continue
-		}
-		res.Hits = append(res.Hits, Hit{Fact: f, Score: math.Round(score*1e4) / 1e4})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.sync(); err != nil {
+		return nil, err
 	}
-	sort.Slice(res.Hits, func(i, j int) bool {
-		a, b := res.Hits[i], res.Hits[j]
-		if a.Score != b.Score {
-			return a.Score > b.Score
-		}
-		if na, nb := IDNumber(a.ID), IDNumber(b.ID); na != nb {
-			return na < nb
-		}
-		return a.Path < b.Path
-	})
-	if len(res.Hits) > q.Limit {
-		res.Hits = res.Hits[:q.Limit]
-	}
-	return res
+	s.indexAll()
+	return s.idx.terms(), nil
 }
 
 // Render returns the seed's text answer: one block per hit, blank lines

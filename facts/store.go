@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -48,6 +49,11 @@ type Options struct {
 	// Events, when set, records a memory_search event per search and a
 	// memory_write event per fact created.
 	Events Recorder
+	// Watch makes a writable store learn changes to the memory folder from
+	// file-system events instead of listing it on every call: for a
+	// long-running process. Where events are unavailable the store says so
+	// once on Warn and revalidates on every call. [Store.Close] stops it.
+	Watch bool
 }
 
 // Store reads, searches and writes the facts of one project. It caches parsed
@@ -60,10 +66,20 @@ type Store struct {
 	fsys fs.FS
 	opts Options
 
-	mu    sync.Mutex
-	files map[string]*cachedFile // by path
-	snap  *snapshot
-	stems map[string]string // word → stem memo; bounded by the vocabulary
+	mu      sync.Mutex
+	files   map[string]*cachedFile // by path
+	byID    map[string][]*entry    // parsed facts by id, sorted by path
+	supers  map[string][]*entry    // superseded id → facts that name it in supersedes
+	pending map[string]bool        // ids whose derived status a change may have changed
+	idx     *liveIndex             // built on first search, then kept current
+	ver     uint64                 // counts changes
+	snap    *snapshot              // built on demand for version snapVer
+	snapVer uint64
+	stems   map[string]string // word → stem memo; bounded by the vocabulary
+
+	w        watcher // nil when not watching
+	watchOff bool    // watching failed; revalidate on every call
+	synced   bool    // the live state reflects one full scan at least
 }
 
 // NewStore returns a store reading through fsys, which is rooted at the
@@ -81,7 +97,24 @@ func NewStore(fsys fs.FS, opts Options) *Store {
 	if opts.Warn == nil {
 		opts.Warn = io.Discard
 	}
-	return &Store{fsys: fsys, opts: opts, files: map[string]*cachedFile{}, stems: map[string]string{}}
+	return &Store{
+		fsys: fsys, opts: opts, files: map[string]*cachedFile{}, stems: map[string]string{},
+		byID: map[string][]*entry{}, supers: map[string][]*entry{}, pending: map[string]bool{},
+	}
+}
+
+// Close stops watching the memory folder. A closed store still works; it
+// revalidates by file identity on every call.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.watchOff = true
+	if s.w == nil {
+		return nil
+	}
+	err := s.w.close()
+	s.w = nil
+	return err
 }
 
 // OpenDir returns a writable store on the working tree at root.
@@ -136,7 +169,8 @@ type cachedFile struct {
 	settled bool
 	sum     [sha256.Size]byte // content digest, used when key is weak
 	fact    Fact
-	err     error // parse error; the file is skipped
+	err     error  // parse error; the file is skipped
+	e       *entry // the parsed fact in the live state; nil with err
 }
 
 // snapshot is the parsed state of the memory folder at one moment.
@@ -144,7 +178,6 @@ type snapshot struct {
 	raw      []Fact           // as in the files, sorted by id number then path
 	facts    []Fact           // raw with supersession derived from both ends of each link
 	maxID    int              // highest id number among fact files, parsed or not
-	search   *searchIndex     // built on first search
 	problems []error          // parse errors of skipped files
 	byID     map[string][]int // indexes into facts
 }
@@ -168,95 +201,189 @@ func fileNumber(name string) int {
 	return IDNumber("fact-" + rest[:i])
 }
 
-// load returns the current snapshot, re-reading only files whose identity
-// changed since the last call.
+// load brings the live state up to date and returns the snapshot of it.
 func (s *Store) load(ctx context.Context) (*snapshot, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.sync(); err != nil {
+		return nil, err
+	}
+	if s.snap == nil || s.snapVer != s.ver {
+		s.snap, s.snapVer = s.buildSnapshot(), s.ver
+	}
+	return s.snap, nil
+}
+
+// sync brings the live state up to date; the caller holds s.mu. With a
+// working watcher it re-reads only the files that events name (none, most
+// of the time); otherwise, or when the events cannot be trusted, it lists
+// the folder and re-reads the files whose identity changed.
+func (s *Store) sync() error {
+	defer s.settle()
+	if s.opts.Watch && s.w == nil && !s.watchOff {
+		w, err := newWatcher(s.opts.Root)
+		if err != nil {
+			s.watchFailed(err)
+		} else {
+			s.w = w
+			// A store dropped without Close gives its descriptor back.
+			runtime.AddCleanup(s, func(w watcher) { _ = w.close() }, w)
+		}
+	}
+	if s.w != nil {
+		paths, full, err := s.w.drain()
+		switch {
+		case err != nil:
+			_ = s.w.close()
+			s.w = nil
+			s.watchFailed(err)
+		case !full && s.synced:
+			for _, p := range paths {
+				if err := s.refresh(p); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	if err := s.rescan(); err != nil {
+		return err
+	}
+	s.synced = true
+	return nil
+}
+
+// watchFailed turns watching off for good and says so once.
+func (s *Store) watchFailed(err error) {
+	s.watchOff = true
+	fmt.Fprintf(s.opts.Warn, "warning: no file-system events for %s (%v); every request revalidates it\n", Dir, err)
+}
+
+// rescan lists the memory folder and re-reads the files whose identity
+// changed since they were read.
+func (s *Store) rescan() error {
 	entries, err := fs.ReadDir(s.fsys, Dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("read %s: %w", Dir, err)
+		return fmt.Errorf("read %s: %w", Dir, err)
 	}
-	changed := s.snap == nil
 	seen := make(map[string]bool, len(entries))
-	maxID := 0
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || !isFactFile(name) {
 			continue
 		}
-		if n := fileNumber(name); n > maxID {
-			maxID = n
-		}
 		p := path.Join(Dir, name)
-		seen[p] = true
 		info, err := e.Info()
 		if errors.Is(err, fs.ErrNotExist) {
-			delete(seen, p) // removed since the listing
-			continue
+			continue // removed since the listing
 		}
 		if err != nil {
-			return nil, fmt.Errorf("stat %s: %w", p, err)
+			return fmt.Errorf("stat %s: %w", p, err)
 		}
-		key := keyOf(info)
-		c := s.files[p]
-		if c != nil && key.strong() && c.key == key && (c.settled || key.hash != "") {
-			continue
-		}
-		data, err := fs.ReadFile(s.fsys, p)
-		if errors.Is(err, fs.ErrNotExist) {
+		seen[p] = true
+		if !s.revalidate(p, info, false) {
 			delete(seen, p)
-			continue
 		}
-		if err != nil {
-			// One unreadable file is skipped with a warning, like a
-			// malformed one, and tried again on the next load.
-			var pe *fs.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
-			nc := &cachedFile{key: key, err: &ParseError{Path: p, Msg: "cannot be read: " + err.Error()}}
-			if c == nil || c.err == nil || c.err.Error() != nc.err.Error() {
-				fmt.Fprintf(s.opts.Warn, "warning: skip fact file %v\n", nc.err)
-				changed = true
-			}
-			s.files[p] = nc
-			continue
-		}
-		sum := sha256.Sum256(data)
-		settled := time.Since(info.ModTime()) > racyWindow
-		if c != nil && c.sum == sum {
-			c.key, c.settled = key, settled
-			continue
-		}
-		nc := &cachedFile{key: key, sum: sum, settled: settled}
-		nc.fact, nc.err = Parse(p, data)
-		nc.fact.Path = p
-		if nc.err != nil {
-			fmt.Fprintf(s.opts.Warn, "warning: skip fact file %v\n", nc.err)
-		}
-		s.files[p] = nc
-		changed = true
 	}
 	for p := range s.files {
 		if !seen[p] {
-			delete(s.files, p)
-			changed = true
+			s.setFile(p, nil)
 		}
 	}
-	if !changed {
-		return s.snap, nil
-	}
-	s.snap = s.buildSnapshot(maxID)
-	return s.snap, nil
+	return nil
 }
 
-func (s *Store) buildSnapshot(maxID int) *snapshot {
-	snap := &snapshot{maxID: maxID, byID: map[string][]int{}}
-	for _, c := range s.files {
+// refresh re-reads the one fact file at p, which an event named.
+func (s *Store) refresh(p string) error {
+	info, err := fs.Lstat(s.fsys, p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist), err == nil && info.IsDir():
+		if s.files[p] != nil {
+			s.setFile(p, nil)
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("stat %s: %w", p, err)
+	}
+	if !s.revalidate(p, info, true) && s.files[p] != nil {
+		s.setFile(p, nil)
+	}
+	return nil
+}
+
+// revalidate re-reads the file at p unless its identity proves the cached
+// parse current (always, with force). It reports false when the file is
+// gone.
+func (s *Store) revalidate(p string, info fs.FileInfo, force bool) bool {
+	key := keyOf(info)
+	c := s.files[p]
+	if !force && c != nil && key.strong() && c.key == key && (c.settled || key.hash != "") {
+		return true
+	}
+	data, err := fs.ReadFile(s.fsys, p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	if err != nil {
+		// One unreadable file is skipped with a warning, like a
+		// malformed one, and tried again on the next load.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		nc := &cachedFile{key: key, err: &ParseError{Path: p, Msg: "cannot be read: " + err.Error()}}
+		if c == nil || c.err == nil || c.err.Error() != nc.err.Error() {
+			fmt.Fprintf(s.opts.Warn, "warning: skip fact file %v\n", nc.err)
+			s.setFile(p, nc)
+		} else {
+			c.key = key
+		}
+		return true
+	}
+	sum := sha256.Sum256(data)
+	settled := time.Since(info.ModTime()) > racyWindow
+	if c != nil && c.sum == sum {
+		c.key, c.settled = key, settled
+		return true
+	}
+	nc := &cachedFile{key: key, sum: sum, settled: settled}
+	nc.fact, nc.err = Parse(p, data)
+	nc.fact.Path = p
+	if nc.err != nil {
+		if c == nil || c.sum != sum {
+			fmt.Fprintf(s.opts.Warn, "warning: skip fact file %v\n", nc.err)
+		}
+	}
+	s.setFile(p, nc)
+	return true
+}
+
+// setFile records the new state of the fact file at p, nil when it is gone.
+func (s *Store) setFile(p string, c *cachedFile) {
+	if old := s.files[p]; old != nil && old.e != nil {
+		s.unlinkEntry(old.e)
+	}
+	if c == nil {
+		delete(s.files, p)
+	} else {
+		s.files[p] = c
+		if c.err == nil {
+			c.e = newEntry(c.fact)
+			s.linkEntry(c.e)
+		}
+	}
+	s.ver++
+}
+
+func (s *Store) buildSnapshot() *snapshot {
+	snap := &snapshot{byID: map[string][]int{}}
+	for p, c := range s.files {
+		if n := fileNumber(path.Base(p)); n > snap.maxID {
+			snap.maxID = n
+		}
 		if c.err != nil {
 			snap.problems = append(snap.problems, c.err)
 			continue
@@ -355,12 +482,16 @@ func (s *Store) Problems(ctx context.Context) ([]error, error) {
 // When a merge left two facts with one id, the first by file name is
 // returned.
 func (s *Store) Get(ctx context.Context, id string) (Fact, error) {
-	snap, err := s.load(ctx)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return Fact{}, err
 	}
-	if ix := snap.byID[id]; len(ix) > 0 {
-		return snap.facts[ix[0]], nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.sync(); err != nil {
+		return Fact{}, err
+	}
+	if list := s.byID[id]; len(list) > 0 {
+		return list[0].fact, nil
 	}
 	return Fact{}, fmt.Errorf("get %s: %w", id, ErrNotFound)
 }

@@ -1,0 +1,378 @@
+package facts
+
+// This file defines the live state of a Store: one entry per parsed fact
+// file, supersession derived link by link, and an inverted index updated one
+// fact at a time. A change costs work in proportion to the facts it touches;
+// a search with no change costs nothing in proportion to the corpus.
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// entry is one parsed fact file.
+type entry struct {
+	raw   Fact // as the file states it, with Path
+	fact  Fact // with derived status
+	idnum int
+	slot  int32     // slot in the search index; -1 when not indexed
+	an    *analysis // search terms, computed when first indexed
+}
+
+func newEntry(f Fact) *entry { return &entry{raw: f, fact: f, idnum: IDNumber(f.ID), slot: -1} }
+
+// before is the order of facts everywhere: id number, then path.
+func (e *entry) before(o *entry) bool {
+	if e.idnum != o.idnum {
+		return e.idnum < o.idnum
+	}
+	return e.raw.Path < o.raw.Path
+}
+
+// analysis is what the index keeps of one fact: weighted term frequencies
+// and the document length.
+type analysis struct {
+	terms  []termTF // sorted by term
+	length float64
+}
+
+type termTF struct {
+	term string
+	tf   float64
+}
+
+func analyze(f Fact, memo map[string]string) *analysis {
+	tf := map[string]float64{}
+	a := &analysis{}
+	add := func(text string, w float64) {
+		for _, t := range termsMemo(text, memo) {
+			tf[t] += w
+			a.length += w
+		}
+	}
+	add(f.Title, titleWeight)
+	add(strings.Join(f.Tags, " "), tagWeight)
+	add(f.Body, bodyWeight)
+	a.terms = make([]termTF, 0, len(tf))
+	for t, n := range tf {
+		a.terms = append(a.terms, termTF{t, n})
+	}
+	sort.Slice(a.terms, func(i, j int) bool { return a.terms[i].term < a.terms[j].term })
+	return a
+}
+
+// linkEntry adds a parsed entry to the id and supersession maps and marks the
+// ids whose derived status it may change.
+func (s *Store) linkEntry(e *entry) {
+	id := e.raw.ID
+	list := s.byID[id]
+	i := sort.Search(len(list), func(i int) bool { return list[i].raw.Path >= e.raw.Path })
+	s.byID[id] = slices.Insert(list, i, e)
+	s.pending[id] = true
+	if t := e.raw.Supersedes; t != "" && t != id {
+		s.supers[t] = append(s.supers[t], e)
+		s.pending[t] = true
+	}
+}
+
+// unlinkEntry removes an entry that linkEntry added, and takes it out of the index.
+func (s *Store) unlinkEntry(e *entry) {
+	id := e.raw.ID
+	s.byID[id] = slices.DeleteFunc(s.byID[id], func(x *entry) bool { return x == e })
+	if len(s.byID[id]) == 0 {
+		delete(s.byID, id)
+	}
+	s.pending[id] = true
+	if t := e.raw.Supersedes; t != "" && t != id {
+		s.supers[t] = slices.DeleteFunc(s.supers[t], func(x *entry) bool { return x == e })
+		if len(s.supers[t]) == 0 {
+			delete(s.supers, t)
+		}
+		s.pending[t] = true
+	}
+	if s.idx != nil && e.slot >= 0 {
+		s.idx.remove(e)
+	}
+}
+
+// settle re-derives the status of every fact whose id a change touched and
+// keeps the index to the facts that are not superseded. It is what
+// deriveStatus computes for the whole folder, restricted to the changed
+// links.
+func (s *Store) settle() {
+	for id := range s.pending {
+		winner := ""
+		var best *entry
+		for _, e := range s.supers[id] {
+			if best == nil || e.before(best) {
+				best = e
+			}
+		}
+		if best != nil {
+			winner = best.raw.ID
+		}
+		for _, e := range s.byID[id] {
+			f := e.raw
+			if f.Status == "" {
+				f.Status = Active
+			}
+			if f.SupersededBy != "" {
+				f.Status = Superseded
+			}
+			if winner != "" {
+				f.Status = Superseded
+				if f.SupersededBy == "" {
+					f.SupersededBy = winner
+				}
+			}
+			e.fact = f
+			if s.idx == nil {
+				continue
+			}
+			switch indexed := f.Status != Superseded; {
+			case indexed && e.slot < 0:
+				s.idx.add(e, s.stems)
+			case !indexed && e.slot >= 0:
+				s.idx.remove(e)
+			}
+		}
+	}
+	clear(s.pending)
+}
+
+// liveIndex is the inverted index of the facts that are not superseded.
+// Slots of removed facts stay empty until enough of them pile up to be worth
+// compacting, so a removal touches only the removed fact's terms.
+type liveIndex struct {
+	docs     []*entry // by slot; nil once removed
+	dead     int      // nil slots
+	postings map[string]*postingList
+	n        int     // indexed facts
+	total    float64 // sum of their lengths
+	expiries map[string]int
+
+	norms    []float64 // BM25 length norm by slot, for normsFor
+	normsFor float64   // the average length norms were computed with; 0 when stale
+
+	scores  []float64 // scratch, by slot; all zero between searches
+	touched []int32   // scratch
+}
+
+type postingList struct {
+	ps   []posting
+	live int // postings of slots still in use: the document frequency
+}
+
+type posting struct {
+	slot int32
+	tf   float32 // a sum of small integer field weights, exact in float32
+}
+
+func newLiveIndex() *liveIndex {
+	return &liveIndex{postings: map[string]*postingList{}, expiries: map[string]int{}}
+}
+
+func (x *liveIndex) add(e *entry, memo map[string]string) {
+	if e.an == nil {
+		e.an = analyze(e.raw, memo)
+	}
+	e.slot = int32(len(x.docs))
+	x.docs = append(x.docs, e)
+	x.insert(e)
+	x.n++
+	x.total += e.an.length
+	if e.raw.Expires != "" {
+		x.expiries[e.raw.Expires]++
+	}
+	x.normsFor = 0
+}
+
+func (x *liveIndex) insert(e *entry) {
+	for _, t := range e.an.terms {
+		pl := x.postings[t.term]
+		if pl == nil {
+			pl = &postingList{}
+			x.postings[t.term] = pl
+		}
+		pl.ps = append(pl.ps, posting{slot: e.slot, tf: float32(t.tf)})
+		pl.live++
+	}
+}
+
+func (x *liveIndex) remove(e *entry) {
+	for _, t := range e.an.terms {
+		x.postings[t.term].live--
+	}
+	x.docs[e.slot] = nil
+	e.slot = -1
+	x.dead++
+	x.n--
+	x.total -= e.an.length
+	if e.raw.Expires != "" {
+		if x.expiries[e.raw.Expires]--; x.expiries[e.raw.Expires] == 0 {
+			delete(x.expiries, e.raw.Expires)
+		}
+	}
+	x.normsFor = 0
+	if x.dead > 1024 && x.dead*2 > len(x.docs) {
+		x.compact()
+	}
+}
+
+// compact renumbers the slots densely and rebuilds the postings.
+func (x *liveIndex) compact() {
+	docs := make([]*entry, 0, x.n)
+	for _, e := range x.docs {
+		if e != nil {
+			e.slot = int32(len(docs))
+			docs = append(docs, e)
+		}
+	}
+	x.docs, x.dead = docs, 0
+	clear(x.postings)
+	for _, e := range docs {
+		x.insert(e)
+	}
+	x.norms, x.scores, x.normsFor = nil, nil, 0
+}
+
+// active is the number of indexed facts not expired on today.
+func (x *liveIndex) active(today string) int {
+	n := x.n
+	for d, c := range x.expiries {
+		if d < today {
+			n -= c
+		}
+	}
+	return n
+}
+
+// terms returns the vocabulary of the indexed facts, sorted.
+func (x *liveIndex) terms() []string {
+	out := make([]string, 0, len(x.postings))
+	for t, pl := range x.postings {
+		if pl.live > 0 {
+			out = append(out, t)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// hitRef is a candidate hit during ranking.
+type hitRef struct {
+	e     *entry
+	score float64 // rounded as reported
+}
+
+// better is the order of hits: higher score, then lower id number, then
+// path.
+func better(a, b hitRef) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.e.before(b.e)
+}
+
+// rank scores the indexed facts against a validated query with BM25 and
+// keeps the best q.Limit in a bounded heap.
+func (x *liveIndex) rank(q Query, today string) SearchResult {
+	res := SearchResult{Query: q.Text, Hits: []Hit{}, Active: x.active(today)}
+	if x.n == 0 {
+		return res
+	}
+	avgLen := x.total / float64(x.n)
+	if x.normsFor != avgLen || len(x.norms) != len(x.docs) {
+		x.norms = slices.Grow(x.norms[:0], len(x.docs))[:len(x.docs)]
+		for i, e := range x.docs {
+			if e != nil {
+				x.norms[i] = bm25K1 * (1 - bm25B + bm25B*e.an.length/avgLen)
+			}
+		}
+		x.normsFor = avgLen
+	}
+	if len(x.scores) < len(x.docs) {
+		x.scores = make([]float64, len(x.docs))
+	}
+	n := float64(x.n)
+	scores, touched := x.scores, x.touched[:0]
+	seen := map[string]bool{}
+	for _, t := range terms(q.Text) {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		pl := x.postings[t]
+		if pl == nil || pl.live == 0 {
+			continue
+		}
+		df := float64(pl.live)
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for _, p := range pl.ps {
+			if x.docs[p.slot] == nil {
+				continue
+			}
+			if scores[p.slot] == 0 { // every term adds a positive amount
+				touched = append(touched, p.slot)
+			}
+			tf := float64(p.tf)
+			scores[p.slot] += idf * tf * (bm25K1 + 1) / (tf + x.norms[p.slot])
+		}
+	}
+	heap := make([]hitRef, 0, q.Limit)
+	for _, slot := range touched {
+		score := scores[slot]
+		scores[slot] = 0
+		e := x.docs[slot]
+		if !isActive(e.fact, today) || (q.Type != "" && e.fact.Type != q.Type) {
+			continue
+		}
+		h := hitRef{e: e, score: math.Round(score*1e4) / 1e4}
+		switch {
+		case len(heap) < q.Limit:
+			heap = append(heap, h)
+			siftUp(heap, len(heap)-1)
+		case better(h, heap[0]):
+			heap[0] = h
+			siftDown(heap, 0)
+		}
+	}
+	x.touched = touched[:0]
+	sort.Slice(heap, func(i, j int) bool { return better(heap[i], heap[j]) })
+	for _, h := range heap {
+		res.Hits = append(res.Hits, Hit{Fact: h.e.fact, Score: h.score})
+	}
+	return res
+}
+
+// The heap keeps the worst of the best hits at its root.
+
+func siftUp(h []hitRef, i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !better(h[parent], h[i]) {
+			return
+		}
+		h[parent], h[i] = h[i], h[parent]
+		i = parent
+	}
+}
+
+func siftDown(h []hitRef, i int) {
+	for {
+		worst, l, r := i, 2*i+1, 2*i+2
+		if l < len(h) && better(h[worst], h[l]) {
+			worst = l
+		}
+		if r < len(h) && better(h[worst], h[r]) {
+			worst = r
+		}
+		if worst == i {
+			return
+		}
+		h[i], h[worst] = h[worst], h[i]
+		i = worst
+	}
+}

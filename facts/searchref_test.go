@@ -1,0 +1,115 @@
+package facts
+
+// This file keeps the ranking as it was before the live index, as the
+// reference the live index must agree with: it copies every matching fact
+// and sorts them all.
+
+import (
+	"math"
+	"sort"
+	"strings"
+)
+
+// searchIndex holds postings for every fact that is not superseded; expiry
+// and the type filter apply at query time because they depend on the clock
+// and the query.
+type refSearchIndex struct {
+	docs     []int // index into snapshot.facts
+	lengths  []float64
+	avgLen   float64
+	postings map[string][]refPosting
+}
+
+type refPosting struct {
+	doc int // index into searchIndex.docs
+	tf  float64
+}
+
+func refBuildSearchIndex(facts []Fact, memo map[string]string) *refSearchIndex {
+	idx := &refSearchIndex{postings: map[string][]refPosting{}}
+	total := 0.0
+	for i, f := range facts {
+		if f.Status == Superseded {
+			continue
+		}
+		tf := map[string]float64{}
+		length := 0.0
+		add := func(text string, w float64) {
+			for _, t := range termsMemo(text, memo) {
+				tf[t] += w
+				length += w
+			}
+		}
+		add(f.Title, titleWeight)
+		add(strings.Join(f.Tags, " "), tagWeight)
+		add(f.Body, bodyWeight)
+		doc := len(idx.docs)
+		idx.docs = append(idx.docs, i)
+		idx.lengths = append(idx.lengths, length)
+		total += length
+		// Deterministic posting order: terms sorted.
+		ts := make([]string, 0, len(tf))
+		for t := range tf {
+			ts = append(ts, t)
+		}
+		sort.Strings(ts)
+		for _, t := range ts {
+			idx.postings[t] = append(idx.postings[t], refPosting{doc: doc, tf: tf[t]})
+		}
+	}
+	if len(idx.docs) > 0 {
+		idx.avgLen = total / float64(len(idx.docs))
+	}
+	return idx
+}
+
+// refRankFacts scores facts (indexed by idx) against a validated query.
+func refRankFacts(facts []Fact, idx *refSearchIndex, q Query, today string) SearchResult {
+	res := SearchResult{Query: q.Text, Hits: []Hit{}}
+	for _, f := range facts {
+		if isActive(f, today) {
+			res.Active++
+		}
+	}
+	n := float64(len(idx.docs))
+	scores := map[int]float64{}
+	seen := map[string]bool{}
+	for _, t := range terms(q.Text) {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		ps := idx.postings[t]
+		if len(ps) == 0 {
+			continue
+		}
+		df := float64(len(ps))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for _, p := range ps {
+			norm := bm25K1 * (1 - bm25B + bm25B*idx.lengths[p.doc]/idx.avgLen)
+			scores[p.doc] += idf * p.tf * (bm25K1 + 1) / (p.tf + norm)
+		}
+	}
+	for doc, score := range scores {
+		f := facts[idx.docs[doc]]
+		if !isActive(f, today) || (q.Type != "" && f.Type != q.Type) {
+			continue
+		}
+		res.Hits = append(res.Hits, Hit{Fact: f, Score: math.Round(score*1e4) / 1e4})
+	}
+	sort.Slice(res.Hits, func(i, j int) bool {
+		a, b := res.Hits[i], res.Hits[j]
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		if na, nb := IDNumber(a.ID), IDNumber(b.ID); na != nb {
+			return na < nb
+		}
+		return a.Path < b.Path
+	})
+	if len(res.Hits) > q.Limit {
+		res.Hits = res.Hits[:q.Limit]
+	}
+	return res
+}
+

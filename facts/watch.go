@@ -1,0 +1,19 @@
+package facts
+
+// watcher learns changes to the memory folder from file-system events.
+//
+// The guarantee a store gives is that a change whose system call returned
+// before a request arrived is visible in that request's answer. The kernel
+// queues an event before the system call that caused it returns, so a
+// watcher must read its pending events synchronously, at the start of each
+// request; one that delivers them from another goroutine (as fsnotify does)
+// cannot promise that.
+type watcher interface {
+	// drain returns the project-relative paths of the fact files that
+	// changed since the last call, without blocking. full is true when the
+	// events do not say everything (the first call, a queue overflow, the
+	// folder or its parent replaced, a watch not yet in place): the caller
+	// must then rescan the folder. An error means the watcher is broken.
+	drain() (paths []string, full bool, err error)
+	close() error
+}
