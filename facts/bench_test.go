@@ -91,6 +91,24 @@ func BenchmarkSearch10k(b *testing.B) {
 	}
 }
 
+// BenchmarkSearch10kWatched is BenchmarkSearch10k in a store that learns
+// changes from file-system events, as the MCP server's does: a call with no
+// change touches no file.
+func BenchmarkSearch10kWatched(b *testing.B) {
+	root := writeTree(b, genFacts(b, 10000))
+	s := OpenDir(root, Options{Now: fixedNow, Watch: true})
+	defer s.Close()
+	ctx := context.Background()
+	if _, err := s.Search(ctx, Query{Text: "warm up"}); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; b.Loop(); i++ {
+		if _, err := s.Search(ctx, Query{Text: benchQueries[i%len(benchQueries)]}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkSearch10kCold measures a first call: read and parse 10,000 files,
 // build the search index, rank (what a one-shot CLI call pays).
 func BenchmarkSearch10kCold(b *testing.B) {

@@ -112,4 +112,3 @@ func refRankFacts(facts []Fact, idx *refSearchIndex, q Query, today string) Sear
 	}
 	return res
 }
-

@@ -223,7 +223,7 @@ func (s *Store) load(ctx context.Context) (*snapshot, error) {
 // the folder and re-reads the files whose identity changed.
 func (s *Store) sync() error {
 	defer s.settle()
-	if s.opts.Watch && s.w == nil && !s.watchOff {
+	if s.opts.Watch && s.opts.Root != "" && s.w == nil && !s.watchOff {
 		w, err := newWatcher(s.opts.Root)
 		if err != nil {
 			s.watchFailed(err)

@@ -63,7 +63,7 @@ func (w *inotifyWatcher) arm() (armed, added bool, err error) {
 		switch {
 		case err == nil:
 			*wd = n
-		case errors.Is(err, unix.ENOENT), errors.Is(err, unix.ENOTDIR):
+		case errors.Is(err, unix.ENOENT):
 		default:
 			return fmt.Errorf("watch %s: %w", rel, err)
 		}

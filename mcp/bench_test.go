@@ -46,10 +46,11 @@ func BenchmarkServeMemorySearch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	reg, err := mcp.ProjectRegistry(p, mcp.ProjectOptions{Logger: slog.New(slog.DiscardHandler)})
+	reg, err := mcp.ProjectRegistry(p, mcp.ProjectOptions{Logger: slog.New(slog.DiscardHandler), WatchMemory: true})
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer reg.Close()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	go func() {

@@ -39,6 +39,10 @@ type ProjectOptions struct {
 	// Events records the operations token_report counts; nil records them
 	// in the working tree's .foundry/metrics/events.jsonl.
 	Events Recorder
+	// WatchMemory makes the fact store of a working tree learn changes
+	// from file-system events (see [facts.Options.Watch]), for a server
+	// that lives long. [Registry.Close] stops watching.
+	WatchMemory bool
 }
 
 // foundry is the state the tools and resources of one project share. The
@@ -82,9 +86,10 @@ func ProjectRegistry(p *project.Project, opts ProjectOptions) (*Registry, error)
 	if f.events == nil {
 		f.events = tokens.NewLog(p.Root, log)
 	}
-	f.store = facts.Open(p, facts.Options{Warn: warnWriter{log}, Now: now, Events: f.events})
+	f.store = facts.Open(p, facts.Options{Warn: warnWriter{log}, Now: now, Events: f.events, Watch: opts.WatchMemory})
 
 	r := NewRegistry()
+	r.closers = append(r.closers, f.store.Close)
 	for _, add := range []func(*Registry) error{
 		f.addMemorySearch, f.addMemoryWrite, f.addMemoryIndex,
 		f.addRunbookList, f.addRunbookGet,

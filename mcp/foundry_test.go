@@ -102,10 +102,14 @@ func (s fixtureSession) registry(t *testing.T) *mcp.Registry {
 		Logger:   slog.New(slog.NewTextHandler(testWriter{t}, nil)),
 		Now:      func() time.Time { return fixtureNow },
 		ReadOnly: s.readOnly || s.rev != "",
+		// As foundry mcp serve does: every transcript exercises the store
+		// that learns changes from file-system events.
+		WatchMemory: true,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = reg.Close() })
 	return reg
 }
 

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -150,6 +151,17 @@ type Registry struct {
 	byName    map[string]*tool
 	resources []*resource
 	templates []*template
+	closers   []func() error
+}
+
+// Close releases what the registry's capabilities hold open, such as the
+// fact store's file-system watch. Call it once the server is done.
+func (r *Registry) Close() error {
+	var errs []error
+	for _, c := range r.closers {
+		errs = append(errs, c())
+	}
+	return errors.Join(errs...)
 }
 
 // NewRegistry returns an empty registry.

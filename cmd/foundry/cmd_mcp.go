@@ -135,10 +135,11 @@ func runMCPServe(ctx context.Context, env *cliEnv, opts *mcpOptions) error {
 	if err := mcp.CheckEnabled(cfg); err != nil {
 		return mcpRefusal(err)
 	}
-	reg, err := mcp.ProjectRegistry(p, mcp.ProjectOptions{Logger: env.logger, ReadOnly: !mcp.WritesMemory(cfg, p.Writable())})
+	reg, err := mcp.ProjectRegistry(p, mcp.ProjectOptions{Logger: env.logger, ReadOnly: !mcp.WritesMemory(cfg, p.Writable()), WatchMemory: true})
 	if err != nil {
 		return err
 	}
+	defer func() { _ = reg.Close() }()
 	o, err := mcp.ConfigOptions(cfg, reg, p.Writable())
 	if err != nil {
 		return mcpRefusal(err)

@@ -1,0 +1,121 @@
+package mcp_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/foundryhq/foundry/facts"
+	"github.com/foundryhq/foundry/mcp"
+	"github.com/foundryhq/foundry/project"
+)
+
+// TestWarmServerSeesChanges edits memory behind a running server's back and
+// through it, and searches right after each change, without waiting: with
+// the watcher on (as foundry mcp serve runs) and off, every answer reflects
+// the change.
+func TestWarmServerSeesChanges(t *testing.T) {
+	t.Parallel()
+	for _, watch := range []bool{true, false} {
+		t.Run(fmt.Sprintf("watch=%v", watch), func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			dir := filepath.Join(root, filepath.FromSlash(facts.Dir))
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			f := facts.Fact{ID: "fact-0001", Type: facts.Convention, Title: "Migrations use Flyway", Scope: "project",
+				Confidence: facts.Medium, Source: "code", Created: "2026-01-02", Status: facts.Active, Body: "Plain SQL."}
+			file := filepath.Join(dir, facts.FileName(f.ID, f.Title))
+			if err := os.WriteFile(file, facts.Format(f), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p, err := project.OpenRoot(root, project.Source{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reg, err := mcp.ProjectRegistry(p, mcp.ProjectOptions{Logger: slog.New(slog.DiscardHandler), WatchMemory: watch})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = reg.Close() })
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			go func() {
+				_ = mcp.Serve(context.Background(), inR, outW, mcp.Options{Registry: reg, RequestsPerMinute: -1})
+				outW.Close()
+			}()
+			t.Cleanup(func() { inW.Close() })
+			out := bufio.NewReader(outR)
+			id := 0
+			call := func(tool, args string) string {
+				t.Helper()
+				id++
+				fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`+"\n", id, tool, args)
+				line, err := out.ReadBytes('\n')
+				if err != nil {
+					t.Fatal(err)
+				}
+				var resp struct {
+					Result struct {
+						Content []struct{ Text string } `json:"content"`
+					} `json:"result"`
+				}
+				if err := json.Unmarshal(line, &resp); err != nil || len(resp.Result.Content) == 0 {
+					t.Fatalf("bad response %s: %v", line, err)
+				}
+				return resp.Result.Content[0].Text
+			}
+			search := func(step, q string, want bool) {
+				t.Helper()
+				got := call("memory_search", fmt.Sprintf(`{"query":%q}`, q))
+				if found := strings.Contains(got, "### fact-"); found != want {
+					t.Fatalf("%s: search %q found=%v, want %v:\n%s", step, q, found, want, got)
+				}
+			}
+			search("start", "flyway", true)
+
+			// Same inode, same size, same modification time.
+			st, _ := os.Stat(file)
+			data, _ := os.ReadFile(file)
+			if err := os.WriteFile(file, []byte(strings.Replace(string(data), "Plain SQL.", "Plain XQL.", 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_ = os.Chtimes(file, st.ModTime(), st.ModTime())
+			search("edit in place", "xql", true)
+
+			// New inode.
+			if err := os.WriteFile(file+".tmp", []byte(strings.Replace(string(data), "Plain SQL.", "Plain YQL.", 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(file+".tmp", file); err != nil {
+				t.Fatal(err)
+			}
+			search("new inode", "yql", true)
+			search("new inode", "xql", false)
+
+			// Truncated, then deleted.
+			if err := os.Truncate(file, 0); err != nil {
+				t.Fatal(err)
+			}
+			search("truncate", "flyway", false)
+			if err := os.Remove(file); err != nil {
+				t.Fatal(err)
+			}
+			search("delete", "flyway", false)
+
+			// Written through Foundry.
+			if got := call("memory_write", `{"title":"Queue is Kafka","body":"Ordered per partition.","type":"convention"}`); !strings.HasPrefix(got, "created: ") {
+				t.Fatalf("memory_write: %s", got)
+			}
+			search("write", "kafka", true)
+		})
+	}
+}
