@@ -57,7 +57,7 @@ func TestSDKClient(t *testing.T) {
 	wantError := map[string]string{
 		"fail":     "fail failed: open .foundry/memory: disk on fire",
 		"verbatim": "Provide either `data` or `path`.",
-		"big":      "big failed: result of 139 bytes exceeds the 100-byte limit; narrow the request",
+		"big":      "big failed: result of 102 bytes exceeds the 100-byte limit; narrow the request",
 		"badout":   `badout failed: internal error: result does not match the output schema: #: missing required property "id"`,
 		"stuck":    "stuck failed: timed out after 1ms",
 	}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -212,13 +213,12 @@ func (s *session) runTool(ctx context.Context, conn *jsonrpc.Conn, t *tool, args
 		}
 		res.StructuredContent = sc
 	}
-	b, err := json.Marshal(res)
-	if err != nil {
-		return errorResult(fmt.Sprintf("%s failed: encode result: %v", t.Name, err)), "error"
-	}
-	if len(b) > t.MaxResultBytes {
+	// The text block and structuredContent carry the same result twice
+	// (the specification asks for both): the limit bounds the result, so
+	// it applies to the larger of the two, not to their sum.
+	if size := resultSize(res); size > t.MaxResultBytes {
 		return errorResult(fmt.Sprintf("%s failed: result of %d bytes exceeds the %d-byte limit; narrow the request",
-			t.Name, len(b), t.MaxResultBytes)), "too_large"
+			t.Name, size, t.MaxResultBytes)), "too_large"
 	}
 	return res, "ok"
 }
@@ -325,6 +325,20 @@ func boundError(res callResult, limit int) callResult {
 		lo--
 	}
 	return cut(lo)
+}
+
+// resultSize is the size a result limit applies to: the larger of its
+// text, JSON-encoded, and its structuredContent.
+func resultSize(res callResult) int {
+	size := len(res.StructuredContent)
+	for _, c := range res.Content {
+		b, err := json.Marshal(c.Text)
+		if err != nil {
+			return math.MaxInt
+		}
+		size = max(size, len(b))
+	}
+	return size
 }
 
 func encodedSize(res callResult) int {

@@ -34,14 +34,26 @@ const runbookEntryProps = `
 	"path": {"type": "string"},
 	"warning": {"type": "string", "description": "why the runbook's front matter or file name is unusable"}`
 
+type runbookListArgs struct {
+	Limit  int    `json:"limit"`
+	Cursor string `json:"cursor"`
+}
+
 func (f *foundry) addRunbookList(r *Registry) error {
 	return AddTool(r, Tool{
 		Name:  "runbook_list",
 		Title: "List runbooks",
 		Description: "Lists the project's runbooks with their trigger conditions. Call it before any recurring or error-prone task " +
 			"(deploys, releases, migrations, key rotation…): a runbook that exists must be followed rather than improvised. " +
-			"Read one with runbook_get.",
-		InputSchema: noArguments,
+			"Read one with runbook_get. When more runbooks remain, call again with the cursor the result names.",
+		InputSchema: schema(`{
+			"type": "object",
+			"properties": {
+				"limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "At most this many runbooks per page. Defaults to 20"},
+				"cursor": {"type": "string", "description": "The nextCursor of a previous runbook_list"}
+			},
+			"additionalProperties": false
+		}`),
 		OutputSchema: schema(`{
 			"type": "object",
 			"properties": {
@@ -49,24 +61,32 @@ func (f *foundry) addRunbookList(r *Registry) error {
 					"type": "object",
 					"properties": {` + runbookEntryProps + `},
 					"required": ["slug", "title", "path"]
-				}}
+				}},
+				"total": {"type": "integer", "description": "runbooks in the project"},
+				"nextCursor": {"type": "string"}
 			},
-			"required": ["runbooks"]
+			"required": ["runbooks", "total"]
 		}`),
 		Scope:      ScopeReadRunbooks,
 		Idempotent: true,
-	}, func(ctx context.Context, _ *Call, _ struct{}) (Output, error) {
+	}, func(ctx context.Context, _ *Call, in runbookListArgs) (Output, error) {
 		l, err := f.book().List(ctx)
 		if err != nil {
 			return Output{}, err
 		}
+		page, err := l.Page(in.Limit, in.Cursor)
+		if err != nil {
+			return Output{}, err
+		}
 		out := struct {
-			Runbooks []runbookEntry `json:"runbooks"`
-		}{[]runbookEntry{}}
-		for _, rb := range l.Runbooks {
+			Runbooks   []runbookEntry `json:"runbooks"`
+			Total      int            `json:"total"`
+			NextCursor string         `json:"nextCursor,omitempty"`
+		}{[]runbookEntry{}, page.Total, page.NextCursor}
+		for _, rb := range page.Runbooks {
 			out.Runbooks = append(out.Runbooks, entryOf(rb))
 		}
-		return Output{Text: l.Text(), Structured: out}, nil
+		return Output{Text: page.Text(), Structured: out}, nil
 	})
 }
 

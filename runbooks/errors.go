@@ -25,4 +25,8 @@ var (
 	// ErrSymlink means the runbooks folder is a symbolic link, which could
 	// lead Create outside the project; nothing was written.
 	ErrSymlink = atomicfile.ErrSymlink
+	// ErrInvalidCursor means a page cursor was not issued by [Listing.Page].
+	ErrInvalidCursor = errors.New("invalid cursor")
+	// ErrInvalidLimit means a page limit is outside 1–[MaxPageSize].
+	ErrInvalidLimit = errors.New("invalid limit")
 )
