@@ -2,6 +2,13 @@
 // (initialize, ping, logging), tools and resources, served over stdio by
 // [Serve] through package jsonrpc.
 //
+// The server is dual-era. Each request is routed by its own _meta: one
+// declaring [ModernProtocolVersion] is served statelessly by revision
+// 2026-07-28 (server/discover; resultType, serverInfo and cache hints on
+// results; log messages per request), any other by the initialize-based
+// revisions in [LegacyProtocolVersions]. Both eras go through one method
+// table to the same handlers, so capabilities and governance are the same.
+//
 // Every capability is registered once in a [Registry] with the governance
 // data of seed 003: a stable name, a description written for a model, input
 // and output schemas, annotations, a read-only or mutating classification,

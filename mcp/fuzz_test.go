@@ -10,8 +10,8 @@ import (
 	"github.com/foundryhq/foundry/mcp"
 )
 
-// FuzzServeParams sends arbitrary params to every method that reads
-// params: the server must answer each request exactly once with a
+// FuzzServeParams sends arbitrary params, modern _meta included, to every
+// method that reads params: the server must answer each request exactly once with a
 // well-formed JSON-RPC message and never fail.
 func FuzzServeParams(f *testing.F) {
 	for _, s := range []string{
@@ -25,6 +25,12 @@ func FuzzServeParams(f *testing.F) {
 		`{"level":"debug"}`,
 		`{"protocolVersion":["2025-06-18"]}`,
 		`{"requestId":1}`,
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`,
+		`{"name":"count","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"debug"}}`,
+		`{"uri":"test://readme","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[]}}`,
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-06-18"}}`,
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion":null}}`,
+		`{"_meta":"io.modelcontextprotocol/protocolVersion"}`,
 		`[1,2]`,
 		`null`,
 	} {
@@ -35,7 +41,7 @@ func FuzzServeParams(f *testing.F) {
 		f.Fatal(err)
 	}
 	methods := []string{"initialize", "tools/call", "tools/list", "resources/read", "resources/list",
-		"resources/templates/list", "logging/setLevel", "ping"}
+		"resources/templates/list", "logging/setLevel", "ping", "server/discover"}
 	f.Fuzz(func(t *testing.T, params string) {
 		if strings.ContainsAny(params, "\n\r") || !json.Valid([]byte(params)) {
 			return // one message per line; framing is FuzzReadLine's job

@@ -15,11 +15,22 @@ import (
 )
 
 // TestSDKClient drives Serve with the official Go MCP SDK client, a
-// third-party check of the wire: the client probes server/discover, falls
-// back to initialize, lists and calls every tool, lists and reads every
-// resource and template, and closes its end, after which Serve returns nil.
+// third-party check of the wire, in both eras: by default the client probes
+// server/discover and stays on 2026-07-28; with 2025-11-25 forced it opens
+// with initialize. Either way it lists and calls every tool, lists and
+// reads every resource and template, and closes its end, after which Serve
+// returns nil.
 func TestSDKClient(t *testing.T) {
 	t.Parallel()
+	for _, version := range []string{mcp.ModernProtocolVersion, "2025-11-25"} {
+		t.Run(version, func(t *testing.T) {
+			t.Parallel()
+			testSDKClient(t, version)
+		})
+	}
+}
+
+func testSDKClient(t *testing.T, version string) {
 	reg, err := fakeRegistry()
 	if err != nil {
 		t.Fatal(err)
@@ -34,13 +45,13 @@ func TestSDKClient(t *testing.T) {
 	}()
 
 	client := sdk.NewClient(&sdk.Implementation{Name: "sdk-test", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	cs, err := client.Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, &sdk.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
 	init := cs.InitializeResult()
 	// The fake registry has none of the tools the instructions name.
-	if init.ServerInfo.Name != "foundry" || init.ServerInfo.Version != "1.2.3" || init.Instructions != "Foundry memory and contracts." {
+	if init.ServerInfo == nil || init.ServerInfo.Name != "foundry" || init.ServerInfo.Version != "1.2.3" || init.Instructions != "Foundry memory and contracts." || init.ProtocolVersion != version {
 		t.Errorf("initialize result: %+v", init)
 	}
 	if init.Capabilities.Tools == nil || init.Capabilities.Resources == nil || init.Capabilities.Logging == nil {

@@ -56,10 +56,6 @@ func (s *session) instructions() string {
 	return b.String()
 }
 
-// ProtocolVersions lists the protocol revisions served, newest first. A
-// client asking for another one is answered with the first.
-var ProtocolVersions = []string{"2025-11-25", "2025-06-18"}
-
 // ServerName is the serverInfo name.
 const ServerName = "foundry"
 
@@ -139,31 +135,12 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 		Trace:           opts.Trace,
 		Rejected:        s.rejected,
 	})
-	rpc.Handle("initialize", s.request(s.initialize))
-	rpc.Handle("ping", s.request(s.ping))
+	for name, m := range s.methods() {
+		rpc.Handle(name, s.dispatch(name, m))
+	}
 	rpc.Handle("notifications/initialized", s.initialized)
 	rpc.Handle("notifications/cancelled", s.cancelled)
-	rpc.Handle("logging/setLevel", s.request(s.setLevel))
-	rpc.Handle("tools/list", s.request(s.listTools))
-	rpc.Handle("tools/call", s.request(s.callTool))
-	rpc.Handle("resources/list", s.request(s.listResources))
-	rpc.Handle("resources/templates/list", s.request(s.listTemplates))
-	rpc.Handle("resources/read", s.request(s.readResource))
 	return rpc.Serve(ctx, in, out)
-}
-
-// request adapts the handler of a request method: the method sent as a
-// notification (without an id) is dropped, never executed. Run, it would
-// escape the rate limit and the concurrency cap, block the read loop (where
-// package jsonrpc runs notifications) and answer nobody.
-func (s *session) request(h jsonrpc.Handler) jsonrpc.Handler {
-	return func(ctx context.Context, conn *jsonrpc.Conn, req *jsonrpc.Request) (any, error) {
-		if req.Notification {
-			s.log.Debug("ignore request method sent as a notification", "method", req.Method)
-			return nil, nil
-		}
-		return h(ctx, conn, req)
-	}
 }
 
 // session is the state of one served connection.
@@ -173,6 +150,8 @@ type session struct {
 	log     *slog.Logger
 	enabled map[string]bool
 	audit   *auditor
+	// modernPrefix opens every modern result: resultType and serverInfo.
+	modernPrefix []byte
 
 	mu       sync.Mutex
 	logLevel int // index into logLevels; -1 until the client sets one
@@ -220,7 +199,7 @@ func newSession(opts Options) (*session, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &session{opts: opts, reg: opts.Registry, log: log, enabled: enabled, logLevel: -1}
+	s := &session{opts: opts, reg: opts.Registry, log: log, enabled: enabled, logLevel: -1, modernPrefix: newModernPrefix(opts.Version)}
 	if opts.Audit != nil {
 		s.audit = &auditor{w: opts.Audit, now: opts.Now, writesOnly: opts.AuditWritesOnly}
 	}
@@ -281,8 +260,8 @@ func (s *session) initialize(_ context.Context, _ *jsonrpc.Conn, req *jsonrpc.Re
 	if err := decodeParams(req, &p); err != nil {
 		return nil, err
 	}
-	version := ProtocolVersions[0]
-	if v, ok := p.ProtocolVersion.(string); ok && slices.Contains(ProtocolVersions, v) {
+	version := LegacyProtocolVersions[0]
+	if v, ok := p.ProtocolVersion.(string); ok && slices.Contains(LegacyProtocolVersions, v) {
 		version = v
 	}
 	return initializeResult{
@@ -344,11 +323,9 @@ func (s *session) setLevel(_ context.Context, _ *jsonrpc.Conn, req *jsonrpc.Requ
 	if err := decodeParams(req, &p); err != nil {
 		return nil, err
 	}
-	name, _ := p.Level.(string)
-	i := slices.Index(logLevels, name)
-	if i < 0 {
-		b, _ := json.Marshal(p.Level)
-		return nil, invalidParams("Invalid log level: %s (want one of %s)", b, strings.Join(logLevels, ", "))
+	i, err := parseLevel(p.Level)
+	if err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	s.logLevel = i
@@ -356,13 +333,32 @@ func (s *session) setLevel(_ context.Context, _ *jsonrpc.Conn, req *jsonrpc.Requ
 	return struct{}{}, nil
 }
 
+// parseLevel returns the index into logLevels of a decoded level, or a
+// -32602 error naming the valid ones.
+func parseLevel(level any) (int, error) {
+	name, _ := level.(string)
+	i := slices.Index(logLevels, name)
+	if i < 0 {
+		b, _ := json.Marshal(level)
+		return -1, invalidParams("Invalid log level: %s (want one of %s)", b, strings.Join(logLevels, ", "))
+	}
+	return i, nil
+}
+
 // notifyLog sends a notifications/message when the client asked for
-// messages of this level or above.
+// messages of this level or above: a legacy client with logging/setLevel
+// for the whole session, a modern request with its own
+// io.modelcontextprotocol/logLevel (without it, it gets none).
 func (s *session) notifyLog(ctx context.Context, conn *jsonrpc.Conn, level LogLevel, logger string, data any) {
 	i := slices.Index(logLevels, string(level))
-	s.mu.Lock()
-	min := s.logLevel
-	s.mu.Unlock()
+	min := -1
+	if ri := requestInfoFrom(ctx); ri.modern {
+		min = ri.logLevel
+	} else {
+		s.mu.Lock()
+		min = s.logLevel
+		s.mu.Unlock()
+	}
 	if min < 0 || i < min {
 		return
 	}

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,13 +66,24 @@ var validFinding = map[string]any{
 }
 
 // TestMCPServeSDK builds foundry and drives `foundry mcp serve` over a
-// copy of the fixture project with the official Go MCP SDK client: it
-// initializes, lists and calls every tool (checking structuredContent
-// against each tool's outputSchema), lists and reads every resource and
-// template, and closes stdin, after which the server exits 0.
+// copy of the fixture project with the official Go MCP SDK client, once in
+// its default modern mode (it probes server/discover and stays on
+// 2026-07-28) and once with the legacy revision forced (initialize): it
+// lists and calls every tool (checking structuredContent against each
+// tool's outputSchema), lists and reads every resource and template, and
+// closes stdin, after which the server exits 0.
 func TestMCPServeSDK(t *testing.T) {
 	t.Parallel()
 	bin := buildFoundry(t)
+	for _, version := range []string{mcp.ModernProtocolVersion, "2025-11-25"} {
+		t.Run(version, func(t *testing.T) {
+			t.Parallel()
+			testMCPServeSDK(t, bin, version)
+		})
+	}
+}
+
+func testMCPServeSDK(t *testing.T, bin, version string) {
 	root := mcpFixture(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -83,13 +93,13 @@ func TestMCPServeSDK(t *testing.T) {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	client := sdk.NewClient(&sdk.Implementation{Name: "foundry-test", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, &sdk.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr.String())
 	}
 
 	init := cs.InitializeResult()
-	if init.ServerInfo.Name != "foundry" || init.Instructions != mcp.Instructions || !slices.Contains(mcp.ProtocolVersions, init.ProtocolVersion) {
+	if init.ServerInfo == nil || init.ServerInfo.Name != "foundry" || init.Instructions != mcp.Instructions || init.ProtocolVersion != version {
 		t.Errorf("initialize result: %+v", init)
 	}
 	if init.Capabilities.Tools == nil || init.Capabilities.Resources == nil || init.Capabilities.Logging == nil {
