@@ -15,6 +15,7 @@ import (
 	"github.com/foundryhq/foundry/blackboard"
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/internal/atomicfile"
+	"github.com/foundryhq/foundry/internal/conflict"
 )
 
 // sweepResult is what validating one artifact gave.
@@ -98,6 +99,9 @@ func (r *run) checkBlackboard(ctx context.Context) error {
 	r.rep.Files += len(paths)
 	for i, p := range paths {
 		res := results[i]
+		if res.readErr == nil {
+			r.conflictsIn(p, res.data)
+		}
 		a := artifact{path: p}
 		var (
 			perr    *contracts.ParseError
@@ -145,5 +149,9 @@ func (r *run) validateArtifact(p string) sweepResult {
 		return sweepResult{readErr: fmt.Errorf("read %s: %w", p, err)}
 	}
 	id, vs, err := r.reg.ValidateAuto(data)
-	return sweepResult{data: data, contract: id, violations: vs, err: err}
+	res := sweepResult{contract: id, violations: vs, err: err}
+	if len(vs) > 0 || conflict.Has(data) {
+		res.data = data // kept for the history pass and the conflict check
+	}
+	return res
 }

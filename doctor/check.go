@@ -26,6 +26,7 @@ type Check struct {
 
 // The check ids.
 const (
+	CheckConflicts         = "conflict.markers"
 	CheckConfig            = "config.valid"
 	CheckConfigMCP         = "config.mcp"
 	CheckContractsLocal    = "contracts.local"
@@ -51,6 +52,7 @@ const (
 // Checks returns every check, in the order reports list them.
 func Checks() []Check {
 	return []Check{
+		{CheckConflicts, Error, "no file under .foundry holds git conflict markers", false},
 		{CheckConfig, Error, "config is valid", false},
 		{CheckConfigMCP, Warning, "config says whether foundry mcp serve may start (an mcp block)", false},
 		{CheckContractsLocal, Error, "project-local schemas are well named, parse and compile", false},
@@ -64,7 +66,7 @@ func Checks() []Check {
 		{CheckFactsParse, Error, "fact files parse", false},
 		{CheckFactsValid, Error, "facts are valid fact.v1 artifacts", false},
 		{CheckFactsDuplicate, Error, "no two facts share an id", false},
-		{CheckFactsSupersedes, Error, "supersedes links point at existing facts and form no cycle", false},
+		{CheckFactsSupersedes, Error, "supersedes links point at existing facts, agree at both ends and form no cycle", false},
 		{CheckFactsExpired, Info, "no fact has expired", false},
 		{CheckFactsIndex, Warning, "INDEX.md matches the facts", false},
 		{CheckRunbooksParse, Error, "runbooks parse", false},

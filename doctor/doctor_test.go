@@ -22,7 +22,7 @@ import (
 func cleanProject(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	p1, f1 := factFile("fact-0001", "Persistence uses Flyway", "2026-01-02")
+	p1, f1 := factFile("fact-0001", "Persistence uses Flyway", "2026-01-02", func(f *facts.Fact) { f.SupersededBy, f.Status = "fact-0002", facts.Superseded })
 	p2, f2 := factFile("fact-0002", "Migrations run on deploy", "2026-01-03", func(f *facts.Fact) { f.Supersedes = "fact-0001" })
 	writeFiles(t, dir, map[string]string{
 		".foundry/config.yaml":                           "memoryRetrieval:\n  maxFacts: 10\nmcp:\n  enabled: false\n",
@@ -159,8 +159,12 @@ func TestRunFindings(t *testing.T) {
 		{
 			name: "supersedes cycle",
 			files: func() map[string]string {
-				pa, a := factFile("fact-0005", "Cycle a", "2026-01-05", func(f *facts.Fact) { f.Supersedes = "fact-0006" })
-				pb, b := factFile("fact-0006", "Cycle b", "2026-01-05", func(f *facts.Fact) { f.Supersedes = "fact-0005" })
+				pa, a := factFile("fact-0005", "Cycle a", "2026-01-05", func(f *facts.Fact) {
+					f.Supersedes, f.SupersededBy, f.Status = "fact-0006", "fact-0006", facts.Superseded
+				})
+				pb, b := factFile("fact-0006", "Cycle b", "2026-01-05", func(f *facts.Fact) {
+					f.Supersedes, f.SupersededBy, f.Status = "fact-0005", "fact-0005", facts.Superseded
+				})
 				return map[string]string{pa: a, pb: b}
 			}(),
 			want: []brief{
@@ -295,7 +299,7 @@ warning facts.index: 1 finding in 1 file (INDEX.md matches the facts)
     INDEX.md is missing (` + indexSummary(t, dir) + `)
   fix: run ` + "`foundry memory index`" + `
 
-passed:  config.valid, config.mcp, contracts.local, contracts.redefined, contracts.lock, blackboard.parse, blackboard.contract, facts.parse, facts.valid, facts.duplicate-id, facts.supersedes, facts.expired, runbooks.parse, runbooks.slug, agents.contract, agents.artifact
+passed:  conflict.markers, config.valid, config.mcp, contracts.local, contracts.redefined, contracts.lock, blackboard.parse, blackboard.contract, facts.parse, facts.valid, facts.duplicate-id, facts.supersedes, facts.expired, runbooks.parse, runbooks.slug, agents.contract, agents.artifact
 skipped: contracts.breaking-edit, blackboard.tightened (the project is not in a git repository)
 1 error, 1 warning, 0 info in 2 files; 9 files checked.
 `

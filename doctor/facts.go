@@ -45,6 +45,9 @@ func (r *run) checkFacts(ctx context.Context) error {
 	r.rep.Files += len(problems) + len(raw)
 	for _, e := range problems {
 		var pe *facts.ParseError
+		if errors.Is(e, facts.ErrConflict) {
+			continue // conflict.markers reports it, with the fix
+		}
 		if errors.As(e, &pe) {
 			r.add(CheckFactsParse, Finding{File: pe.Path, Line: pe.Line, Message: pe.Msg})
 			continue
@@ -87,8 +90,8 @@ func (r *run) checkFacts(ctx context.Context) error {
 		}
 	}
 
-	// Supersedes links: both ends must exist, and following supersedes
-	// must never come back to where it started.
+	// Supersedes links: both ends must exist and agree, and following
+	// supersedes must never come back to where it started.
 	r.checked(CheckFactsSupersedes, len(raw))
 	for _, f := range raw {
 		for _, l := range []struct{ key, id string }{{"supersedes", f.Supersedes}, {"supersededBy", f.SupersededBy}} {
@@ -101,6 +104,7 @@ func (r *run) checkFacts(ctx context.Context) error {
 			}
 		}
 	}
+	r.checkLinkEnds(raw, byID)
 	for _, cycle := range supersedesCycles(raw) {
 		first := byID[cycle[0]][0]
 		r.add(CheckFactsSupersedes, Finding{File: first.Path, Message: "supersedes chain forms a cycle: " + strings.Join(append(cycle, cycle[0]), " → ")})
@@ -204,4 +208,55 @@ func supersedesCycles(raw []facts.Fact) [][]string {
 		}
 	}
 	return cycles
+}
+
+// checkLinkEnds reports a supersedes link stated at one end only: a fact
+// that supersedes another which does not name it as its successor, a
+// successor that does not name the fact back, and a status that disagrees
+// with the links (superseded without a successor, a successor while
+// active). Links naming a shared or missing id are reported elsewhere.
+func (r *run) checkLinkEnds(raw []facts.Fact, byID map[string][]facts.Fact) {
+	successors := map[string]bool{} // ids some fact supersedes
+	for _, f := range raw {
+		if f.Supersedes != "" {
+			successors[f.Supersedes] = true
+		}
+	}
+	for _, f := range raw {
+		if f.Supersedes != "" && f.Supersedes != f.ID && len(byID[f.Supersedes]) == 1 && len(byID[f.ID]) == 1 {
+			t := byID[f.Supersedes][0]
+			switch {
+			case t.SupersededBy == "":
+				r.add(CheckFactsSupersedes, Finding{File: f.Path, Message: fmt.Sprintf("supersedes: %s, but %s names no successor in supersededBy", t.ID, t.ID), Fix: fixCommand})
+			case t.SupersededBy != f.ID:
+				r.add(CheckFactsSupersedes, Finding{File: f.Path, Message: fmt.Sprintf("supersedes: %s, but %s says it is superseded by %s", t.ID, t.ID, t.SupersededBy), Fix: fixCommand})
+			}
+		}
+		if f.SupersededBy != "" && f.SupersededBy != f.ID && len(byID[f.SupersededBy]) == 1 && len(byID[f.ID]) == 1 {
+			t := byID[f.SupersededBy][0]
+			if t.Supersedes != f.ID {
+				what := "names no fact in supersedes"
+				if t.Supersedes != "" {
+					what = "supersedes " + t.Supersedes
+				}
+				r.add(CheckFactsSupersedes, Finding{File: f.Path, Message: fmt.Sprintf("supersededBy: %s, but %s %s", t.ID, t.ID, what), Fix: fixCommand})
+			}
+		}
+		if len(byID[f.ID]) != 1 {
+			continue
+		}
+		switch {
+		case f.Status == facts.Superseded && f.SupersededBy == "" && !successors[f.ID]:
+			r.add(CheckFactsSupersedes, Finding{File: f.Path, Message: fmt.Sprintf("status: superseded, but no fact supersedes %s", f.ID)})
+		case f.Status != facts.Superseded && f.SupersededBy != "":
+			r.add(CheckFactsSupersedes, Finding{File: f.Path, Message: fmt.Sprintf("status: %s, but %s has a successor", statusOf(f), f.ID), Fix: fixCommand})
+		}
+	}
+}
+
+func statusOf(f facts.Fact) facts.Status {
+	if f.Status == "" {
+		return facts.Active
+	}
+	return f.Status
 }

@@ -28,12 +28,15 @@ type Change struct {
 func (c Change) String() string { return c.Message }
 
 // Fix repairs what is safe to repair in the working tree and returns what
-// it changed, nothing when all is in order: duplicate fact ids left by a
-// merge are renumbered (in each group the earliest fact keeps the id, every
-// later one gets the next free id, and the supersedes links that named the
-// renumbered fact follow it), and a stale or missing INDEX.md is rebuilt.
-// Nothing else is touched. Fix refuses a project opened on a revision or
-// the index.
+// it changed, nothing when all is in order: what a merge leaves in memory is
+// repaired with [facts.Store.Repair] (a fact file with conflict markers
+// becomes the facts of both sides, duplicate ids are renumbered, and every
+// supersedes link follows the fact it meant, settled from git history when
+// the id it names is shared, so each chain agrees at both ends), and a stale
+// or missing INDEX.md is rebuilt. Nothing else is touched: conflict markers
+// in other files are reported, not resolved. Fix refuses a project opened
+// on a revision or the index, and a link history cannot settle
+// ([facts.ErrAmbiguousLink]), changing nothing.
 func Fix(ctx context.Context, env Env) ([]Change, error) {
 	p := env.Project
 	if err := p.CheckWritable(); err != nil {
@@ -50,32 +53,26 @@ func Fix(ctx context.Context, env Env) ([]Change, error) {
 	}
 	var changes []Change
 
+	rep, err := store.Repair(ctx, newProvenance(ctx, p))
+	if err != nil {
+		return nil, fmt.Errorf("fix: %w", err)
+	}
+	for _, sp := range rep.Splits {
+		changes = append(changes, Change{Check: CheckConflicts, Path: sp.Path, Message: sp.String()})
+	}
+	for _, rn := range rep.Renumbered {
+		changes = append(changes, Change{Check: CheckFactsDuplicate, Path: rn.NewPath, OldPath: rn.OldPath,
+			Message: fmt.Sprintf("renumbered %s to %s: %s → %s", rn.OldID, rn.NewID, rn.OldPath, rn.NewPath)})
+	}
+	for _, rl := range rep.Relinked {
+		changes = append(changes, Change{Check: CheckFactsSupersedes, Path: rl.Path,
+			Message: fmt.Sprintf("updated the supersedes links of %s in %s", rl.ID, rl.Path)})
+	}
+
 	raw, err := store.RawFacts(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("fix: %w", err)
 	}
-	plan, planned := facts.Renumber(raw)
-	if len(planned) > 0 {
-		done, err := store.FixDuplicateIDs(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("fix duplicate fact ids: %w", err)
-		}
-		for _, rn := range done {
-			changes = append(changes, Change{Check: CheckFactsDuplicate, Path: rn.NewPath, OldPath: rn.OldPath,
-				Message: fmt.Sprintf("renumbered %s to %s: %s → %s", rn.OldID, rn.NewID, rn.OldPath, rn.NewPath)})
-		}
-		// The plan lists the facts whose links followed a renumbered one;
-		// it is what the store did when both agree on the renumbering.
-		if sameRenumbering(planned, done) {
-			for _, c := range plan {
-				if c.OldPath == "" {
-					changes = append(changes, Change{Check: CheckFactsDuplicate, Path: c.Fact.Path,
-						Message: fmt.Sprintf("updated the supersedes links of %s in %s", c.Fact.ID, c.Fact.Path)})
-				}
-			}
-		}
-	}
-
 	idx, err := store.Index(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("fix: %w", err)
@@ -96,16 +93,4 @@ func Fix(ctx context.Context, env Env) ([]Change, error) {
 			Message: fmt.Sprintf("rebuilt %s: %s", facts.IndexPath, idx.Summary())})
 	}
 	return changes, nil
-}
-
-func sameRenumbering(a, b []facts.Renumbering) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -87,6 +87,7 @@ func Run(ctx context.Context, env Env) (*Report, error) {
 		r.order = append(r.order, c.ID)
 	}
 	passes := []func(context.Context) error{
+		r.checkConflicts,
 		r.checkConfig,
 		r.checkLocalContracts,
 		r.checkBlackboard,

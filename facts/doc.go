@@ -17,6 +17,8 @@
 //
 // [Store.Search] ranks active facts with BM25 over stemmed title, body and
 // tags. [BuildIndex] renders INDEX.md; [MergeIndex] merges two branches'
-// indexes line by line for the git merge driver; [Renumber] repairs duplicate
-// ids after a merge.
+// indexes line by line for the git merge driver; [Store.Repair] repairs what
+// a merge leaves: fact files with conflict markers (which [Parse] refuses, so
+// no reader serves them), duplicate ids, and supersedes chains, settling a
+// link that names a shared id from git history through a [Provenance].
 package facts

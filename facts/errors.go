@@ -20,6 +20,11 @@ var (
 	// files with a warning; the error is a *[ParseError].
 	ErrMalformed = errors.New("malformed fact file")
 
+	// ErrConflict marks a fact file that holds git conflict markers. Readers
+	// skip it with a warning, like a malformed file; foundry doctor --fix
+	// splits it into the two facts of the merge's sides.
+	ErrConflict = errors.New("fact file holds git conflict markers")
+
 	// ErrNotFound is returned when no fact has the requested id.
 	ErrNotFound = errors.New("fact not found")
 

@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/foundryhq/foundry/internal/conflict"
 )
 
 // Type is the kind of a fact.
@@ -170,6 +172,9 @@ type ParseError struct {
 	Path string // file path as given to Parse; may be empty
 	Line int    // 1-based line in the file; 0 when unknown
 	Msg  string
+	// Conflict is true when the file holds git conflict markers; the error
+	// then also matches [ErrConflict].
+	Conflict bool
 }
 
 func (e *ParseError) Error() string {
@@ -187,8 +192,11 @@ func (e *ParseError) Error() string {
 	return loc + ": " + e.Msg
 }
 
-// Is makes a *ParseError match [ErrMalformed].
-func (e *ParseError) Is(target error) bool { return target == ErrMalformed }
+// Is makes a *ParseError match [ErrMalformed], and [ErrConflict] when the
+// file holds conflict markers.
+func (e *ParseError) Is(target error) bool {
+	return target == ErrMalformed || e.Conflict && target == ErrConflict
+}
 
 const delimiter = "---"
 
@@ -203,10 +211,16 @@ var yamlLine = regexp.MustCompile(`line ([0-9]+)`)
 // Parse reads a fact file. path only labels errors. It checks the structure
 // (front matter, known keys, id, type, title, date and enum forms) but not the
 // write rules such as the title length, so a hand-edited file that bends a
-// rule is still readable; doctor validates it against fact.v1.
+// rule is still readable; doctor validates it against fact.v1. A file with
+// git conflict markers is refused wherever they are (the error matches
+// [ErrConflict]): its two sides are two different facts, and serving either,
+// or the markers, would be a guess.
 func Parse(path string, data []byte) (Fact, error) {
 	fail := func(line int, format string, args ...any) (Fact, error) {
 		return Fact{}, &ParseError{Path: path, Line: line, Msg: fmt.Sprintf(format, args...)}
+	}
+	if blocks := conflict.Find(data); len(blocks) > 0 {
+		return Fact{}, &ParseError{Path: path, Line: blocks[0].Start, Msg: blocks[0].String(), Conflict: true}
 	}
 	text := strings.TrimPrefix(string(data), "\ufeff")
 	text = strings.ReplaceAll(text, "\r\n", "\n")

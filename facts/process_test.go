@@ -45,7 +45,7 @@ func writerMain(name string) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if os.Getenv(envFix) != "" {
-		if _, err := s.FixDuplicateIDs(ctx); err != nil {
+		if _, err := s.Repair(ctx, nil); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
@@ -291,7 +291,7 @@ func TestCrashedRenumbering(t *testing.T) {
 			defer cancel()
 			// doctor --fix repairs ids, then rebuilds a stale index.
 			next := OpenDir(root, Options{})
-			if _, err := next.FixDuplicateIDs(wctx); err != nil {
+			if _, err := next.Repair(wctx, nil); err != nil {
 				t.Fatalf("next repair: %v", err)
 			}
 			if _, err := next.RebuildIndex(wctx); err != nil {

@@ -22,46 +22,57 @@ func mergedFacts() []Fact {
 	}
 }
 
-func TestRenumber(t *testing.T) {
+func factFilesOf(fs []Fact) []file {
+	var out []file
+	for _, f := range fs {
+		out = append(out, file{path: f.Path, data: Format(f)})
+	}
+	return out
+}
+
+func TestPlanRenumbers(t *testing.T) {
 	t.Parallel()
-	in := mergedFacts()
-	changes, renumbered := Renumber(in)
-	wantR := []Renumbering{{OldID: "fact-0016", NewID: "fact-0017", OldPath: ".foundry/memory/fact-0016-cache-is-valkey.md", NewPath: ".foundry/memory/fact-0017-cache-is-valkey.md"}}
-	if diff := cmp.Diff(wantR, renumbered); diff != "" {
-		t.Errorf("renumbered (-want +got):\n%s", diff)
+	p, err := plan(factFilesOf(mergedFacts()), nil)
+	if err != nil {
+		t.Fatal(err)
 	}
 	var got []string
-	for _, c := range changes {
-		got = append(got, c.Fact.ID+" "+c.Fact.Path+" supersedes="+c.Fact.Supersedes+" by="+c.Fact.SupersededBy+" from="+c.OldPath)
+	for _, v := range p.versions {
+		if v.changed() {
+			got = append(got, v.out.ID+" "+v.out.Path+" supersedes="+v.out.Supersedes+" by="+v.out.SupersededBy+" from="+v.f.Path)
+		}
 	}
 	want := []string{
-		"fact-0009 .foundry/memory/fact-0009-cache-is-redis.md supersedes= by=fact-0017 from=",
+		"fact-0009 .foundry/memory/fact-0009-cache-is-redis.md supersedes= by=fact-0017 from=.foundry/memory/fact-0009-cache-is-redis.md",
 		"fact-0017 .foundry/memory/fact-0017-cache-is-valkey.md supersedes=fact-0009 by= from=.foundry/memory/fact-0016-cache-is-valkey.md",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("changes (-want +got):\n%s", diff)
 	}
-	if !cmp.Equal(in, mergedFacts()) {
-		t.Error("Renumber modified its input")
+	p, err = plan(factFilesOf(mergedFacts()[1:3]), nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if c, r := Renumber(in[:3]); len(c) != 0 || len(r) != 0 {
-		t.Errorf("no duplicates: %v %v", c, r)
+	for _, v := range p.versions {
+		if v.changed() {
+			t.Errorf("no duplicates, yet %s changes", v.f.Path)
+		}
 	}
 }
 
-func TestStoreFixDuplicateIDs(t *testing.T) {
+func TestStoreRepair(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, root, _ := newTestStore(t)
 	for _, f := range mergedFacts() {
 		writeFile(t, root, f.Path, string(Format(f)))
 	}
-	done, err := s.FixDuplicateIDs(ctx)
+	res, err := s.Repair(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(done) != 1 || done[0].NewID != "fact-0017" {
-		t.Fatalf("FixDuplicateIDs = %+v", done)
+	if done := res.Renumbered; len(done) != 1 || done[0].NewID != "fact-0017" {
+		t.Fatalf("Repair = %+v", res)
 	}
 	files := factFiles(t, root)
 	want := []string{"fact-0009-cache-is-redis.md", "fact-0015-orders-have-lines.md", "fact-0016-invoices-are-monthly.md", "fact-0017-cache-is-valkey.md"}
@@ -76,8 +87,8 @@ func TestStoreFixDuplicateIDs(t *testing.T) {
 	if idx != string(fresh.Content) || !strings.Contains(idx, "fact-0017") {
 		t.Errorf("index not rebuilt:\n%s", idx)
 	}
-	if done, err := s.FixDuplicateIDs(ctx); err != nil || len(done) != 0 {
-		t.Errorf("second fix: %v %v", done, err)
+	if res, err := s.Repair(ctx, nil); err != nil || res.Changed() {
+		t.Errorf("second fix: %+v %v", res, err)
 	}
 	if _, err := os.Stat(filepath.Join(root, ".foundry/memory/fact-0016-cache-is-valkey.md")); !os.IsNotExist(err) {
 		t.Errorf("old file still present: %v", err)
@@ -86,7 +97,7 @@ func TestStoreFixDuplicateIDs(t *testing.T) {
 
 // A fact file that cannot be parsed still holds its id: renumbering must not
 // hand that id to another fact (ids are never reused within a branch).
-func TestStoreFixDuplicateIDsSkipsIDsOfMalformedFiles(t *testing.T) {
+func TestStoreRepairSkipsIDsOfMalformedFiles(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, root, _ := newTestStore(t)
@@ -94,11 +105,11 @@ func TestStoreFixDuplicateIDsSkipsIDsOfMalformedFiles(t *testing.T) {
 		writeFile(t, root, f.Path, string(Format(f)))
 	}
 	writeFile(t, root, path.Join(Dir, "fact-0017-broken.md"), "---\nid: [broken\n")
-	done, err := s.FixDuplicateIDs(ctx)
+	res, err := s.Repair(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(done) != 1 || done[0].NewID != "fact-0018" {
-		t.Fatalf("FixDuplicateIDs = %+v, want fact-0016 renumbered to fact-0018", done)
+	if done := res.Renumbered; len(done) != 1 || done[0].NewID != "fact-0018" {
+		t.Fatalf("Repair = %+v, want fact-0016 renumbered to fact-0018", res)
 	}
 }

@@ -28,10 +28,11 @@ func newDoctorCommand(env *cliEnv) *cli.Command {
 		Usage:     "check the whole project and explain failures from git history",
 		ArgsUsage: " ",
 		Description: `Sweeps the project at the working tree, the index (--staged) or any
-revision (--rev REV, read from git objects): every blackboard artifact
+revision (--rev REV, read from git objects): no file under .foundry/ holds
+git conflict markers (each is named with its line); every blackboard artifact
 parses, names a known contract and satisfies it; fact files parse, are
-valid fact.v1 artifacts, have unique ids, sound supersedes links and an
-up-to-date INDEX.md (expired facts are listed); runbooks parse and have
+valid fact.v1 artifacts, have unique ids, supersedes links that exist and
+agree at both ends, and an up-to-date INDEX.md (expired facts are listed); runbooks parse and have
 valid slugs; the config is valid; project-local schemas compile and do not
 redefine an embedded contract; agent definitions (.claude/agents/*.md,
 agents/*.md) name existing contracts under "## Input contract" and
@@ -45,18 +46,25 @@ before <contract> tightened in <commit>".
 
 The summary groups findings by check with counts per file. --json prints
 the full report, --format sarif a SARIF 2.1.0 log. --fix (working tree
-only) rebuilds a stale INDEX.md and renumbers duplicate fact ids, printing
-what it changed, and then checks the project.
+only) repairs what a merge leaves in memory, printing what it changed, and
+then checks the project: a fact file with conflict markers becomes the two
+facts of the merge's sides; duplicate ids are renumbered; every supersedes
+link follows the fact it meant (settled from git history when the id it
+names is shared: the fact that carried the id in the commit that wrote the
+link) and each chain is made to agree at both ends; a stale INDEX.md is
+rebuilt. A link nothing settles (an uncommitted merge, say) is refused
+with a message and nothing is changed.
 
 EXIT STATUS:
    0  no error-severity finding (warnings and info may remain)
-   1  the project could not be read, or --fix with --rev or --staged
+   1  the project could not be read, --fix with --rev or --staged, or a
+      link --fix cannot settle
    2  malformed command line
    3  doctor found errors`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text, json or sarif", Destination: &opts.format},
 			&cli.BoolFlag{Name: "no-history", Usage: "skip the git history pass", Destination: &opts.noHistory},
-			&cli.BoolFlag{Name: "fix", Usage: "rebuild a stale INDEX.md and renumber duplicate fact ids, then check", Destination: &opts.fix},
+			&cli.BoolFlag{Name: "fix", Usage: "repair conflicted facts, duplicate ids, supersedes chains and INDEX.md, then check", Destination: &opts.fix},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {

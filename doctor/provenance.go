@@ -1,0 +1,104 @@
+// This file defines how --fix asks git history which fact a link meant.
+
+package doctor
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/foundryhq/foundry/facts"
+	"github.com/foundryhq/foundry/git"
+	"github.com/foundryhq/foundry/project"
+)
+
+// provenance answers [facts.Provenance] from the history of HEAD, walked
+// once over the memory folder on the first question.
+type provenance struct {
+	ctx  context.Context
+	p    *project.Project
+	hist *git.History
+	ids  map[string][]string // commit → fact file names at that commit
+}
+
+// newProvenance returns the history of the project's repository, or nil
+// outside git or before the first commit.
+func newProvenance(ctx context.Context, p *project.Project) facts.Provenance {
+	if p.Repo == nil || !p.Repo.HasCommits() {
+		return nil
+	}
+	return &provenance{ctx: ctx, p: p, ids: map[string][]string{}}
+}
+
+func (pv *provenance) history() (*git.History, error) {
+	if pv.hist != nil {
+		return pv.hist, nil
+	}
+	h, err := pv.p.Repo.History(pv.ctx, "HEAD", git.HistoryOptions{Sub: pv.p.RelRoot, Prefixes: []string{facts.Dir + "/"}})
+	if err != nil {
+		return nil, err
+	}
+	pv.hist = h
+	return h, nil
+}
+
+// change returns the latest commit that left content at p.
+func (pv *provenance) change(p string, content []byte) (git.PathChange, bool, error) {
+	h, err := pv.history()
+	if err != nil {
+		return git.PathChange{}, false, err
+	}
+	blob := git.BlobID(content)
+	for _, c := range h.Changes(p) {
+		if c.Blob == blob {
+			return c, true, nil
+		}
+	}
+	return git.PathChange{}, false, nil
+}
+
+func (pv *provenance) WrittenIn(p string, content []byte) (string, bool, error) {
+	c, ok, err := pv.change(p, content)
+	return c.Commit.Hash, ok, err
+}
+
+func (pv *provenance) IDPaths(commit, id string) ([]string, error) {
+	names, ok := pv.ids[commit]
+	if !ok {
+		fsys, _, err := pv.p.Repo.RevFS(commit, pv.p.RelRoot)
+		if err != nil {
+			return nil, err
+		}
+		es, err := fs.ReadDir(fsys, facts.Dir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		for _, e := range es {
+			names = append(names, e.Name())
+		}
+		pv.ids[commit] = names
+	}
+	var out []string
+	for _, n := range names {
+		if strings.HasPrefix(n, id+"-") && strings.HasSuffix(n, ".md") {
+			out = append(out, path.Join(facts.Dir, n))
+		}
+	}
+	return out, nil
+}
+
+func (pv *provenance) Sides(p string, content []byte) (string, string, bool, error) {
+	c, ok, err := pv.change(p, content)
+	if err != nil || !ok {
+		return "", "", false, err
+	}
+	parents, err := pv.p.Repo.Parents(c.Commit.Hash)
+	if err != nil || len(parents) != 2 {
+		return "", "", false, err
+	}
+	return parents[0], parents[1], true, nil
+}
+
+func (pv *provenance) IsAncestor(a, b string) (bool, error) { return pv.p.Repo.IsAncestor(a, b) }

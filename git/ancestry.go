@@ -1,0 +1,78 @@
+package git
+
+// This file defines the questions about the commit graph that a repair of
+// merged memory asks: a commit's parents and whether one commit lies in the
+// history of another.
+
+import (
+	"fmt"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Parents returns the full hashes of the parents of the commit with hash h,
+// first parent first.
+func (r *Repo) Parents(h string) ([]string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, err := r.commitLocked(h)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(c.ParentHashes))
+	for _, p := range c.ParentHashes {
+		out = append(out, p.String())
+	}
+	return out, nil
+}
+
+// IsAncestor reports whether the commit with hash a is the commit with hash
+// b or one of its ancestors. The walk stops at a shallow clone's boundary.
+func (r *Repo) IsAncestor(a, b string) (bool, error) {
+	if a == b {
+		return true, nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ca, err := r.commitLocked(a)
+	if err != nil {
+		return false, err
+	}
+	cb, err := r.commitLocked(b)
+	if err != nil {
+		return false, err
+	}
+	seen := map[plumbing.Hash]bool{cb.Hash: true}
+	queue := []*object.Commit{cb}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c.Hash == ca.Hash {
+			return true, nil
+		}
+		for _, p := range c.ParentHashes {
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			pc, err := r.repo.CommitObject(p)
+			if err != nil {
+				continue // beyond a shallow boundary
+			}
+			queue = append(queue, pc)
+		}
+	}
+	return false, nil
+}
+
+func (r *Repo) commitLocked(h string) (*object.Commit, error) {
+	if !plumbing.IsHash(h) {
+		return nil, fmt.Errorf("read commit %q: %w", h, ErrRevisionNotFound)
+	}
+	c, err := r.repo.CommitObject(plumbing.NewHash(h))
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", h, ErrRevisionNotFound)
+	}
+	return c, nil
+}
