@@ -127,7 +127,11 @@ func (s *Store) Vocabulary(ctx context.Context) ([]string, error) {
 //
 // or, with no hits, `No stored fact matches "<query>". Memory holds N active
 // facts.` The text ends with a newline.
-func (r SearchResult) Render() string {
+func (r SearchResult) Render() string { return r.RenderWith(RenderFact) }
+
+// RenderWith is [SearchResult.Render] with block rendering each hit's block
+// (RenderFact, or a cached form of it).
+func (r SearchResult) RenderWith(block func(Fact) string) string {
 	if len(r.Hits) == 0 {
 		noun := "facts"
 		if r.Active == 1 {
@@ -140,7 +144,7 @@ func (r SearchResult) Render() string {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		b.WriteString(RenderFact(h.Fact))
+		b.WriteString(block(h.Fact))
 	}
 	return b.String()
 }

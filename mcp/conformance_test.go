@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"github.com/foundryhq/foundry/contracts"
 
 	"io"
 	"log/slog"
@@ -114,7 +115,14 @@ type transcript struct {
 	pauseDir string
 	served   chan error
 
+	// outputs are the compiled output schemas by tool name; every
+	// structuredContent of a successful tools/call is checked against its
+	// tool's, which is what lets the server skip the check for tools whose
+	// output is proven here (Tool.OutputProven).
+	outputs map[string]*contracts.Schema
+
 	mu       sync.Mutex
+	calls    map[string]string // canonical id of a tools/call → tool name
 	out      []string
 	outDone  bool
 	changed  chan struct{} // closed and replaced whenever out grows
@@ -186,7 +194,8 @@ func runTranscript(t *testing.T, optData, client []byte, withAudit bool) (server
 func playSession(t *testing.T, opts mcp.Options, pause string, client []byte) []byte {
 	t.Helper()
 	opts.Logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	tr := &transcript{t: t, pauseDir: t.TempDir(), served: make(chan error, 1), changed: make(chan struct{}), consumed: map[string]int{}}
+	tr := &transcript{t: t, pauseDir: t.TempDir(), served: make(chan error, 1), changed: make(chan struct{}), consumed: map[string]int{},
+		outputs: outputSchemas(t, opts.Registry), calls: map[string]string{}}
 	t.Setenv("FOUNDRY_TEST_PAUSE", pause)
 	t.Setenv("FOUNDRY_TEST_PAUSE_DIR", tr.pauseDir)
 
@@ -233,6 +242,59 @@ func (w testWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// outputSchemas compiles the output schema of every tool of reg.
+func outputSchemas(t *testing.T, reg *mcp.Registry) map[string]*contracts.Schema {
+	t.Helper()
+	out := map[string]*contracts.Schema{}
+	if reg == nil {
+		return out
+	}
+	for _, name := range reg.ToolNames() {
+		raw := reg.OutputSchema(name)
+		if raw == nil {
+			continue
+		}
+		s, err := contracts.Compile(raw)
+		if err != nil {
+			t.Fatalf("output schema of %s: %v", name, err)
+		}
+		out[name] = s
+	}
+	return out
+}
+
+// checkOutput checks the structuredContent of a successful tools/call
+// response against the tool's output schema.
+func (tr *transcript) checkOutput(line string) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Result *struct {
+			StructuredContent json.RawMessage `json:"structuredContent"`
+			IsError           bool            `json:"isError"`
+		} `json:"result"`
+	}
+	if json.Unmarshal([]byte(line), &m) != nil || m.ID == nil || m.Result == nil || m.Result.IsError {
+		return
+	}
+	tr.mu.Lock()
+	name := tr.calls[canonicalID(m.ID)]
+	tr.mu.Unlock()
+	schema := tr.outputs[name]
+	if schema == nil {
+		return
+	}
+	dec := json.NewDecoder(bytes.NewReader(m.Result.StructuredContent))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		tr.t.Errorf("%s: structuredContent %s: %v", name, m.Result.StructuredContent, err)
+		return
+	}
+	for _, v := range schema.Validate(doc) {
+		tr.t.Errorf("%s: structuredContent breaks the output schema: %s", name, v)
+	}
+}
+
 func (tr *transcript) collect(r io.Reader) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	for {
@@ -242,6 +304,7 @@ func (tr *transcript) collect(r io.Reader) {
 				tr.t.Errorf("server output does not end with a newline: %q", line)
 			}
 			checkMessage(tr.t, strings.TrimSuffix(line, "\n"))
+			tr.checkOutput(line)
 			tr.mu.Lock()
 			tr.out = append(tr.out, strings.TrimSuffix(line, "\n"))
 			close(tr.changed)
@@ -267,6 +330,18 @@ func (tr *transcript) lines() []string {
 
 func (tr *transcript) send(line string) {
 	tr.t.Helper()
+	var call struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	if json.Unmarshal([]byte(line), &call) == nil && call.Method == "tools/call" && call.ID != nil {
+		tr.mu.Lock()
+		tr.calls[canonicalID(call.ID)] = call.Params.Name
+		tr.mu.Unlock()
+	}
 	if _, err := io.WriteString(tr.in, line+"\n"); err != nil {
 		tr.t.Fatalf("send %s: %v", line, err)
 	}

@@ -207,3 +207,23 @@ func eventKinds(t *testing.T, root string) []byte {
 	}
 	return b.Bytes()
 }
+
+// TestFoundrySchemasCompile: the server compiles tool schemas on first use,
+// so their validity is checked here, all at once.
+func TestFoundrySchemasCompile(t *testing.T) {
+	t.Parallel()
+	p, err := project.OpenRoot(t.TempDir(), project.Source{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := mcp.ProjectRegistry(p, mcp.ProjectOptions{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reg.ToolNames()) < 10 {
+		t.Fatalf("tools = %q", reg.ToolNames())
+	}
+	if err := reg.Compile(); err != nil {
+		t.Error(err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/foundryhq/foundry/contracts"
@@ -48,8 +49,14 @@ type Tool struct {
 	// handler runs.
 	InputSchema json.RawMessage
 	// OutputSchema, when set, describes structuredContent (top level
-	// "type":"object"); every successful result is checked against it.
+	// "type":"object"); every successful result is checked against it,
+	// unless OutputProven.
 	OutputSchema json.RawMessage
+	// OutputProven says the handler's results are proven to match
+	// OutputSchema by tests that check every result they see, so the server
+	// skips the check (a decode and a validation) on every call. Set it
+	// only for handlers whose output is built from typed values.
+	OutputProven bool
 	// Scope is the scope the tool belongs to, e.g. [ScopeReadMemory].
 	Scope string
 	// Mutating classifies the tool as one that changes state; read-only mode
@@ -79,6 +86,11 @@ type Output struct {
 	// object valid against the tool's OutputSchema, and is required when
 	// the tool has one.
 	Structured any
+	// Redacted says the handler already passed every string of Text and
+	// Structured through the secret redaction the server applies (for
+	// example from a cache of redacted facts), so the server does not scan
+	// them again.
+	Redacted bool
 }
 
 // ToolHandler handles one call of a tool with its decoded arguments, which
@@ -88,13 +100,65 @@ type ToolHandler[In any] func(ctx context.Context, call *Call, in In) (Output, e
 // rawHandler is a ToolHandler after argument decoding is folded in.
 type rawHandler func(ctx context.Context, call *Call, args json.RawMessage) (Output, error)
 
-// tool is a registered tool with its compiled schemas and its tools/list
-// entry.
+// tool is a registered tool with its schemas, compiled on first use, and
+// its tools/list entry.
 type tool struct {
 	Tool
-	in, out *contracts.Schema
-	listing json.RawMessage
-	handle  rawHandler
+	inJSON, outJSON json.RawMessage
+	listing         json.RawMessage
+	handle          rawHandler
+
+	once       sync.Once
+	in, out    *contracts.Schema
+	compileErr error
+}
+
+// schemas compiles the tool's schemas the first time they are needed: a
+// server answers initialize and tools/list without compiling any.
+func (t *tool) schemas() error {
+	t.once.Do(func() {
+		var err error
+		if t.in, err = contracts.Compile(t.inJSON); err != nil {
+			t.compileErr = fmt.Errorf("tool %q: %w: input schema: %v", t.Name, ErrInvalidTool, err)
+			return
+		}
+		if t.outJSON != nil {
+			if t.out, err = contracts.Compile(t.outJSON); err != nil {
+				t.compileErr = fmt.Errorf("tool %q: %w: output schema: %v", t.Name, ErrInvalidTool, err)
+			}
+		}
+	})
+	return t.compileErr
+}
+
+// ToolNames returns the names of the registered tools in registration
+// order.
+func (r *Registry) ToolNames() []string {
+	names := make([]string, len(r.tools))
+	for i, t := range r.tools {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// OutputSchema returns the compacted output schema of the named tool, nil
+// when it has none or there is no such tool.
+func (r *Registry) OutputSchema(name string) json.RawMessage {
+	if t := r.byName[name]; t != nil {
+		return t.outJSON
+	}
+	return nil
+}
+
+// Compile compiles the schemas of every tool now instead of on first use,
+// and reports those that do not compile (errors matching
+// [ErrInvalidTool]).
+func (r *Registry) Compile() error {
+	var errs []error
+	for _, t := range r.tools {
+		errs = append(errs, t.schemas())
+	}
+	return errors.Join(errs...)
 }
 
 // Resource describes one concrete resource.
@@ -200,17 +264,17 @@ func (r *Registry) add(t Tool, h rawHandler) error {
 	case t.Timeout < 0 || t.MaxResultBytes < 0:
 		return bad("timeout and result-size limit must not be negative")
 	}
-	in, inJSON, err := objectSchema(t.InputSchema)
+	inJSON, err := objectSchema(t.InputSchema)
 	if err != nil {
 		return bad("input schema: %v", err)
 	}
-	tt := &tool{Tool: t, in: in, handle: h}
 	var outJSON json.RawMessage
 	if t.OutputSchema != nil {
-		if tt.out, outJSON, err = objectSchema(t.OutputSchema); err != nil {
+		if outJSON, err = objectSchema(t.OutputSchema); err != nil {
 			return bad("output schema: %v", err)
 		}
 	}
+	tt := &tool{Tool: t, inJSON: inJSON, outJSON: outJSON, handle: h}
 	if tt.Timeout == 0 {
 		tt.Timeout = DefaultTimeout
 	}
@@ -244,27 +308,23 @@ type annotations struct {
 	OpenWorld   bool `json:"openWorldHint"`
 }
 
-// objectSchema compiles a schema whose top level must be
-// {"type":"object"} and returns it compacted.
-func objectSchema(raw json.RawMessage) (*contracts.Schema, json.RawMessage, error) {
+// objectSchema checks that a schema's top level is {"type":"object"} and
+// returns it compacted. It is compiled on first use ([tool.schemas]).
+func objectSchema(raw json.RawMessage) (json.RawMessage, error) {
 	var top struct {
 		Type any `json:"type"`
 	}
 	if err := json.Unmarshal(raw, &top); err != nil {
-		return nil, nil, fmt.Errorf("parse: %w", err)
+		return nil, fmt.Errorf("parse: %w", err)
 	}
 	if top.Type != "object" {
-		return nil, nil, fmt.Errorf(`top level must have "type": "object"`)
-	}
-	s, err := contracts.Compile(raw)
-	if err != nil {
-		return nil, nil, err
+		return nil, fmt.Errorf(`top level must have "type": "object"`)
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, raw); err != nil {
-		return nil, nil, fmt.Errorf("compact: %w", err)
+		return nil, fmt.Errorf("compact: %w", err)
 	}
-	return s, buf.Bytes(), nil
+	return buf.Bytes(), nil
 }
 
 // AddResource registers a fixed resource.

@@ -27,6 +27,8 @@ func TestAddToolRules(t *testing.T) {
 		name    string
 		tool    mcp.Tool
 		wantErr string // "" for success
+		// atCompile: the error comes from Registry.Compile, not AddTool.
+		atCompile bool
 	}{
 		{name: "valid", tool: valid},
 		{name: "dots and dashes", tool: with(func(t *mcp.Tool) { t.Name = "a.b-c_d" })},
@@ -40,7 +42,10 @@ func TestAddToolRules(t *testing.T) {
 		{name: "input schema not an object type", tool: with(func(t *mcp.Tool) { t.InputSchema = json.RawMessage(`{"type":"string"}`) }), wantErr: `input schema: top level must have "type": "object"`},
 		{name: "input schema that does not compile", tool: with(func(t *mcp.Tool) {
 			t.InputSchema = json.RawMessage(`{"type":"object","properties":{"a":{"type":"strin"}}}`)
-		}), wantErr: "input schema: compile schema"},
+		}), wantErr: "input schema: compile schema", atCompile: true},
+		{name: "output schema that does not compile", tool: with(func(t *mcp.Tool) {
+			t.OutputSchema = json.RawMessage(`{"type":"object","required":"a"}`)
+		}), wantErr: "output schema: compile schema", atCompile: true},
 		{name: "output schema array", tool: with(func(t *mcp.Tool) { t.OutputSchema = json.RawMessage(`{"type":"array"}`) }), wantErr: "output schema: top level"},
 	}
 	for _, tt := range tests {
@@ -50,9 +55,20 @@ func TestAddToolRules(t *testing.T) {
 			err := mcp.AddTool(r, tt.tool, func(context.Context, *mcp.Call, struct{}) (mcp.Output, error) {
 				return mcp.Output{Text: "x"}, nil
 			})
+			if tt.atCompile {
+				// Schemas compile on first use; Compile finds the broken
+				// one at once.
+				if err != nil {
+					t.Fatalf("AddTool: %v", err)
+				}
+				err = r.Compile()
+			}
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Fatalf("AddTool: %v", err)
+				}
+				if err := r.Compile(); err != nil {
+					t.Fatalf("Compile: %v", err)
 				}
 				return
 			}

@@ -204,9 +204,13 @@ func (s *session) runTool(ctx context.Context, conn *jsonrpc.Conn, t *tool, args
 		return errorResult(fmt.Sprintf("%s failed: %s", t.Name, err.Error())), "error"
 	}
 
-	res := callResult{Content: []content{{Type: "text", Text: secrets.Redact(out.Text)}}}
-	if t.out != nil || out.Structured != nil {
-		sc, msg := s.structured(t, out.Structured)
+	text := out.Text
+	if !out.Redacted {
+		text = secrets.Redact(text)
+	}
+	res := callResult{Content: []content{{Type: "text", Text: text}}}
+	if t.outJSON != nil || out.Structured != nil {
+		sc, msg := s.structured(t, out)
 		if msg != "" {
 			s.log.Error("tool result breaks its output schema", "tool", t.Name, "problem", msg)
 			return errorResult(fmt.Sprintf("%s failed: internal error: %s", t.Name, msg)), "error"
@@ -239,6 +243,10 @@ func (s *session) invoke(ctx context.Context, t *tool, call *Call, args json.Raw
 // checkArgs validates arguments against the tool's input schema and
 // returns the model-facing message when they fail.
 func (s *session) checkArgs(t *tool, args json.RawMessage) string {
+	if err := t.schemas(); err != nil {
+		s.log.Error("tool schema does not compile", "tool", t.Name, "err", err)
+		return fmt.Sprintf("%s failed: internal error: %v", t.Name, err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.UseNumber()
 	var v any
@@ -259,14 +267,22 @@ func (s *session) checkArgs(t *tool, args json.RawMessage) string {
 }
 
 // structured encodes a handler's structured value, checks it against the
-// output schema and redacts it. msg describes a broken value.
-func (s *session) structured(t *tool, v any) (json.RawMessage, string) {
+// output schema (unless the tool's output is proven in tests) and redacts
+// it (unless the handler did). msg describes a broken value.
+func (s *session) structured(t *tool, out Output) (json.RawMessage, string) {
+	v := out.Structured
 	if v == nil {
 		return nil, "no structured content for a tool with an output schema"
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, "encode structured content: " + err.Error()
+	}
+	if t.OutputProven && out.Redacted {
+		if len(b) == 0 || b[0] != '{' {
+			return nil, "structured content is not a JSON object"
+		}
+		return b, ""
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -277,7 +293,7 @@ func (s *session) structured(t *tool, v any) (json.RawMessage, string) {
 	if _, ok := doc.(map[string]any); !ok {
 		return nil, "structured content is not a JSON object"
 	}
-	if t.out != nil {
+	if t.out != nil && !t.OutputProven {
 		if vs := t.out.Validate(doc); len(vs) > 0 {
 			parts := make([]string, len(vs))
 			for i, v := range vs {

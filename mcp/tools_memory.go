@@ -7,6 +7,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
+
+	"github.com/foundryhq/foundry/internal/secrets"
 
 	"github.com/foundryhq/foundry/facts"
 )
@@ -20,25 +23,27 @@ type memorySearchArgs struct {
 	Limit float64 `json:"limit"`
 }
 
-// factHit is one memory_search hit as structuredContent carries it.
+// factHit is one memory_search hit as structuredContent carries it. The
+// fields are in the order of their names, as the server encodes a decoded
+// object, so the answer reads the same whichever path encoded it.
 type factHit struct {
-	ID         string   `json:"id"`
-	Type       string   `json:"type"`
-	Title      string   `json:"title"`
 	Body       string   `json:"body"`
-	Scope      string   `json:"scope"`
-	Tags       []string `json:"tags"`
 	Confidence string   `json:"confidence"`
-	Source     string   `json:"source"`
 	Created    string   `json:"created,omitempty"`
 	Expires    string   `json:"expires,omitempty"`
+	ID         string   `json:"id"`
+	Scope      string   `json:"scope"`
 	Score      float64  `json:"score"`
+	Source     string   `json:"source"`
+	Tags       []string `json:"tags"`
+	Title      string   `json:"title"`
+	Type       string   `json:"type"`
 }
 
 type memorySearchResult struct {
-	Query  string    `json:"query"`
 	Active int       `json:"active"`
 	Hits   []factHit `json:"hits"`
+	Query  string    `json:"query"`
 }
 
 const factHitSchema = `{
@@ -95,16 +100,80 @@ func (f *foundry) addMemorySearch(r *Registry) error {
 		if err != nil {
 			return Output{}, err
 		}
-		out := memorySearchResult{Query: res.Query, Active: res.Active, Hits: []factHit{}}
+		// The answer is redacted here, fact by fact from the cache, rather
+		// than scanned whole by the server on every call.
+		out := memorySearchResult{Query: secrets.Redact(res.Query), Active: res.Active, Hits: []factHit{}}
 		for _, h := range res.Hits {
-			out.Hits = append(out.Hits, factHit{
-				ID: h.ID, Type: string(h.Type), Title: h.Title, Body: h.Body, Scope: h.Scope,
-				Tags: nonNil(h.Tags), Confidence: string(h.Confidence), Source: h.Source,
-				Created: h.Created, Expires: h.Expires, Score: h.Score,
-			})
+			hit := f.redacted.get(h.Fact).hit
+			hit.Score = h.Score
+			out.Hits = append(out.Hits, hit)
 		}
-		return Output{Text: res.Render(), Structured: out}, nil
+		var text string
+		if len(res.Hits) == 0 {
+			text = secrets.Redact(res.Render())
+		} else {
+			text = res.RenderWith(func(fact facts.Fact) string { return f.redacted.get(fact).block })
+		}
+		return Output{Text: text, Structured: out, Redacted: true}, nil
 	})
+}
+
+// redactCache keeps the redacted forms of the facts searches return, so a
+// fact found by many searches is scanned for secrets once, not on every
+// call. It is keyed by the fact's path and content, so an edited fact is
+// redacted afresh; the redactor itself cannot change within a process.
+type redactCache struct {
+	mu sync.Mutex
+	m  map[factKey]redactedFact
+}
+
+// redactCacheSize bounds the cache; past it an arbitrary entry makes room.
+const redactCacheSize = 4096
+
+type factKey struct {
+	path, id, typ, title, body, scope, tags, confidence, source, created, expires string
+}
+
+type redactedFact struct {
+	block string  // facts.RenderFact, redacted
+	hit   factHit // without score, every string redacted
+}
+
+func (c *redactCache) get(f facts.Fact) redactedFact {
+	k := factKey{f.Path, f.ID, string(f.Type), f.Title, f.Body, f.Scope, strings.Join(f.Tags, "\x00"),
+		string(f.Confidence), f.Source, f.Created, f.Expires}
+	c.mu.Lock()
+	r, ok := c.m[k]
+	c.mu.Unlock()
+	if ok {
+		return r
+	}
+	tags := make([]string, len(f.Tags))
+	for i, t := range f.Tags {
+		tags[i] = secrets.Redact(t)
+	}
+	r = redactedFact{
+		block: secrets.Redact(facts.RenderFact(f)),
+		hit: factHit{
+			ID: secrets.Redact(f.ID), Type: secrets.Redact(string(f.Type)), Title: secrets.Redact(f.Title),
+			Body: secrets.Redact(f.Body), Scope: secrets.Redact(f.Scope), Tags: tags,
+			Confidence: secrets.Redact(string(f.Confidence)), Source: secrets.Redact(f.Source),
+			Created: secrets.Redact(f.Created), Expires: secrets.Redact(f.Expires),
+		},
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[factKey]redactedFact{}
+	}
+	if len(c.m) >= redactCacheSize {
+		for old := range c.m {
+			delete(c.m, old)
+			break
+		}
+	}
+	c.m[k] = r
+	return r
 }
 
 type memoryWriteArgs struct {

@@ -116,6 +116,39 @@ func TestWarmServerSeesChanges(t *testing.T) {
 				t.Fatalf("memory_write: %s", got)
 			}
 			search("write", "kafka", true)
+
+			// A secret written by hand is redacted in both forms of the
+			// answer, from the cache on the second search too; the edited
+			// fact is redacted afresh.
+			key := "AKIA" + "IOSFODNN7EXAMPLE"
+			g := f
+			g.ID, g.Title, g.Body = "fact-0009", "Deploy account for wombats", "Key "+key+" in the vault."
+			gfile := filepath.Join(dir, facts.FileName(g.ID, g.Title))
+			if err := os.WriteFile(gfile, facts.Format(g), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				got := call("memory_search", `{"query":"wombats"}`)
+				if strings.Contains(got, key) || !strings.Contains(got, "Key [REDACTED] in the vault.") {
+					t.Fatalf("secret not redacted in the text:\n%s", got)
+				}
+			}
+			id++
+			fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"wombats"}}}`+"\n", id)
+			line, err := out.ReadBytes('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(line), key) || !strings.Contains(string(line), `"body":"Key [REDACTED] in the vault."`) {
+				t.Fatalf("secret not redacted in structuredContent:\n%s", line)
+			}
+			g.Body = "Key " + key + " rotated."
+			if err := os.WriteFile(gfile, facts.Format(g), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got := call("memory_search", `{"query":"wombats"}`); strings.Contains(got, key) || !strings.Contains(got, "Key [REDACTED] rotated.") {
+				t.Fatalf("edited secret not redacted:\n%s", got)
+			}
 		})
 	}
 }
