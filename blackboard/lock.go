@@ -8,14 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 
-	"github.com/foundryhq/foundry/internal/atomicfile"
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 // LockDir holds one file per contract id, relative to the project root.
@@ -77,19 +75,18 @@ func ReadLocks(fsys fs.FS) ([]Lock, error) {
 // the first accepted artifact decides. Concurrent writers race safely,
 // exactly one creates the file. created says whether this call created it
 // (so a write that fails afterwards can take it back).
-func writeLock(root, id, digest string) (created bool, err error) {
+func writeLock(root *confined.Root, id, digest string) (created bool, err error) {
 	if !lockIDPattern.MatchString(id) {
 		return false, fmt.Errorf("lock contract %q: not a contract id", id)
 	}
-	dir := filepath.Join(root, filepath.FromSlash(LockDir))
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := root.MkdirAll(LockDir); err != nil {
 		return false, fmt.Errorf("lock contract %s: %w", id, err)
 	}
-	p := filepath.Join(dir, id)
-	if _, err := os.Lstat(p); err == nil {
+	p := LockDir + "/" + id
+	if _, err := fs.Stat(root.FS(), p); err == nil {
 		return false, nil
 	}
-	err = atomicfile.WriteNew(p, []byte(digest+"\n"), 0o644)
+	err = root.WriteNew(p, []byte(digest+"\n"), 0o644)
 	if errors.Is(err, fs.ErrExist) {
 		return false, nil
 	}

@@ -8,13 +8,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/foundryhq/foundry/contracts"
-	"github.com/foundryhq/foundry/internal/atomicfile"
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/tokens"
 )
 
@@ -22,7 +21,7 @@ import (
 const Dir = ".foundry/blackboard"
 
 // MaxDataBytes bounds the artifact data a write accepts: 8 MiB.
-const MaxDataBytes = 8 << 20
+const MaxDataBytes = confined.ArtifactMax
 
 // Contracts validates artifacts and names the content they were accepted
 // under; *contracts.Registry is one.
@@ -175,18 +174,24 @@ func (b *Board) Write(ctx context.Context, req WriteRequest) (WriteResult, error
 		return res, err
 	}
 
-	foundry := filepath.Join(b.opts.Root, ".foundry")
-	if fi, err := os.Stat(foundry); err != nil || !fi.IsDir() {
-		return res, fmt.Errorf("write artifact: %s is not a folder", foundry)
-	}
-	// A symbolic link inside .foundry/ could take the write outside the
-	// project: refuse every folder on the way that is one.
-	if err := atomicfile.NoSymlinks(b.opts.Root, Dir, path.Join(Dir, wave), LockDir); err != nil {
+	root, err := confined.Open(b.opts.Root)
+	if err != nil {
 		return res, fmt.Errorf("write artifact: %w", err)
+	}
+	defer root.Close()
+	if fi, err := root.FS().(fs.StatFS).Stat(".foundry"); err != nil || !fi.IsDir() {
+		return res, fmt.Errorf("write artifact: %s is not a folder", root.Path(".foundry"))
+	}
+	// A symbolic link inside .foundry/ (or .foundry itself) could take the
+	// write outside the project: refuse every folder on the way that is one.
+	for _, p := range []string{path.Join(Dir, wave, agent+".json"), LockDir + "/" + req.Schema} {
+		if err := root.NoFollow(p); err != nil {
+			return res, fmt.Errorf("write artifact: %w", err)
+		}
 	}
 	// The lock comes first: an accepted artifact on disk always has the
 	// contract content it was accepted under on record.
-	locked, err := writeLock(b.opts.Root, req.Schema, res.Digest)
+	locked, err := writeLock(root, req.Schema, res.Digest)
 	if err != nil {
 		return res, err
 	}
@@ -194,15 +199,17 @@ func (b *Board) Write(ctx context.Context, req WriteRequest) (WriteResult, error
 	// no artifact was accepted under it.
 	fail := func(err error) (WriteResult, error) {
 		if locked {
-			_ = os.Remove(filepath.Join(b.opts.Root, filepath.FromSlash(LockDir), req.Schema))
+			_ = root.Remove(LockDir + "/" + req.Schema)
 		}
 		return res, fmt.Errorf("write artifact: %w", err)
 	}
-	dir := filepath.Join(b.opts.Root, filepath.FromSlash(Dir), wave)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := root.MkdirAll(path.Join(Dir, wave)); err != nil {
 		return fail(err)
 	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, agent+".json"), doc, 0o644); err != nil {
+	// Artifacts are written without a lock, so only temp files older than
+	// any live write can be a killed writer's leftovers.
+	root.RemoveStale(path.Join(Dir, wave), time.Now().Add(-confined.StaleAge))
+	if err := root.WriteFile(path.Join(Dir, wave, agent+".json"), doc, 0o644); err != nil {
 		return fail(err)
 	}
 	res.Written = true

@@ -10,11 +10,11 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/foundryhq/foundry/contracts"
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/tokens"
 )
 
@@ -31,7 +31,7 @@ const (
 // entry point applies.
 const (
 	maxInputBytes    = 64 << 20
-	maxArtifactBytes = 8 << 20
+	maxArtifactBytes = confined.ArtifactMax
 )
 
 // toolsChecked are the tools whose tool_input.file_path the hook checks.
@@ -157,7 +157,14 @@ func BlackboardRoot(path string) (root string, ok bool) {
 
 // check validates the file at path of the project at root.
 func check(root, path, name string) Outcome {
-	fi, err := os.Stat(path)
+	// The file is read through the project's root: a symbolic link whose
+	// target leaves the project is refused, not followed.
+	fsys := confined.OpenFS(root)
+	rel, err := confined.Rel(root, path)
+	if err != nil {
+		return notChecked(name, err)
+	}
+	fi, err := fs.Stat(fsys, rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return notChecked(name, errors.New("the file does not exist"))
@@ -172,11 +179,11 @@ func check(root, path, name string) Outcome {
 		return reject(fmt.Sprintf("Foundry: %s is larger than %d MiB, the limit for an artifact. Fix it before continuing:", name, maxArtifactBytes>>20),
 			[]string{fmt.Sprintf("#: %d bytes", fi.Size())}, "")
 	}
-	doc, err := os.ReadFile(path)
+	doc, err := confined.ReadFile(fsys, rel)
 	if err != nil {
 		return notChecked(name, err)
 	}
-	reg, err := contracts.Load(os.DirFS(root))
+	reg, err := contracts.Load(fsys)
 	if err != nil {
 		return notChecked(name, err)
 	}

@@ -9,8 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/foundryhq/foundry/facts"
@@ -47,7 +45,7 @@ func Fix(ctx context.Context, env Env) ([]Change, error) {
 		now = time.Now
 	}
 	store := facts.Open(p, facts.Options{Now: now})
-	indexBefore, err := os.ReadFile(filepath.Join(p.Root, filepath.FromSlash(facts.IndexPath)))
+	indexBefore, err := fs.ReadFile(p.FS, facts.IndexPath)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("fix: %w", err)
 	}
@@ -77,7 +75,7 @@ func Fix(ctx context.Context, env Env) ([]Change, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fix: %w", err)
 	}
-	current, err := os.ReadFile(filepath.Join(p.Root, filepath.FromSlash(facts.IndexPath)))
+	current, err := fs.ReadFile(p.FS, facts.IndexPath)
 	missing := errors.Is(err, fs.ErrNotExist)
 	if err != nil && !missing {
 		return nil, fmt.Errorf("fix: %w", err)

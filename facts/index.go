@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/foundryhq/foundry/internal/atomicfile"
 	"github.com/foundryhq/foundry/internal/pause"
 	"github.com/foundryhq/foundry/tokens"
 )
@@ -395,7 +394,11 @@ func (s *Store) writeIndex(ctx context.Context) (IndexResult, error) {
 	if err != nil {
 		return IndexResult{}, err
 	}
-	if err := atomicfile.WriteFile(s.osPath(IndexPath), res.Content, 0o644); err != nil {
+	r, err := s.root()
+	if err != nil {
+		return IndexResult{}, err
+	}
+	if err := r.WriteFile(IndexPath, res.Content, 0o644); err != nil {
 		return IndexResult{}, err
 	}
 	pause.Point(ctx, "facts.after-index-written")

@@ -9,12 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"sort"
 	"strings"
 
-	"github.com/foundryhq/foundry/internal/atomicfile"
 	"github.com/foundryhq/foundry/internal/conflict"
 	"github.com/foundryhq/foundry/internal/pause"
 )
@@ -663,6 +661,10 @@ func (s *Store) Repair(ctx context.Context, prov Provenance) (RepairResult, erro
 // before the conflicted file is overwritten or removed, so a kill never
 // loses a side.
 func (s *Store) apply(ctx context.Context, p *planner, res *RepairResult) error {
+	r, err := s.root()
+	if err != nil {
+		return err
+	}
 	splits := map[*conflicted][]*version{}
 	var files []*conflicted
 	for _, v := range p.versions {
@@ -677,11 +679,11 @@ func (s *Store) apply(ctx context.Context, p *planner, res *RepairResult) error 
 			continue
 		}
 		if v.newPath != v.f.Path {
-			if err := os.Rename(s.osPath(v.f.Path), s.osPath(v.newPath)); err != nil {
+			if err := r.Rename(v.f.Path, v.newPath); err != nil {
 				return fmt.Errorf("move %s: %w", v.f.Path, err)
 			}
 		}
-		if err := atomicfile.WriteFile(s.osPath(v.newPath), Format(v.out), 0o644); err != nil {
+		if err := r.WriteFile(v.newPath, Format(v.out), 0o644); err != nil {
 			return err
 		}
 		pause.Point(ctx, "facts.after-renumber-write")
@@ -697,13 +699,13 @@ func (s *Store) apply(ctx context.Context, p *planner, res *RepairResult) error 
 		sort.SliceStable(vs, func(i, j int) bool { return vs[j].newPath == cf.path && vs[i].newPath != cf.path })
 		kept := false
 		for _, v := range vs {
-			if err := atomicfile.WriteFile(s.osPath(v.newPath), Format(v.out), 0o644); err != nil {
+			if err := r.WriteFile(v.newPath, Format(v.out), 0o644); err != nil {
 				return err
 			}
 			kept = kept || v.newPath == cf.path
 		}
 		if !kept {
-			if err := os.Remove(s.osPath(cf.path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := r.Remove(cf.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("remove %s: %w", cf.path, err)
 			}
 		}

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -18,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 // Paths of the memory folder, relative to the project root (slash-separated,
@@ -80,6 +81,10 @@ type Store struct {
 	w        watcher // nil when not watching
 	watchOff bool    // watching failed; revalidate on every call
 	synced   bool    // the live state reflects one full scan at least
+
+	rootOnce sync.Once
+	wroot    *confined.Root // writes; opened on the first one
+	wrootErr error
 }
 
 // NewStore returns a store reading through fsys, which is rooted at the
@@ -120,7 +125,7 @@ func (s *Store) Close() error {
 // OpenDir returns a writable store on the working tree at root.
 func OpenDir(root string, opts Options) *Store {
 	opts.Root = root
-	return NewStore(os.DirFS(root), opts)
+	return NewStore(confined.OpenFS(root), opts)
 }
 
 // Writable reports whether the store can write (it reads a working tree).
@@ -541,6 +546,13 @@ func ListLine(f Fact, today string) string {
 		line += " · expired " + f.Expires
 	}
 	return line
+}
+
+// root returns the project root that writes go through, opened on first
+// use.
+func (s *Store) root() (*confined.Root, error) {
+	s.rootOnce.Do(func() { s.wroot, s.wrootErr = confined.Open(s.opts.Root) })
+	return s.wroot, s.wrootErr
 }
 
 // osPath turns a slash path relative to the project root into a path on disk.

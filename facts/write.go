@@ -6,12 +6,10 @@ package facts
 import (
 	"context"
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
-	"strings"
+	"time"
 
-	"github.com/foundryhq/foundry/internal/atomicfile"
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/internal/pause"
 )
 
@@ -62,31 +60,26 @@ func (r WriteResult) String() string {
 
 // locked runs fn holding the memory lock, after removing temporary files
 // that a killed writer may have left (any present now are stale, since only
-// a lock holder creates them).
+// a lock holder creates them). Every write goes through the project's
+// [confined.Root]: no symbolic link is followed, .foundry itself included.
 func (s *Store) locked(ctx context.Context, fn func() error) error {
 	if s.opts.Root == "" {
 		return ErrReadOnly
 	}
-	dir := s.osPath(Dir)
-	if err := atomicfile.NoSymlinks(s.opts.Root, Dir); err != nil {
+	r, err := s.root()
+	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", Dir, err)
+	if err := r.MkdirAll(Dir); err != nil {
+		return err
 	}
-	unlock, err := atomicfile.Lock(ctx, s.osPath(LockPath))
+	unlock, err := r.Lock(ctx, LockPath)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = unlock() }()
 	pause.Point(ctx, "facts.after-lock")
-	if entries, err := os.ReadDir(dir); err == nil {
-		for _, e := range entries {
-			if strings.HasPrefix(e.Name(), atomicfile.TempPrefix) {
-				_ = os.Remove(filepath.Join(dir, e.Name()))
-			}
-		}
-	}
+	r.RemoveStale(Dir, time.Now()) // every temp file is stale under the lock
 	return fn()
 }
 
@@ -185,16 +178,20 @@ func (s *Store) writeLocked(ctx context.Context, req WriteRequest, today string)
 	if old != nil {
 		f.Supersedes = old.ID
 	}
-	if err := atomicfile.WriteFile(s.osPath(f.Path), Format(f), 0o644); err != nil {
+	r, err := s.root()
+	if err != nil {
+		return WriteResult{}, err
+	}
+	if err := r.WriteFile(f.Path, Format(f), 0o644); err != nil {
 		return WriteResult{}, err
 	}
 	// A write that fails after this point is undone: the new fact removed,
 	// the superseded one restored, so a failed write leaves nothing.
 	var oldContent []byte
 	undo := func(err error) (WriteResult, error) {
-		_ = os.Remove(s.osPath(f.Path))
+		_ = r.Remove(f.Path)
 		if oldContent != nil {
-			_ = atomicfile.WriteFile(s.osPath(old.Path), oldContent, 0o644)
+			_ = r.WriteFile(old.Path, oldContent, 0o644)
 		}
 		return WriteResult{}, err
 	}
@@ -204,11 +201,11 @@ func (s *Store) writeLocked(ctx context.Context, req WriteRequest, today string)
 		res.Supersedes = old.ID
 		raw := rawFact(snap, old.Path)
 		raw.Status, raw.SupersededBy = Superseded, id
-		content, err := os.ReadFile(s.osPath(raw.Path))
+		content, err := confined.ReadFile(r.FS(), raw.Path)
 		if err != nil {
 			return undo(err)
 		}
-		if err := atomicfile.WriteFile(s.osPath(raw.Path), Format(raw), 0o644); err != nil {
+		if err := r.WriteFile(raw.Path, Format(raw), 0o644); err != nil {
 			return undo(err)
 		}
 		oldContent = content
@@ -248,6 +245,10 @@ func (s *Store) link(ctx context.Context, snap *snapshot, f, old Fact) (WriteRes
 	rawNew, rawOld := rawFact(snap, f.Path), rawFact(snap, old.Path)
 	rawNew.Supersedes = old.ID
 	rawOld.Status, rawOld.SupersededBy = Superseded, f.ID
+	root, err := s.root()
+	if err != nil {
+		return WriteResult{}, err
+	}
 	var restore []func()
 	undo := func(err error) (WriteResult, error) {
 		for _, r := range restore {
@@ -256,15 +257,15 @@ func (s *Store) link(ctx context.Context, snap *snapshot, f, old Fact) (WriteRes
 		return WriteResult{}, err
 	}
 	for _, raw := range []Fact{rawNew, rawOld} {
-		content, err := os.ReadFile(s.osPath(raw.Path))
+		content, err := confined.ReadFile(root.FS(), raw.Path)
 		if err != nil {
 			return undo(err)
 		}
-		if err := atomicfile.WriteFile(s.osPath(raw.Path), Format(raw), 0o644); err != nil {
+		if err := root.WriteFile(raw.Path, Format(raw), 0o644); err != nil {
 			return undo(err)
 		}
 		p := raw.Path
-		restore = append(restore, func() { _ = atomicfile.WriteFile(s.osPath(p), content, 0o644) })
+		restore = append(restore, func() { _ = root.WriteFile(p, content, 0o644) })
 	}
 	idx, err := s.writeIndex(ctx)
 	if err != nil {

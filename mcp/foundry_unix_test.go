@@ -31,7 +31,7 @@ func TestContractValidateReadsOnlyRegularFiles(t *testing.T) {
 	want := []string{
 		`{"id":1,"result":{"content":[{"type":"text","text":"contract_validate failed: read artifact pipe.json: not a regular file"}],"isError":true},"jsonrpc":"2.0"}`,
 		`{"id":2,"result":{"content":[{"type":"text","text":"contract_validate failed: read artifact $ROOT/pipe.json: not a regular file"}],"isError":true},"jsonrpc":"2.0"}`,
-		`{"id":3,"result":{"content":[{"type":"text","text":"contract_validate failed: read artifact /dev/stdin: not a regular file"}],"isError":true},"jsonrpc":"2.0"}`,
+		`{"id":3,"result":{"content":[{"type":"text","text":"contract_validate failed: read artifact: /dev/stdin leads outside the project"}],"isError":true},"jsonrpc":"2.0"}`,
 		`{"id":4,"result":{"content":[{"type":"text","text":"contract_validate failed: read artifact inputs: not a regular file"}],"isError":true},"jsonrpc":"2.0"}`,
 		`{"id":5,"result":{},"jsonrpc":"2.0"}`,
 	}

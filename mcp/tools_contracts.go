@@ -6,19 +6,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
-	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/foundryhq/foundry/contracts"
+	"github.com/foundryhq/foundry/internal/confined"
 )
-
-// maxArtifactBytes bounds the file contract_validate reads: 8 MiB, the
-// blackboard's limit.
-const maxArtifactBytes = 8 << 20
 
 type contractValidateArgs struct {
 	Schema string          `json:"schema"`
@@ -130,44 +123,23 @@ func (f *foundry) addContractValidate(r *Registry) error {
 	})
 }
 
-// readFile reads a JSON file named by a tool: a relative path inside the
-// project is read from the served source (the working tree, the index or
-// the revision), any other path from disk; at most maxArtifactBytes. Only
-// a regular file is read: a FIFO or a device such as /dev/stdin (the
-// server's own protocol stream) would block the call or steal the
-// client's messages.
+// readFile reads a JSON file named by a tool from the served source (the
+// working tree, the index or the revision): a relative path or an absolute
+// one inside the project; anything else is refused before it is opened. The
+// read follows a symbolic link only to a target inside the project and is
+// held to the size limit of its kind (8 MiB for an artifact). Only a regular
+// file is read: a FIFO or a device would block the call.
 func (f *foundry) readFile(name string) ([]byte, error) {
-	var r io.Reader
-	if rel := path.Clean(filepath.ToSlash(name)); !filepath.IsAbs(name) && fs.ValidPath(rel) {
-		if fi, err := fs.Stat(f.p.FS, rel); err == nil && !fi.Mode().IsRegular() {
-			return nil, fmt.Errorf("read artifact %s: %w", name, errNotRegular)
-		}
-		file, err := f.p.FS.Open(rel)
-		if err != nil {
-			return nil, fmt.Errorf("read artifact: %w", err)
-		}
-		defer file.Close()
-		r = file
-	} else {
-		if !filepath.IsAbs(name) {
-			name = filepath.Join(f.p.Root, name)
-		}
-		if fi, err := os.Stat(name); err == nil && !fi.Mode().IsRegular() {
-			return nil, fmt.Errorf("read artifact %s: %w", name, errNotRegular)
-		}
-		file, err := os.Open(name)
-		if err != nil {
-			return nil, fmt.Errorf("read artifact: %w", err)
-		}
-		defer file.Close()
-		r = file
-	}
-	data, err := io.ReadAll(io.LimitReader(r, maxArtifactBytes+1))
+	rel, err := confined.Rel(f.p.Root, name)
 	if err != nil {
-		return nil, fmt.Errorf("read artifact %s: %w", name, err)
+		return nil, fmt.Errorf("read artifact: %w", err)
 	}
-	if len(data) > maxArtifactBytes {
-		return nil, fmt.Errorf("read artifact %s: more than %d bytes (8 MiB)", name, maxArtifactBytes)
+	if fi, err := fs.Stat(f.p.FS, rel); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("read artifact %s: %w", name, errNotRegular)
+	}
+	data, err := confined.ReadFile(f.p.FS, rel)
+	if err != nil {
+		return nil, fmt.Errorf("read artifact: %w", err)
 	}
 	return data, nil
 }

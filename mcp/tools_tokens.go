@@ -4,8 +4,8 @@ package mcp
 
 import (
 	"context"
-	"os"
 
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/tokens"
 )
 
@@ -42,7 +42,7 @@ func (f *foundry) addTokenReport(r *Registry) error {
 		Idempotent: true,
 	}, func(ctx context.Context, _ *Call, _ struct{}) (Output, error) {
 		// The event log is gitignored, so it is always the working tree's.
-		rep, err := tokens.BuildReport(ctx, f.p.FS, os.DirFS(f.p.Root), f.p.Config.Memory.IndexBudgetTokens)
+		rep, err := tokens.BuildReport(ctx, f.p.FS, confined.OpenFS(f.p.Root), f.p.Config.Memory.IndexBudgetTokens)
 		if err != nil {
 			return Output{}, err
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/foundryhq/foundry/config"
 	"github.com/foundryhq/foundry/git"
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 // Dir is the name of the folder that marks a project root.
@@ -38,8 +39,11 @@ type Source struct {
 
 // Project is one opened Foundry project.
 type Project struct {
-	Root    string        // absolute path of the folder holding .foundry/
-	FS      fs.FS         // the chosen source, rooted at Root
+	Root string // absolute path of the folder holding .foundry/
+	FS   fs.FS  // the chosen source, rooted at Root, confined and size-bounded
+	// Files is the working tree's confined root, through which every write
+	// goes (nil with --rev or --staged).
+	Files   *confined.Root
 	Source  Source        //
 	Config  config.Config // as of the chosen source
 	Repo    *git.Repo     // nil when the project is outside git
@@ -130,20 +134,28 @@ func openRoot(root string, src Source, lenient bool) (*Project, error) {
 		if err != nil {
 			return nil, err
 		}
-		if fi, err := fs.Stat(fsys, Dir); err != nil || !fi.IsDir() {
+		fi, err := fs.Stat(fsys, Dir)
+		switch {
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			// A tree that cannot be read is damage, not absence.
+			return nil, fmt.Errorf("read revision %s (%s): %w", src.Rev, c.Short, err)
+		case err != nil || !fi.IsDir():
 			// An empty view would pass every check and find no fact:
 			// say plainly that the project did not exist yet.
 			return nil, fmt.Errorf("read revision %s (%s): %w", src.Rev, c.Short, ErrNoProjectAtRev)
 		}
-		p.FS, p.Commit = fsys, c
+		p.FS, p.Commit = confined.Bounded(fsys), c
 	case src.Staged:
 		idx, err := repo.ReadIndex()
 		if err != nil {
 			return nil, err
 		}
-		p.Index, p.FS = idx, idx.FS(p.RelRoot)
+		p.Index, p.FS = idx, confined.Bounded(idx.FS(p.RelRoot))
 	default:
-		p.FS = os.DirFS(root)
+		if p.Files, err = confined.Open(root); err != nil {
+			return nil, err
+		}
+		p.FS = p.Files.FS()
 	}
 	cfg, err := config.Load(p.FS)
 	switch {

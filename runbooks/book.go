@@ -5,16 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/foundryhq/foundry/internal/atomicfile"
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/tokens"
 )
 
@@ -244,15 +242,16 @@ func (b *Book) Create(ctx context.Context, n NewRunbook) (Created, error) {
 	if err != nil {
 		return Created{}, fmt.Errorf("create runbook %s: %w", n.Slug, err)
 	}
-	dir := filepath.Join(b.opts.Root, filepath.FromSlash(Dir))
-	if err := atomicfile.NoSymlinks(b.opts.Root, Dir); err != nil {
+	root, err := confined.Open(b.opts.Root)
+	if err != nil {
 		return Created{}, fmt.Errorf("create runbook %s: %w", n.Slug, err)
 	}
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+	defer root.Close()
+	if err := root.MkdirAll(Dir); err != nil {
 		return Created{}, fmt.Errorf("create runbook %s: %w", n.Slug, err)
 	}
 	r := Runbook{Slug: n.Slug, Title: title, Trigger: trigger, Path: path.Join(Dir, n.Slug+ext)}
-	err = atomicfile.WriteNew(filepath.Join(dir, n.Slug+ext), content, 0o644)
+	err = root.WriteNew(r.Path, content, 0o644)
 	if errors.Is(err, fs.ErrExist) {
 		return Created{}, fmt.Errorf("%w: %s", ErrExists, r.Path)
 	}

@@ -6,18 +6,19 @@ package tokens
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 // Event kinds. The report lists them in this order, then any other kind
@@ -51,14 +52,20 @@ type Event struct {
 }
 
 // Log appends events to a project's event log. It is safe for concurrent
-// use by goroutines and by processes: each event is one write on a file
-// opened with O_APPEND. A nil *Log records nothing.
+// use by goroutines and by processes: each event is one [confined.Root.Append]
+// under the log's lock, following no symbolic link, and the file is capped
+// at [confined.LogMax] (16 MiB), the oldest half dropped when an append would
+// pass it. A nil *Log records nothing.
 type Log struct {
-	path   string
+	dir    string // the folder holding .foundry/
 	logger *slog.Logger
 	now    func() time.Time
 
 	warnOnce sync.Once
+
+	once    sync.Once
+	root    *confined.Root // opened on the first append
+	rootErr error
 }
 
 // NewLog returns the event log of the project rooted at root (the folder
@@ -66,7 +73,7 @@ type Log struct {
 // logger at warning level; logger may be nil.
 func NewLog(root string, logger *slog.Logger) *Log {
 	return &Log{
-		path:   filepath.Join(root, filepath.FromSlash(EventsPath)),
+		dir:    root,
 		logger: logger,
 		now:    time.Now,
 	}
@@ -99,25 +106,17 @@ func (l *Log) Append(e Event) error {
 	if len(line) > maxLineBytes {
 		return fmt.Errorf("record event: line of %d bytes exceeds %d", len(line), maxLineBytes)
 	}
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if errors.Is(err, fs.ErrNotExist) {
-		// Only the metrics folder is created: .foundry/ itself must exist,
-		// so a wrong root never grows a stray .foundry/.
-		if mkErr := os.Mkdir(filepath.Dir(l.path), 0o755); mkErr != nil && !errors.Is(mkErr, fs.ErrExist) {
-			return fmt.Errorf("record event: %w", mkErr)
-		}
-		f, err = os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	l.once.Do(func() { l.root, l.rootErr = confined.Open(l.dir) })
+	if l.rootErr != nil {
+		return fmt.Errorf("record event: %w", l.rootErr)
 	}
-	if err != nil {
+	// Only the metrics folder is created: .foundry/ itself must exist, so a
+	// wrong root never grows a stray .foundry/.
+	if fi, err := fs.Stat(l.root.FS(), ".foundry"); err != nil || !fi.IsDir() {
+		return fmt.Errorf("record event: %s is not a folder", l.root.Path(".foundry"))
+	}
+	if err := l.root.Append(context.Background(), EventsPath, line, confined.LogMax); err != nil {
 		return fmt.Errorf("record event: %w", err)
-	}
-	_, werr := f.Write(line)
-	cerr := f.Close()
-	if werr != nil {
-		return fmt.Errorf("record event: %w", werr)
-	}
-	if cerr != nil {
-		return fmt.Errorf("record event: %w", cerr)
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/foundryhq/foundry/config"
 	"github.com/foundryhq/foundry/git"
 	"github.com/foundryhq/foundry/hooks"
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/project"
 )
 
@@ -340,7 +341,7 @@ func runHookMergeIndex(env *cliEnv, args []string) error {
 		root = r
 	}
 	if root != "" {
-		if cfg, err := config.Load(os.DirFS(root)); err == nil {
+		if cfg, err := config.Load(confined.OpenFS(root)); err == nil {
 			budget = cfg.Memory.IndexBudgetTokens
 		}
 	}

@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/foundryhq/foundry/config"
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/mcp"
 	"github.com/foundryhq/foundry/tokens"
 )
@@ -126,7 +125,7 @@ func runMCPServe(ctx context.Context, env *cliEnv, opts *mcpOptions) error {
 	// tree's config even when the project is served at a revision.
 	cfg := p.Config.MCP
 	if !p.Writable() {
-		wt, err := config.Load(os.DirFS(p.Root))
+		wt, err := config.Load(confined.OpenFS(p.Root))
 		if err != nil {
 			return err
 		}
@@ -151,28 +150,30 @@ func runMCPServe(ctx context.Context, env *cliEnv, opts *mcpOptions) error {
 	}
 	// Calls that write are audited whatever mcp.audit says.
 	if cfg.Audit || o.WritesEnabled() {
-		f, err := openAudit(p.Root)
+		w, closeAudit, err := openAudit(p.Root)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		o.Audit = f
+		defer closeAudit()
+		o.Audit = w
 		o.AuditWritesOnly = !cfg.Audit
 	}
 	env.logger.Info("serving MCP on stdio", "root", p.Root, "source", p.Label(), "read_only", o.ReadOnly)
 	return mcp.Serve(ctx, env.stdin, env.stdout, o)
 }
 
-// openAudit opens the audit log for appending, creating the metrics folder
-// (never .foundry/ itself) when needed.
-func openAudit(root string) (io.WriteCloser, error) {
-	name := filepath.Join(root, filepath.FromSlash(auditPath))
-	if err := os.Mkdir(filepath.Dir(name), 0o755); err != nil && !errors.Is(err, os.ErrExist) {
-		return nil, fmt.Errorf("open audit log: %w", err)
-	}
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+// openAudit returns the audit log: every write one capped append (see
+// [confined.Root.Append]) to .foundry/metrics/audit.jsonl, following no
+// symbolic link and creating the metrics folder (never .foundry/ itself)
+// when needed.
+func openAudit(root string) (io.Writer, func() error, error) {
+	r, err := confined.Open(root)
 	if err != nil {
-		return nil, fmt.Errorf("open audit log: %w", err)
+		return nil, nil, fmt.Errorf("open audit log: %w", err)
 	}
-	return f, nil
+	if err := r.NoFollow(auditPath); err != nil {
+		r.Close()
+		return nil, nil, fmt.Errorf("open audit log: %w", err)
+	}
+	return r.LogWriter(auditPath, confined.LogMax), r.Close, nil
 }

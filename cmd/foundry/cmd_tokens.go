@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"io"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/tokens"
 )
 
@@ -48,7 +48,7 @@ func runTokens(ctx context.Context, env *cliEnv, opts *tokensOptions) error {
 	if err != nil {
 		return err
 	}
-	r, err := tokens.BuildReport(ctx, p.FS, os.DirFS(p.Root), p.Config.Memory.IndexBudgetTokens)
+	r, err := tokens.BuildReport(ctx, p.FS, confined.OpenFS(p.Root), p.Config.Memory.IndexBudgetTokens)
 	if err != nil {
 		return err
 	}

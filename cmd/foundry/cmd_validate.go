@@ -20,12 +20,13 @@ import (
 
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/git"
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/project"
 )
 
 // maxArtifactBytes bounds a file foundry validate reads: the same bound as
 // an MCP request. A larger file is refused without being read whole.
-const maxArtifactBytes = 8 << 20
+const maxArtifactBytes = confined.ArtifactMax
 
 // blackboardDir holds the artifacts --auto validates by default.
 const blackboardDir = ".foundry/blackboard"

@@ -1,0 +1,330 @@
+package confined_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/foundryhq/foundry/internal/confined"
+)
+
+// project makes a folder holding .foundry/memory and a secret file beside
+// it (outside the project), and returns both.
+func project(t *testing.T) (root, secret string) {
+	t.Helper()
+	base := t.TempDir()
+	root = filepath.Join(base, "proj")
+	if err := os.MkdirAll(filepath.Join(root, ".foundry", "memory"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	secret = filepath.Join(base, "secret.txt")
+	if err := os.WriteFile(secret, []byte("top secret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root, secret
+}
+
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+}
+
+func open(t *testing.T, dir string) *confined.Root {
+	t.Helper()
+	r, err := confined.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// TestRootReads checks that reads follow a symbolic link only to a target
+// inside the project.
+func TestRootReads(t *testing.T) {
+	t.Parallel()
+	root, secret := project(t)
+	if err := os.WriteFile(filepath.Join(root, "inside.md"), []byte("inside"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, secret, filepath.Join(root, ".foundry/runbooks/abs.md"))
+	symlink(t, "../../../secret.txt", filepath.Join(root, ".foundry/runbooks/rel.md"))
+	symlink(t, "../../inside.md", filepath.Join(root, ".foundry/runbooks/ok.md"))
+	r := open(t, root)
+	tests := []struct {
+		name    string
+		want    string
+		wantErr error
+	}{
+		{".foundry/runbooks/abs.md", "", confined.ErrOutside},
+		{".foundry/runbooks/rel.md", "", confined.ErrOutside},
+		{".foundry/runbooks/ok.md", "inside", nil},
+	}
+	for _, tt := range tests {
+		got, err := fs.ReadFile(r.FS(), tt.name)
+		if !errors.Is(err, tt.wantErr) || string(got) != tt.want {
+			t.Errorf("ReadFile(%s) = %q, %v; want %q, %v", tt.name, got, err, tt.want, tt.wantErr)
+		}
+		if strings.Contains(string(got), "secret") {
+			t.Errorf("ReadFile(%s) read the file outside the project", tt.name)
+		}
+	}
+}
+
+// TestRootWritesFollowNoSymlink checks every write, lock and append
+// refuses a path through a symbolic link, .foundry itself included, and
+// leaves the link's target untouched.
+func TestRootWritesFollowNoSymlink(t *testing.T) {
+	t.Parallel()
+	ops := []struct {
+		name string
+		do   func(r *confined.Root, p string) error
+	}{
+		{"WriteFile", func(r *confined.Root, p string) error { return r.WriteFile(p, []byte("x"), 0o644) }},
+		{"WriteNew", func(r *confined.Root, p string) error { return r.WriteNew(p, []byte("x"), 0o644) }},
+		{"Lock", func(r *confined.Root, p string) error {
+			unlock, err := r.Lock(context.Background(), p)
+			if err == nil {
+				unlock()
+			}
+			return err
+		}},
+		{"Append", func(r *confined.Root, p string) error {
+			return r.Append(context.Background(), p, []byte("line\n"), confined.LogMax)
+		}},
+		{"MkdirAll", func(r *confined.Root, p string) error { return r.MkdirAll(p + "/sub") }},
+	}
+	links := []struct {
+		name   string
+		link   string // made a symbolic link to a folder or file outside
+		target string // "dir" or "file"
+		write  string
+	}{
+		{"foundry itself", ".foundry", "dir", ".foundry/memory/x"},
+		{"a folder inside", ".foundry/metrics", "dir", ".foundry/metrics/events.jsonl"},
+		{"the file", ".foundry/metrics/events.jsonl", "file", ".foundry/metrics/events.jsonl"},
+		{"a lock file", ".foundry/memory/.lock", "file", ".foundry/memory/.lock"},
+	}
+	for _, op := range ops {
+		for _, l := range links {
+			if op.name == "MkdirAll" && l.target == "file" {
+				continue
+			}
+			t.Run(op.name+"/"+l.name, func(t *testing.T) {
+				t.Parallel()
+				root, secret := project(t)
+				outside := filepath.Join(filepath.Dir(secret), "outside")
+				if err := os.MkdirAll(filepath.Join(outside, "memory"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				target := outside
+				if l.target == "file" {
+					target = secret
+				}
+				link := filepath.Join(root, filepath.FromSlash(l.link))
+				if l.link == ".foundry" {
+					os.RemoveAll(link)
+				}
+				symlink(t, target, link)
+				err := op.do(open(t, root), l.write)
+				if !errors.Is(err, confined.ErrSymlink) {
+					t.Errorf("err = %v, want ErrSymlink", err)
+				}
+				if b, _ := os.ReadFile(secret); string(b) != "top secret\n" {
+					t.Errorf("file outside changed: %q", b)
+				}
+				if es, _ := os.ReadDir(filepath.Join(outside, "memory")); len(es) != 0 {
+					t.Errorf("wrote outside: %v", es)
+				}
+			})
+		}
+	}
+}
+
+// TestBoundedRefusesLargeFiles checks each kind's limit is enforced from
+// the size, before reading.
+func TestBoundedRefusesLargeFiles(t *testing.T) {
+	t.Parallel()
+	root, _ := project(t)
+	tests := []struct {
+		name string
+		size int64
+		ok   bool
+	}{
+		{".foundry/memory/fact-0001-a.md", 64 * confined.KiB, true},
+		{".foundry/memory/fact-0002-b.md", 64*confined.KiB + 1, false},
+		{".foundry/config.yaml", 64*confined.KiB + 1, false},
+		{".foundry/runbooks/r.md", confined.MiB + 1, false},
+		{".foundry/schemas/x.v1.schema.json", confined.MiB + 1, false},
+		{".foundry/blackboard/w/a.json", 8 * confined.MiB, true},
+		{".foundry/blackboard/w/b.json", 8*confined.MiB + 1, false},
+	}
+	for _, tt := range tests {
+		p := filepath.Join(root, filepath.FromSlash(tt.name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(p, tt.size); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := open(t, root)
+	for _, tt := range tests {
+		_, err := fs.ReadFile(r.FS(), tt.name)
+		_, oerr := r.FS().Open(tt.name)
+		for _, err := range []error{err, oerr} {
+			var tl *confined.TooLargeError
+			switch {
+			case tt.ok && err != nil:
+				t.Errorf("%s (%d bytes): %v", tt.name, tt.size, err)
+			case !tt.ok && !errors.As(err, &tl):
+				t.Errorf("%s (%d bytes): err = %v, want a TooLargeError", tt.name, tt.size, err)
+			case !tt.ok && !strings.Contains(err.Error(), tt.name) || !tt.ok && !strings.Contains(err.Error(), confined.LimitFor(tt.name).String()):
+				t.Errorf("%s: message %q names neither the file nor the limit", tt.name, err)
+			}
+		}
+	}
+}
+
+// TestAppendCaps checks a log never passes its cap and keeps the newest
+// lines, whole.
+func TestAppendCaps(t *testing.T) {
+	t.Parallel()
+	root, _ := project(t)
+	r := open(t, root)
+	const max = 1000
+	for i := range 500 {
+		if err := r.Append(context.Background(), ".foundry/metrics/events.jsonl", fmt.Appendf(nil, "line %04d\n", i), max); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(root, ".foundry/metrics/events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > max {
+		t.Errorf("log is %d bytes, over the cap of %d", len(b), max)
+	}
+	if !bytes.HasSuffix(b, []byte("line 0499\n")) || !bytes.HasPrefix(b, []byte("line ")) {
+		t.Errorf("log lost its newest line or a line was cut:\n%s", b)
+	}
+	if bytes.Contains(b, []byte("line 0000")) {
+		t.Error("the oldest line was kept")
+	}
+}
+
+// TestLockRemovesStaleTemps checks the next lock holder removes a temp file
+// older than StaleAge and keeps a fresh one.
+func TestLockRemovesStaleTemps(t *testing.T) {
+	t.Parallel()
+	root, _ := project(t)
+	dir := filepath.Join(root, ".foundry", "memory")
+	stale := filepath.Join(dir, confined.TempPrefix+"fact-0001.md-old")
+	fresh := filepath.Join(dir, confined.TempPrefix+"fact-0002.md-new")
+	for _, p := range []string{stale, fresh} {
+		if err := os.WriteFile(p, []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-confined.StaleAge - time.Minute)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	r := open(t, root)
+	if got := r.StaleTemps(".foundry/memory", time.Now().Add(-confined.StaleAge)); len(got) != 1 || path.Base(got[0]) != filepath.Base(stale) {
+		t.Errorf("StaleTemps = %v, want the stale one only", got)
+	}
+	unlock, err := r.Lock(context.Background(), ".foundry/memory/.lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("stale temp file kept: %v", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("fresh temp file removed: %v", err)
+	}
+}
+
+func TestLockExcludes(t *testing.T) {
+	t.Parallel()
+	root, _ := project(t)
+	r := open(t, root)
+	unlock, err := r.Lock(context.Background(), ".foundry/memory/.lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := open(t, root).Lock(ctx, ".foundry/memory/.lock"); err == nil {
+		t.Fatal("second lock acquired while the first is held")
+	}
+	if err := unlock(); err != nil {
+		t.Fatal(err)
+	}
+	unlock2, err := r.Lock(context.Background(), ".foundry/memory/.lock")
+	if err != nil {
+		t.Fatalf("lock after unlock: %v", err)
+	}
+	unlock2()
+}
+
+func TestClean(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in, want string
+		wantErr  error
+	}{
+		{"a/b.json", "a/b.json", nil},
+		{"./a//b/../c.json", "a/c.json", nil},
+		{`a\b.json`, "a/b.json", nil},
+		{"../x.json", "", confined.ErrOutside},
+		{"a/../../x.json", "", confined.ErrOutside},
+		{"/etc/passwd", "", confined.ErrOutside},
+		{`C:\x.json`, "", confined.ErrOutside},
+		{"", "", fs.ErrInvalid},
+		{"a\x00b", "", fs.ErrInvalid},
+	}
+	for _, tt := range tests {
+		got, err := confined.Clean(tt.in)
+		if got != tt.want || !errors.Is(err, tt.wantErr) {
+			t.Errorf("Clean(%q) = %q, %v; want %q, %v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+// FuzzClean checks path resolution under the root: any accepted name is a
+// valid fs path that stays inside, and an absolute name is accepted only
+// inside the root.
+func FuzzClean(f *testing.F) {
+	for _, s := range []string{"a/b", "../x", "/etc/passwd", `..\..\x`, "a/./../b", "C:x", "\x00", ".foundry/../../x", "/proj/.foundry/x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		got, err := confined.Clean(name)
+		if err == nil && (!fs.ValidPath(got) || got == ".." || strings.HasPrefix(got, "../") || path.IsAbs(got)) {
+			t.Fatalf("Clean(%q) = %q, which leaves the root", name, got)
+		}
+		rel, err := confined.Rel("/proj", name)
+		if err == nil && (!fs.ValidPath(rel) || strings.HasPrefix(rel, "../") || rel == "..") {
+			t.Fatalf("Rel(/proj, %q) = %q, which leaves the root", name, rel)
+		}
+	})
+}

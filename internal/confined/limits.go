@@ -1,0 +1,249 @@
+package confined
+
+// This file defines the one table of size limits and the reads held to it.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"strings"
+)
+
+// Sizes in bytes.
+const (
+	KiB = 1 << 10
+	MiB = 1 << 20
+)
+
+// Limit is the largest file of one kind Foundry reads.
+type Limit struct {
+	Kind string // "fact", "runbook", …: how messages name the kind
+	Max  int64  // bytes
+}
+
+// String renders the limit for messages: "64 KiB", "8 MiB".
+func (l Limit) String() string { return FormatSize(l.Max) }
+
+// limits is the table, first match wins. A pattern ending in "/" matches
+// every path below that folder; "*" matches one path element. Paths are
+// relative to the folder that holds .foundry/, in slash form.
+var limits = []struct {
+	pattern string
+	limit   Limit
+}{
+	{".foundry/config.yaml", Limit{"config", 64 * KiB}},
+	{".foundry/memory/INDEX.md", Limit{"memory index", 1 * MiB}},
+	{".foundry/memory/*", Limit{"fact", 64 * KiB}},
+	{".foundry/runbooks/", Limit{"runbook", 1 * MiB}},
+	{".foundry/schemas/", Limit{"schema", 1 * MiB}},
+	{".foundry/contracts.lock/", Limit{"contract lock", 4 * KiB}},
+	{".foundry/blackboard/", Limit{"artifact", ArtifactMax}},
+	{".foundry/metrics/", Limit{"log", LogMax}},
+	{".foundry/cache/", Limit{"cache", 64 * MiB}},
+}
+
+// ArtifactMax bounds a blackboard artifact, and any JSON document Foundry
+// is asked to validate.
+const ArtifactMax = 8 * MiB
+
+// DefaultLimit holds every file the table does not name.
+var DefaultLimit = Limit{"file", ArtifactMax}
+
+// LogMax caps each log under .foundry/metrics/ (the MCP server's usage
+// events and its audit log): an append that would pass it first drops the
+// oldest half of the file.
+const LogMax = 16 * MiB
+
+// LimitFor returns the size limit for the file at name, a slash path
+// relative to the folder that holds .foundry/.
+func LimitFor(name string) Limit {
+	for _, e := range limits {
+		if match(e.pattern, name) {
+			return e.limit
+		}
+	}
+	return DefaultLimit
+}
+
+func match(pattern, name string) bool {
+	if prefix, ok := strings.CutSuffix(pattern, "/"); ok {
+		return strings.HasPrefix(name, prefix+"/")
+	}
+	ok, _ := path.Match(pattern, name)
+	return ok
+}
+
+// TooLargeError reports a file over its kind's limit. It wraps
+// [ErrTooLarge].
+type TooLargeError struct {
+	Path  string
+	Size  int64
+	Limit Limit
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("read %s: %s is %s, over the %s limit", e.Path, e.Limit.Kind, FormatSize(e.Size), e.Limit)
+}
+
+func (e *TooLargeError) Unwrap() error { return ErrTooLarge }
+
+// FormatSize renders n bytes the way limits are written: "64 KiB", "1 MiB",
+// "400.0 MiB", "17 bytes".
+func FormatSize(n int64) string {
+	switch {
+	case n >= MiB && n%MiB == 0:
+		return fmt.Sprintf("%d MiB", n/MiB)
+	case n >= MiB:
+		return fmt.Sprintf("%.1f MiB", float64(n)/MiB)
+	case n >= KiB && n%KiB == 0:
+		return fmt.Sprintf("%d KiB", n/KiB)
+	case n >= KiB:
+		return fmt.Sprintf("%.1f KiB", float64(n)/KiB)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// Bounded returns fsys with every file held to [LimitFor]: Open and
+// ReadFile stat the file first and refuse one over its limit with a
+// [*TooLargeError], and a file that grows while it is read stops at the
+// limit. fsys's Stat must not read the content (a git view answers from the
+// object header), so nothing of an oversized file is ever allocated.
+func Bounded(fsys fs.FS) fs.FS {
+	if b, ok := fsys.(boundedFS); ok {
+		return b
+	}
+	return boundedFS{fsys}
+}
+
+type boundedFS struct{ fsys fs.FS }
+
+var (
+	_ fs.ReadFileFS = boundedFS{}
+	_ fs.ReadDirFS  = boundedFS{}
+	_ fs.StatFS     = boundedFS{}
+)
+
+// Unwrap returns the file system Bounded was given.
+func (b boundedFS) Unwrap() fs.FS { return b.fsys }
+
+func (b boundedFS) Open(name string) (fs.File, error) {
+	fi, err := stat(b.fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := check(name, fi); err != nil {
+		return nil, err
+	}
+	f, err := b.fsys.Open(name)
+	if err != nil || fi.IsDir() {
+		return f, err
+	}
+	return &boundedFile{File: f, name: name, left: LimitFor(name).Max}, nil
+}
+
+func (b boundedFS) ReadFile(name string) ([]byte, error) { return ReadFile(b.fsys, name) }
+
+func (b boundedFS) Stat(name string) (fs.FileInfo, error) {
+	fi, err := fs.Stat(b.fsys, name)
+	return fi, escaped(name, err)
+}
+
+func (b boundedFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	es, err := fs.ReadDir(b.fsys, name)
+	return es, escaped(name, err)
+}
+
+// ReadFile reads name from fsys, held to [LimitFor](name): the size is
+// checked before reading, and a file that grows meanwhile is cut off with
+// the same error.
+func ReadFile(fsys fs.FS, name string) ([]byte, error) {
+	if b, ok := fsys.(boundedFS); ok {
+		fsys = b.fsys
+	}
+	fi, err := stat(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("is a directory")}
+	}
+	if err := check(name, fi); err != nil {
+		return nil, err
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	limit := LimitFor(name).Max
+	data := make([]byte, 0, min(fi.Size(), limit)+1)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if int64(len(data)) > limit {
+			return nil, &TooLargeError{Path: name, Size: int64(len(data)), Limit: LimitFor(name)}
+		}
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
+}
+
+// stat is fs.Stat reporting failures as the open they stand for, so
+// messages read as they did before the size check came first.
+func stat(fsys fs.FS, name string) (fs.FileInfo, error) {
+	fi, err := fs.Stat(fsys, name)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		pe.Op = "open"
+	}
+	return fi, escaped(name, err)
+}
+
+// escaped names the refusal of a symbolic link out of the root (or of an
+// absolute one) with [ErrOutside]: os.Root reports it with an unexported
+// error whose text is its only handle.
+func escaped(name string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		pe.Path, pe.Op = name, strings.TrimSuffix(pe.Op, "at") // os.Root's "statat", "openat"
+		if pe.Err != nil && pe.Err.Error() == "path escapes from parent" {
+			pe.Err = ErrOutside
+		}
+	}
+	return err
+}
+
+func check(name string, fi fs.FileInfo) error {
+	if fi.IsDir() {
+		return nil
+	}
+	if l := LimitFor(name); fi.Size() > l.Max {
+		return &TooLargeError{Path: name, Size: fi.Size(), Limit: l}
+	}
+	return nil
+}
+
+// boundedFile stops a file that grows past its limit after the size check.
+type boundedFile struct {
+	fs.File
+	name string
+	left int64
+}
+
+func (f *boundedFile) Read(p []byte) (int, error) {
+	n, err := f.File.Read(p)
+	f.left -= int64(n)
+	if f.left < 0 {
+		return 0, &TooLargeError{Path: f.name, Size: LimitFor(f.name).Max - f.left, Limit: LimitFor(f.name)}
+	}
+	return n, err
+}

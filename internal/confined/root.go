@@ -1,0 +1,323 @@
+package confined
+
+// This file defines Root: confined, no-follow writes and locks.
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/foundryhq/foundry/internal/pause"
+)
+
+// TempPrefix starts the name of every temporary file a write creates, so
+// readers can skip them and the next lock holder can remove stale ones.
+const TempPrefix = ".foundry-tmp-"
+
+// StaleAge is how old a temp file must be before the next writer holding
+// the folder's lock removes it: a live writer finishes in far less, so an
+// older one was left by a writer that was killed.
+const StaleAge = time.Hour
+
+var (
+	// ErrSymlink marks a write whose path goes through a symbolic link.
+	ErrSymlink = errors.New("is a symbolic link")
+	// ErrOutside marks a path that leaves the folder holding .foundry/.
+	ErrOutside = errors.New("leads outside the project")
+	// ErrTooLarge marks a file over its size limit (see [LimitFor]).
+	ErrTooLarge = errors.New("file too large")
+	// ErrNotDir marks a path component that must be a folder but is not.
+	ErrNotDir = errors.New("is not a folder")
+)
+
+// Root is a project's folder, the one holding .foundry/. Every path given
+// to its methods is a slash path relative to it. It is safe for concurrent
+// use.
+type Root struct {
+	dir string
+	r   *os.Root
+}
+
+// Open opens the folder dir as a Root.
+func Open(dir string) (*Root, error) {
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open project folder: %w", err)
+	}
+	return &Root{dir: dir, r: r}, nil
+}
+
+// Dir returns the folder's path as given to Open.
+func (r *Root) Dir() string { return r.dir }
+
+// Close releases the folder's descriptor.
+func (r *Root) Close() error { return r.r.Close() }
+
+// FS returns the files under the root for reading: a symbolic link is
+// followed only to a target inside the root, and every file is held to its
+// size limit (see [Bounded]).
+func (r *Root) FS() fs.FS { return Bounded(r.r.FS()) }
+
+// Path returns the OS path of name, for messages and for tools that need
+// one; opening it bypasses the root's checks.
+func (r *Root) Path(name string) string { return filepath.Join(r.dir, filepath.FromSlash(name)) }
+
+// Clean resolves name, a path a client gave relative to the root (slash or
+// OS separators), to a clean slash path inside the root, or refuses it with
+// an error wrapping [ErrOutside] (absolute paths, "..", a volume name) or
+// fs.ErrInvalid (an empty name or a NUL byte). Nothing is opened.
+func Clean(name string) (string, error) {
+	if name == "" || strings.ContainsRune(name, 0) {
+		return "", &fs.PathError{Op: "resolve", Path: name, Err: fs.ErrInvalid}
+	}
+	slash := strings.ReplaceAll(name, `\`, "/")
+	if path.IsAbs(slash) || filepath.IsAbs(name) || filepath.VolumeName(name) != "" || (len(slash) > 1 && slash[1] == ':') {
+		return "", fmt.Errorf("%s %w", name, ErrOutside)
+	}
+	c := path.Clean(slash)
+	if c == ".." || strings.HasPrefix(c, "../") {
+		return "", fmt.Errorf("%s %w", name, ErrOutside)
+	}
+	if !fs.ValidPath(c) { // invalid UTF-8
+		return "", &fs.PathError{Op: "resolve", Path: name, Err: fs.ErrInvalid}
+	}
+	return c, nil
+}
+
+// Rel is [Clean] for a name that may also be an absolute path inside dir,
+// the folder holding .foundry/: it returns the slash path relative to dir,
+// or refuses a name outside it with an error wrapping [ErrOutside].
+func Rel(dir, name string) (string, error) {
+	if filepath.IsAbs(name) {
+		rel, err := filepath.Rel(dir, name)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return "", fmt.Errorf("%s %w", name, ErrOutside)
+		}
+		name = rel
+	}
+	return Clean(name)
+}
+
+// NoFollow returns an error naming the first component of name (every
+// component, .foundry included, the last one too) that is a symbolic link or
+// not a folder where one is needed. Components that do not exist yet are
+// fine: a write creates them.
+func (r *Root) NoFollow(name string) error {
+	name, err := Clean(name)
+	if err != nil {
+		return err
+	}
+	if name == "." {
+		return nil
+	}
+	parts := strings.Split(name, "/")
+	for i := range parts {
+		p := strings.Join(parts[:i+1], "/")
+		fi, err := r.r.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("check %s: %w", p, err)
+		}
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return fmt.Errorf("refuse to write through %s: %w", p, ErrSymlink)
+		case i < len(parts)-1 && !fi.IsDir():
+			return fmt.Errorf("refuse to write through %s: %w", p, ErrNotDir)
+		}
+	}
+	return nil
+}
+
+// MkdirAll creates the folder name and its missing parents, following no
+// symbolic link.
+func (r *Root) MkdirAll(name string) error {
+	if err := r.NoFollow(name); err != nil {
+		return err
+	}
+	if err := r.r.MkdirAll(name, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", name, err)
+	}
+	return nil
+}
+
+// WriteFile writes data to name atomically with permission perm: a temp
+// file beside it, synced, then renamed over it. The folder must exist; no
+// component of name may be a symbolic link. The test pause point
+// "atomicfile.after-temp" stops between the complete temp file and the
+// rename.
+func (r *Root) WriteFile(name string, data []byte, perm fs.FileMode) error {
+	return r.publish(name, data, perm, r.r.Rename)
+}
+
+// WriteNew is WriteFile unless name exists, in which case it returns an
+// error wrapping fs.ErrExist and changes nothing: the temp file is
+// hard-linked to name, and link(2) never replaces a file, so of two
+// concurrent callers exactly one wins.
+func (r *Root) WriteNew(name string, data []byte, perm fs.FileMode) error {
+	err := r.publish(name, data, perm, r.r.Link)
+	var le *os.LinkError
+	if errors.As(err, &le) && os.IsExist(le.Err) {
+		return fmt.Errorf("write %s: %w", name, fs.ErrExist)
+	}
+	return err
+}
+
+func (r *Root) publish(name string, data []byte, perm fs.FileMode, place func(oldname, newname string) error) error {
+	if err := r.NoFollow(name); err != nil {
+		return err
+	}
+	name, _ = Clean(name)
+	dir, base := path.Split(name)
+	tmp := dir + TempPrefix + base + "-" + randomSuffix()
+	f, err := r.r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	defer r.r.Remove(tmp) // after a rename it no longer exists; after a link it must go
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(perm)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	pause.Point(context.Background(), "atomicfile.after-temp")
+	if err := place(tmp, name); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	r.syncDir(dir)
+	return nil
+}
+
+func randomSuffix() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// syncDir makes a rename durable; failure is harmless on systems that cannot
+// fsync a directory.
+func (r *Root) syncDir(dir string) {
+	if dir == "" {
+		dir = "."
+	}
+	d, err := r.r.Open(dir)
+	if err != nil {
+		return
+	}
+	_ = d.Sync()
+	_ = d.Close()
+}
+
+// Remove removes the file name (a symbolic link itself, never its target).
+func (r *Root) Remove(name string) error {
+	dir, _ := path.Split(name)
+	if err := r.NoFollow(dir); err != nil {
+		return err
+	}
+	return r.r.Remove(name)
+}
+
+// Rename moves oldname to newname, following no symbolic link in either
+// path's folders.
+func (r *Root) Rename(oldname, newname string) error {
+	if err := r.NoFollow(newname); err != nil {
+		return err
+	}
+	if err := r.NoFollow(path.Dir(oldname)); err != nil {
+		return err
+	}
+	return r.r.Rename(oldname, newname)
+}
+
+// Lock takes an exclusive cross-process lock on the file name (created if
+// needed, through the root, never through a symbolic link) and returns the
+// function that releases it. The lock is flock(2) on that descriptor: the
+// kernel drops it when the holder dies, so a killed writer never leaves a
+// stale lock. Lock gives up when ctx is done. Once held, temp files older
+// than [StaleAge] in the lock file's folder, left by killed writers, are
+// removed.
+func (r *Root) Lock(ctx context.Context, name string) (unlock func() error, err error) {
+	if err := r.NoFollow(name); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", name, err)
+	}
+	f, err := r.r.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", name, err)
+	}
+	if err := lockFile(ctx, f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", name, err)
+	}
+	r.RemoveStale(path.Dir(name), time.Now().Add(-StaleAge))
+	return func() error {
+		uerr := unlockFile(f)
+		if cerr := f.Close(); uerr == nil {
+			uerr = cerr
+		}
+		return uerr
+	}, nil
+}
+
+// StaleTemps lists the temp files in dir last modified before the time
+// before, as slash paths under the root.
+func (r *Root) StaleTemps(dir string, before time.Time) []string {
+	entries, err := fs.ReadDir(r.r.FS(), dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), TempPrefix) || e.IsDir() {
+			continue
+		}
+		fi, err := e.Info()
+		if err == nil && fi.ModTime().Before(before) {
+			out = append(out, path.Join(dir, e.Name()))
+		}
+	}
+	return out
+}
+
+// RemoveStale removes the temp files of dir last modified before the time
+// before (see [Root.StaleTemps]). The caller holds the folder's lock, or
+// before is old enough ([StaleAge]) that no live writer owns them.
+func (r *Root) RemoveStale(dir string, before time.Time) {
+	if r.NoFollow(dir) != nil {
+		return
+	}
+	for _, p := range r.StaleTemps(dir, before) {
+		_ = r.r.Remove(p)
+	}
+}
+
+// OpenFS returns [Root.FS] of the folder dir, for callers that only read.
+// When dir cannot be opened, every operation of the result fails with that
+// error.
+func OpenFS(dir string) fs.FS {
+	r, err := Open(dir)
+	if err != nil {
+		return errFS{err}
+	}
+	return r.FS()
+}
+
+type errFS struct{ err error }
+
+func (e errFS) Open(string) (fs.File, error) { return nil, e.err }
