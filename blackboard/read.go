@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/internal/atomicfile"
 	"github.com/foundryhq/foundry/tokens"
 )
@@ -51,6 +52,10 @@ type Artifact struct {
 	Summary string `json:"summary,omitempty"`
 	// Problem says why the file is not a JSON object, or cannot be read.
 	Problem string `json:"problem,omitempty"`
+	// Invalid marks an artifact its contract rejects (or whose schema
+	// field names no contract); Violations say why.
+	Invalid    bool        `json:"invalid,omitempty"`
+	Violations []Violation `json:"violations,omitempty"`
 	// Data is the artifact itself, only in a full read of a parseable file.
 	Data json.RawMessage `json:"data,omitempty"`
 
@@ -77,6 +82,17 @@ type ReadResult struct {
 // JSON block. When more artifacts remain, the text ends with
 // `More: call again with cursor "<c>".`
 func (r ReadResult) Text() string {
+	return r.text("\nMore: call again with cursor %q.\n")
+}
+
+// HumanText renders the page for a person at a terminal: as
+// [ReadResult.Text], with the next page named by the command-line flag,
+// `More: pass --cursor "<c>" for the next page.`
+func (r ReadResult) HumanText() string {
+	return r.text("\nMore: pass --cursor %q for the next page.\n")
+}
+
+func (r ReadResult) text(more string) string {
 	var b strings.Builder
 	if len(r.Artifacts) == 0 {
 		fmt.Fprintf(&b, "Wave %s holds no artifacts yet.\n", r.Wave)
@@ -101,9 +117,16 @@ func (r ReadResult) Text() string {
 		default:
 			b.WriteString("  (no summary field)\n")
 		}
+		if a.Invalid && len(a.Violations) > 0 {
+			more := ""
+			if n := len(a.Violations) - 1; n > 0 {
+				more = fmt.Sprintf(" (and %d more)", n)
+			}
+			fmt.Fprintf(&b, "  invalid: %s%s\n", a.Violations[0], more)
+		}
 	}
 	if r.NextCursor != "" {
-		fmt.Fprintf(&b, "\nMore: call again with cursor %q.\n", r.NextCursor)
+		fmt.Fprintf(&b, more, r.NextCursor)
 	}
 	return b.String()
 }
@@ -120,7 +143,11 @@ func (a Artifact) header() string {
 	if by == "" {
 		by = "(unknown)"
 	}
-	return fmt.Sprintf("- **%s** · schema %s · by %s · ~%d tokens\n", a.Name, schema, by, a.Tokens)
+	mark := ""
+	if a.Invalid {
+		mark = " · INVALID"
+	}
+	return fmt.Sprintf("- **%s** · schema %s · by %s · ~%d tokens%s\n", a.Name, schema, by, a.Tokens, mark)
 }
 
 // Waves lists the waves (folders of .foundry/blackboard/), sorted.
@@ -187,13 +214,19 @@ func (b *Board) Read(ctx context.Context, req ReadRequest) (ReadResult, error) {
 		}
 	}
 	end := min(start+limit, len(names))
+	var reg Contracts
 	for _, name := range names[start:end] {
 		if err := ctx.Err(); err != nil {
 			return ReadResult{}, err
 		}
-		a, err := b.artifact(wave, name, req.Full)
-		if err != nil {
-			return ReadResult{}, err
+		a, data := b.artifact(wave, name, req.Full)
+		if a.Problem == "" {
+			if reg == nil {
+				if reg, err = b.contracts(); err != nil {
+					return ReadResult{}, err
+				}
+			}
+			check(reg, &a, data)
 		}
 		res.Artifacts = append(res.Artifacts, a)
 	}
@@ -201,6 +234,39 @@ func (b *Board) Read(ctx context.Context, req ReadRequest) (ReadResult, error) {
 		res.NextCursor = encodeCursor(wave, names[end-1])
 	}
 	return res, nil
+}
+
+// contracts returns the registry reads and writes validate with.
+func (b *Board) contracts() (Contracts, error) {
+	if b.opts.Contracts != nil {
+		return b.opts.Contracts, nil
+	}
+	return contracts.Load(b.fsys)
+}
+
+// check marks a as invalid when its contract rejects it, so a reader never
+// builds on an artifact that would not be accepted today (one written by
+// hand, or before its contract tightened).
+func check(reg Contracts, a *Artifact, data []byte) {
+	if a.Schema == "" {
+		a.Invalid = true
+		a.Violations = []Violation{{Pointer: "#", Message: `no "schema" field naming its contract`}}
+		return
+	}
+	vs, err := reg.Validate(a.Schema, data)
+	switch {
+	case errors.Is(err, contracts.ErrUnknownContract):
+		a.Invalid = true
+		a.Violations = []Violation{{Pointer: "#/schema", Message: fmt.Sprintf("unknown contract %q", a.Schema)}}
+	case err != nil:
+		a.Invalid = true
+		a.Violations = []Violation{{Pointer: "#", Message: err.Error()}}
+	case len(vs) > 0:
+		a.Invalid = true
+		for _, v := range vs {
+			a.Violations = append(a.Violations, Violation{Pointer: v.Pointer, Message: v.Message})
+		}
+	}
 }
 
 // artifactNames lists a wave's artifact file names, sorted; an unknown wave
@@ -243,8 +309,9 @@ func noArtifact(agent, wave string, names []string) error {
 	return fmt.Errorf("%w by %q in wave %s (agents: %s)", ErrNoArtifact, agent, wave, strings.Join(agents, ", "))
 }
 
-// artifact reads one artifact file.
-func (b *Board) artifact(wave, name string, full bool) (Artifact, error) {
+// artifact reads one artifact file and returns it with the file's bytes.
+// A file that cannot be read or parsed has a Problem.
+func (b *Board) artifact(wave, name string, full bool) (Artifact, []byte) {
 	a := Artifact{Name: name, Agent: strings.TrimSuffix(name, ".json"), Path: path.Join(Dir, wave, name)}
 	data, err := fs.ReadFile(b.fsys, a.Path)
 	if err != nil {
@@ -270,7 +337,7 @@ func (b *Board) artifact(wave, name string, full bool) (Artifact, error) {
 		} else {
 			a.Problem = "not valid JSON: " + jsonErrText(data, err)
 		}
-		return a, nil
+		return a, data
 	}
 	a.Schema = stringField(obj, "schema")
 	a.ProducedBy = stringField(obj, "producedBy")
@@ -283,7 +350,7 @@ func (b *Board) artifact(wave, name string, full bool) (Artifact, error) {
 	if full {
 		a.Data = json.RawMessage(data)
 	}
-	return a, nil
+	return a, data
 }
 
 // stringField returns obj[key] when it is a JSON string.

@@ -77,14 +77,20 @@ func TestReadSummaries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "- **a-summary.json** · schema (none) · by (unknown) · ~10 tokens\n" +
+	// The artifacts their contracts reject are marked, with the first
+	// violation: a reader never builds on one unknowingly.
+	want := "- **a-summary.json** · schema (none) · by (unknown) · ~10 tokens · INVALID\n" +
 		"  First\n" +
-		"- **b-title.json** · schema finding.v1 · by b · ~21 tokens\n" +
+		"  invalid: #: no \"schema\" field naming its contract\n" +
+		"- **b-title.json** · schema finding.v1 · by b · ~21 tokens · INVALID\n" +
 		"  Title wins over goal\n" +
-		"- **c-goal.json** · schema plan.v1 · by c · ~21 tokens\n" +
+		"  invalid: #: missing required property \"id\" (and 5 more)\n" +
+		"- **c-goal.json** · schema plan.v1 · by c · ~21 tokens · INVALID\n" +
 		"  Goal on two lines\n" +
-		"- **d-none.json** · schema x.v1 · by (unknown) · ~5 tokens\n" +
+		"  invalid: #: missing required property \"waves\" (and 1 more)\n" +
+		"- **d-none.json** · schema x.v1 · by (unknown) · ~5 tokens · INVALID\n" +
 		"  (no summary field)\n" +
+		"  invalid: #/schema: unknown contract \"x.v1\"\n" +
 		"- **e-array.json** · ~2 tokens\n" +
 		"  not a JSON object (an array)\n" +
 		"- **f-broken.json** · ~2 tokens\n" +

@@ -3,6 +3,8 @@ package blackboard
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -84,9 +86,15 @@ type WriteResult struct {
 	Path   string `json:"path,omitempty"`
 	Bytes  int    `json:"bytes,omitempty"`
 	Tokens int    `json:"tokens,omitempty"`
-	// Digest is the content hash of the contract the artifact was accepted
-	// under ("sha256:<hex>").
-	Digest string `json:"digest,omitempty"`
+	// ContractDigest is the content hash of the contract the artifact was
+	// accepted under ("sha256:<hex>").
+	ContractDigest string `json:"contractDigest,omitempty"`
+	// ArtifactDigest is the content hash of the file written
+	// ("sha256:<hex>").
+	ArtifactDigest string `json:"artifactDigest,omitempty"`
+	// Replaced says the write replaced an artifact the agent had written to
+	// the wave before.
+	Replaced bool `json:"replaced,omitempty"`
 	// Violations say why the contract rejected the artifact.
 	Violations []Violation `json:"violations,omitempty"`
 }
@@ -108,12 +116,36 @@ func (r WriteResult) Text() string {
 		b.WriteString("Return to your caller ONLY this path and a summary of at most 300 tokens.\n")
 		return b.String()
 	}
-	fmt.Fprintf(&b, "Rejected: artifact does not satisfy %s.\n", r.Schema)
-	for _, v := range r.Violations {
-		fmt.Fprintf(&b, "- %s\n", v)
-	}
+	r.writeViolations(&b)
 	b.WriteString("Fix and call again.\n")
 	return b.String()
+}
+
+// HumanText renders the result for a person at a terminal: the lines of
+// [WriteResult.Text] without the instructions meant for an agent, and
+// saying when the write replaced an earlier artifact:
+//
+//	Replaced .foundry/blackboard/audit/appsec-reviewer.json (2841 bytes, ~711 tokens).
+func (r WriteResult) HumanText() string {
+	var b strings.Builder
+	if r.Written {
+		verb := "Wrote"
+		if r.Replaced {
+			verb = "Replaced"
+		}
+		fmt.Fprintf(&b, "%s %s (%d bytes, ~%d tokens).\n", verb, r.Path, r.Bytes, r.Tokens)
+		return b.String()
+	}
+	r.writeViolations(&b)
+	b.WriteString("Nothing was written; fix the artifact and write it again.\n")
+	return b.String()
+}
+
+func (r WriteResult) writeViolations(b *strings.Builder) {
+	fmt.Fprintf(b, "Rejected: artifact does not satisfy %s.\n", r.Schema)
+	for _, v := range r.Violations {
+		fmt.Fprintf(b, "- %s\n", v)
+	}
 }
 
 // Write sets the artifact's schema and producedBy from the request,
@@ -142,13 +174,9 @@ func (b *Board) Write(ctx context.Context, req WriteRequest) (WriteResult, error
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
-	reg := b.opts.Contracts
-	if reg == nil {
-		r, err := contracts.Load(b.fsys)
-		if err != nil {
-			return res, err
-		}
-		reg = r
+	reg, err := b.contracts()
+	if err != nil {
+		return res, err
 	}
 	obj["schema"] = req.Schema
 	obj["producedBy"] = agent
@@ -167,7 +195,7 @@ func (b *Board) Write(ctx context.Context, req WriteRequest) (WriteResult, error
 		b.record(tokens.KindGateBlocked)
 		return res, nil
 	}
-	if res.Digest, err = reg.Digest(req.Schema); err != nil {
+	if res.ContractDigest, err = reg.Digest(req.Schema); err != nil {
 		return res, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -191,7 +219,7 @@ func (b *Board) Write(ctx context.Context, req WriteRequest) (WriteResult, error
 	}
 	// The lock comes first: an accepted artifact on disk always has the
 	// contract content it was accepted under on record.
-	locked, err := writeLock(root, req.Schema, res.Digest)
+	locked, err := writeLock(root, req.Schema, res.ContractDigest)
 	if err != nil {
 		return res, err
 	}
@@ -209,9 +237,15 @@ func (b *Board) Write(ctx context.Context, req WriteRequest) (WriteResult, error
 	// Artifacts are written without a lock, so only temp files older than
 	// any live write can be a killed writer's leftovers.
 	root.RemoveStale(path.Join(Dir, wave), time.Now().Add(-confined.StaleAge))
-	if err := root.WriteFile(path.Join(Dir, wave, agent+".json"), doc, 0o644); err != nil {
+	target := path.Join(Dir, wave, agent+".json")
+	if _, err := root.FS().(fs.StatFS).Stat(target); err == nil {
+		res.Replaced = true
+	}
+	if err := root.WriteFile(target, doc, 0o644); err != nil {
 		return fail(err)
 	}
+	sum := sha256.Sum256(doc)
+	res.ArtifactDigest = "sha256:" + hex.EncodeToString(sum[:])
 	res.Written = true
 	res.Path = path.Join(Dir, wave, agent+".json")
 	res.Bytes = len(doc)

@@ -2,7 +2,9 @@ package blackboard
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -105,7 +107,8 @@ func TestWriteSeedFigures(t *testing.T) {
 	wantRes := WriteResult{
 		Written: true, Wave: "audit", Agent: "appsec-reviewer", Schema: "review.v1",
 		Path: ".foundry/blackboard/audit/appsec-reviewer.json", Bytes: 2841, Tokens: 711,
-		Digest: schemaDigest(t, "review.v1"),
+		ContractDigest: schemaDigest(t, "review.v1"),
+		ArtifactDigest: fmt.Sprintf("sha256:%x", sha256.Sum256(fixture)),
 	}
 	if diff := cmp.Diff(wantRes, res); diff != "" {
 		t.Errorf("result (-want +got):\n%s", diff)
@@ -114,10 +117,23 @@ func TestWriteSeedFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if want := "Wrote .foundry/blackboard/audit/appsec-reviewer.json (2841 bytes, ~711 tokens).\n"; res.HumanText() != want {
+		t.Errorf("HumanText = %q, want %q", res.HumanText(), want)
+	}
+	// The same write again replaces the artifact, and says so.
+	again, err := openBoard(root, rec).Write(context.Background(), WriteRequest{
+		Wave: "audit", Agent: "appsec-reviewer", Schema: "review.v1", Data: fixture,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !again.Replaced || !strings.HasPrefix(again.HumanText(), "Replaced .foundry/blackboard/audit/appsec-reviewer.json ") {
+		t.Errorf("second write: replaced %v, text %q", again.Replaced, again.HumanText())
+	}
 	if diff := cmp.Diff(string(fixture), string(got)); diff != "" {
 		t.Errorf("written file (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{tokens.KindBlackboardWrite}, rec.kinds); diff != "" {
+	if diff := cmp.Diff([]string{tokens.KindBlackboardWrite, tokens.KindBlackboardWrite}, rec.kinds); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }

@@ -82,7 +82,7 @@ func (f *foundry) addBlackboardWrite(r *Registry) error {
 			return Output{}, Verbatim(res.Text())
 		}
 		return Output{Text: res.Text(), Structured: blackboardWriteResult{
-			Path: res.Path, Bytes: res.Bytes, Tokens: res.Tokens, Wave: res.Wave, Agent: res.Agent, Schema: res.Schema, Digest: res.Digest,
+			Path: res.Path, Bytes: res.Bytes, Tokens: res.Tokens, Wave: res.Wave, Agent: res.Agent, Schema: res.Schema, Digest: res.ContractDigest,
 		}}, nil
 	})
 }

@@ -52,9 +52,10 @@ EXIT STATUS:
 --data-file - (the default), sets its "schema" and "producedBy" fields from
 --schema and --agent, and validates it. A valid artifact is written
 atomically to .foundry/blackboard/<wave>/<agent>.json, pretty-printed with
-sorted keys. An invalid one is not written: the violations are printed on
-stdout, one "- <json-pointer>: <problem>" line each, and the exit status is
-1. The first artifact accepted under a contract records the contract's
+sorted keys; "Replaced …" instead of "Wrote …" says it replaced the
+agent's earlier artifact of the wave. An invalid one is not written: the
+violations are printed on stdout, one "- <json-pointer>: <problem>" line
+each, and the exit status is 1. The first artifact accepted under a contract records the contract's
 content hash in .foundry/contracts.lock/<id>.
 
 EXIT STATUS:
@@ -90,9 +91,11 @@ EXIT STATUS:
 				Description: `Prints one entry per artifact of the wave, by file name:
 "- **<agent>.json** · schema <id> · by <producer> · ~<n> tokens" and a line
 from its summary, title or goal field (cut at 400 characters). With --full
-each artifact follows its entry verbatim in a fenced JSON block. Pages hold
+each artifact follows its entry verbatim in a fenced JSON block. An artifact
+its contract rejects today (written by hand, or before the contract
+changed) is marked "· INVALID" with its first violation. Pages hold
 --limit artifacts (default 20, at most 100); when more remain the output
-ends with 'More: call again with cursor "<c>".', to pass as --cursor.
+ends with 'More: pass --cursor "<c>" for the next page.'.
 Reads the working tree, or --staged / --rev REV.
 
 EXIT STATUS:
@@ -143,7 +146,7 @@ func runBlackboardWrite(ctx context.Context, env *cliEnv, opts *blackboardOption
 	if opts.json {
 		err = env.printJSON(res)
 	} else {
-		_, err = io.WriteString(opts.stdout, res.Text())
+		_, err = io.WriteString(opts.stdout, res.HumanText())
 	}
 	if err != nil {
 		return err
@@ -206,7 +209,7 @@ func runBlackboardRead(ctx context.Context, env *cliEnv, opts *blackboardOptions
 	if opts.json {
 		return env.printJSON(res)
 	}
-	_, err = io.WriteString(opts.stdout, res.Text())
+	_, err = io.WriteString(opts.stdout, res.HumanText())
 	return err
 }
 
