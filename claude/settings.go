@@ -82,22 +82,43 @@ type FileResult struct {
 // server entry that differs from Foundry's is kept as the user wrote it. A
 // file that is not a JSON object is an error and is left untouched.
 func Setup(root string) ([]FileResult, error) {
+	plan, err := PlanSetup(root)
+	if err != nil {
+		return nil, err
+	}
+	return plan.Write()
+}
+
+// Plan is a [Setup] checked and merged but not yet written, so a caller
+// that changes other files too (foundry init --claude) can refuse before
+// changing any of them.
+type Plan struct{ files []pendingFile }
+
+// PlanSetup reads and merges both files of [Setup] and writes nothing: a
+// file that is not a JSON object is an error here.
+func PlanSetup(root string) (Plan, error) {
 	// Both files are checked and merged before either is written, so a
 	// file that cannot be merged leaves the other untouched too.
 	mcp, err := mergeFile(root, MCPFile, mergeMCP)
 	if err != nil {
-		return nil, err
+		return Plan{}, err
 	}
 	settings, err := mergeFile(root, SettingsFile, mergeSettings)
 	if err != nil {
-		return nil, err
+		return Plan{}, err
 	}
+	return Plan{files: []pendingFile{mcp, settings}}, nil
+}
+
+// Write writes the files of the plan that change, and returns what it did
+// to each, up to the first failure.
+func (p Plan) Write() ([]FileResult, error) {
 	var done []FileResult
-	for _, p := range []pendingFile{mcp, settings} {
-		if err := p.write(); err != nil {
+	for _, f := range p.files {
+		if err := f.write(); err != nil {
 			return done, err
 		}
-		done = append(done, p.res)
+		done = append(done, f.res)
 	}
 	return done, nil
 }

@@ -45,6 +45,7 @@ const (
 	CheckFactsIndex        = "facts.index"
 	CheckRunbooksParse     = "runbooks.parse"
 	CheckRunbooksSlug      = "runbooks.slug"
+	CheckRunbooksTemplate  = "runbooks.template"
 	CheckAgentsContract    = "agents.contract"
 	CheckAgentsArtifact    = "agents.artifact"
 )
@@ -71,6 +72,7 @@ func Checks() []Check {
 		{CheckFactsIndex, Warning, "INDEX.md matches the facts", false},
 		{CheckRunbooksParse, Error, "runbooks parse", false},
 		{CheckRunbooksSlug, Error, "runbook file names are valid slugs", false},
+		{CheckRunbooksTemplate, Warning, "runbooks are filled in, not the template runbook new wrote", false},
 		{CheckAgentsContract, Error, "contracts declared by agent definitions exist", false},
 		{CheckAgentsArtifact, Error, "artifacts at paths declared by agents satisfy the declared contract", false},
 	}

@@ -2,18 +2,21 @@ package doctor
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/foundryhq/foundry/runbooks"
 )
 
 func (r *run) checkRunbooks(ctx context.Context) error {
-	l, err := runbooks.Open(r.p.FS, runbooks.Options{}).List(ctx)
+	book := runbooks.Open(r.p.FS, runbooks.Options{})
+	l, err := book.List(ctx)
 	if err != nil {
 		return err
 	}
 	r.checked(CheckRunbooksParse, len(l.Runbooks))
 	r.checked(CheckRunbooksSlug, len(l.Runbooks))
+	r.checked(CheckRunbooksTemplate, len(l.Runbooks))
 	r.rep.Files += len(l.Runbooks)
 	for _, rb := range l.Runbooks {
 		if !runbooks.ValidSlug(rb.Slug) {
@@ -27,6 +30,15 @@ func (r *run) checkRunbooks(ctx context.Context) error {
 		}
 		if w != "" {
 			r.add(CheckRunbooksParse, Finding{File: rb.Path, Message: w})
+		}
+		if !runbooks.ValidSlug(rb.Slug) {
+			continue
+		}
+		if doc, err := book.Get(ctx, rb.Slug); err == nil {
+			if n := runbooks.Unfilled(doc.Content); n > 0 {
+				r.add(CheckRunbooksTemplate, Finding{File: rb.Path, Message: fmt.Sprintf(
+					"%d of its %d sections still hold%s the template's placeholder; agents must follow this runbook, so write them", n, runbooks.TemplateSections, plural(n, "s", ""))})
+			}
 		}
 	}
 	return nil

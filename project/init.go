@@ -22,12 +22,39 @@ type InitResult struct {
 
 const gitignoreTemplate = "# Local event log behind `foundry tokens`, writers' lock files, and the temp\n# files a killed writer may leave; never committed.\nmetrics/\n.lock\n.foundry-tmp-*\n"
 
+// InitOptions configures [Init].
+type InitOptions struct {
+	// Force creates a project below an existing one, which then shadows
+	// it for every command run below.
+	Force bool
+}
+
+// NestedError is [Init] refusing to create a project inside another.
+type NestedError struct {
+	Dir    string // where init was asked
+	Parent string // the root of the enclosing project
+}
+
+func (e *NestedError) Error() string {
+	return fmt.Sprintf("init %s: %v at %s: a .foundry/ here would shadow its memory for every command run below", e.Dir, ErrNested, e.Parent)
+}
+
+// Unwrap makes a *NestedError match [ErrNested].
+func (e *NestedError) Unwrap() error { return ErrNested }
+
 // Init creates .foundry/ and its layout in dir, without overwriting
-// anything that exists.
-func Init(dir string) (InitResult, error) {
+// anything that exists. Below an existing project (a parent folder, up to
+// the git worktree root, holding .foundry/) it refuses with a
+// *[NestedError] unless opts.Force is set.
+func Init(dir string, opts InitOptions) (InitResult, error) {
 	root, err := filepath.Abs(dir)
 	if err != nil {
 		return InitResult{}, err
+	}
+	if !opts.Force {
+		if parent := Enclosing(root); parent != "" {
+			return InitResult{}, &NestedError{Dir: root, Parent: parent}
+		}
 	}
 	res := InitResult{Root: root, Created: []string{}}
 	for _, d := range []string{Dir, Dir + "/memory", Dir + "/runbooks", Dir + "/blackboard", Dir + "/schemas"} {
@@ -89,4 +116,34 @@ func addOptIn(p string) (string, error) {
 		return "", err
 	}
 	return config.Path, nil
+}
+
+// Enclosing returns the root of the project that dir lies inside — the
+// nearest parent folder holding .foundry/, searched up to the root of the
+// git worktree (or of the file system outside git) — or "" when there is
+// none, or dir is a project root itself.
+func Enclosing(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	if fi, err := os.Stat(filepath.Join(abs, Dir)); err == nil && fi.IsDir() {
+		return ""
+	}
+	for d := abs; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return "" // the worktree root: a project above it is another repository's
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+		if fi, err := os.Stat(filepath.Join(d, Dir)); err == nil && fi.IsDir() {
+			return d
+		}
+	}
 }

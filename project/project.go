@@ -28,6 +28,9 @@ var (
 	ErrNoProjectAtRev = errors.New("no .foundry folder at this revision")
 	// ErrNoGit means --rev or --staged was asked outside a git repository.
 	ErrNoGit = errors.New("project is not inside a git repository")
+	// ErrNested means init was asked below an existing project, whose
+	// .foundry/ the new one would shadow; the error is a *[NestedError].
+	ErrNested = errors.New("inside an existing project")
 )
 
 // Source chooses what a project is read from. The zero value is the working

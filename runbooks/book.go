@@ -225,6 +225,10 @@ func (b *Book) Create(ctx context.Context, n NewRunbook) (Created, error) {
 	switch {
 	case title == "":
 		return Created{}, fmt.Errorf("%w: the title is empty", ErrInvalidRunbook)
+	case trigger == "":
+		// Agents must follow a runbook when its trigger matches: without
+		// one, no agent ever knows when that is.
+		return Created{}, fmt.Errorf("%w: the trigger is empty; say when the runbook applies", ErrInvalidRunbook)
 	case !utf8.ValidString(title) || !utf8.ValidString(trigger):
 		return Created{}, fmt.Errorf("%w: title and trigger must be UTF-8 text", ErrInvalidRunbook)
 	case strings.ContainsAny(title, "\r\n") || strings.ContainsAny(trigger, "\r\n"):
@@ -261,40 +265,63 @@ func (b *Book) Create(ctx context.Context, n NewRunbook) (Created, error) {
 	return Created{Runbook: r, Bytes: len(content)}, nil
 }
 
+// placeholders are the template's blanks, one a section, for its writer
+// to replace; [Unfilled] finds the ones left.
+var placeholders = [...]string{
+	"<!-- what must be true first: access, a clean tree, a green build -->",
+	"<!-- the exact command or action -->",
+	"<!-- how to tell it worked -->",
+	"<!-- how to roll back, and whom to tell -->",
+}
+
+// TemplateSections is how many sections the template has, each with one
+// blank.
+const TemplateSections = len(placeholders)
+
+// Unfilled returns how many of the template's blanks a runbook still
+// holds: a runbook agents must follow is no use before its steps are
+// written.
+func Unfilled(content string) int {
+	n := 0
+	for _, p := range placeholders {
+		if strings.Contains(content, p) {
+			n++
+		}
+	}
+	return n
+}
+
 // render fills the template. The front matter goes through the YAML
 // encoder so any title (a colon, a quote) reads back unchanged.
 func render(title, trigger string) ([]byte, error) {
 	fm, err := yaml.Marshal(struct {
 		Title   string `yaml:"title"`
-		Trigger string `yaml:"trigger,omitempty"`
+		Trigger string `yaml:"trigger"`
 	}{title, trigger})
 	if err != nil {
 		return nil, err
 	}
-	when := "Use this runbook when the task matches its trigger."
-	if trigger != "" {
-		when = "Use this runbook when: " + trigger + "."
-	}
+	when := "Use this runbook when: " + trigger + "."
 	var b strings.Builder
 	b.WriteString("---\n")
 	b.Write(fm)
 	b.WriteString("---\n\n# " + title + "\n\n" + when + "\n")
-	b.WriteString(`
+	fmt.Fprintf(&b, `
 ## Before you start
 
-- <!-- what must be true first: access, a clean tree, a green build -->
+- %s
 
 ## Steps
 
-1. <!-- the exact command or action -->
+1. %s
 
 ## Check
 
-- <!-- how to tell it worked -->
+- %s
 
 ## If it goes wrong
 
-- <!-- how to roll back, and whom to tell -->
-`)
+- %s
+`, placeholders[0], placeholders[1], placeholders[2], placeholders[3])
 	return []byte(b.String()), nil
 }

@@ -243,7 +243,7 @@ func TestCreate(t *testing.T) {
 
 	// Never overwrites.
 	before := doc.Content
-	_, err = b.Create(ctx, NewRunbook{Slug: "deploy-production", Title: "Other"})
+	_, err = b.Create(ctx, NewRunbook{Slug: "deploy-production", Title: "Other", Trigger: "deploy"})
 	if !errors.Is(err, ErrExists) || err.Error() != "runbook already exists: .foundry/runbooks/deploy-production.md" {
 		t.Errorf("second Create: err = %v", err)
 	}
@@ -262,6 +262,8 @@ func TestCreate(t *testing.T) {
 		{NewRunbook{Slug: "ok", Title: "a\nb"}, ErrInvalidRunbook},
 		{NewRunbook{Slug: "ok", Title: "T", Trigger: "x\ry"}, ErrInvalidRunbook},
 		{NewRunbook{Slug: "ok", Title: strings.Repeat("t", 81)}, ErrInvalidRunbook},
+		{NewRunbook{Slug: "ok", Title: "A runbook without a trigger"}, ErrInvalidRunbook},
+		{NewRunbook{Slug: "ok", Title: "T", Trigger: "  "}, ErrInvalidRunbook},
 		{NewRunbook{Slug: "ok", Title: "Deploy caf\xe9"}, ErrInvalidRunbook},
 		{NewRunbook{Slug: "ok", Title: "T", Trigger: "x\xff"}, ErrInvalidRunbook},
 	}
@@ -279,7 +281,7 @@ func TestCreate(t *testing.T) {
 	}
 
 	// Without a root (a revision), Create refuses.
-	if _, err := Open(os.DirFS(root), Options{}).Create(ctx, NewRunbook{Slug: "new", Title: "T"}); !errors.Is(err, ErrReadOnly) {
+	if _, err := Open(os.DirFS(root), Options{}).Create(ctx, NewRunbook{Slug: "new", Title: "T", Trigger: "x"}); !errors.Is(err, ErrReadOnly) {
 		t.Errorf("read-only Create: err = %v, want ErrReadOnly", err)
 	}
 }
@@ -319,7 +321,7 @@ func TestCreateRefusesSymlinkedFolder(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(root, filepath.FromSlash(Dir))); err != nil {
 		t.Skipf("no symbolic links here: %v", err)
 	}
-	_, err := Open(os.DirFS(root), Options{Root: root}).Create(context.Background(), NewRunbook{Slug: "deploy", Title: "Deploy to production"})
+	_, err := Open(os.DirFS(root), Options{Root: root}).Create(context.Background(), NewRunbook{Slug: "deploy", Title: "Deploy to production", Trigger: "deploy"})
 	if !errors.Is(err, ErrSymlink) {
 		t.Errorf("Create error = %v, want %v", err, ErrSymlink)
 	}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -13,6 +15,7 @@ import (
 
 type initOptions struct {
 	claude bool // also set up Claude Code
+	force  bool // create a project inside another
 }
 
 // initReport is what init did: the project layout, and with --claude the
@@ -38,20 +41,28 @@ changes no other key: without it foundry mcp serve refuses to start.
 Idempotent: run it again and nothing is changed or overwritten; it lists
 what it created.
 
+Inside an existing project (a parent folder, up to the git worktree root,
+holds .foundry/) it stops without writing anything: a .foundry/ here would
+shadow the parent's memory for every command run below. --force creates it
+anyway.
+
 With --claude it also sets the project up for Claude Code: the MCP server
 "foundry" (foundry mcp serve) in .mcp.json, and in .claude/settings.json
 the PostToolUse hook (matcher Write|Edit|MultiEdit) that runs
 foundry hook claude. Both files are merged: other entries stay as they
 are, nothing is added twice, and an existing "foundry" server entry is
-kept as written. Its tools are then mcp__foundry__<name>.
+kept as written. Its tools are then mcp__foundry__<name>. Both files are
+checked before anything is written: when one cannot be merged, init
+changes nothing at all.
 
 EXIT STATUS:
    0  ok
-   1  a file could not be written, or .mcp.json or .claude/settings.json
-      is not a JSON object
+   1  a file could not be written, .mcp.json or .claude/settings.json is
+      not a JSON object, or the folder is inside an existing project
    2  malformed command line`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "claude", Usage: "also register foundry in .mcp.json and .claude/settings.json", Destination: &opts.claude},
+			&cli.BoolFlag{Name: "force", Usage: "create the project even inside an existing one", Destination: &opts.force},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -66,14 +77,31 @@ EXIT STATUS:
 }
 
 func runInit(env *cliEnv, opts *initOptions) error {
-	res, err := project.Init(env.dir)
+	// The Claude Code files are checked first: one that cannot be merged
+	// stops init before it has changed anything, so its error can say so.
+	var plan claude.Plan
+	if opts.claude {
+		root, err := filepath.Abs(env.dir)
+		if err != nil {
+			return err
+		}
+		if plan, err = claude.PlanSetup(root); err != nil {
+			return err
+		}
+	}
+	res, err := project.Init(env.dir, project.InitOptions{Force: opts.force})
+	var nested *project.NestedError
+	if errors.As(err, &nested) {
+		return withHint(err, fmt.Sprintf("run foundry in %s (or with -C %s), or pass --force to create a separate project here", nested.Parent, nested.Parent))
+	}
 	if err != nil {
 		return err
 	}
 	rep := initReport{InitResult: res}
 	if opts.claude {
-		rep.Claude, err = claude.Setup(res.Root)
+		rep.Claude, err = plan.Write()
 		if err != nil {
+			// Report what was changed before the failure, then the failure.
 			if perr := printInit(env, rep); perr != nil {
 				return perr
 			}

@@ -80,23 +80,28 @@ EXIT STATUS:
 				Usage:     "write a new runbook from the template",
 				ArgsUsage: "<slug>",
 				Description: `Writes .foundry/runbooks/<slug>.md with the given title and trigger and
-a short template of steps to fill in. Never overwrites a runbook; never
-writes with --rev or --staged.
+a short template of steps to fill in; foundry doctor warns about a runbook
+that still holds the template's blanks. Both --title and --trigger are
+required: agents must follow a runbook when its trigger matches. Never
+overwrites a runbook; never writes with --rev or --staged.
 
 EXIT STATUS:
    0  written
    1  the runbook exists, or the file cannot be written
-   2  malformed command line, including an invalid slug or title`,
+   2  malformed command line, including an invalid slug, title or
+      trigger`,
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "title", Usage: "the runbook's `TITLE` (required, one line)", Destination: &opts.title},
-					&cli.StringFlag{Name: "trigger", Usage: "when the runbook applies, e.g. `\"deploy, release to prod\"`", Destination: &opts.trigger},
+					&cli.StringFlag{Name: "trigger", Usage: "when the runbook applies, as `TEXT` such as \"deploy, release to prod\" (required)", Destination: &opts.trigger},
 				},
 				Action: func(c *cli.Context) error {
 					if c.NArg() != 1 {
 						return usageErrorf("runbook new takes one slug")
 					}
-					if !c.IsSet("title") {
-						return usageErrorf("runbook new needs --title")
+					for _, f := range []string{"title", "trigger"} {
+						if !c.IsSet(f) {
+							return usageErrorf("runbook new needs --%s: agents follow a runbook when its trigger matches", f)
+						}
 					}
 					opts.slug, opts.json, opts.stdout = c.Args().First(), env.json, env.stdout
 					return runRunbookNew(c.Context, env, opts)
