@@ -248,3 +248,24 @@ func loadQueries(t *testing.T) []string {
 	}
 	return qs
 }
+
+// BenchmarkWrite10kWatched measures memory_write into 10,000 facts in a
+// long-running process (the MCP server's store), and the search right after
+// it: what a write costs and what it costs the next search.
+func BenchmarkWrite10kWatched(b *testing.B) {
+	root := writeTree(b, genFacts(b, 10000))
+	s := OpenDir(root, Options{Now: fixedNow, Watch: true})
+	defer s.Close()
+	ctx := context.Background()
+	if _, err := s.Search(ctx, Query{Text: "warm up"}); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; b.Loop(); i++ {
+		if _, err := s.Write(ctx, WriteRequest{Title: fmt.Sprintf("Benchmark fact number %d about quokkas", i), Body: "Measured.", Type: Convention}); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Search(ctx, Query{Text: "quokkas"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

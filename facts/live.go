@@ -70,6 +70,8 @@ func (s *Store) linkEntry(e *entry) {
 	list := s.byID[id]
 	i := sort.Search(len(list), func(i int) bool { return list[i].raw.Path >= e.raw.Path })
 	s.byID[id] = slices.Insert(list, i, e)
+	j := sort.Search(len(s.sorted), func(j int) bool { return !s.sorted[j].before(e) })
+	s.sorted = slices.Insert(s.sorted, j, e)
 	s.pending[id] = true
 	if t := e.raw.Supersedes; t != "" && t != id {
 		s.supers[t] = append(s.supers[t], e)
@@ -81,6 +83,9 @@ func (s *Store) linkEntry(e *entry) {
 func (s *Store) unlinkEntry(e *entry) {
 	id := e.raw.ID
 	s.byID[id] = slices.DeleteFunc(s.byID[id], func(x *entry) bool { return x == e })
+	if j := sort.Search(len(s.sorted), func(j int) bool { return !s.sorted[j].before(e) }); j < len(s.sorted) && s.sorted[j] == e {
+		s.sorted = slices.Delete(s.sorted, j, j+1)
+	}
 	if len(s.byID[id]) == 0 {
 		delete(s.byID, id)
 	}

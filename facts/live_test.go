@@ -26,6 +26,18 @@ func checkAgainstReference(t *testing.T, s *Store, queries []string, step string
 	if err != nil {
 		t.Fatal(err)
 	}
+	raw, err := s.RawFacts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sorted := append([]Fact(nil), raw...)
+	sortFacts(sorted)
+	if diff := cmp.Diff(sorted, raw); diff != "" {
+		t.Fatalf("%s: raw facts not in id order (-want +got):\n%s", step, diff)
+	}
+	if diff := cmp.Diff(deriveStatus(raw), all); diff != "" {
+		t.Fatalf("%s: derived status differs from deriving it afresh (-want +got):\n%s", step, diff)
+	}
 	ref := refBuildSearchIndex(all, nil)
 	today := s.today()
 	for _, qt := range queries {

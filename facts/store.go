@@ -70,6 +70,7 @@ type Store struct {
 	mu      sync.Mutex
 	files   map[string]*cachedFile // by path
 	byID    map[string][]*entry    // parsed facts by id, sorted by path
+	sorted  []*entry               // parsed facts by id number, then path
 	supers  map[string][]*entry    // superseded id → facts that name it in supersedes
 	pending map[string]bool        // ids whose derived status a change may have changed
 	idx     *liveIndex             // built on first search, then kept current
@@ -77,6 +78,7 @@ type Store struct {
 	snap    *snapshot              // built on demand for version snapVer
 	snapVer uint64
 	stems   map[string]string // word → stem memo; bounded by the vocabulary
+	titles  map[string]*titleInfo
 
 	w        watcher // nil when not watching
 	watchOff bool    // watching failed; revalidate on every call
@@ -103,7 +105,7 @@ func NewStore(fsys fs.FS, opts Options) *Store {
 		opts.Warn = io.Discard
 	}
 	return &Store{
-		fsys: fsys, opts: opts, files: map[string]*cachedFile{}, stems: map[string]string{},
+		fsys: fsys, opts: opts, files: map[string]*cachedFile{}, stems: map[string]string{}, titles: map[string]*titleInfo{},
 		byID: map[string][]*entry{}, supers: map[string][]*entry{}, pending: map[string]bool{},
 	}
 }
@@ -383,21 +385,22 @@ func (s *Store) setFile(p string, c *cachedFile) {
 	s.ver++
 }
 
+// buildSnapshot copies the live state, which keeps the facts sorted and
+// their status derived, into an immutable snapshot.
 func (s *Store) buildSnapshot() *snapshot {
-	snap := &snapshot{byID: map[string][]int{}}
+	snap := &snapshot{byID: make(map[string][]int, len(s.sorted)), raw: make([]Fact, len(s.sorted)), facts: make([]Fact, len(s.sorted))}
 	for p, c := range s.files {
 		if n := fileNumber(path.Base(p)); n > snap.maxID {
 			snap.maxID = n
 		}
 		if c.err != nil {
 			snap.problems = append(snap.problems, c.err)
-			continue
 		}
-		snap.raw = append(snap.raw, c.fact)
 	}
-	sortFacts(snap.raw)
 	sort.Slice(snap.problems, func(i, j int) bool { return snap.problems[i].Error() < snap.problems[j].Error() })
-	snap.facts = deriveStatus(snap.raw)
+	for i, e := range s.sorted {
+		snap.raw[i], snap.facts[i] = e.raw, e.fact
+	}
 	for i, f := range snap.facts {
 		snap.byID[f.ID] = append(snap.byID[f.ID], i)
 		if n := IDNumber(f.ID); n > snap.maxID {
@@ -405,48 +408,6 @@ func (s *Store) buildSnapshot() *snapshot {
 		}
 	}
 	return snap
-}
-
-func sortFacts(fs []Fact) {
-	sort.Slice(fs, func(i, j int) bool {
-		a, b := IDNumber(fs[i].ID), IDNumber(fs[j].ID)
-		if a != b {
-			return a < b
-		}
-		return fs[i].Path < fs[j].Path
-	})
-}
-
-// deriveStatus returns copies of facts in which a fact is superseded when its
-// own file says so or when another fact names it in supersedes. Reading both
-// ends of the link keeps memory consistent even if a writer died between
-// writing a new fact and marking the old one.
-func deriveStatus(raw []Fact) []Fact {
-	by := map[string]string{} // superseded id → superseding id
-	for _, f := range raw {
-		if f.Supersedes != "" && f.Supersedes != f.ID {
-			if _, ok := by[f.Supersedes]; !ok {
-				by[f.Supersedes] = f.ID
-			}
-		}
-	}
-	out := make([]Fact, len(raw))
-	for i, f := range raw {
-		if f.Status == "" {
-			f.Status = Active
-		}
-		if f.SupersededBy != "" {
-			f.Status = Superseded
-		}
-		if newer, ok := by[f.ID]; ok {
-			f.Status = Superseded
-			if f.SupersededBy == "" {
-				f.SupersededBy = newer
-			}
-		}
-		out[i] = f
-	}
-	return out
 }
 
 // isActive reports whether f is loaded: not superseded and not expired.

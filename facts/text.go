@@ -81,13 +81,19 @@ func normBody(s string) string { return strings.Join(strings.Fields(strings.ToLo
 // similarity is the Jaccard index of the term sets of two titles, 0 to 1.
 // memo may be nil.
 func similarity(a, b string, memo map[string]string) float64 {
-	as, bs := map[string]bool{}, map[string]bool{}
-	for _, t := range termsMemo(a, memo) {
-		as[t] = true
+	return jaccard(termSet(a, memo), termSet(b, memo))
+}
+
+func termSet(s string, memo map[string]string) map[string]bool {
+	set := map[string]bool{}
+	for _, t := range termsMemo(s, memo) {
+		set[t] = true
 	}
-	for _, t := range termsMemo(b, memo) {
-		bs[t] = true
-	}
+	return set
+}
+
+// jaccard is the Jaccard index of two term sets, 0 when either is empty.
+func jaccard(as, bs map[string]bool) float64 {
 	if len(as) == 0 || len(bs) == 0 {
 		return 0
 	}

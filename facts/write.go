@@ -140,9 +140,17 @@ func (s *Store) writeLocked(ctx context.Context, req WriteRequest, today string)
 		}
 		old = &f
 	}
+	s.mu.Lock()
+	norms := make([]string, len(snap.facts)) // "" where the cheap fields differ
+	for i, f := range snap.facts {
+		if f.Status != Superseded && f.Type == req.Type && f.Scope == req.Scope {
+			norms[i] = s.title(f.Title).norm
+		}
+	}
+	s.mu.Unlock()
 	for i := len(snap.facts) - 1; i >= 0; i-- { // newest first
 		f := snap.facts[i]
-		if f.Status == Superseded || f.Type != req.Type || f.Scope != req.Scope || normTitle(f.Title) != title {
+		if f.Status == Superseded || f.Type != req.Type || f.Scope != req.Scope || norms[i] != title {
 			continue
 		}
 		if normBody(f.Body) == body && !f.Expired(today) {
@@ -224,11 +232,12 @@ func (s *Store) nearDuplicates(snap *snapshot, title, skip, today string) []Fact
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var similar []Fact
+	set := termSet(title, s.stems)
 	for _, f := range snap.facts {
 		if !isActive(f, today) || f.ID == skip {
 			continue
 		}
-		if similarity(f.Title, title, s.stems) >= nearDuplicate {
+		if jaccard(s.title(f.Title).terms, set) >= nearDuplicate {
 			similar = append(similar, f)
 		}
 	}
@@ -282,4 +291,24 @@ func rawFact(snap *snapshot, p string) Fact {
 		}
 	}
 	return Fact{}
+}
+
+// titleInfo is what dedup and the similar-title warning need of a title.
+type titleInfo struct {
+	norm  string          // normTitle
+	terms map[string]bool // termSet
+}
+
+// title returns the analysis of a title, memoised: a write compares the new
+// title with every fact's. The caller holds s.mu.
+func (s *Store) title(t string) *titleInfo {
+	if ti, ok := s.titles[t]; ok {
+		return ti
+	}
+	if len(s.titles) > 2*len(s.files)+1024 {
+		clear(s.titles) // titles of facts since edited or removed
+	}
+	ti := &titleInfo{norm: normTitle(t), terms: termSet(t, s.stems)}
+	s.titles[t] = ti
+	return ti
 }
