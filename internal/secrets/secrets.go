@@ -11,6 +11,7 @@
 package secrets
 
 import (
+	"encoding/base64"
 	"regexp"
 	"sort"
 	"strings"
@@ -33,9 +34,29 @@ const (
 	StripeKey        Kind = "Stripe key"
 	APIKey           Kind = "API key"
 	JWT              Kind = "JSON web token"
+	NPMToken         Kind = "npm token"
+	AWSSecretKey     Kind = "AWS secret access key"
+	BearerToken      Kind = "bearer token"
 	Password         Kind = "password assignment"
 	ConnectionString Kind = "connection string with credentials"
+	// SensitiveValue is the value of a key that names a credential
+	// without matching a stricter pattern: a session id, a cookie, a
+	// password hash, credentials. [Redact] hides it; [Find] does not report
+	// it, so that prose about sessions stays writable.
+	SensitiveValue Kind = "sensitive key assignment"
 )
+
+// Provider reports whether a kind is a provider-format token or a private
+// key: a value that is a credential whatever the text around it says.
+// Writes of shared artifacts refuse these; prose that talks of passwords
+// (a password assignment, a connection string) is left to review.
+func (k Kind) Provider() bool {
+	switch k {
+	case Password, ConnectionString, SensitiveValue:
+		return false
+	}
+	return true
+}
 
 // Finding is one secret found in a text. Start and End are byte offsets of
 // the secret value (the part Redact replaces); Line is 1-based.
@@ -51,12 +72,20 @@ const Placeholder = "[REDACTED]"
 
 // detector finds one kind of secret. group is the submatch holding the value
 // (0 for the whole match); check, when set, vetoes a candidate value.
+// redactOnly detectors serve [Redact] alone.
 type detector struct {
-	kind  Kind
-	re    *regexp.Regexp
-	group int
-	check func(match []string, value string) bool
+	kind       Kind
+	re         *regexp.Regexp
+	group      int
+	check      func(match []string, value string) bool
+	redactOnly bool
 }
+
+// assignment is the tail of a key = value pattern: an optional closing
+// quote of the key (also JSON-escaped, \"), the separator (submatch) and
+// the value (submatch): double, single, JSON-escaped double quoted, in
+// angle brackets, or a bare run.
+const assignment = `(?:\\?["'])?\s*(:=|=>|=|:)\s*(\\"(?:[^"\\\n]|\\[^"])*\\"|"[^"\n]*"|'[^'\n]*'|<[^>\n]*>|[^\s,;'"\\]+)`
 
 // The detectors in priority order: when two findings overlap, the one found
 // by the earlier detector wins, so "password=ghp_…" is a GitHub token.
@@ -76,6 +105,38 @@ var detectors = []detector{
 	{kind: StripeKey, re: regexp.MustCompile(`\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}\b`)},
 	{kind: APIKey, re: regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{20,}`)},
 	{kind: JWT, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
+	{kind: NPMToken, re: regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
+	{
+		// A private key block, base64-encoded once more (a Kubernetes
+		// secret, an environment variable): "-----BEGIN" encodes to
+		// LS0tLS1CRUdJTi.
+		kind:  PrivateKey,
+		re:    regexp.MustCompile(`LS0tLS1CRUdJTi[A-Za-z0-9+/]{16,}={0,2}`),
+		check: func(_ []string, v string) bool { return base64PrivateKey(v) },
+	},
+	{
+		kind:  BearerToken,
+		re:    regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`),
+		group: 1,
+		check: func(_ []string, v string) bool { return !placeholder(v) },
+	},
+	{
+		// A bare AWS secret access key: 40 characters of base64 mixing
+		// upper case, lower case and digits, alone (not inside a longer
+		// run), with a "/" or "+" (a URL-safe cursor or token has
+		// neither, a hex digest no upper case) or on a line that speaks
+		// of AWS.
+		kind:  AWSSecretKey,
+		re:    regexp.MustCompile(`(?:^|[^A-Za-z0-9/+=_-])([A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=_-])`),
+		group: 1,
+		check: func(_ []string, v string) bool { return awsSecretShape(v) && strings.ContainsAny(v, "/+") },
+	},
+	{
+		kind:  AWSSecretKey,
+		re:    regexp.MustCompile(`(?i)(?:\baws|\bAKIA[0-9A-Z]{16})[^\n]{0,80}?(?:^|[^A-Za-z0-9/+=_-])([A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=_-])`),
+		group: 1,
+		check: func(_ []string, v string) bool { return awsSecretShape(v) },
+	},
 	{
 		kind:  ConnectionString,
 		re:    regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@'"]*:([^\s@/'"]+)@[^\s/'"]+`),
@@ -87,10 +148,17 @@ var detectors = []detector{
 		// The key may be glued to a prefix: PGPASSWORD, dbPassword (see
 		// passwordValue).
 		re: regexp.MustCompile(`(?i)\b(?:[a-z0-9]+[_-])*[a-z0-9]*?(password|passwd|passphrase|pwd|secret|api[_-]?key|apikey|access[_-]?key|` +
-			`access[_-]?token|auth[_-]?token|refresh[_-]?token|client[_-]?secret|private[_-]?key|account[_-]?key|token)` +
-			`["']?\s*(:=|=>|=|:)\s*("[^"\n]*"|'[^'\n]*'|<[^>\n]*>|[^\s,;'"]+)`),
+			`access[_-]?token|auth[_-]?token|refresh[_-]?token|client[_-]?secret|private[_-]?key|account[_-]?key|token)` + assignment),
 		group: 3,
 		check: passwordValue,
+	},
+	{
+		kind: SensitiveValue,
+		re: regexp.MustCompile(`(?i)\b(?:[a-z0-9]+[_-])*[a-z0-9]*?(password[_-]?hash|pw[_-]?hash|session(?:[_-]?(?:id|key))?|` +
+			`(?:set[_-]?)?cookie|credentials?|authorization|conn(?:ection)?[_-]?str(?:ing)?|dsn)` + assignment),
+		group:      3,
+		check:      passwordValue,
+		redactOnly: true,
 	},
 }
 
@@ -100,7 +168,7 @@ var detectors = []detector{
 // like a password (a digit or a symbol), so "password: must be rotated" and
 // "Password: bcrypt-hashed with cost 12" are not findings.
 func passwordValue(m []string, v string) bool {
-	if k := strings.ToLower(m[1]); k == "token" || k == "pwd" {
+	if k := strings.ToLower(m[1]); k == "token" || k == "pwd" || k == "session" || k == "cookie" || k == "dsn" {
 		// Glued to a prefix, keys count (PGPASSWORD, appSecret,
 		// openaiApiKey) except these two: OLDPWD, progressToken and
 		// pageToken name no secret.
@@ -109,8 +177,8 @@ func passwordValue(m []string, v string) bool {
 		}
 	}
 	quoted := len(v) >= 2 && (v[0] == '"' || v[0] == '\'')
-	if quoted {
-		v = v[1 : len(v)-1]
+	if q := quoteLen(v); q > 0 {
+		v = v[q : len(v)-q]
 	}
 	if v == "" || placeholder(v) {
 		return false
@@ -141,13 +209,24 @@ func isAlnum(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
+// variable reports whether v is a shell or template variable ($TOKEN,
+// ${DB_PASSWORD}); a "$" before a digit starts a hash such as bcrypt's
+// $2b$12$….
+func variable(v string) bool {
+	if len(v) < 2 || v[0] != '$' {
+		return v == "$"
+	}
+	c := v[1]
+	return c == '{' || c == '(' || c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
 // placeholder reports whether v stands for a secret rather than being one.
 func placeholder(v string) bool {
 	v = strings.Trim(v, `"'`)
 	switch {
 	case v == "":
 		return true
-	case strings.HasPrefix(v, "$"), strings.HasPrefix(v, "%"),
+	case variable(v), strings.HasPrefix(v, "%"),
 		strings.HasPrefix(v, "<") && strings.HasSuffix(v, ">"),
 		strings.HasPrefix(v, "{{") && strings.HasSuffix(v, "}}"),
 		strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]"),
@@ -164,11 +243,18 @@ func placeholder(v string) bool {
 }
 
 // Find returns the secrets in text, ordered by position. Overlapping
-// candidates are reported once, under the most specific kind.
-func Find(text string) []Finding {
+// candidates are reported once, under the most specific kind. Zero-width
+// characters and fullwidth forms inside a token do not hide it.
+func Find(text string) []Finding { return find(text, false) }
+
+func find(text string, redact bool) []Finding {
+	norm, offsets := normalize(text)
 	var out []Finding
 	for _, d := range detectors {
-		for _, idx := range d.re.FindAllStringSubmatchIndex(text, -1) {
+		if d.redactOnly && !redact {
+			continue
+		}
+		for _, idx := range d.re.FindAllStringSubmatchIndex(norm, -1) {
 			start, end := idx[2*d.group], idx[2*d.group+1]
 			if start < 0 {
 				continue
@@ -177,18 +263,20 @@ func Find(text string) []Finding {
 				m := make([]string, len(idx)/2)
 				for i := range m {
 					if idx[2*i] >= 0 {
-						m[i] = text[idx[2*i]:idx[2*i+1]]
+						m[i] = norm[idx[2*i]:idx[2*i+1]]
 					}
 				}
-				if !d.check(m, text[start:end]) {
+				if !d.check(m, norm[start:end]) {
 					continue
 				}
 			}
-			if d.kind == Password {
+			if d.kind == Password || d.kind == SensitiveValue {
 				// Redact inside the quotes, keep the quotes.
-				if v := text[start:end]; len(v) >= 2 && (v[0] == '"' || v[0] == '\'') {
-					start, end = start+1, end-1
-				}
+				q := quoteLen(norm[start:end])
+				start, end = start+q, end-q
+			}
+			if offsets != nil {
+				start, end = offsets[start], offsets[end]
 			}
 			if overlaps(out, start, end) {
 				continue
@@ -198,6 +286,81 @@ func Find(text string) []Finding {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	return out
+}
+
+// quoteLen returns the length of the quote that opens and closes v: 1 for
+// "…" and '…', 2 for a JSON-escaped \"…\", 0 when v is not quoted.
+func quoteLen(v string) int {
+	switch {
+	case len(v) >= 4 && strings.HasPrefix(v, `\"`) && strings.HasSuffix(v, `\"`):
+		return 2
+	case len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0]:
+		return 1
+	}
+	return 0
+}
+
+// normalize returns text without zero-width characters and with fullwidth
+// ASCII forms folded to ASCII, and for each byte offset of the result (and
+// its end) the offset in text; offsets is nil when text needs neither.
+func normalize(text string) (string, []int) {
+	if !strings.ContainsFunc(text, hidingRune) {
+		return text, nil
+	}
+	var b strings.Builder
+	offsets := make([]int, 0, len(text)+1)
+	for i, r := range text {
+		switch {
+		case zeroWidth(r):
+			continue
+		case r >= 0xFF01 && r <= 0xFF5E:
+			r -= 0xFEE0
+		}
+		n := b.Len()
+		b.WriteRune(r)
+		for range b.Len() - n {
+			offsets = append(offsets, i)
+		}
+	}
+	// The end of a value at the end of the result maps to the end of text,
+	// so removed characters trailing a token are redacted with it.
+	offsets = append(offsets, len(text))
+	return b.String(), offsets
+}
+
+func zeroWidth(r rune) bool {
+	switch r {
+	case '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', '\u180e':
+		return true
+	}
+	return false
+}
+
+func hidingRune(r rune) bool { return zeroWidth(r) || r >= 0xFF01 && r <= 0xFF5E }
+
+// base64PrivateKey reports whether v decodes to a private key block.
+func base64PrivateKey(v string) bool {
+	v = strings.TrimRight(v, "=")
+	v = v[:len(v)/4*4]
+	b, err := base64.StdEncoding.DecodeString(v)
+	return err == nil && strings.Contains(string(b), "PRIVATE KEY")
+}
+
+// awsSecretShape reports whether a 40-character base64 run mixes upper
+// case, lower case and digits as a random key does.
+func awsSecretShape(v string) bool {
+	var upper, lower, digit bool
+	for _, c := range v {
+		switch {
+		case 'A' <= c && c <= 'Z':
+			upper = true
+		case 'a' <= c && c <= 'z':
+			lower = true
+		case '0' <= c && c <= '9':
+			digit = true
+		}
+	}
+	return upper && lower && digit
 }
 
 func overlaps(fs []Finding, start, end int) bool {
@@ -223,10 +386,11 @@ func Kinds(findings []Finding) []Kind {
 	return out
 }
 
-// Redact returns text with every secret value Find reports replaced by
+// Redact returns text with every secret value Find reports, and every
+// value of a key that names a credential ([SensitiveValue]), replaced by
 // [Placeholder]. Text without secrets comes back unchanged.
 func Redact(text string) string {
-	fs := Find(text)
+	fs := find(text, true)
 	if len(fs) == 0 {
 		return text
 	}

@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
 
@@ -22,6 +23,10 @@ var (
 	stripeKey  = "sk_" + "live_" + strings.Repeat("4eC3", 6)
 	jwt        = "eyJ" + "hbGciOiJIUzI1NiJ9" + ".eyJ" + "zdWIiOiIxMjM0NTY3ODkwIn0" + "." + "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
 	pemBlock   = "-----BEGIN " + "RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA1234\nabcd\n-----END RSA PRIVATE KEY-----"
+	npmToken   = "npm_" + strings.Repeat("aB3d", 9)
+	awsSecret  = "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY"
+	bearerHex  = strings.Repeat("9f8e7d6c", 5)
+	pemBase64  = base64.StdEncoding.EncodeToString([]byte(pemBlock))
 )
 
 func TestFind(t *testing.T) {
@@ -60,6 +65,19 @@ func TestFind(t *testing.T) {
 		{"camel case secret", `appSecret: "q8Zr2LmW"`, []Kind{Password}},
 		{"azure account key", "DefaultEndpointsProtocol=https;AccountName=shop;AccountKey=Zm9vYmFyYmF6cXV4Zm9vYmFy==;EndpointSuffix=core.windows.net", []Kind{Password}},
 		{"two kinds", awsKey + " and mysql://root:toor@localhost/db", []Kind{AWSAccessKey, ConnectionString}},
+		{"npm token", "//registry.npmjs.org/:_authToken " + npmToken, []Kind{NPMToken}},
+		{"bare aws secret key", "aws_secret " + awsSecret + " in CI", []Kind{AWSSecretKey}},
+		{"bearer hex", "Authorization: Bearer " + bearerHex, []Kind{BearerToken}},
+		{"base64 private key", "tls.key: " + pemBase64, []Kind{PrivateKey}},
+		{"token split by zero-width spaces", "use " + ghToken[:6] + "\u200b" + ghToken[6:20] + "\u200d" + ghToken[20:] + " now", []Kind{GitHubToken}},
+		{"fullwidth token", "use " + toFullwidth(ghToken) + " now", []Kind{GitHubToken}},
+		{"json-escaped password", `{"q": "password=\"hunter22\""}`, []Kind{Password}},
+		{"json-escaped key and value", `"note": "{\"token\": \"q8Zr2LmW0pX\"}"`, []Kind{Password}},
+		{"session id is redacted, not refused", `session_id = "a81f0c33d9"`, nil},
+		{"aws secret without a slash, on an aws line", "AWS deploy user keys AKIAIOSFODNN7EXAMPLE " + strings.Repeat("q8Zr2LmW0p", 4), []Kind{AWSAccessKey, AWSSecretKey}},
+		{"url-safe cursor is no aws secret", "More: call again with cursor 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.", nil},
+		{"git hash is no aws secret", "commit 4f3ecae1b2c3d4e5f60718293a4b5c6d7e8f9012 fixed it", nil},
+		{"bearer placeholder", "Authorization: Bearer <token>", nil},
 
 		{"prose about passwords", "Passwords are hashed with argon2id before storage.", nil},
 		{"password colon prose", "Password: must be rotated every 90 days.", nil},
@@ -113,6 +131,15 @@ func TestRedact(t *testing.T) {
 		{"url keeps user and host", "postgres://app:s3cret@db:5432/x", "postgres://app:[REDACTED]@db:5432/x"},
 		{"pem block", "a\n" + pemBlock + "\nb", "a\n[REDACTED]\nb"},
 		{"several", awsKey + " " + slackToken, "[REDACTED] [REDACTED]"},
+		{"json-escaped quotes stay valid", `{"q": "password: \"hunter22\""}`, `{"q": "password: \"[REDACTED]\""}`},
+		{"json-escaped env", `"API_KEY=\"q8Zr2LmW0pX\""`, `"API_KEY=\"[REDACTED]\""`},
+		{"zero-width characters go with the token", "a " + ghToken[:6] + "\u200b" + ghToken[6:] + " b", "a [REDACTED] b"},
+		{"fullwidth", "a " + toFullwidth(ghToken) + " b", "a [REDACTED] b"},
+		{"password hash", `passwordHash: "$2b$12$abcdefghijk"`, `passwordHash: "[REDACTED]"`},
+		{"session cookie", "Cookie=sid-8f7e6d5c4b", "Cookie=[REDACTED]"},
+		{"credentials", `credentials: "u:p"`, `credentials: "[REDACTED]"`},
+		{"connection string key", `ConnectionString="Server=db;Database=x"`, `ConnectionString="[REDACTED]"`},
+		{"bearer", "Authorization: Bearer " + bearerHex, "Authorization: Bearer [REDACTED]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,15 +148,28 @@ func TestRedact(t *testing.T) {
 			if got != tt.want {
 				t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
 			}
-			if len(Find(got)) != 0 {
+			if len(find(got, true)) != 0 {
 				t.Errorf("Redact(%q) still holds a secret: %q", tt.in, got)
 			}
 		})
 	}
 }
 
+// toFullwidth spells s in fullwidth forms (Ａ for A).
+func toFullwidth(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r > ' ' && r < 0x7f {
+			r += 0xFEE0
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 func FuzzRedact(f *testing.F) {
-	for _, s := range []string{"", "password=x1y2z3", "postgres://a:b@c/d", ghToken, pemBlock, "-----BEGIN PRIVATE KEY-----"} {
+	for _, s := range []string{"", "password=x1y2z3", "postgres://a:b@c/d", ghToken, pemBlock, "-----BEGIN PRIVATE KEY-----",
+		"a\u200bghp_\uff21", toFullwidth(ghToken), `{\"token\": \"abc\"}`, pemBase64} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -143,5 +183,10 @@ func FuzzRedact(f *testing.F) {
 			}
 		}
 		_ = Redact(s)
+		for _, fd := range find(s, true) {
+			if fd.Start < 0 || fd.End > len(s) || fd.Start > fd.End {
+				t.Fatalf("redaction out of range: %+v (len %d)", fd, len(s))
+			}
+		}
 	})
 }
