@@ -5,6 +5,7 @@ import (
 	"io"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/foundryhq/foundry/jsonrpc"
 )
@@ -46,7 +47,33 @@ func (a *auditor) start(req *jsonrpc.Request, method, name, scope string, mutati
 	}
 	now := a.now()
 	return &auditRecord{a: a, start: now, Time: now.UTC().Format(time.RFC3339Nano), ID: req.ID,
-		Method: method, Name: name, Scope: scope, Mutating: mutating}
+		Method: method, Name: auditText(name, maxAuditName), Scope: scope, Mutating: mutating}
+}
+
+// Bounds of the client-supplied or derived text an audit line records, so
+// that no request can make the log grow without bound.
+const (
+	maxAuditName  = 256
+	maxAuditError = 1024
+)
+
+// auditText returns s redacted and cut to at most n bytes, at a rune
+// boundary, with "…" when cut. It redacts before cutting so that a cut
+// cannot leave a partial secret that no detector recognises, and cuts the
+// input first to a bound so that redaction work is bounded too.
+func auditText(s string, n int) string {
+	if len(s) > 4*n {
+		s = s[:4*n]
+	}
+	s = redactText(s)
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // finish completes and writes the record; res is the tool result, if any.
@@ -57,7 +84,7 @@ func (r *auditRecord) finish(outcome string, res *callResult) {
 	r.Outcome = outcome
 	r.DurationMS = r.a.now().Sub(r.start).Milliseconds()
 	if res != nil && res.IsError && len(res.Content) > 0 {
-		r.Error = res.Content[0].Text
+		r.Error = auditText(res.Content[0].Text, maxAuditError)
 	}
 	b, err := json.Marshal(r)
 	if err != nil {

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -41,4 +42,76 @@ func TestRedactValue(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSensitiveKeyFamilies: each key family, in case and separator
+// variants, at any depth, is redacted in structuredContent (a value) and in
+// text that is JSON, also when that JSON sits in a string (escaped).
+func TestSensitiveKeyFamilies(t *testing.T) {
+	t.Parallel()
+	keys := []string{
+		"password", "PASSWORD", "db_password", "passwordHash", "password_hash", "Password-Hash", "pwHash",
+		"session", "sessionId", "session_id", "SESSION-ID", "Session.Key", "cookie", "Set-Cookie", "cookies",
+		"authorization", "Authorization", "connectionString", "connection_string", "Connection-String", "CONNECTION_STRING",
+		"connStr", "conn_str", "dsn", "credentials", "credential", "apiKey", "api_key", "access-token", "privateKey", "clientSecret",
+	}
+	for _, k := range keys {
+		t.Run(k, func(t *testing.T) {
+			t.Parallel()
+			const secret = "v4lue-that-must-go"
+			doc := map[string]any{"outer": []any{map[string]any{k: secret, "kept": "visible"}}}
+			for name, got := range map[string]string{
+				"value":         mustJSON(t, redactValue(roundTrip(t, doc))),
+				"json text":     redactText(mustJSON(t, doc)),
+				"indented json": redactText(mustIndent(t, doc)),
+				"escaped":       redactText(mustJSON(t, map[string]any{"note": mustJSON(t, doc)})),
+				"fenced":        redactText("entry\n```json\n" + mustIndent(t, doc) + "\n```\n"),
+			} {
+				if strings.Contains(got, secret) || !strings.Contains(got, "visible") {
+					t.Errorf("%s: %s", name, got)
+				}
+			}
+		})
+	}
+}
+
+// TestRedactTextKeepsCleanText: text with nothing to hide comes back byte
+// for byte, JSON formatting included.
+func TestRedactTextKeepsCleanText(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"plain", "{\n    \"a\": 1,  \"tokens\": 3\n}\n", "x\n```json\n{\"b\":[1,2]}\n```\n", "{broken"} {
+		if got := redactText(s); got != s {
+			t.Errorf("redactText(%q) = %q", s, got)
+		}
+	}
+	if got := redactText("{\n    \"token\": \"abcdefgh\"\n}\n"); got != "{\n    \"token\": \"[REDACTED]\"\n}\n" {
+		t.Errorf("indentation not kept: %q", got)
+	}
+}
+
+func roundTrip(t *testing.T, v any) any {
+	t.Helper()
+	var out any
+	if err := json.Unmarshal([]byte(mustJSON(t, v)), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func mustIndent(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

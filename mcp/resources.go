@@ -8,7 +8,6 @@ import (
 	"errors"
 	"net/url"
 
-	"github.com/foundryhq/foundry/internal/secrets"
 	"github.com/foundryhq/foundry/jsonrpc"
 )
 
@@ -54,7 +53,7 @@ func (s *session) listResources(ctx context.Context, _ *jsonrpc.Conn, req *jsonr
 			}
 			// Names and descriptions come from project files (a runbook's
 			// title and trigger): redacted like every other answer.
-			all = append(all, resourceJSON{r.URI, secrets.Redact(r.Name), secrets.Redact(r.Title), secrets.Redact(r.Description), mime})
+			all = append(all, resourceJSON{r.URI, redactText(r.Name), redactText(r.Title), redactText(r.Description), mime})
 		}
 	}
 	items, next, err := paginate(all, p.Cursor, "resources", s.opts.PageSize)
@@ -128,9 +127,9 @@ func (s *session) readResource(ctx context.Context, _ *jsonrpc.Conn, req *jsonrp
 		return nil, unknownResource(uri)
 	case err != nil:
 		rec.finish("error", nil)
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: read %s: %s", uri, secrets.Redact(err.Error()))
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: read %s: %s", uri, redactText(err.Error()))
 	}
-	text = secrets.Redact(text)
+	text = redactText(text)
 	if len(text) > DefaultMaxResultBytes {
 		rec.finish("too_large", nil)
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: resource %s is %d bytes, over the %d-byte limit", uri, len(text), DefaultMaxResultBytes)

@@ -61,7 +61,7 @@ func serveProject(t *testing.T, root string, tweak func(*mcp.Options), requests 
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := mcp.Options{Registry: reg, RequestsPerMinute: -1, Logger: log}
+	opts := mcp.Options{Registry: reg, RequestsPerMinute: -1, MaxConcurrency: -1, Logger: log}
 	if tweak != nil {
 		tweak(&opts)
 	}
@@ -188,5 +188,41 @@ func TestLargeRunbook(t *testing.T) {
 	}
 	if r := got[2]; r.Error != nil || !strings.Contains(r.text(), body) {
 		t.Errorf("resources/read of a 200 KiB runbook: %.300s", r.raw)
+	}
+}
+
+// TestAuditBounded: names and URIs from the client are cut to a bound and
+// redacted before they reach the audit log, whatever the request holds.
+func TestAuditBounded(t *testing.T) {
+	t.Parallel()
+	root := copyFixture(t)
+	var audit bytes.Buffer
+	token := "ghp_" + strings.Repeat("a1B2", 9)
+	huge := strings.Repeat("x", 1<<20)
+	requests := []string{
+		read("foundry://runbooks/" + huge),
+		read("foundry://runbooks/" + token),
+		read("foundry://blackboard/w/" + token + huge),
+		read("nowhere://" + huge + token),
+		fmt.Sprintf(`"method":"tools/call","params":{"name":%q,"arguments":{}}`, "memory_"+huge),
+		fmt.Sprintf(`"method":"tools/call","params":{"name":%q,"arguments":{}}`, token),
+		call("runbook_get", map[string]any{"slug": token + huge}),
+	}
+	serveProject(t, root, func(o *mcp.Options) { o.Audit = &audit }, requests...)
+	lines := strings.Split(strings.TrimSpace(audit.String()), "\n")
+	if len(lines) != len(requests) {
+		t.Fatalf("%d audit lines for %d requests:\n%.2000s", len(lines), len(requests), audit.String())
+	}
+	for _, line := range lines {
+		if len(line) > 2048 {
+			t.Errorf("audit line of %d bytes: %.300s…", len(line), line)
+		}
+		if strings.Contains(line, token) || strings.Contains(line, token[4:]) {
+			t.Errorf("audit line holds the token: %.300s", line)
+		}
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Errorf("audit line is not JSON: %v", err)
+		}
 	}
 }

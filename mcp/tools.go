@@ -15,7 +15,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/foundryhq/foundry/internal/secrets"
 	"github.com/foundryhq/foundry/jsonrpc"
 )
 
@@ -53,7 +52,7 @@ func (c *Call) Progress(ctx context.Context, progress, total float64, message st
 		Progress float64         `json:"progress"`
 		Total    float64         `json:"total,omitempty"`
 		Message  string          `json:"message,omitempty"`
-	}{c.token, progress, total, secrets.Redact(message)})
+	}{c.token, progress, total, redactText(message)})
 	if err != nil {
 		c.sess.log.Warn("send progress", "tool", c.Tool, "err", err)
 	}
@@ -126,7 +125,7 @@ type callResult struct {
 }
 
 func errorResult(text string) callResult {
-	return callResult{Content: []content{{Type: "text", Text: secrets.Redact(text)}}, IsError: true}
+	return callResult{Content: []content{{Type: "text", Text: redactText(text)}}, IsError: true}
 }
 
 func (s *session) callTool(ctx context.Context, conn *jsonrpc.Conn, req *jsonrpc.Request) (any, error) {
@@ -206,7 +205,7 @@ func (s *session) runTool(ctx context.Context, conn *jsonrpc.Conn, t *tool, args
 
 	text := out.Text
 	if !out.Redacted {
-		text = secrets.Redact(text)
+		text = redactText(text)
 	}
 	res := callResult{Content: []content{{Type: "text", Text: text}}}
 	if t.outJSON != nil || out.Structured != nil {

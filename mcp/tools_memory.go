@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/foundryhq/foundry/internal/secrets"
 
 	"github.com/foundryhq/foundry/facts"
 )
@@ -102,7 +101,7 @@ func (f *foundry) addMemorySearch(r *Registry) error {
 		}
 		// The answer is redacted here, fact by fact from the cache, rather
 		// than scanned whole by the server on every call.
-		out := memorySearchResult{Query: secrets.Redact(res.Query), Active: res.Active, Hits: []factHit{}}
+		out := memorySearchResult{Query: redactText(res.Query), Active: res.Active, Hits: []factHit{}}
 		for _, h := range res.Hits {
 			hit := f.redacted.get(h.Fact).hit
 			hit.Score = h.Score
@@ -110,7 +109,7 @@ func (f *foundry) addMemorySearch(r *Registry) error {
 		}
 		var text string
 		if len(res.Hits) == 0 {
-			text = secrets.Redact(res.Render())
+			text = redactText(res.Render())
 		} else {
 			text = res.RenderWith(func(fact facts.Fact) string { return f.redacted.get(fact).block })
 		}
@@ -150,15 +149,15 @@ func (c *redactCache) get(f facts.Fact) redactedFact {
 	}
 	tags := make([]string, len(f.Tags))
 	for i, t := range f.Tags {
-		tags[i] = secrets.Redact(t)
+		tags[i] = redactText(t)
 	}
 	r = redactedFact{
-		block: secrets.Redact(facts.RenderFact(f)),
+		block: redactText(facts.RenderFact(f)),
 		hit: factHit{
-			ID: secrets.Redact(f.ID), Type: secrets.Redact(string(f.Type)), Title: secrets.Redact(f.Title),
-			Body: secrets.Redact(f.Body), Scope: secrets.Redact(f.Scope), Tags: tags,
-			Confidence: secrets.Redact(string(f.Confidence)), Source: secrets.Redact(f.Source),
-			Created: secrets.Redact(f.Created), Expires: secrets.Redact(f.Expires),
+			ID: redactText(f.ID), Type: redactText(string(f.Type)), Title: redactText(f.Title),
+			Body: redactText(f.Body), Scope: redactText(f.Scope), Tags: tags,
+			Confidence: redactText(string(f.Confidence)), Source: redactText(f.Source),
+			Created: redactText(f.Created), Expires: redactText(f.Expires),
 		},
 	}
 	c.mu.Lock()

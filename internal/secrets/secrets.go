@@ -73,12 +73,16 @@ const Placeholder = "[REDACTED]"
 // detector finds one kind of secret. group is the submatch holding the value
 // (0 for the whole match); check, when set, vetoes a candidate value.
 // redactOnly detectors serve [Redact] alone.
+// literals, when set, are lowercase strings one of which a text must hold
+// (compared case-insensitively) for the detector to run at all: a cheap
+// filter that spares the regular expression most texts.
 type detector struct {
 	kind       Kind
 	re         *regexp.Regexp
 	group      int
 	check      func(match []string, value string) bool
 	redactOnly bool
+	literals   []string
 }
 
 // assignment is the tail of a key = value pattern: an optional closing
@@ -95,30 +99,32 @@ var detectors = []detector{
 		re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----` +
 			`(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`),
 	},
-	{kind: AWSAccessKey, re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[0-9A-Z]{16}\b`)},
-	{kind: GitHubToken, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})\b`)},
-	{kind: GitLabToken, re: regexp.MustCompile(`\bgl(?:pat|dt|ptt|rt|cbt)-[A-Za-z0-9_-]{20,}`)},
-	{kind: BitbucketToken, re: regexp.MustCompile(`\bATBB[A-Za-z0-9_=.-]{28,}`)},
-	{kind: DigitalOceanKey, re: regexp.MustCompile(`\bdo[opr]_v1_[a-f0-9]{64}\b`)},
-	{kind: SlackToken, re: regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9-]{10,}`)},
-	{kind: GoogleAPIKey, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`)},
-	{kind: StripeKey, re: regexp.MustCompile(`\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}\b`)},
-	{kind: APIKey, re: regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{20,}`)},
-	{kind: JWT, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
-	{kind: NPMToken, re: regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
+	{kind: AWSAccessKey, re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[0-9A-Z]{16}\b`), literals: []string{"akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "anpa", "anva", "apka"}},
+	{kind: GitHubToken, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})\b`), literals: []string{"gh", "github_pat_"}},
+	{kind: GitLabToken, re: regexp.MustCompile(`\bgl(?:pat|dt|ptt|rt|cbt)-[A-Za-z0-9_-]{20,}`), literals: []string{"gl"}},
+	{kind: BitbucketToken, re: regexp.MustCompile(`\bATBB[A-Za-z0-9_=.-]{28,}`), literals: []string{"atbb"}},
+	{kind: DigitalOceanKey, re: regexp.MustCompile(`\bdo[opr]_v1_[a-f0-9]{64}\b`), literals: []string{"_v1_"}},
+	{kind: SlackToken, re: regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9-]{10,}`), literals: []string{"xox"}},
+	{kind: GoogleAPIKey, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`), literals: []string{"aiza"}},
+	{kind: StripeKey, re: regexp.MustCompile(`\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}\b`), literals: []string{"_live_", "_test_"}},
+	{kind: APIKey, re: regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{20,}`), literals: []string{"sk-"}},
+	{kind: JWT, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), literals: []string{"eyj"}},
+	{kind: NPMToken, re: regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`), literals: []string{"npm_"}},
 	{
 		// A private key block, base64-encoded once more (a Kubernetes
 		// secret, an environment variable): "-----BEGIN" encodes to
 		// LS0tLS1CRUdJTi.
-		kind:  PrivateKey,
-		re:    regexp.MustCompile(`LS0tLS1CRUdJTi[A-Za-z0-9+/]{16,}={0,2}`),
-		check: func(_ []string, v string) bool { return base64PrivateKey(v) },
+		kind:     PrivateKey,
+		re:       regexp.MustCompile(`LS0tLS1CRUdJTi[A-Za-z0-9+/]{16,}={0,2}`),
+		check:    func(_ []string, v string) bool { return base64PrivateKey(v) },
+		literals: []string{"ls0tls1crudjti"},
 	},
 	{
-		kind:  BearerToken,
-		re:    regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`),
-		group: 1,
-		check: func(_ []string, v string) bool { return !placeholder(v) },
+		kind:     BearerToken,
+		re:       regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`),
+		group:    1,
+		check:    func(_ []string, v string) bool { return !placeholder(v) },
+		literals: []string{"bearer"},
 	},
 	{
 		// A bare AWS secret access key: 40 characters of base64 mixing
@@ -126,22 +132,25 @@ var detectors = []detector{
 		// run), with a "/" or "+" (a URL-safe cursor or token has
 		// neither, a hex digest no upper case) or on a line that speaks
 		// of AWS.
-		kind:  AWSSecretKey,
-		re:    regexp.MustCompile(`(?:^|[^A-Za-z0-9/+=_-])([A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=_-])`),
-		group: 1,
-		check: func(_ []string, v string) bool { return awsSecretShape(v) && strings.ContainsAny(v, "/+") },
+		kind:     AWSSecretKey,
+		re:       regexp.MustCompile(`(?:^|[^A-Za-z0-9/+=_-])([A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=_-])`),
+		group:    1,
+		check:    func(_ []string, v string) bool { return awsSecretShape(v) && strings.ContainsAny(v, "/+") },
+		literals: []string{"/", "+"},
 	},
 	{
-		kind:  AWSSecretKey,
-		re:    regexp.MustCompile(`(?i)(?:\baws|\bAKIA[0-9A-Z]{16})[^\n]{0,80}?(?:^|[^A-Za-z0-9/+=_-])([A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=_-])`),
-		group: 1,
-		check: func(_ []string, v string) bool { return awsSecretShape(v) },
+		kind:     AWSSecretKey,
+		re:       regexp.MustCompile(`(?i)(?:\baws|\bAKIA[0-9A-Z]{16})[^\n]{0,80}?(?:^|[^A-Za-z0-9/+=_-])([A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=_-])`),
+		group:    1,
+		check:    func(_ []string, v string) bool { return awsSecretShape(v) },
+		literals: []string{"aws", "akia"},
 	},
 	{
-		kind:  ConnectionString,
-		re:    regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@'"]*:([^\s@/'"]+)@[^\s/'"]+`),
-		group: 1,
-		check: func(_ []string, v string) bool { return !placeholder(v) },
+		kind:     ConnectionString,
+		re:       regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@'"]*:([^\s@/'"]+)@[^\s/'"]+`),
+		group:    1,
+		check:    func(_ []string, v string) bool { return !placeholder(v) },
+		literals: []string{"://"},
 	},
 	{
 		kind: Password,
@@ -149,8 +158,9 @@ var detectors = []detector{
 		// passwordValue).
 		re: regexp.MustCompile(`(?i)\b(?:[a-z0-9]+[_-])*[a-z0-9]*?(password|passwd|passphrase|pwd|secret|api[_-]?key|apikey|access[_-]?key|` +
 			`access[_-]?token|auth[_-]?token|refresh[_-]?token|client[_-]?secret|private[_-]?key|account[_-]?key|token)` + assignment),
-		group: 3,
-		check: passwordValue,
+		group:    3,
+		check:    passwordValue,
+		literals: []string{"pass", "pwd", "secret", "key", "token"},
 	},
 	{
 		kind: SensitiveValue,
@@ -159,6 +169,7 @@ var detectors = []detector{
 		group:      3,
 		check:      passwordValue,
 		redactOnly: true,
+		literals:   []string{"hash", "session", "cookie", "credential", "authorization", "conn", "dsn"},
 	},
 }
 
@@ -249,9 +260,10 @@ func Find(text string) []Finding { return find(text, false) }
 
 func find(text string, redact bool) []Finding {
 	norm, offsets := normalize(text)
+	lower := strings.ToLower(norm)
 	var out []Finding
 	for _, d := range detectors {
-		if d.redactOnly && !redact {
+		if d.redactOnly && !redact || !containsAny(lower, d.literals) {
 			continue
 		}
 		for _, idx := range d.re.FindAllStringSubmatchIndex(norm, -1) {
@@ -286,6 +298,17 @@ func find(text string, redact bool) []Finding {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	return out
+}
+
+// containsAny reports whether s holds one of literals; no literals means
+// yes.
+func containsAny(s string, literals []string) bool {
+	for _, l := range literals {
+		if strings.Contains(s, l) {
+			return true
+		}
+	}
+	return len(literals) == 0
 }
 
 // quoteLen returns the length of the quote that opens and closes v: 1 for
