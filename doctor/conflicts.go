@@ -21,18 +21,21 @@ import (
 const maxConflictScan = 8 << 20
 
 // skipConflictScan reports whether a path under .foundry/ is left to
-// another pass (blackboard artifacts, read by the sweep) or is no project
+// another pass (blackboard artifacts, which the sweep reads) or is no project
 // content (the gitignored event log, locks, temporary files).
 func skipConflictScan(p string, d fs.DirEntry) bool {
 	name := d.Name()
 	if d.IsDir() {
-		return p == blackboard.Dir || p == project.Dir+"/metrics"
+		return p == project.Dir+"/metrics"
+	}
+	if strings.HasPrefix(p, blackboard.Dir+"/") && strings.HasSuffix(name, ".json") {
+		return true // the sweep reads it
 	}
 	return name == ".lock" || strings.HasPrefix(name, atomicfile.TempPrefix) || p == facts.LockPath
 }
 
 // checkConflicts finds conflict markers in every file under .foundry/
-// except the blackboard's, which the sweep checks as it reads them.
+// except the blackboard artifacts, which the sweep checks as it reads them.
 func (r *run) checkConflicts(ctx context.Context) error {
 	return fs.WalkDir(r.p.FS, project.Dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

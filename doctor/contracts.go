@@ -105,7 +105,7 @@ func (r *run) checkLocalContracts(context.Context) error {
 			bad[p] = true
 		}
 	}
-	reg, err := contracts.Load(hideFiles{r.p.FS, bad})
+	reg, err := contracts.Load(hideFiles{r.all, bad})
 	if err != nil {
 		// Every file loads on its own, so only a combination fails; report
 		// it and carry on with the embedded contracts.

@@ -69,17 +69,20 @@ func (r *run) checkFacts(ctx context.Context) error {
 
 	// Duplicate ids: what a merge of two branches that both wrote
 	// fact-0016 leaves behind.
-	byID := map[string][]facts.Fact{}
-	for _, f := range raw {
-		byID[f.ID] = append(byID[f.ID], f)
+	byID, err := r.factUniverse(raw)
+	if err != nil {
+		return err
 	}
-	r.checked(CheckFactsDuplicate, len(byID))
+	r.checked(CheckFactsDuplicate, len(raw))
 	for _, id := range sortedIDs(byID) {
 		group := byID[id]
 		if len(group) < 2 {
 			continue
 		}
 		for _, f := range group {
+			if !r.inScope(f.Path) {
+				continue
+			}
 			var others []string
 			for _, o := range group {
 				if o.Path != f.Path {
@@ -105,6 +108,11 @@ func (r *run) checkFacts(ctx context.Context) error {
 		}
 	}
 	r.checkLinkEnds(raw, byID)
+	if r.only != nil {
+		if err := r.checkDeletedFacts(byID); err != nil {
+			return err
+		}
+	}
 	for _, cycle := range supersedesCycles(raw) {
 		first := byID[cycle[0]][0]
 		r.add(CheckFactsSupersedes, Finding{File: first.Path, Message: "supersedes chain forms a cycle: " + strings.Join(append(cycle, cycle[0]), " → ")})
@@ -119,6 +127,10 @@ func (r *run) checkFacts(ctx context.Context) error {
 	}
 
 	// INDEX.md must be what `memory index` would write.
+	if r.only != nil {
+		r.skip(CheckFactsIndex, stagedSkip)
+		return nil // rebuilding it reads every fact
+	}
 	idx, err := store.Index(ctx)
 	if err != nil {
 		return err
@@ -214,7 +226,9 @@ func supersedesCycles(raw []facts.Fact) [][]string {
 // that supersedes another which does not name it as its successor, a
 // successor that does not name the fact back, and a status that disagrees
 // with the links (superseded without a successor, a successor while
-// active). Links naming a shared or missing id are reported elsewhere.
+// active). Links naming a shared or missing id are reported elsewhere. The
+// staged check cannot see every successor, so it leaves out "superseded
+// without a successor".
 func (r *run) checkLinkEnds(raw []facts.Fact, byID map[string][]facts.Fact) {
 	successors := map[string]bool{} // ids some fact supersedes
 	for _, f := range raw {
@@ -246,7 +260,7 @@ func (r *run) checkLinkEnds(raw []facts.Fact, byID map[string][]facts.Fact) {
 			continue
 		}
 		switch {
-		case f.Status == facts.Superseded && f.SupersededBy == "" && !successors[f.ID]:
+		case f.Status == facts.Superseded && f.SupersededBy == "" && !successors[f.ID] && r.only == nil:
 			r.add(CheckFactsSupersedes, Finding{File: f.Path, Message: fmt.Sprintf("status: superseded, but no fact supersedes %s", f.ID)})
 		case f.Status != facts.Superseded && f.SupersededBy != "":
 			r.add(CheckFactsSupersedes, Finding{File: f.Path, Message: fmt.Sprintf("status: %s, but %s has a successor", statusOf(f), f.ID), Fix: fixCommand})

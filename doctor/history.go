@@ -134,7 +134,7 @@ func (hr *historyRun) breakingEdits() error {
 					prev, published = c.Blob, c.Commit
 				}
 			case c.Deleted():
-				hr.add(CheckContractsBreaking, Finding{File: p, Message: "#: deleted the published contract", Note: hr.editNote(p, describeCommit(c.Commit), published)})
+				hr.add(CheckContractsBreaking, Finding{File: p, Message: "#: deleted the published contract", Note: editNote(p, describeCommit(c.Commit), published)})
 			default:
 				if err := hr.compareVersions(p, prev, c.Blob, describeCommit(c.Commit), published); err != nil {
 					return err
@@ -150,7 +150,7 @@ func (hr *historyRun) breakingEdits() error {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if !changes[0].Deleted() {
-				hr.add(CheckContractsBreaking, Finding{File: p, Message: "#: deleted the published contract", Note: hr.editNote(p, where, published)})
+				hr.add(CheckContractsBreaking, Finding{File: p, Message: "#: deleted the published contract", Note: editNote(p, where, published)})
 			}
 		case err != nil:
 			return err
@@ -186,12 +186,12 @@ func (hr *historyRun) addBreaking(p string, old, cur []byte, where string, publi
 		return // a version that is not JSON is reported by contracts.local when current
 	}
 	for _, c := range changes {
-		hr.add(CheckContractsBreaking, Finding{File: p, Message: c.String(), Note: hr.editNote(p, where, published)})
+		hr.add(CheckContractsBreaking, Finding{File: p, Message: c.String(), Note: editNote(p, where, published)})
 	}
 }
 
 // editNote says who edited a published contract and what to do instead.
-func (hr *historyRun) editNote(p, where string, published git.Commit) string {
+func editNote(p, where string, published git.Commit) string {
 	name := path.Base(p)
 	id := strings.TrimSuffix(strings.TrimSuffix(name, ".schema.json"), ".defs.json")
 	return fmt.Sprintf("breaking edit of %s in %s, published in %s: a published version is never edited; publish %s instead",

@@ -291,3 +291,35 @@ func sarifLevel(s Severity) string {
 	}
 	return "note"
 }
+
+// WriteLines writes each error and warning on one line,
+// "path:line:col: <pointer>: <problem>", the form editors and the
+// pre-commit hook read; show turns a project-relative path into the path
+// to print. A finding with no position is placed at 1:1, one with no JSON
+// pointer at "#", and its note follows in parentheses. It returns the
+// number of lines and of distinct files.
+func (r *Report) WriteLines(w io.Writer, show func(string) string) (lines, files int, err error) {
+	var b strings.Builder
+	seen := map[string]bool{}
+	for _, f := range r.Findings {
+		if f.Severity == Info {
+			continue
+		}
+		line, col := max(f.Line, 1), max(f.Column, 1)
+		msg := f.Message
+		if !strings.HasPrefix(msg, "#") {
+			msg = "#: " + msg
+		}
+		if f.Note != "" {
+			msg += " (" + f.Note + ")"
+		}
+		fmt.Fprintf(&b, "%s:%d:%d: %s\n", show(f.File), line, col, msg)
+		lines++
+		if !seen[f.File] {
+			seen[f.File] = true
+			files++
+		}
+	}
+	_, err = io.WriteString(w, b.String())
+	return lines, files, err
+}

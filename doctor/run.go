@@ -6,10 +6,12 @@ package doctor
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"sort"
 	"time"
 
 	"github.com/foundryhq/foundry/contracts"
+	"github.com/foundryhq/foundry/git"
 	"github.com/foundryhq/foundry/project"
 )
 
@@ -23,6 +25,14 @@ type Env struct {
 	NoHistory bool
 	// Now is the clock that decides expiry; nil means time.Now.
 	Now func() time.Time
+	// Changed, when not nil, makes the run the pre-commit hook's staged
+	// check: Project is opened on the index and Changed lists what the
+	// index adds, modifies or deletes under .foundry/ relative to HEAD
+	// (project-relative paths). Only those files are read, with what they
+	// touch: the names of the other fact files, the facts a staged fact
+	// links to, the project's contracts, and HEAD's version of a changed
+	// contract. The checks that need the whole project are skipped.
+	Changed []git.Change
 	// Progress, when set, receives the progress of the long sweeps. It is
 	// called from the goroutine that runs Run.
 	Progress func(Progress)
@@ -44,6 +54,12 @@ type run struct {
 	results map[string]*CheckResult
 	order   []string
 	rep     *Report
+
+	// all is the whole source; p.FS shows only the changed files in the
+	// staged check (only and changes set), and is all otherwise.
+	all     fs.FS
+	only    map[string]bool
+	changes []git.Change
 
 	// Filled by the blackboard sweep for the later passes.
 	artifacts []artifact
@@ -86,6 +102,7 @@ func Run(ctx context.Context, env Env) (*Report, error) {
 		r.results[c.ID] = &CheckResult{Check: c}
 		r.order = append(r.order, c.ID)
 	}
+	r.all = r.p.FS
 	passes := []func(context.Context) error{
 		r.checkConflicts,
 		r.checkConfig,
@@ -96,6 +113,10 @@ func Run(ctx context.Context, env Env) (*Report, error) {
 		r.checkAgents,
 		r.checkLock,
 		r.checkHistory,
+	}
+	if env.Changed != nil {
+		r.restrict(env.Changed)
+		passes = r.stagedPasses()
 	}
 	for _, pass := range passes {
 		if err := ctx.Err(); err != nil {

@@ -15,7 +15,7 @@ import (
 )
 
 // BenchmarkPreCommitHook measures the installed pre-commit hook (the shell
-// script, which runs `foundry validate --auto --staged --format lines` with a
+// script, which runs `foundry hook pre-commit` with a
 // freshly built foundry) on 3 staged artifacts in a repository holding 10,000
 // artifacts, against `git diff --cached --name-only` on the same repository,
 // the least any pre-commit check must do. Compare the two ns/op figures.

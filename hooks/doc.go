@@ -1,5 +1,5 @@
 // Package hooks installs and removes Foundry's git integrations: the
-// pre-commit hook that validates the staged blackboard artifacts, and the
+// pre-commit hook that checks what a commit changes under .foundry/, and the
 // merge driver that merges the generated .foundry/memory/INDEX.md instead of
 // leaving a conflict in it.
 //
@@ -11,7 +11,7 @@
 // backup that [UninstallPreCommit] puts back.
 //
 // The hook itself is a small POSIX shell script: it runs
-// `foundry validate --auto --staged --format lines` with the foundry found on
+// `foundry hook pre-commit` with the foundry found on
 // PATH, or else the absolute path recorded at install; with neither, it
 // blocks the commit and says how to install foundry and that
 // `git commit --no-verify` skips the check.

@@ -158,7 +158,7 @@ func TestInstallPreCommitHooksPath(t *testing.T) {
 				t.Fatalf("hook path = %s, want %s", res.Path, want)
 			}
 			script := readFile(t, want)
-			if !strings.Contains(script, "-C "+tt.wantC+" validate --auto --staged --format lines") {
+			if !strings.Contains(script, "-C "+tt.wantC+" hook pre-commit") {
 				t.Fatalf("script does not run validate in %s:\n%s", tt.wantC, script)
 			}
 		})
@@ -221,8 +221,8 @@ func TestPreCommitScriptFindsFoundry(t *testing.T) {
 		wantFail   bool
 		noProject  bool
 	}{
-		{"on PATH", onPath, recorded, "on-path -C examples/it's validate --auto --staged --format lines\n", "", false, false},
-		{"recorded", empty, recorded, "recorded -C examples/it's validate --auto --staged --format lines\n", "", false, false},
+		{"on PATH", onPath, recorded, "on-path -C examples/it's hook pre-commit\n", "", false, false},
+		{"recorded", empty, recorded, "recorded -C examples/it's hook pre-commit\n", "", false, false},
 		{"neither", empty, filepath.Join(dir, "gone", "foundry"), "",
 			"foundry pre-commit hook: foundry is not on PATH, nor at " + filepath.Join(dir, "gone", "foundry") + " where it was when the hook was installed.\n" +
 				"Install it with 'go install github.com/foundryhq/foundry/cmd/foundry@latest' and make sure it is on PATH,\n" +

@@ -19,7 +19,8 @@ import (
 
 // Hook names, as the CLI spells them.
 const (
-	// PreCommit is the git pre-commit hook that validates staged artifacts.
+	// PreCommit is the git pre-commit hook that checks the staged files
+	// under .foundry/.
 	PreCommit = "pre-commit"
 	// MergeIndex is the merge driver of .foundry/memory/INDEX.md.
 	MergeIndex = "merge-index"
@@ -36,9 +37,9 @@ const Marker = "# foundry-hook: pre-commit"
 // aside; uninstall puts it back.
 const backupSuffix = ".pre-foundry"
 
-// ValidateCommand is what the hook runs: validate exactly the staged
-// blackboard artifacts, one line per problem.
-const ValidateCommand = "validate --auto --staged --format lines"
+// CheckCommand is what the hook runs: check exactly what the commit
+// changes under .foundry/, one line per problem.
+const CheckCommand = "hook pre-commit"
 
 // Options tunes an install.
 type Options struct {
@@ -86,8 +87,9 @@ func PreCommitScript(projectDir, executable string) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `#!/bin/sh
 %s
-# Written by `+"`foundry hook install pre-commit`"+`: validates the staged
-# .foundry/blackboard/**.json artifacts against their contracts.
+# Written by `+"`foundry hook install pre-commit`"+`: checks what the
+# commit changes under .foundry/ (facts, runbooks, artifacts, schemas,
+# config, conflict markers).
 # Remove it with `+"`foundry hook uninstall pre-commit`"+`; skip it once with
 # `+"`git commit --no-verify`"+`.
 # No project here, nothing to check: a core.hooksPath folder can be shared
@@ -105,7 +107,7 @@ else
 	exit 1
 fi
 exec "$foundry_bin" -C %s %s
-`, Marker, shellQuote(path.Join(projectDir, ".foundry")), shellQuote(executable), shellEcho(recorded), shellQuote(projectDir), ValidateCommand)
+`, Marker, shellQuote(path.Join(projectDir, ".foundry")), shellQuote(executable), shellEcho(recorded), shellQuote(projectDir), CheckCommand)
 	return b.Bytes()
 }
 

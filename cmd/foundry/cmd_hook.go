@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/foundryhq/foundry/claude"
 	"github.com/foundryhq/foundry/config"
+	"github.com/foundryhq/foundry/doctor"
 	"github.com/foundryhq/foundry/git"
 	"github.com/foundryhq/foundry/hooks"
 	"github.com/foundryhq/foundry/internal/confined"
@@ -33,7 +35,7 @@ func newHookCommand(env *cliEnv) *cli.Command {
 		Name:  "hook",
 		Usage: "install git hooks, and run the hooks git and Claude Code call",
 		Description: `Foundry checks artifacts where they are written: a git pre-commit hook
-validates the staged blackboard artifacts, a merge driver merges the
+checks what a commit changes under .foundry/, a merge driver merges the
 generated memory index, and a Claude Code PostToolUse hook validates an
 artifact right after an agent writes it.
 
@@ -47,8 +49,8 @@ EXIT STATUS:
 				Usage:     "install the pre-commit hook and register the INDEX.md merge driver",
 				ArgsUsage: "[pre-commit|merge-index]...",
 				Description: `pre-commit: writes a hook that runs
-    foundry validate --auto --staged --format lines
-in the hooks folder git uses (core.hooksPath when it is set). A hook that
+    foundry hook pre-commit
+(see its help) in the hooks folder git uses (core.hooksPath when it is set). A hook that
 foundry did not write is never overwritten: --force moves it to
 <hook>.pre-foundry first, and uninstall puts it back. The hook runs the
 foundry found on PATH, or else this binary's path as recorded now.
@@ -124,6 +126,38 @@ EXIT STATUS:
 						return err
 					}
 					return runHookClaude(env)
+				},
+			},
+			{
+				Name:      "pre-commit",
+				Usage:     "the git pre-commit hook: check what the commit changes under .foundry/",
+				ArgsUsage: " ",
+				Description: `Git runs this through the hook foundry hook install writes. It checks the
+files the index adds or changes under .foundry/ relative to HEAD, as
+staged, with the checks of foundry doctor --staged restricted to them:
+conflict markers in any file; the config; project-local schemas (parse,
+compile, and a breaking edit or deletion of a version HEAD has); blackboard
+artifacts against their contracts; fact files (parse, fact.v1, an id
+another fact file already has, supersedes links that exist and agree at
+both ends); runbooks. It reads the staged files, the names of the other
+fact files, the facts a staged fact links to, the project's contracts and
+HEAD's version of a changed contract, and nothing else. Each problem is
+one line on stdout, "path:line:col: <pointer>: <problem>"; the count
+follows on stderr.
+
+EXIT STATUS:
+   0  nothing staged under .foundry/ has a problem
+   1  a staged file has a problem (the commit is blocked), or the check
+      could not run
+   2  malformed command line`,
+				Action: func(c *cli.Context) error {
+					if c.NArg() > 0 {
+						return usageErrorf("hook pre-commit takes no arguments; it reads the git index")
+					}
+					if env.rev != "" {
+						return usageErrorf("hook pre-commit reads the git index; --rev does not apply")
+					}
+					return runHookPreCommit(c.Context, env)
 				},
 			},
 			{
@@ -346,4 +380,47 @@ func runHookMergeIndex(env *cliEnv, args []string) error {
 		}
 	}
 	return hooks.MergeIndexFiles(env.path(args[0]), env.path(args[1]), env.path(args[2]), budget)
+}
+
+// runHookPreCommit runs the staged check and prints one line per problem.
+func runHookPreCommit(ctx context.Context, env *cliEnv) error {
+	p, err := project.OpenLenient(env.dir, project.Source{Staged: true})
+	if err != nil {
+		return err
+	}
+	defer p.Repo.Close()
+	staged, err := p.Index.StagedChanges(path.Join(p.RelRoot, project.Dir))
+	if err != nil {
+		return fmt.Errorf("list staged files: %w", err)
+	}
+	if len(staged) == 0 {
+		return nil
+	}
+	changes := make([]git.Change, len(staged))
+	for i, c := range staged {
+		changes[i] = git.Change{Path: project.Dir + "/" + c.Path, Kind: c.Kind}
+	}
+	rep, err := doctor.Run(ctx, doctor.Env{Project: p, Changed: changes})
+	if err != nil {
+		return err
+	}
+	base, err := filepath.Abs(env.dir)
+	if err != nil {
+		return err
+	}
+	lines, files, err := rep.WriteLines(env.stdout, func(name string) string {
+		if rel, err := filepath.Rel(base, p.Path(name)); err == nil {
+			return filepath.ToSlash(rel)
+		}
+		return name
+	})
+	if err != nil {
+		return err
+	}
+	if !rep.Failed() {
+		return nil
+	}
+	fmt.Fprintf(env.stderr, "foundry hook pre-commit: %d %s in %d of %d staged %s under .foundry/; fix them, or skip this check once with git commit --no-verify\n",
+		lines, plural(lines, "problem", "problems"), files, len(changes), plural(len(changes), "file", "files"))
+	return silentExit(exitFailure)
 }

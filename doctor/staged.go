@@ -1,0 +1,242 @@
+// This file defines the staged check the pre-commit hook runs: the checks
+// of a doctor sweep of the index, restricted to the files the commit adds
+// or changes under .foundry/ and what they touch.
+
+package doctor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/foundryhq/foundry/facts"
+	"github.com/foundryhq/foundry/git"
+)
+
+// stagedSkip is why a check does not run in the staged check.
+const stagedSkip = "the staged check reads the staged files only"
+
+// stagedPasses are the passes of the staged check, in order; the others
+// need the whole project and are skipped.
+func (r *run) stagedPasses() []func(context.Context) error {
+	for _, id := range []string{CheckAgentsContract, CheckAgentsArtifact, CheckContractsLock, CheckBlackboardStale, CheckFactsIndex} {
+		r.skip(id, stagedSkip)
+	}
+	r.rep.History.Skipped = stagedSkip
+	return []func(context.Context) error{
+		r.checkConflicts,
+		r.checkConfig,
+		r.checkLocalContracts,
+		r.checkBlackboard,
+		r.checkFacts,
+		r.checkRunbooks,
+		r.checkStagedBreaking,
+	}
+}
+
+// restrict makes the run see, through r.p.FS, only the changed files that
+// still exist (and the folders above them); r.all keeps the whole view.
+func (r *run) restrict(changes []git.Change) {
+	only := &onlyFS{FS: r.p.FS, files: map[string]bool{}, dirs: map[string]bool{".": true}}
+	for _, c := range changes {
+		if c.Kind == git.Deleted {
+			continue
+		}
+		only.files[c.Path] = true
+		for d := path.Dir(c.Path); d != "."; d = path.Dir(d) {
+			only.dirs[d] = true
+		}
+	}
+	p := *r.p
+	p.FS = only
+	r.all, r.p, r.only, r.changes = r.p.FS, &p, only.files, changes
+}
+
+// inScope reports whether the run reports on a file: every file, or in the
+// staged check a changed one.
+func (r *run) inScope(p string) bool { return r.only == nil || r.only[p] }
+
+// factUniverse returns the facts to check links and ids against, by id. A
+// sweep has them all in raw. The staged check has the staged facts; the
+// others are known by file name alone (a fact file's name starts with its
+// id, so no blob is read), except the facts a staged fact links to, which
+// are read to check that both ends agree.
+func (r *run) factUniverse(raw []facts.Fact) (map[string][]facts.Fact, error) {
+	byID := map[string][]facts.Fact{}
+	for _, f := range raw {
+		byID[f.ID] = append(byID[f.ID], f)
+	}
+	if r.only == nil {
+		return byID, nil
+	}
+	es, err := fs.ReadDir(r.all, facts.Dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	want := map[string]bool{}
+	for _, f := range raw {
+		want[f.Supersedes], want[f.SupersededBy] = true, true
+	}
+	for _, e := range es {
+		p := path.Join(facts.Dir, e.Name())
+		if r.only[p] || e.IsDir() || !strings.HasPrefix(e.Name(), "fact-") || !strings.HasSuffix(e.Name(), ".md") {
+			continue
+		}
+		id := "fact-" + strings.SplitN(strings.TrimSuffix(strings.TrimPrefix(e.Name(), "fact-"), ".md"), "-", 2)[0]
+		if !facts.ValidID(id) {
+			continue
+		}
+		f := facts.Fact{ID: id, Path: p}
+		if want[id] {
+			data, err := fs.ReadFile(r.all, p)
+			if err != nil {
+				return nil, err
+			}
+			if parsed, err := facts.Parse(p, data); err == nil {
+				parsed.Path = p
+				f = parsed
+			}
+		}
+		byID[f.ID] = append(byID[f.ID], f)
+	}
+	return byID, nil
+}
+
+// checkStagedBreaking compares every staged change of a contract file that
+// HEAD has with HEAD's version: a published contract is never edited in a
+// breaking way, nor deleted.
+func (r *run) checkStagedBreaking(context.Context) error {
+	if r.p.Repo == nil || !r.p.Repo.HasCommits() {
+		r.skip(CheckContractsBreaking, "the repository has no commits yet")
+		return nil
+	}
+	var head fs.FS
+	var commit git.Commit
+	for _, c := range r.changes {
+		if c.Kind == git.Added || !isContractFile(c.Path) {
+			continue
+		}
+		if head == nil {
+			var err error
+			if head, commit, err = r.p.Repo.RevFS("HEAD", r.p.RelRoot); err != nil {
+				return err
+			}
+		}
+		r.checked(CheckContractsBreaking, 1)
+		old, err := fs.ReadFile(head, c.Path)
+		if err != nil {
+			return fmt.Errorf("read %s at HEAD: %w", c.Path, err)
+		}
+		note := editNote(c.Path, "the index (staged)", commit)
+		if c.Kind == git.Deleted {
+			r.add(CheckContractsBreaking, Finding{File: c.Path, Message: "#: deleted the published contract", Note: note})
+			continue
+		}
+		cur, err := fs.ReadFile(r.p.FS, c.Path)
+		if err != nil {
+			return err
+		}
+		changes, err := BreakingChanges(old, cur)
+		if err != nil {
+			continue // contracts.local reports a version that is not JSON
+		}
+		for _, bc := range changes {
+			r.add(CheckContractsBreaking, Finding{File: c.Path, Message: bc.String(), Note: note})
+		}
+	}
+	return nil
+}
+
+// onlyFS shows the files of a set, and the folders above them, of the
+// fs.FS it wraps; everything else does not exist.
+type onlyFS struct {
+	fs.FS
+	files map[string]bool
+	dirs  map[string]bool
+}
+
+func (o *onlyFS) visible(name string) bool { return o.files[name] || o.dirs[name] }
+
+func (o *onlyFS) Open(name string) (fs.File, error) {
+	if !o.visible(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return o.FS.Open(name)
+}
+
+func (o *onlyFS) Stat(name string) (fs.FileInfo, error) {
+	if !o.visible(name) {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+	}
+	return fs.Stat(o.FS, name)
+}
+
+func (o *onlyFS) ReadFile(name string) ([]byte, error) {
+	if !o.files[name] {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return fs.ReadFile(o.FS, name)
+}
+
+func (o *onlyFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if !o.dirs[name] {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
+	}
+	es, err := fs.ReadDir(o.FS, name)
+	out := make([]fs.DirEntry, 0, len(es))
+	for _, e := range es {
+		if o.visible(path.Join(name, e.Name())) {
+			out = append(out, e)
+		}
+	}
+	return out, err
+}
+
+// checkDeletedFacts reports, in the staged check, a fact that still links
+// to a fact file the commit deletes: HEAD's version of the deleted file
+// names the other end of each of its links, and only those facts are read.
+func (r *run) checkDeletedFacts(byID map[string][]facts.Fact) error {
+	var head fs.FS
+	for _, c := range r.changes {
+		if c.Kind != git.Deleted || path.Dir(c.Path) != facts.Dir || !strings.HasPrefix(path.Base(c.Path), "fact-") {
+			continue
+		}
+		if head == nil {
+			var err error
+			if head, _, err = r.p.Repo.RevFS("HEAD", r.p.RelRoot); err != nil {
+				return err
+			}
+		}
+		data, err := fs.ReadFile(head, c.Path)
+		if err != nil {
+			return fmt.Errorf("read %s at HEAD: %w", c.Path, err)
+		}
+		gone, err := facts.Parse(c.Path, data)
+		if err != nil || len(byID[gone.ID]) > 0 {
+			continue // another fact still has the id
+		}
+		for _, id := range []string{gone.Supersedes, gone.SupersededBy} {
+			for _, f := range byID[id] {
+				if p := f.Path; f.Type == "" { // known by name only: read it
+					b, err := fs.ReadFile(r.all, p)
+					if err != nil {
+						return err
+					}
+					if f, err = facts.Parse(p, b); err != nil {
+						continue
+					}
+					f.Path = p
+				}
+				for _, l := range []struct{ key, id string }{{"supersedes", f.Supersedes}, {"supersededBy", f.SupersededBy}} {
+					if l.id == gone.ID {
+						r.add(CheckFactsSupersedes, Finding{File: f.Path, Message: fmt.Sprintf("%s: %s does not exist: this commit deletes %s", l.key, gone.ID, c.Path)})
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
