@@ -60,15 +60,18 @@ const (
 //   - server/discover, tools/list and resources/templates/list depend only
 //     on the binary and the options the server was started with (read-only
 //     mode, enabled scopes), which cannot change while it runs: fresh for
-//     five minutes, and public, since every caller gets the same answer.
-//   - resources/list names project content (runbooks, blackboard waves) and
-//     resources/read returns it; both change with every write, including
-//     writes made through this very server, so they are never fresh
-//     (ttlMs 0) and private, since they are the project's own data.
+//     five minutes.
+//   - resources/list names project content (runbooks, facts, blackboard
+//     waves) and resources/read returns it; both change with every write,
+//     including writes made through this very server, so they are never
+//     fresh (ttlMs 0).
 //
+// Every hint is private: reads return the project's own data, and even the
+// lists and the instructions follow the enabled scopes, which an HTTP
+// bearer token may narrow, so no answer is the same for every caller.
 // tools/call results are not cacheable and carry no hints.
 var (
-	staticHint  = &cacheHint{TTLMs: 300_000, Scope: "public"}
+	staticHint  = &cacheHint{TTLMs: 300_000, Scope: "private"}
 	contentHint = &cacheHint{TTLMs: 0, Scope: "private"}
 )
 
