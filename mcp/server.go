@@ -135,7 +135,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 		Trace:           opts.Trace,
 		Rejected:        s.rejected,
 	})
-	for name, m := range s.methods() {
+	for name, m := range s.table {
 		rpc.Handle(name, s.dispatch(name, m))
 	}
 	rpc.Handle("notifications/initialized", s.initialized)
@@ -152,6 +152,8 @@ type session struct {
 	audit   *auditor
 	// modernPrefix opens every modern result: resultType and serverInfo.
 	modernPrefix []byte
+	// table is the method table, from [session.methods].
+	table map[string]method
 
 	mu       sync.Mutex
 	logLevel int // index into logLevels; -1 until the client sets one
@@ -200,6 +202,7 @@ func newSession(opts Options) (*session, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &session{opts: opts, reg: opts.Registry, log: log, enabled: enabled, logLevel: -1, modernPrefix: newModernPrefix(opts.Version)}
+	s.table = s.methods()
 	if opts.Audit != nil {
 		s.audit = &auditor{w: opts.Audit, now: opts.Now, writesOnly: opts.AuditWritesOnly}
 	}
