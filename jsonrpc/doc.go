@@ -1,5 +1,6 @@
 // Package jsonrpc serves JSON-RPC 2.0 over a newline-delimited byte stream
-// (stdin/stdout) on top of github.com/sourcegraph/jsonrpc2. It is the only
+// (stdin/stdout) on top of github.com/sourcegraph/jsonrpc2, and one message
+// at a time for other transports. It is the only
 // package that imports jsonrpc2, and it knows nothing about MCP.
 //
 // jsonrpc2 alone is not robust enough for a long-lived stdio server: its
@@ -20,7 +21,13 @@
 //     that [Conn.Cancel] cancels (its response is then suppressed), turns a
 //     nil result into {} and every handler error into a JSON-RPC error
 //     object;
-//   - an optional trace of every message to a *slog.Logger.
+//   - an optional trace of every message to a *slog.Logger;
+//   - a message-level side for transports that carry one message at a
+//     time, such as MCP's Streamable HTTP: [Parse] decodes a message (and
+//     encodes the error owed to a bad one), [Server.Open] gives a [Conn]
+//     whose [Conn.Deliver] serves it through the same method table,
+//     limits and handlers as [Server.Serve], and [Conn.Close] ends it.
+//     [Options.Admit] adds limits that span connections.
 //
 // Request ids are echoed verbatim: strings of any content and the integers
 // 0 to 2^63-1.

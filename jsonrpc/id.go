@@ -81,6 +81,12 @@ func parseID(raw []byte) (ID, bool) {
 	return IntID(uint64(n)), true
 }
 
+// raw returns the id as JSON.
+func (id ID) raw() json.RawMessage {
+	b, _ := id.MarshalJSON() // never fails
+	return b
+}
+
 func fromWire(id jsonrpc2.ID) ID {
 	if id.IsString {
 		return StringID(id.Str)

@@ -62,9 +62,14 @@ type Options struct {
 	Logger *slog.Logger
 	// Trace, when set, receives every line read and written.
 	Trace *slog.Logger
-	// Rejected, when set, is called on the read loop for every request
-	// answered with an error before dispatch: unknown method, duplicate
-	// id, concurrency cap or rate limit. It must return quickly.
+	// Admit, when set, is asked after the built-in checks to admit every
+	// request; a non-nil error rejects it. release, when not nil, is called
+	// once the admitted request has ended. Transports use it for limits
+	// that span connections, such as per-client and total limits.
+	Admit func(req *Request) (release func(), err *Error)
+	// Rejected, when set, is called for every request answered with an
+	// error before dispatch: unknown method, duplicate id, concurrency cap,
+	// rate limit or Admit. It must return quickly.
 	Rejected func(req *Request, err *Error)
 }
 
@@ -100,10 +105,10 @@ func (s *Server) Handle(method string, h Handler) {
 // the requests in flight, waits for their handlers and returns ctx's error.
 // A failed read is returned as an error.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	c := &Conn{srv: s, inflight: map[ID]*inflight{}}
+	c := s.newConn()
 	st := newStream(ctx, in, out, s.opts.MaxMessageBytes, s.opts.Trace)
 	st.drain = c.wg.Wait
-	jc := jsonrpc2.NewConn(ctx, st, c, jsonrpc2.SetLogger(printfLogger{s.log}))
+	jc := jsonrpc2.NewConn(ctx, st, streamHandler{c}, jsonrpc2.SetLogger(printfLogger{s.log}))
 	<-jc.DisconnectNotify()
 	c.wg.Wait()
 	if err := ctx.Err(); err != nil {
@@ -115,34 +120,67 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	return nil
 }
 
-// Conn is one served connection. Handlers use it to send notifications and
-// to cancel other requests.
+func (s *Server) newConn() *Conn {
+	return &Conn{srv: s, inflight: map[ID]*inflight{}}
+}
+
+// Conn is one served connection: a byte stream served by [Server.Serve],
+// or a session of a message transport opened by [Server.Open]. Handlers
+// use it to send notifications and to cancel other requests.
 type Conn struct {
 	srv *Server
 	wg  sync.WaitGroup
 
-	mu       sync.Mutex
-	jc       *jsonrpc2.Conn
+	mu sync.Mutex
+	// out sends what belongs to no request in particular; nil until the
+	// stream's first message, or when a message transport has no such
+	// channel.
+	out      sender
 	inflight map[ID]*inflight
+	closed   bool
 }
 
 type inflight struct {
 	cancel    context.CancelFunc
+	release   func()
 	cancelled bool
 }
 
-// Notify sends a notification to the peer.
+// sender delivers a connection's outgoing messages.
+type sender interface {
+	send(ctx context.Context, msg any) error
+}
+
+// sinkKey keys the [Sink] of a request in its handler's context.
+type sinkKey struct{}
+
+// Notify sends a notification to the peer: on the [Sink] of the request
+// whose context (or a context derived from it) ctx is, when that request
+// came with one, else on the connection's own channel.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
-	c.mu.Lock()
-	jc := c.jc
-	c.mu.Unlock()
-	if jc == nil {
-		return errors.New("notify: connection not started")
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("notify %s: encode params: %w", method, err)
 	}
-	if err := jc.Notify(ctx, method, params); err != nil {
+	p := json.RawMessage(raw)
+	msg := &jsonrpc2.Request{Method: method, Params: &p, Notif: true}
+	out := c.sender(ctx)
+	if out == nil {
+		return fmt.Errorf("notify %s: no channel to the peer", method)
+	}
+	if err := out.send(ctx, msg); err != nil {
 		return fmt.Errorf("notify %s: %w", method, err)
 	}
 	return nil
+}
+
+func (c *Conn) sender(ctx context.Context) sender {
+	if s, ok := ctx.Value(sinkKey{}).(Sink); ok && s != nil {
+		return sinkSender{s}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.out
 }
 
 // Cancel cancels the context of the request in flight with the given id
@@ -156,66 +194,123 @@ func (c *Conn) Cancel(id ID) bool {
 		return false
 	}
 	f.cancelled = true
-	f.cancel()
+	if f.cancel != nil {
+		f.cancel()
+	}
 	return true
 }
 
-// Handle implements jsonrpc2.Handler. It runs on jsonrpc2's read loop.
-func (c *Conn) Handle(ctx context.Context, jc *jsonrpc2.Conn, wreq *jsonrpc2.Request) {
+// streamHandler is the jsonrpc2.Handler of a byte-stream connection. It
+// runs on jsonrpc2's read loop.
+type streamHandler struct{ c *Conn }
+
+// streamSender sends on a jsonrpc2 connection.
+type streamSender struct{ jc *jsonrpc2.Conn }
+
+func (s streamSender) send(ctx context.Context, msg any) error {
+	switch m := msg.(type) {
+	case *jsonrpc2.Response:
+		return s.jc.SendResponse(ctx, m)
+	case *jsonrpc2.Request:
+		return s.jc.Notify(ctx, m.Method, m.Params)
+	}
+	return fmt.Errorf("send %T: not a message", msg)
+}
+
+// Handle implements jsonrpc2.Handler.
+func (h streamHandler) Handle(ctx context.Context, jc *jsonrpc2.Conn, wreq *jsonrpc2.Request) {
+	c := h.c
 	c.mu.Lock()
-	c.jc = jc
+	if c.out == nil {
+		c.out = streamSender{jc}
+	}
+	out := c.out
 	c.mu.Unlock()
 
+	req := fromWireRequest(wreq)
+	if req.Notification {
+		c.notification(ctx, req)
+		return
+	}
+	hd, rerr := c.admit(req)
+	if rerr != nil {
+		c.send(ctx, out, req, errorResponse(req, rerr))
+		return
+	}
+	rctx, end := c.begin(ctx, req)
+	go func() {
+		defer c.wg.Done()
+		if resp := end(c.call(rctx, hd, req)); resp != nil {
+			c.send(ctx, out, req, resp)
+		}
+	}()
+}
+
+func fromWireRequest(wreq *jsonrpc2.Request) *Request {
 	req := &Request{Method: wreq.Method, ID: fromWire(wreq.ID), Notification: wreq.Notif}
 	if wreq.Params != nil && string(*wreq.Params) != "null" {
 		req.Params = json.RawMessage(*wreq.Params)
 	}
+	return req
+}
+
+func (c *Conn) send(ctx context.Context, out sender, req *Request, resp *jsonrpc2.Response) {
+	if err := out.send(ctx, resp); err != nil {
+		c.srv.log.Warn("send response", "id", req.ID.String(), "method", req.Method, "err", err)
+	}
+}
+
+// notification runs the handler of a notification, if there is one.
+func (c *Conn) notification(ctx context.Context, req *Request) {
 	h := c.srv.methods[req.Method]
-	if req.Notification {
-		if h == nil {
-			c.srv.log.Debug("ignore unknown notification", "method", req.Method)
-			return
-		}
-		if _, err := c.call(ctx, h, req); err != nil {
-			c.srv.log.Warn("handle notification", "method", req.Method, "err", err)
-		}
+	if h == nil {
+		c.srv.log.Debug("ignore unknown notification", "method", req.Method)
 		return
 	}
-	if err := c.admit(req, h); err != nil {
+	if _, err := c.call(ctx, h, req); err != nil {
+		c.srv.log.Warn("handle notification", "method", req.Method, "err", err)
+	}
+}
+
+// admit decides whether a request may be dispatched and returns its
+// handler. An admitted request is reserved as in flight; the caller must
+// then call begin.
+func (c *Conn) admit(req *Request) (Handler, *Error) {
+	h := c.srv.methods[req.Method]
+	err := c.check(req, h)
+	if err == nil && c.srv.opts.Admit != nil {
+		release, aerr := c.srv.opts.Admit(req)
+		c.mu.Lock()
+		if aerr != nil {
+			delete(c.inflight, req.ID)
+			c.wg.Done() // the reservation check counted
+		} else {
+			c.inflight[req.ID].release = release
+		}
+		c.mu.Unlock()
+		err = aerr
+	}
+	if err != nil {
 		if f := c.srv.opts.Rejected; f != nil {
 			f(req, err)
 		}
-		c.reply(ctx, jc, req, nil, err)
-		return
+		return nil, err
 	}
-	rctx, cancel := context.WithCancel(ctx)
-	c.mu.Lock()
-	c.inflight[req.ID] = &inflight{cancel: cancel}
-	c.mu.Unlock()
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		result, err := c.call(rctx, h, req)
-		c.mu.Lock()
-		f := c.inflight[req.ID]
-		delete(c.inflight, req.ID)
-		c.mu.Unlock()
-		cancel()
-		if f.cancelled {
-			c.srv.log.Debug("suppress response of cancelled request", "id", req.ID.String(), "method", req.Method)
-			return
-		}
-		c.reply(ctx, jc, req, result, err)
-	}()
+	return h, nil
 }
 
-// admit decides whether a request may be dispatched.
-func (c *Conn) admit(req *Request, h Handler) *Error {
+// check applies the built-in admission rules and, when they pass,
+// reserves the request's id. The reservation counts in c.wg from here, so
+// that Close, which sets closed under the same lock, waits for it.
+func (c *Conn) check(req *Request, h Handler) *Error {
 	if h == nil {
 		return Errorf(CodeMethodNotFound, "Method not found: %s", req.Method)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.closed {
+		return Errorf(CodeInvalidRequest, "Invalid request: the connection is closed")
+	}
 	if _, dup := c.inflight[req.ID]; dup {
 		return Errorf(CodeInvalidRequest, "Invalid request: id %s is already in flight", req.ID)
 	}
@@ -225,7 +320,39 @@ func (c *Conn) admit(req *Request, h Handler) *Error {
 	if l := c.srv.opts.Limiter; l != nil && !l.Allow() {
 		return Errorf(CodeOverloaded, "Rate limit exceeded; retry later")
 	}
+	c.inflight[req.ID] = &inflight{}
+	c.wg.Add(1)
 	return nil
+}
+
+// begin starts an admitted request: it returns the request's context and
+// the function that ends it, which turns the handler's outcome into the
+// response owed, or nil when the request was cancelled. The caller calls
+// c.wg.Done once the response is sent.
+func (c *Conn) begin(ctx context.Context, req *Request) (context.Context, func(result any, err error) *jsonrpc2.Response) {
+	rctx, cancel := context.WithCancel(ctx)
+	c.mu.Lock()
+	f := c.inflight[req.ID]
+	f.cancel = cancel
+	if f.cancelled { // cancelled between admission and start
+		cancel()
+	}
+	c.mu.Unlock()
+	return rctx, func(result any, err error) *jsonrpc2.Response {
+		c.mu.Lock()
+		delete(c.inflight, req.ID)
+		cancelled := f.cancelled
+		c.mu.Unlock()
+		cancel()
+		if f.release != nil {
+			f.release()
+		}
+		if cancelled {
+			c.srv.log.Debug("suppress response of cancelled request", "id", req.ID.String(), "method", req.Method)
+			return nil
+		}
+		return response(req, result, err)
+	}
 }
 
 // call runs h, turning a panic into an internal error.
@@ -239,7 +366,8 @@ func (c *Conn) call(ctx context.Context, h Handler, req *Request) (result any, e
 	return h(ctx, c, req)
 }
 
-func (c *Conn) reply(ctx context.Context, jc *jsonrpc2.Conn, req *Request, result any, err error) {
+// response builds the response to req from a handler's outcome.
+func response(req *Request, result any, err error) *jsonrpc2.Response {
 	resp := &jsonrpc2.Response{ID: req.ID.wire()}
 	if err == nil {
 		raw, merr := marshalResult(result)
@@ -252,9 +380,11 @@ func (c *Conn) reply(ctx context.Context, jc *jsonrpc2.Conn, req *Request, resul
 	if err != nil {
 		resp.Error = toWire(err)
 	}
-	if err := jc.SendResponse(ctx, resp); err != nil {
-		c.srv.log.Warn("send response", "id", req.ID.String(), "method", req.Method, "err", err)
-	}
+	return resp
+}
+
+func errorResponse(req *Request, err *Error) *jsonrpc2.Response {
+	return response(req, nil, err)
 }
 
 // marshalResult encodes a result, turning nil into {} so that no response

@@ -272,15 +272,7 @@ func extractID(line []byte) json.RawMessage {
 // writeError writes an error response for a line that never reached a
 // handler. The id is omitted when it could not be read.
 func (s *stream) writeError(id json.RawMessage, code int64, msg string) {
-	b, err := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id,omitempty"`
-		Error   wireError       `json:"error"`
-	}{"2.0", id, wireError{Code: code, Message: msg}})
-	if err != nil { // unreachable: every field marshals
-		return
-	}
-	_ = s.writeLine(b)
+	_ = s.writeLine(encodeError(id, code, msg))
 }
 
 // WriteObject writes obj as one compact JSON line.
