@@ -124,7 +124,9 @@ func TestConnCloseCancels(t *testing.T) {
 	s.Handle("slow", g.handle)
 	c := s.Open(nil)
 	got := make(chan []byte, 1)
-	go func() { got <- c.Deliver(context.Background(), mustParse(t, `{"jsonrpc":"2.0","id":1,"method":"slow"}`), nil) }()
+	go func() {
+		got <- c.Deliver(context.Background(), mustParse(t, `{"jsonrpc":"2.0","id":1,"method":"slow"}`), nil)
+	}()
 	<-g.started
 	c.Close()
 	if err := <-g.ctxErr; !errors.Is(err, context.Canceled) {
@@ -144,7 +146,9 @@ func TestConnCancelAcrossMessages(t *testing.T) {
 	s.Handle("slow", g.handle)
 	c := s.Open(nil)
 	got := make(chan []byte, 1)
-	go func() { got <- c.Deliver(context.Background(), mustParse(t, `{"jsonrpc":"2.0","id":1,"method":"slow"}`), nil) }()
+	go func() {
+		got <- c.Deliver(context.Background(), mustParse(t, `{"jsonrpc":"2.0","id":1,"method":"slow"}`), nil)
+	}()
 	id := <-g.started
 	if !c.Cancel(id) {
 		t.Fatal("Cancel found nothing in flight")
