@@ -134,3 +134,19 @@ func encodeError(id json.RawMessage, code int64, msg string) []byte {
 func EncodeError(code int64, msg string) []byte {
 	return encodeError(nil, code, msg)
 }
+
+// ErrorResponse encodes the error response to req, for a transport that
+// refuses a request before it reaches the connection.
+func ErrorResponse(req *Request, err *Error) []byte {
+	b, merr := json.Marshal(errorResponse(req, err))
+	if merr != nil { // unreachable: the data is already encoded
+		return encodeError(req.ID.raw(), err.Code, err.Message)
+	}
+	return b
+}
+
+// Handles reports whether a method is registered.
+func (s *Server) Handles(method string) bool {
+	_, ok := s.methods[method]
+	return ok
+}

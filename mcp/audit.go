@@ -18,6 +18,9 @@ type auditor struct {
 	now func() time.Time
 	// writesOnly records mutating tool calls alone.
 	writesOnly bool
+	// token is the configured name of the bearer token of the session
+	// (HTTP); empty on stdio. Never the token itself.
+	token string
 }
 
 // auditRecord is one line of the audit log.
@@ -27,7 +30,10 @@ type auditRecord struct {
 	Time  string     `json:"time"`
 	ID    jsonrpc.ID `json:"id"`
 	// Method is tools/call or resources/read; Name the tool or the URI.
-	Method   string `json:"method"`
+	Method string `json:"method"`
+	// Token names the bearer token the call came with, by its configured
+	// name; absent on stdio.
+	Token    string `json:"token,omitempty"`
 	Name     string `json:"name"`
 	Scope    string `json:"scope,omitempty"`
 	Mutating bool   `json:"mutating"`
@@ -47,7 +53,7 @@ func (a *auditor) start(req *jsonrpc.Request, method, name, scope string, mutati
 	}
 	now := a.now()
 	return &auditRecord{a: a, start: now, Time: now.UTC().Format(time.RFC3339Nano), ID: req.ID,
-		Method: method, Name: auditText(name, maxAuditName), Scope: scope, Mutating: mutating}
+		Method: method, Token: a.token, Name: auditText(name, maxAuditName), Scope: scope, Mutating: mutating}
 }
 
 // Bounds of the client-supplied or derived text an audit line records, so

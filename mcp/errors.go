@@ -20,6 +20,10 @@ var (
 	// breaks a rule of [Registry].
 	ErrInvalidResource = errors.New("invalid resource")
 
+	// ErrDaemonRunning means another process already serves the project
+	// over HTTP; [*RunningError] says where.
+	ErrDaemonRunning = errors.New("an MCP daemon already serves this project")
+
 	// errNotRegular refuses a file argument that names a directory, a FIFO
 	// or a device.
 	errNotRegular = errors.New("not a regular file")

@@ -49,6 +49,22 @@ func testSDKClient(t *testing.T, version string) {
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
+	exerciseSDKSession(t, ctx, cs, version)
+
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if err := <-served; err != nil {
+		t.Errorf("Serve = %v, want nil after the client closed its end", err)
+	}
+}
+
+// exerciseSDKSession checks an SDK client session on the fake registry,
+// connected for the given protocol version: the initialize (or discover)
+// result, ping, every tool called, every resource and template read, and
+// an unknown resource.
+func exerciseSDKSession(t *testing.T, ctx context.Context, cs *sdk.ClientSession, version string) {
+	t.Helper()
 	init := cs.InitializeResult()
 	// The fake registry has none of the tools the instructions name.
 	if init.ServerInfo == nil || init.ServerInfo.Name != "foundry" || init.ServerInfo.Version != "1.2.3" || init.Instructions != "Foundry memory and contracts." || init.ProtocolVersion != version {
@@ -146,15 +162,8 @@ func testSDKClient(t *testing.T, version string) {
 	if len(uris) != 5 {
 		t.Errorf("resources and templates: %q", uris)
 	}
-	_, err = cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "test://nowhere"})
+	_, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "test://nowhere"})
 	if err == nil || !strings.Contains(err.Error(), "Unknown resource: test://nowhere") {
 		t.Errorf("read unknown resource: %v", err)
-	}
-
-	if err := cs.Close(); err != nil {
-		t.Errorf("close: %v", err)
-	}
-	if err := <-served; err != nil {
-		t.Errorf("Serve = %v, want nil after the client closed its end", err)
 	}
 }

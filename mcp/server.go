@@ -127,7 +127,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	if err != nil {
 		return err
 	}
-	rpc := jsonrpc.NewServer(jsonrpc.Options{
+	rpc := s.rpcServer(jsonrpc.Options{
 		MaxConcurrency:  s.opts.MaxConcurrency,
 		MaxMessageBytes: opts.MaxMessageBytes,
 		Limiter:         s.opts.Limiter,
@@ -135,12 +135,19 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 		Trace:           opts.Trace,
 		Rejected:        s.rejected,
 	})
+	return rpc.Serve(ctx, in, out)
+}
+
+// rpcServer returns the session's method table: the one dispatcher that every
+// transport serves.
+func (s *session) rpcServer(o jsonrpc.Options) *jsonrpc.Server {
+	rpc := jsonrpc.NewServer(o)
 	for name, m := range s.table {
 		rpc.Handle(name, s.dispatch(name, m))
 	}
 	rpc.Handle("notifications/initialized", s.initialized)
 	rpc.Handle("notifications/cancelled", s.cancelled)
-	return rpc.Serve(ctx, in, out)
+	return rpc
 }
 
 // session is the state of one served connection.

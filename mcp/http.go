@@ -1,0 +1,970 @@
+// This file defines the Streamable HTTP transport (MCP revision 2025-11-25):
+// one endpoint taking POST (one JSON-RPC message), GET (a stream of server
+// messages) and DELETE (end the session), with sessions, the protocol
+// version header, and the guards in front of them: Host and Origin checks,
+// bearer tokens, a body size limit, and limits per client and in total.
+// Every message is served by the same method table as stdio (see
+// session.methods); this file only moves messages.
+
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/foundryhq/foundry/jsonrpc"
+)
+
+// Endpoint is the path of the MCP endpoint; HealthPath answers supervisors.
+const (
+	Endpoint   = "/mcp"
+	HealthPath = "/healthz"
+)
+
+// HTTP header names of the transport.
+const (
+	headerSession  = "Mcp-Session-Id"
+	headerProtocol = "Mcp-Protocol-Version"
+)
+
+// httpProtocolVersions are the values of the MCP-Protocol-Version header
+// accepted after initialize: the revisions served, and 2025-03-26, the
+// first revision of this transport, which the specification tells servers
+// to assume when the header is missing (and which clients such as the
+// conformance suite still send).
+var httpProtocolVersions = append(slices.Clone(ProtocolVersions), "2025-03-26")
+
+// Defaults of the HTTP transport.
+const (
+	DefaultMaxBodyBytes      = 8 << 20
+	DefaultTotalConcurrency  = 64
+	DefaultTotalPerMinute    = 6000
+	DefaultTotalBurst        = 1200
+	DefaultMaxSessions       = 256
+	DefaultSessionIdle       = time.Hour
+	DefaultMaxStreams        = 16 // GET streams per session
+	DefaultBodyReadTimeout   = 30 * time.Second
+	defaultKeepAlive         = 25 * time.Second
+	streamBuffer             = 64 // queued messages per GET stream
+	sessionIDBytes           = 32
+	anonymousClient          = "anonymous"
+	bearerPrefix             = "bearer "
+	contentTypeJSON          = "application/json"
+	contentTypeEventStream   = "text/event-stream"
+	maxAuthorizationHeader   = 4 << 10
+	wwwAuthenticate          = `Bearer realm="foundry"`
+	wwwAuthenticateWrongCred = `Bearer realm="foundry", error="invalid_token"`
+)
+
+// Token is one accepted bearer token, known by its SHA-256 hash only.
+type Token struct {
+	// Name identifies the token in logs and audit lines.
+	Name string
+	// Scopes narrow the server's enabled scopes for the token's sessions;
+	// nil keeps them all.
+	Scopes []string
+	// SHA256 is the hash of the token.
+	SHA256 [sha256.Size]byte
+}
+
+// HTTPOptions configure [NewHTTPHandler].
+type HTTPOptions struct {
+	// Options govern every session as they govern a stdio server. Their
+	// MaxConcurrency, RequestsPerMinute and Burst apply per client (per
+	// token, or to all anonymous sessions together): seed 003's per-client
+	// limit.
+	Options
+	// Tokens are the accepted bearer tokens. Without any, requests need no
+	// token; the caller decides when that is allowed.
+	Tokens []Token
+	// AllowedHosts lists the accepted Host header values (host:port,
+	// compared without case); empty accepts any Host.
+	AllowedHosts []string
+	// AllowedOrigins lists the accepted Origin header values
+	// (scheme://host[:port]); a request without Origin is always accepted.
+	AllowedOrigins []string
+	// TotalConcurrency, TotalRequestsPerMinute and TotalBurst limit the
+	// requests of all clients together (defaults 64, 6000 and 1200; a
+	// negative value disables the limit).
+	TotalConcurrency       int
+	TotalRequestsPerMinute int
+	TotalBurst             int
+	// MaxBodyBytes caps a POST body (default 8 MiB); a larger one is
+	// answered 413 without being read whole.
+	MaxBodyBytes int64
+	// BodyReadTimeout bounds the reading of one POST body (default 30s).
+	BodyReadTimeout time.Duration
+	// MaxSessions caps the open sessions (default 256); SessionIdle ends a
+	// session unused for that long (default 1h).
+	MaxSessions int
+	SessionIdle time.Duration
+	// KeepAlive is the interval of comment lines on idle GET streams
+	// (default 25s).
+	KeepAlive time.Duration
+}
+
+// HTTPHandler serves MCP's Streamable HTTP transport on [Endpoint] and a
+// health check on [HealthPath]. All its sessions share the registry, and so
+// the warm project state behind it.
+type HTTPHandler struct {
+	opts  HTTPOptions
+	log   *slog.Logger
+	total *limits
+	known map[string]bool // scopes the server enables
+	table *jsonrpc.Server // the method table, to tell unknown methods
+	audit io.Writer
+
+	mu       sync.Mutex
+	clients  map[string]*limits
+	sessions map[string]*httpSession
+	modern   map[string]*httpSession // stateless connections by client
+	closed   bool
+	stop     chan struct{}
+	posts    int        // POST requests being served
+	idle     *sync.Cond // signalled when posts drops to 0
+}
+
+// NewHTTPHandler checks opts and returns the handler. Call
+// [HTTPHandler.Close] when the server has stopped.
+func NewHTTPHandler(opts HTTPOptions) (*HTTPHandler, error) {
+	probe, err := newSession(opts.Options)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range opts.Tokens {
+		for _, sc := range t.Scopes {
+			if !probe.reg.scopes()[sc] {
+				return nil, fmt.Errorf("serve mcp: token %s: unknown scope %q (known: %s)", t.Name, sc, strings.Join(sortedKeys(probe.reg.scopes()), ", "))
+			}
+		}
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.BodyReadTimeout <= 0 {
+		opts.BodyReadTimeout = DefaultBodyReadTimeout
+	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.SessionIdle <= 0 {
+		opts.SessionIdle = DefaultSessionIdle
+	}
+	if opts.KeepAlive <= 0 {
+		opts.KeepAlive = defaultKeepAlive
+	}
+	h := &HTTPHandler{
+		opts:     opts,
+		log:      probe.log,
+		total:    newLimits("all clients", opts.TotalConcurrency, DefaultTotalConcurrency, opts.TotalRequestsPerMinute, DefaultTotalPerMinute, opts.TotalBurst, DefaultTotalBurst),
+		known:    probe.enabled,
+		table:    probe.rpcServer(jsonrpc.Options{}),
+		clients:  map[string]*limits{},
+		sessions: map[string]*httpSession{},
+		modern:   map[string]*httpSession{},
+		stop:     make(chan struct{}),
+	}
+	h.idle = sync.NewCond(&h.mu)
+	if opts.Audit != nil {
+		h.audit = &lockedWriter{w: opts.Audit}
+	}
+	go h.reap()
+	return h, nil
+}
+
+// lockedWriter serialises the audit lines of all sessions.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// limits is a concurrency cap and a rate limit shared by requests.
+type limits struct {
+	who      string
+	max      int // 0: no cap
+	inflight int
+	rate     *rate.Limiter // nil: no limit
+	mu       sync.Mutex
+}
+
+func newLimits(who string, max, defMax, perMin, defPerMin, burst, defBurst int) *limits {
+	l := &limits{who: who}
+	switch {
+	case max == 0:
+		l.max = defMax
+	case max > 0:
+		l.max = max
+	}
+	if perMin >= 0 {
+		if perMin == 0 {
+			perMin = defPerMin
+		}
+		if burst <= 0 {
+			burst = defBurst
+		}
+		l.rate = rate.NewLimiter(rate.Limit(float64(perMin)/60), burst)
+	}
+	return l
+}
+
+// acquire takes a slot and a rate token, or says why not.
+func (l *limits) acquire(now time.Time) (release func(), undo func(), err *jsonrpc.Error) {
+	l.mu.Lock()
+	if l.max > 0 && l.inflight >= l.max {
+		l.mu.Unlock()
+		return nil, nil, jsonrpc.Errorf(jsonrpc.CodeOverloaded, "Server overloaded: %d requests of %s already in flight; retry later", l.max, l.who)
+	}
+	l.inflight++
+	l.mu.Unlock()
+	release = func() {
+		l.mu.Lock()
+		l.inflight--
+		l.mu.Unlock()
+	}
+	undo = release
+	if l.rate != nil {
+		r := l.rate.ReserveN(now, 1)
+		if !r.OK() || r.DelayFrom(now) > 0 {
+			r.CancelAt(now)
+			release()
+			return nil, nil, jsonrpc.Errorf(jsonrpc.CodeOverloaded, "Rate limit of %s exceeded; retry later", l.who)
+		}
+		undo = func() { r.CancelAt(now); release() }
+	}
+	return release, undo, nil
+}
+
+// admit applies the limits of a client and the total ones.
+func (h *HTTPHandler) admit(client *limits) func(*jsonrpc.Request) (func(), *jsonrpc.Error) {
+	return func(*jsonrpc.Request) (func(), *jsonrpc.Error) {
+		now := time.Now()
+		relClient, undoClient, err := client.acquire(now)
+		if err != nil {
+			return nil, err
+		}
+		relTotal, _, err := h.total.acquire(now)
+		if err != nil {
+			undoClient()
+			return nil, err
+		}
+		return func() { relTotal(); relClient() }, nil
+	}
+}
+
+func (h *HTTPHandler) clientLimits(name string) *limits {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	l := h.clients[name]
+	if l == nil {
+		o := h.opts.Options
+		l = newLimits("client "+name, o.MaxConcurrency, DefaultMaxConcurrency, o.RequestsPerMinute, DefaultRequestsPerMinute, o.Burst, DefaultBurst)
+		h.clients[name] = l
+	}
+	return l
+}
+
+// httpSession is one MCP session: its dispatcher connection and its GET
+// streams.
+type httpSession struct {
+	id     string
+	client string
+	conn   *jsonrpc.Conn
+
+	mu       sync.Mutex
+	streams  []*sseStream
+	lastUsed time.Time
+	active   int // requests being served
+	ended    bool
+}
+
+// touch records a use of the session; done ends it.
+func (s *httpSession) touch() (done func()) {
+	s.mu.Lock()
+	s.active++
+	s.lastUsed = time.Now()
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		s.active--
+		s.lastUsed = time.Now()
+		s.mu.Unlock()
+	}
+}
+
+// unsolicited sends a message that belongs to no request on the newest
+// GET stream; without one it is dropped, as the transport allows.
+func (s *httpSession) unsolicited(_ context.Context, msg []byte) error {
+	s.mu.Lock()
+	var st *sseStream
+	if n := len(s.streams); n > 0 {
+		st = s.streams[n-1]
+	}
+	s.mu.Unlock()
+	if st == nil {
+		return errors.New("no open stream")
+	}
+	select {
+	case st.queue <- msg:
+		return nil
+	default:
+		return errors.New("stream is full")
+	}
+}
+
+// end closes the session's streams and its connection (cancelling the
+// requests in flight) once.
+func (s *httpSession) end() {
+	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		return
+	}
+	s.ended = true
+	streams := s.streams
+	s.streams = nil
+	s.mu.Unlock()
+	for _, st := range streams {
+		st.close()
+	}
+	s.conn.Close()
+}
+
+// sseStream is one open GET stream.
+type sseStream struct {
+	queue chan []byte
+	once  sync.Once
+	done  chan struct{}
+}
+
+func (st *sseStream) close() { st.once.Do(func() { close(st.done) }) }
+
+// ServeHTTP implements http.Handler.
+func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.hostAllowed(r.Host) {
+		h.log.Warn("refuse request: Host not allowed", "host", r.Host, "remote", r.RemoteAddr)
+		httpError(w, http.StatusForbidden, "Forbidden: Host header not allowed")
+		return
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !h.originAllowed(origin) {
+		h.log.Warn("refuse request: Origin not allowed", "origin", origin, "remote", r.RemoteAddr)
+		httpError(w, http.StatusForbidden, "Forbidden: Origin not allowed")
+		return
+	}
+	switch r.URL.Path {
+	case HealthPath:
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			httpError(w, http.StatusMethodNotAllowed, "Method not allowed")
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, "ok\n")
+		return
+	case Endpoint:
+	default:
+		httpError(w, http.StatusNotFound, "Not found: the MCP endpoint is "+Endpoint)
+		return
+	}
+	tok, ok := h.authenticate(w, r)
+	if !ok {
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		h.mu.Lock()
+		h.posts++
+		h.mu.Unlock()
+		defer func() {
+			h.mu.Lock()
+			if h.posts--; h.posts == 0 {
+				h.idle.Broadcast()
+			}
+			h.mu.Unlock()
+		}()
+		h.post(w, r, tok)
+	case http.MethodGet:
+		h.get(w, r, tok)
+	case http.MethodDelete:
+		h.delete(w, r, tok)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		httpError(w, http.StatusMethodNotAllowed, "Method not allowed")
+	}
+}
+
+// httpError answers with a JSON-RPC error object without id, which the
+// transport allows as the body of an HTTP error.
+func httpError(w http.ResponseWriter, status int, msg string) {
+	code := int64(jsonrpc.CodeInvalidRequest)
+	if status == http.StatusInternalServerError {
+		code = jsonrpc.CodeInternalError
+	}
+	w.Header().Set("Content-Type", contentTypeJSON)
+	w.WriteHeader(status)
+	_, _ = w.Write(jsonrpc.EncodeError(code, msg))
+}
+
+func (h *HTTPHandler) hostAllowed(host string) bool {
+	if len(h.opts.AllowedHosts) == 0 {
+		return true
+	}
+	for _, a := range h.opts.AllowedHosts {
+		if strings.EqualFold(a, host) {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *HTTPHandler) originAllowed(origin string) bool {
+	origin = strings.TrimSuffix(origin, "/")
+	for _, a := range h.opts.AllowedOrigins {
+		if strings.EqualFold(strings.TrimSuffix(a, "/"), origin) {
+			return true
+		}
+	}
+	return false
+}
+
+// authenticate returns the token the request carries, or answers 401. The
+// token is hashed and compared with every configured hash in constant
+// time, so neither a match nor its position shows in the timing. Without
+// configured tokens every request is anonymous.
+func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (*Token, bool) {
+	if len(h.opts.Tokens) == 0 {
+		return nil, true
+	}
+	auth := r.Header.Get("Authorization")
+	if auth == "" {
+		w.Header().Set("WWW-Authenticate", wwwAuthenticate)
+		httpError(w, http.StatusUnauthorized, "Unauthorized: a bearer token is required")
+		return nil, false
+	}
+	var sum [sha256.Size]byte
+	if len(auth) > len(bearerPrefix) && len(auth) <= maxAuthorizationHeader && strings.EqualFold(auth[:len(bearerPrefix)], bearerPrefix) {
+		sum = sha256.Sum256([]byte(strings.TrimSpace(auth[len(bearerPrefix):])))
+	}
+	var found *Token
+	for i := range h.opts.Tokens {
+		if subtle.ConstantTimeCompare(sum[:], h.opts.Tokens[i].SHA256[:]) == 1 && found == nil {
+			found = &h.opts.Tokens[i]
+		}
+	}
+	if found == nil {
+		h.log.Warn("refuse request: wrong bearer token", "remote", r.RemoteAddr)
+		w.Header().Set("WWW-Authenticate", wwwAuthenticateWrongCred)
+		httpError(w, http.StatusUnauthorized, "Unauthorized: the bearer token is not valid")
+		return nil, false
+	}
+	return found, true
+}
+
+func clientName(tok *Token) string {
+	if tok == nil {
+		return anonymousClient
+	}
+	return tok.Name
+}
+
+// session finds the session a request names, or answers 400 or 404.
+func (h *HTTPHandler) session(w http.ResponseWriter, r *http.Request, tok *Token) *httpSession {
+	id := r.Header.Get(headerSession)
+	if id == "" {
+		httpError(w, http.StatusBadRequest, "Bad request: the "+headerSession+" header is required after initialize")
+		return nil
+	}
+	h.mu.Lock()
+	s := h.sessions[id]
+	h.mu.Unlock()
+	// A session opened with another token is as unknown as one never
+	// opened: its id tells nothing to a client that does not own it.
+	if s == nil || s.client != clientName(tok) {
+		httpError(w, http.StatusNotFound, "Not found: unknown or ended session; initialize a new one")
+		return nil
+	}
+	return s
+}
+
+// checkProtocol answers 400 when the MCP-Protocol-Version header names a
+// revision this transport does not serve.
+func checkProtocol(w http.ResponseWriter, r *http.Request) bool {
+	v := r.Header.Get(headerProtocol)
+	if v == "" || slices.Contains(httpProtocolVersions, v) {
+		return true
+	}
+	httpError(w, http.StatusBadRequest, fmt.Sprintf("Bad request: unsupported %s %q (supported: %s)", headerProtocol, v, strings.Join(httpProtocolVersions, ", ")))
+	return false
+}
+
+// readBody reads a POST body of at most MaxBodyBytes, or answers 413
+// without reading the rest.
+func (h *HTTPHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	max := h.opts.MaxBodyBytes
+	tooLarge := func() {
+		w.Header().Set("Connection", "close")
+		httpError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("Request entity too large: the body exceeds the %d-byte limit", max))
+	}
+	if r.ContentLength > max {
+		tooLarge()
+		return nil, false
+	}
+	// The body gets its own deadline: a server-wide read timeout would
+	// also cut the long GET streams.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.opts.BodyReadTimeout))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		tooLarge()
+		return nil, false
+	case err != nil:
+		httpError(w, http.StatusBadRequest, "Bad request: read body: "+err.Error())
+		return nil, false
+	}
+	return body, true
+}
+
+func accepts(r *http.Request, mime string) bool {
+	for _, v := range r.Header.Values("Accept") {
+		for _, part := range strings.Split(v, ",") {
+			t, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+			if t = strings.ToLower(strings.TrimSpace(t)); t == mime || t == "*/*" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request, tok *Token) {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(strings.TrimSpace(ct)), contentTypeJSON) {
+		httpError(w, http.StatusUnsupportedMediaType, "Unsupported media type: a POST body is one JSON-RPC message of type "+contentTypeJSON)
+		return
+	}
+	body, ok := h.readBody(w, r)
+	if !ok {
+		return
+	}
+	req, reply, err := jsonrpc.Parse(body)
+	if err != nil {
+		w.Header().Set("Content-Type", contentTypeJSON)
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write(reply)
+		return
+	}
+	var s *httpSession
+	if req != nil && req.Method == "initialize" && !req.Notification && r.Header.Get(headerSession) == "" {
+		if s = h.open(w, tok); s == nil {
+			return
+		}
+	} else if r.Header.Get(headerSession) == "" && r.Header.Get(headerProtocol) == ModernProtocolVersion {
+		// Revision 2026-07-28 has no sessions: each request carries its
+		// era in _meta and is served on the client's stateless
+		// connection, by the same dispatcher.
+		if req != nil && !req.Notification && !checkMethodHeader(w, r, req) {
+			return
+		}
+		if s, err = h.stateless(tok); err != nil {
+			httpError(w, http.StatusInternalServerError, "Internal error: "+err.Error())
+			return
+		}
+	} else {
+		if req != nil && !req.Notification && r.Header.Get(headerSession) == "" {
+			h.sessionless(w, req)
+			return
+		}
+		if s = h.session(w, r, tok); s == nil || !checkProtocol(w, r) {
+			return
+		}
+	}
+	done := s.touch()
+	defer done()
+	if req == nil || req.Notification { // a response, or a notification
+		if req != nil {
+			s.conn.Deliver(r.Context(), req, nil)
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if wantsProgress(req) && accepts(r, contentTypeEventStream) {
+		h.postStream(w, r, s, req)
+		return
+	}
+	resp := s.conn.Deliver(r.Context(), req, nil)
+	if req.Method == "initialize" && r.Header.Get(headerSession) == "" {
+		if failed(resp) {
+			h.forget(s)
+		} else {
+			w.Header().Set(headerSession, s.id)
+		}
+	}
+	if resp == nil { // cancelled: no response is owed
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	w.Header().Set("Content-Type", contentTypeJSON)
+	_, _ = w.Write(resp)
+}
+
+// sessionless refuses a request other than initialize that comes without
+// a session, with a JSON-RPC error carrying its id: 404 and -32601 for a
+// method this server does not know (a dual-era client's server/discover
+// probe then falls back to initialize), else 400.
+func (h *HTTPHandler) sessionless(w http.ResponseWriter, req *jsonrpc.Request) {
+	status, err := http.StatusBadRequest, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad request: the %s header is required after initialize", headerSession)
+	if !h.table.Handles(req.Method) {
+		status, err = http.StatusNotFound, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", req.Method)
+	}
+	w.Header().Set("Content-Type", contentTypeJSON)
+	w.WriteHeader(status)
+	_, _ = w.Write(jsonrpc.ErrorResponse(req, err))
+}
+
+// checkMethodHeader answers 400 with [CodeHeaderMismatch] when a modern
+// request's Mcp-Method header disagrees with its body.
+func checkMethodHeader(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) bool {
+	if m := r.Header.Get("Mcp-Method"); m == "" || m == req.Method {
+		return true
+	}
+	w.Header().Set("Content-Type", contentTypeJSON)
+	w.WriteHeader(http.StatusBadRequest)
+	_, _ = w.Write(jsonrpc.ErrorResponse(req, jsonrpc.Errorf(CodeHeaderMismatch,
+		"Header mismatch: Mcp-Method %q but the body calls %q", r.Header.Get("Mcp-Method"), req.Method)))
+	return false
+}
+
+// stateless returns the connection that serves a client's requests of
+// revision 2026-07-28, made on first use. It is no session: it has no id,
+// takes no GET stream and lives as long as the handler.
+func (h *HTTPHandler) stateless(tok *Token) (*httpSession, error) {
+	name := clientName(tok)
+	h.mu.Lock()
+	s := h.modern[name]
+	h.mu.Unlock()
+	if s != nil {
+		return s, nil
+	}
+	s, err := h.newSession(tok)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if prev := h.modern[name]; prev != nil {
+		go s.end()
+		return prev, nil
+	}
+	h.modern[name] = s
+	return s, nil
+}
+
+// wantsProgress reports whether a request asked for progress
+// notifications, which only a stream can carry before the response.
+func wantsProgress(req *jsonrpc.Request) bool {
+	if req.Params == nil {
+		return false
+	}
+	var p struct {
+		Meta struct {
+			ProgressToken json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(req.Params, &p) != nil {
+		return false
+	}
+	t := bytes.TrimSpace(p.Meta.ProgressToken)
+	return len(t) > 0 && string(t) != "null"
+}
+
+func failed(resp []byte) bool {
+	var m struct {
+		Error json.RawMessage `json:"error"`
+	}
+	return resp == nil || json.Unmarshal(resp, &m) != nil || m.Error != nil
+}
+
+// postStream answers a request with an SSE stream: the notifications its
+// handler sends, then the response.
+func (h *HTTPHandler) postStream(w http.ResponseWriter, r *http.Request, s *httpSession, req *jsonrpc.Request) {
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", contentTypeEventStream)
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	_ = rc.Flush()
+	var mu sync.Mutex
+	write := func(msg []byte) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if err := writeEvent(w, msg); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+	resp := s.conn.Deliver(r.Context(), req, func(_ context.Context, msg []byte) error { return write(msg) })
+	if resp != nil {
+		if err := write(resp); err != nil {
+			h.log.Debug("write response event", "err", err)
+		}
+	}
+}
+
+func writeEvent(w io.Writer, msg []byte) error {
+	_, err := fmt.Fprintf(w, "event: message\ndata: %s\n\n", msg)
+	return err
+}
+
+// newSession makes the state of one session of a client: its own log
+// level and connection over the shared registry, its client's limits.
+func (h *HTTPHandler) newSession(tok *Token) (*httpSession, error) {
+	name := clientName(tok)
+	o := h.opts.Options
+	o.Scopes = h.scopesFor(tok)
+	// The limits are those of the client and the total (admit); the
+	// session's own would count only itself.
+	o.MaxConcurrency, o.RequestsPerMinute, o.Limiter = -1, -1, nil
+	o.Audit = h.audit
+	sess, err := newSession(o)
+	if err != nil { // NewHTTPHandler checked the same options
+		return nil, err
+	}
+	if sess.audit != nil {
+		sess.audit.token = name
+	}
+	s := &httpSession{client: name, lastUsed: time.Now()}
+	s.conn = sess.rpcServer(jsonrpc.Options{
+		Admit:    h.admit(h.clientLimits(name)),
+		Logger:   sess.log,
+		Trace:    o.Trace,
+		Rejected: sess.rejected,
+	}).Open(s.unsolicited)
+	return s, nil
+}
+
+// open starts a session for an initialize request, or answers 503 when
+// there are too many.
+func (h *HTTPHandler) open(w http.ResponseWriter, tok *Token) *httpSession {
+	id, err := newSessionID()
+	var s *httpSession
+	if err == nil {
+		s, err = h.newSession(tok)
+	}
+	if err != nil {
+		httpError(w, http.StatusInternalServerError, "Internal error: "+err.Error())
+		return nil
+	}
+	s.id = id
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case h.closed:
+		httpError(w, http.StatusServiceUnavailable, "Service unavailable: the server is shutting down")
+		return nil
+	case len(h.sessions) >= h.opts.MaxSessions:
+		httpError(w, http.StatusServiceUnavailable, fmt.Sprintf("Service unavailable: %d sessions are open; end one (DELETE) or retry later", h.opts.MaxSessions))
+		return nil
+	}
+	h.sessions[id] = s
+	h.log.Info("session opened", "client", s.client)
+	return s
+}
+
+// scopesFor narrows the server's enabled scopes to a token's.
+func (h *HTTPHandler) scopesFor(tok *Token) []string {
+	out := []string{}
+	for sc := range h.known {
+		if tok == nil || tok.Scopes == nil || slices.Contains(tok.Scopes, sc) {
+			out = append(out, sc)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func newSessionID() (string, error) {
+	b := make([]byte, sessionIDBytes)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("make session id: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// forget removes a session and ends it.
+func (h *HTTPHandler) forget(s *httpSession) {
+	h.mu.Lock()
+	delete(h.sessions, s.id)
+	h.mu.Unlock()
+	s.end()
+}
+
+func (h *HTTPHandler) delete(w http.ResponseWriter, r *http.Request, tok *Token) {
+	s := h.session(w, r, tok)
+	if s == nil || !checkProtocol(w, r) {
+		return
+	}
+	h.forget(s)
+	h.log.Info("session ended by the client", "client", s.client)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// get opens an SSE stream for the server's messages that belong to no
+// request. Several may be open at once; each message goes to one.
+func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request, tok *Token) {
+	if !accepts(r, contentTypeEventStream) {
+		httpError(w, http.StatusNotAcceptable, "Not acceptable: a GET opens a "+contentTypeEventStream+" stream")
+		return
+	}
+	s := h.session(w, r, tok)
+	if s == nil || !checkProtocol(w, r) {
+		return
+	}
+	st := &sseStream{queue: make(chan []byte, streamBuffer), done: make(chan struct{})}
+	s.mu.Lock()
+	if s.ended || len(s.streams) >= DefaultMaxStreams {
+		s.mu.Unlock()
+		httpError(w, http.StatusTooManyRequests, fmt.Sprintf("Too many requests: %d streams are open in this session", DefaultMaxStreams))
+		return
+	}
+	s.streams = append(s.streams, st)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.streams = slices.DeleteFunc(s.streams, func(x *sseStream) bool { return x == st })
+		s.lastUsed = time.Now()
+		s.mu.Unlock()
+	}()
+
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", contentTypeEventStream)
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	if rc.Flush() != nil {
+		return
+	}
+	tick := time.NewTicker(h.opts.KeepAlive)
+	defer tick.Stop()
+	for {
+		var err error
+		select {
+		case <-r.Context().Done():
+			return
+		case <-st.done:
+			return
+		case msg := <-st.queue:
+			err = writeEvent(w, msg)
+		case <-tick.C:
+			// A comment line keeps proxies and the client's read timeout
+			// from cutting an idle stream.
+			_, err = io.WriteString(w, ": keep-alive\n\n")
+		}
+		if err != nil || rc.Flush() != nil {
+			return
+		}
+	}
+}
+
+// Shutdown begins a graceful shutdown: no session opens any more, the
+// POST requests in flight are answered, and then every GET stream ends, so
+// that the server's own shutdown does not wait for them. Streams stay open
+// until then because a client may treat the loss of its stream as the loss
+// of its session, calls in flight included. http.Server.RegisterOnShutdown
+// runs it.
+func (h *HTTPHandler) Shutdown() {
+	h.mu.Lock()
+	h.closed = true
+	for h.posts > 0 {
+		h.idle.Wait()
+	}
+	sessions := make([]*httpSession, 0, len(h.sessions))
+	for _, s := range h.sessions {
+		sessions = append(sessions, s)
+	}
+	h.mu.Unlock()
+	for _, s := range sessions {
+		s.mu.Lock()
+		streams := s.streams
+		s.mu.Unlock()
+		for _, st := range streams {
+			st.close()
+		}
+	}
+}
+
+// Close ends every session, cancelling what is still in flight, and stops
+// the reaper of idle sessions.
+func (h *HTTPHandler) Close() {
+	h.mu.Lock()
+	h.closed = true
+	sessions := h.sessions
+	h.sessions = map[string]*httpSession{}
+	for _, s := range h.modern {
+		sessions[s.client+" (stateless)"] = s
+	}
+	h.modern = map[string]*httpSession{}
+	select {
+	case <-h.stop:
+	default:
+		close(h.stop)
+	}
+	h.mu.Unlock()
+	for _, s := range sessions {
+		s.end()
+	}
+}
+
+// Sessions returns the number of open sessions.
+func (h *HTTPHandler) Sessions() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.sessions)
+}
+
+// reap ends sessions left idle (no request, no stream) for SessionIdle.
+func (h *HTTPHandler) reap() {
+	t := time.NewTicker(min(h.opts.SessionIdle/4, time.Minute))
+	defer t.Stop()
+	for {
+		select {
+		case <-h.stop:
+			return
+		case now := <-t.C:
+			var idle []*httpSession
+			h.mu.Lock()
+			for id, s := range h.sessions {
+				s.mu.Lock()
+				if s.active == 0 && len(s.streams) == 0 && now.Sub(s.lastUsed) > h.opts.SessionIdle {
+					idle = append(idle, s)
+					delete(h.sessions, id)
+				}
+				s.mu.Unlock()
+			}
+			h.mu.Unlock()
+			for _, s := range idle {
+				h.log.Info("session ended after idling", "client", s.client, "idle", h.opts.SessionIdle)
+				s.end()
+			}
+		}
+	}
+}

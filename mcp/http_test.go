@@ -1,0 +1,620 @@
+package mcp_test
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/foundryhq/foundry/mcp"
+)
+
+// Tokens of the HTTP tests, assembled at run time so the source holds no
+// credential-looking literal.
+var (
+	tokenRW = "fmcp_" + strings.Repeat("a1", 16)
+	tokenRO = "fmcp_" + strings.Repeat("b2", 16)
+)
+
+func testTokens() []mcp.Token {
+	return []mcp.Token{
+		{Name: "writer", SHA256: sha256.Sum256([]byte(tokenRW))},
+		{Name: "reviewer", Scopes: []string{scopeReadTest}, SHA256: sha256.Sum256([]byte(tokenRO))},
+	}
+}
+
+// httpDaemon is a handler served by ServeHTTP on a loopback port.
+type httpDaemon struct {
+	url    string // the MCP endpoint
+	base   string // scheme://host:port
+	h      *mcp.HTTPHandler
+	stop   context.CancelFunc
+	served chan error
+}
+
+// startHTTP serves reg over HTTP on 127.0.0.1 with the loopback Host and
+// Origin checks of a real daemon. edit may change the options.
+func startHTTP(t *testing.T, reg *mcp.Registry, edit func(*mcp.HTTPOptions)) *httpDaemon {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	o := mcp.HTTPOptions{
+		Options:        mcp.Options{Registry: reg, Version: "1.2.3"},
+		Tokens:         testTokens(),
+		AllowedHosts:   mcp.LoopbackHosts(port),
+		AllowedOrigins: mcp.LoopbackOrigins("http", port),
+	}
+	if edit != nil {
+		edit(&o)
+	}
+	h, err := mcp.NewHTTPHandler(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d := &httpDaemon{url: "http://127.0.0.1:" + port + mcp.Endpoint, base: "http://127.0.0.1:" + port, h: h, stop: cancel, served: make(chan error, 1)}
+	go func() { d.served <- mcp.ServeHTTP(ctx, ln, h, mcp.HTTPServeOptions{}) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-d.served; err != nil {
+			t.Errorf("ServeHTTP = %v", err)
+		}
+	})
+	return d
+}
+
+// bearer adds a token to every request of an http.Client.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// sdkConnect connects the SDK's Streamable HTTP client with a token, in
+// the legacy era (initialize, a session) unless version says otherwise.
+func sdkConnect(ctx context.Context, endpoint, token string, version ...string) (*sdk.ClientSession, error) {
+	client := sdk.NewClient(&sdk.Implementation{Name: "sdk-http-test", Version: "1"}, nil)
+	hc := &http.Client{Transport: bearer{token, http.DefaultTransport}}
+	v := "2025-11-25"
+	if len(version) > 0 {
+		v = version[0]
+	}
+	return client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, MaxRetries: -1}, &sdk.ClientSessionOptions{ProtocolVersion: v})
+}
+
+// TestHTTPSDKClient drives the HTTP transport with the official Go SDK's
+// Streamable HTTP client: initialize, every tool and resource, and the
+// end of the session by DELETE, after which its id is unknown.
+func TestHTTPSDKClient(t *testing.T) {
+	t.Parallel()
+	reg, err := fakeRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := startHTTP(t, reg, nil)
+	ctx := context.Background()
+	cs, err := sdkConnect(ctx, d.url, tokenRW)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	exerciseSDKSession(t, ctx, cs, "2025-11-25")
+	id := cs.ID()
+	if len(id) < 32 || d.h.Sessions() != 1 {
+		t.Errorf("session id %q, %d sessions open; want a long random id and 1", id, d.h.Sessions())
+	}
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if n := d.h.Sessions(); n != 0 {
+		t.Errorf("%d sessions open after the client's DELETE, want 0", n)
+	}
+	resp := post(t, d, tokenRW, map[string]string{"Mcp-Session-Id": id}, `{"jsonrpc":"2.0","id":5,"method":"ping"}`)
+	if resp.status != http.StatusNotFound {
+		t.Errorf("ping in an ended session: %d %s, want 404", resp.status, resp.body)
+	}
+}
+
+// TestHTTPSDKClientModern drives the transport with the SDK client left to
+// its default, revision 2026-07-28: server/discover and then stateless
+// requests without a session, through the same dispatcher.
+func TestHTTPSDKClientModern(t *testing.T) {
+	t.Parallel()
+	reg, err := fakeRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := startHTTP(t, reg, nil)
+	ctx := context.Background()
+	cs, err := sdkConnect(ctx, d.url, tokenRW, mcp.ModernProtocolVersion)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	exerciseSDKSession(t, ctx, cs, mcp.ModernProtocolVersion)
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if n := d.h.Sessions(); n != 0 {
+		t.Errorf("%d sessions open in the stateless era", n)
+	}
+}
+
+// TestHTTPTokenScopes checks that a token's scopes narrow what its
+// sessions see, and that a session is bound to the token that opened it.
+func TestHTTPTokenScopes(t *testing.T) {
+	t.Parallel()
+	reg, err := fakeRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := startHTTP(t, reg, nil)
+	ctx := context.Background()
+	cs, err := sdkConnect(ctx, d.url, tokenRO)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer cs.Close()
+	var names []string
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, tool.Name)
+	}
+	if slices.Contains(names, "note_write") || !slices.Contains(names, "echo") {
+		t.Errorf("tools of the read-only token: %v; want echo but not note_write", names)
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "note_write", Arguments: map[string]any{"title": "x"}})
+	if err == nil || !strings.Contains(err.Error(), "Tool not available: note_write (scope write:test is not enabled)") {
+		t.Errorf("call note_write with the read-only token: %v, %v", res, err)
+	}
+	// The reviewer's session id with the writer's token is unknown.
+	resp := post(t, d, tokenRW, map[string]string{"Mcp-Session-Id": cs.ID()}, `{"jsonrpc":"2.0","id":5,"method":"ping"}`)
+	if resp.status != http.StatusNotFound {
+		t.Errorf("another token's session: %d %s, want 404", resp.status, resp.body)
+	}
+}
+
+type httpResult struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func do(t *testing.T, req *http.Request) httpResult {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return httpResult{resp.StatusCode, resp.Header, string(b)}
+}
+
+func newRequest(t *testing.T, method, url, token string, header map[string]string, body io.Reader) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	return req
+}
+
+func post(t *testing.T, d *httpDaemon, token string, header map[string]string, body string) httpResult {
+	t.Helper()
+	return do(t, newRequest(t, http.MethodPost, d.url, token, header, strings.NewReader(body)))
+}
+
+const initBody = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+
+// initSession opens a session by hand and returns its id.
+func initSession(t *testing.T, d *httpDaemon, token string) string {
+	t.Helper()
+	r := post(t, d, token, nil, initBody)
+	id := r.header.Get("Mcp-Session-Id")
+	if r.status != http.StatusOK || id == "" {
+		t.Fatalf("initialize: %d %s (session %q)", r.status, r.body, id)
+	}
+	if r := post(t, d, token, map[string]string{"Mcp-Session-Id": id}, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); r.status != http.StatusAccepted {
+		t.Fatalf("initialized: %d %s", r.status, r.body)
+	}
+	return id
+}
+
+// TestHTTPGuards checks the answers of the transport's guards, each with
+// the status the issue names.
+func TestHTTPGuards(t *testing.T) {
+	t.Parallel()
+	reg, err := fakeRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := startHTTP(t, reg, func(o *mcp.HTTPOptions) { o.MaxBodyBytes = 1 << 10 })
+	sid := initSession(t, d, tokenRW)
+	ended := initSession(t, d, tokenRW)
+	if r := do(t, newRequest(t, http.MethodDelete, d.url, tokenRW, map[string]string{"Mcp-Session-Id": ended}, nil)); r.status != http.StatusNoContent {
+		t.Fatalf("DELETE: %d %s", r.status, r.body)
+	}
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(d.base, "http://"))
+	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	inSession := map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}
+	with := func(extra map[string]string) map[string]string {
+		m := map[string]string{}
+		for k, v := range inSession {
+			m[k] = v
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	tests := []struct {
+		name       string
+		method     string
+		path       string
+		token      string
+		header     map[string]string
+		body       string
+		bodyReader io.Reader // overrides body, sent chunked
+		wantStatus int
+		wantBody   string // a substring
+		wantHeader [2]string
+	}{
+		{name: "ping in the session", token: tokenRW, header: inSession, body: ping,
+			wantStatus: 200, wantBody: `"result":{}`},
+		{name: "missing token", header: inSession, body: ping,
+			wantStatus: 401, wantBody: "a bearer token is required", wantHeader: [2]string{"WWW-Authenticate", `Bearer realm="foundry"`}},
+		{name: "wrong token", token: tokenRW + "x", header: inSession, body: ping,
+			wantStatus: 401, wantBody: "the bearer token is not valid", wantHeader: [2]string{"WWW-Authenticate", `Bearer realm="foundry", error="invalid_token"`}},
+		{name: "not a bearer token", header: with(map[string]string{"Authorization": "Basic " + tokenRW}), body: ping,
+			wantStatus: 401},
+		{name: "bad origin", token: tokenRW, header: with(map[string]string{"Origin": "http://evil.example.com"}), body: ping,
+			wantStatus: 403, wantBody: "Origin not allowed"},
+		{name: "own origin", token: tokenRW, header: with(map[string]string{"Origin": "http://localhost:" + port}), body: ping,
+			wantStatus: 200},
+		{name: "rebound host", token: tokenRW, header: with(map[string]string{"Host": "evil.example.com:" + port}), body: ping,
+			wantStatus: 403, wantBody: "Host header not allowed"},
+		{name: "localhost host", token: tokenRW, header: with(map[string]string{"Host": "localhost:" + port}), body: ping,
+			wantStatus: 200},
+		{name: "host on another port", token: tokenRW, header: with(map[string]string{"Host": "127.0.0.1:1"}), body: ping,
+			wantStatus: 403},
+		{name: "oversized body with length", token: tokenRW, header: inSession, body: `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 2<<10) + `"}}`,
+			wantStatus: 413, wantBody: "exceeds the 1024-byte limit"},
+		{name: "oversized chunked body", token: tokenRW, header: inSession, bodyReader: io.MultiReader(strings.NewReader(`{"pad":"`), &endless{}),
+			wantStatus: 413},
+		{name: "unsupported protocol version", token: tokenRW, header: with(map[string]string{"Mcp-Protocol-Version": "1999-01-01"}), body: ping,
+			wantStatus: 400, wantBody: `unsupported Mcp-Protocol-Version \"1999-01-01\"`},
+		{name: "first revision of the transport", token: tokenRW, header: with(map[string]string{"Mcp-Protocol-Version": "2025-03-26"}), body: ping,
+			wantStatus: 200},
+		{name: "missing session", token: tokenRW, body: ping,
+			wantStatus: 400, wantBody: "Mcp-Session-Id header is required"},
+		{name: "unknown method without session", token: tokenRW, body: `{"jsonrpc":"2.0","id":1,"method":"nope/nope"}`,
+			wantStatus: 404, wantBody: `"id":1,"error":{"code":-32601`},
+		{name: "modern request without session", token: tokenRW, header: map[string]string{"Mcp-Protocol-Version": mcp.ModernProtocolVersion},
+			body:       `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}}}`,
+			wantStatus: 200, wantBody: `"resultType":"complete"`},
+		{name: "modern method header mismatch", token: tokenRW, header: map[string]string{"Mcp-Protocol-Version": mcp.ModernProtocolVersion, "Mcp-Method": "tools/call"}, body: ping,
+			wantStatus: 400, wantBody: `"code":-32020`},
+		{name: "unknown session", token: tokenRW, header: with(map[string]string{"Mcp-Session-Id": "nope"}), body: ping,
+			wantStatus: 404, wantBody: "unknown or ended session"},
+		{name: "ended session", token: tokenRW, header: with(map[string]string{"Mcp-Session-Id": ended}), body: ping,
+			wantStatus: 404},
+		{name: "notification", token: tokenRW, header: inSession, body: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}`,
+			wantStatus: 202},
+		{name: "response from the client", token: tokenRW, header: inSession, body: `{"jsonrpc":"2.0","id":4,"result":{}}`,
+			wantStatus: 202},
+		{name: "parse error", token: tokenRW, header: inSession, body: `{"jsonrpc":`,
+			wantStatus: 400, wantBody: `"code":-32700`},
+		{name: "batch", token: tokenRW, header: inSession, body: `[` + ping + `]`,
+			wantStatus: 400, wantBody: `"code":-32600`},
+		{name: "GET without event-stream", method: http.MethodGet, token: tokenRW, header: with(map[string]string{"Accept": "application/json"}),
+			wantStatus: 406},
+		{name: "PUT", method: http.MethodPut, token: tokenRW, header: inSession,
+			wantStatus: 405, wantHeader: [2]string{"Allow", "GET, POST, DELETE"}},
+		{name: "health without token", method: http.MethodGet, path: mcp.HealthPath,
+			wantStatus: 200, wantBody: "ok"},
+		{name: "other path", method: http.MethodGet, path: "/", token: tokenRW,
+			wantStatus: 404},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			method, path := tt.method, tt.path
+			if method == "" {
+				method = http.MethodPost
+			}
+			if path == "" {
+				path = mcp.Endpoint
+			}
+			var body io.Reader = strings.NewReader(tt.body)
+			if tt.bodyReader != nil {
+				body = tt.bodyReader
+			}
+			r := do(t, newRequest(t, method, d.base+path, tt.token, tt.header, body))
+			if r.status != tt.wantStatus || !strings.Contains(r.body, tt.wantBody) {
+				t.Errorf("got %d %s, want %d with %q", r.status, r.body, tt.wantStatus, tt.wantBody)
+			}
+			if k := tt.wantHeader[0]; k != "" && r.header.Get(k) != tt.wantHeader[1] {
+				t.Errorf("%s: %q, want %q", k, r.header.Get(k), tt.wantHeader[1])
+			}
+			if strings.Contains(r.body, tokenRW) {
+				t.Errorf("the answer shows the token: %s", r.body)
+			}
+		})
+	}
+}
+
+// endless is a body that never ends: the server must refuse it after the
+// limit instead of reading it whole.
+type endless struct{}
+
+func (*endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
+}
+
+// TestHTTPSDKAuthFailures checks that the SDK client cannot connect with a
+// wrong or a missing token.
+func TestHTTPSDKAuthFailures(t *testing.T) {
+	t.Parallel()
+	reg, err := fakeRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := startHTTP(t, reg, nil)
+	for _, tok := range []string{"", "fmcp_wrong"} {
+		client := sdk.NewClient(&sdk.Implementation{Name: "sdk-http-test", Version: "1"}, nil)
+		hc := http.DefaultClient
+		if tok != "" {
+			hc = &http.Client{Transport: bearer{tok, http.DefaultTransport}}
+		}
+		cs, err := client.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: d.url, HTTPClient: hc, MaxRetries: -1}, nil)
+		if err == nil {
+			cs.Close()
+			t.Errorf("connect with token %q succeeded", tok)
+		} else if !strings.Contains(err.Error(), "Unauthorized") {
+			t.Errorf("connect with token %q: %v, want Unauthorized", tok, err)
+		}
+	}
+	if n := d.h.Sessions(); n != 0 {
+		t.Errorf("%d sessions opened without a valid token", n)
+	}
+}
+
+// sseEvents reads the data lines of an SSE body.
+func sseEvents(t *testing.T, body io.Reader, n int) []string {
+	t.Helper()
+	var out []string
+	sc := bufio.NewScanner(body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for len(out) < n && sc.Scan() {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			out = append(out, data)
+		}
+	}
+	return out
+}
+
+// TestHTTPStreams checks the SSE side: a request that asks for progress is
+// answered on a stream carrying its notifications, then its response;
+// several GET streams stay open at once, and a message that belongs to no
+// request reaches one of them.
+func TestHTTPStreams(t *testing.T) {
+	t.Parallel()
+	reg, err := fakeRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := startHTTP(t, reg, nil)
+	sid := initSession(t, d, tokenRW)
+	hdr := map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}
+	if r := post(t, d, tokenRW, hdr, `{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"debug"}}`); r.status != 200 {
+		t.Fatalf("setLevel: %d %s", r.status, r.body)
+	}
+
+	resp, err := http.DefaultClient.Do(newRequest(t, http.MethodPost, d.url, tokenRW, hdr,
+		strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count","_meta":{"progressToken":"p"}}}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Errorf("Content-Type of a call with progress: %q", ct)
+	}
+	events := sseEvents(t, resp.Body, 6)
+	resp.Body.Close()
+	var methods []string
+	for _, e := range events {
+		var m struct {
+			Method string          `json:"method"`
+			ID     json.RawMessage `json:"id"`
+		}
+		if err := json.Unmarshal([]byte(e), &m); err != nil {
+			t.Fatalf("event %s: %v", e, err)
+		}
+		methods = append(methods, orElse(m.Method, "response "+string(m.ID)))
+	}
+	want := "notifications/message,notifications/progress,notifications/progress,notifications/progress,notifications/message,response 2"
+	if got := strings.Join(methods, ","); got != want {
+		t.Errorf("stream of the call:\n got %s\nwant %s", got, want)
+	}
+
+	// Two GET streams at once; a log message of a call answered as JSON
+	// (no progress asked) goes to one of them, not to both.
+	var wg sync.WaitGroup
+	got := make(chan string, 4)
+	ctx, cancel := context.WithCancel(context.Background())
+	opened := make(chan struct{}, 2)
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := newRequest(t, http.MethodGet, d.url, tokenRW, hdr, nil).WithContext(ctx)
+			req.Header.Set("Accept", "text/event-stream")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Errorf("GET: %d", resp.StatusCode)
+				return
+			}
+			opened <- struct{}{}
+			sc := bufio.NewScanner(resp.Body)
+			for sc.Scan() {
+				if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+					got <- data
+				}
+			}
+		}()
+	}
+	<-opened
+	<-opened
+	if r := post(t, d, tokenRW, hdr, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"count"}}`); r.status != 200 || !strings.Contains(r.body, `"id":3`) {
+		t.Fatalf("call as JSON: %d %s", r.status, r.body)
+	}
+	for range 2 {
+		if e := <-got; !strings.Contains(e, `"notifications/message"`) {
+			t.Errorf("GET stream event: %s", e)
+		}
+	}
+	cancel()
+	wg.Wait()
+	if len(got) != 0 {
+		t.Errorf("a message went to two streams: %q", <-got)
+	}
+}
+
+func orElse(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// TestHTTPShutdownAnswersInFlight shuts the server down while calls are in
+// flight: every call is answered, and the GET stream is closed so that the
+// shutdown does not wait for it.
+func TestHTTPShutdownAnswersInFlight(t *testing.T) {
+	t.Parallel()
+	const calls = 4
+	started := make(chan struct{}, calls)
+	release := make(chan struct{})
+	reg := mcp.NewRegistry()
+	err := mcp.AddTool(reg, mcp.Tool{
+		Name: "hold", Description: "Waits until released.", InputSchema: json.RawMessage(`{"type":"object"}`), Scope: scopeReadTest,
+	}, func(ctx context.Context, _ *mcp.Call, _ struct{}) (mcp.Output, error) {
+		started <- struct{}{}
+		<-release
+		return mcp.Output{Text: "released"}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := startHTTP(t, reg, nil)
+	ctx := context.Background()
+	// The SDK client fails every pending call once its standalone stream
+	// ends for good, even with the responses already on the wire; this
+	// one opens none, and a raw GET stream stands in for it.
+	client := sdk.NewClient(&sdk.Implementation{Name: "sdk-http-test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: d.url, DisableStandaloneSSE: true, MaxRetries: -1,
+		HTTPClient: &http.Client{Transport: bearer{tokenRW, http.DefaultTransport}}}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	get := newRequest(t, http.MethodGet, d.url, tokenRW, map[string]string{"Mcp-Session-Id": cs.ID()}, nil)
+	get.Header.Set("Accept", "text/event-stream")
+	stream, err := http.DefaultClient.Do(get)
+	if err != nil || stream.StatusCode != http.StatusOK {
+		t.Fatalf("GET stream: %v %v", stream, err)
+	}
+	defer stream.Body.Close()
+	results := make(chan error, calls)
+	for range calls {
+		go func() {
+			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "hold"})
+			if err == nil && (res.IsError || len(res.Content) != 1 || res.Content[0].(*sdk.TextContent).Text != "released") {
+				err = fmt.Errorf("result %+v", res)
+			}
+			results <- err
+		}()
+	}
+	for range calls {
+		<-started
+	}
+	d.stop()
+	// The server no longer accepts connections before the calls end.
+	for {
+		c, err := net.Dial("tcp", strings.TrimPrefix(d.base, "http://"))
+		if err != nil {
+			break
+		}
+		c.Close()
+	}
+	close(release)
+	for range calls {
+		if err := <-results; err != nil {
+			t.Errorf("call in flight at shutdown: %v", err)
+		}
+	}
+	if err := <-d.served; err != nil {
+		t.Errorf("ServeHTTP = %v", err)
+	}
+	d.served <- nil // for the cleanup
+	if _, err := io.Copy(io.Discard, stream.Body); err != nil {
+		t.Errorf("GET stream ended with %v, want its end", err)
+	}
+	if n := d.h.Sessions(); n != 0 {
+		t.Errorf("%d sessions left after shutdown", n)
+	}
+}
+
+// TestHTTPOptionsRefused checks NewHTTPHandler's refusal of a token scope
+// the registry does not know.
+func TestHTTPOptionsRefused(t *testing.T) {
+	t.Parallel()
+	reg, err := fakeRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = mcp.NewHTTPHandler(mcp.HTTPOptions{Options: mcp.Options{Registry: reg},
+		Tokens: []mcp.Token{{Name: "x", Scopes: []string{"admin:all"}}}})
+	if err == nil || !strings.Contains(err.Error(), `token x: unknown scope "admin:all"`) {
+		t.Errorf("NewHTTPHandler = %v", err)
+	}
+}
+
