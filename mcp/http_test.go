@@ -617,4 +617,3 @@ func TestHTTPOptionsRefused(t *testing.T) {
 		t.Errorf("NewHTTPHandler = %v", err)
 	}
 }
-
