@@ -7,12 +7,15 @@
 // worktrees, a relative hooks path), so this package asks the git binary
 // (`git rev-parse --git-path hooks`, `git config --local`) rather than
 // reimplementing its rules. A hook this package did not write is never
-// overwritten without [Options.Force], and then it is kept beside ours as a
-// backup that [UninstallPreCommit] puts back.
+// overwritten: [Install] chains it (moved to "<hook>.pre-foundry", run first
+// by ours, its failure blocking the commit) and [Uninstall] puts it back as
+// it was. Install plans every hook before changing any, so a failed install
+// changes nothing.
 //
 // The hook itself is a small POSIX shell script: it runs
 // `foundry hook pre-commit` with the foundry found on
 // PATH, or else the absolute path recorded at install; with neither, it
 // blocks the commit and says how to install foundry and that
-// `git commit --no-verify` skips the check.
+// `git commit --no-verify` skips the check. The merge driver makes the same
+// choice ([DriverCommandFor]).
 package hooks

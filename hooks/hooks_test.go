@@ -74,20 +74,17 @@ func TestInstallPreCommitLifecycle(t *testing.T) {
 	}
 }
 
-func TestInstallPreCommitForeignHook(t *testing.T) {
+func TestInstallPreCommitChainsForeignHook(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	r := gittest.New(t)
 	const foreign = "#!/bin/sh\necho lint\n"
 	r.Write(".git/hooks/pre-commit", foreign)
 	hook := filepath.Join(r.Dir, ".git", "hooks", "pre-commit")
+	if err := os.Chmod(hook, 0o751); err != nil {
+		t.Fatal(err)
+	}
 
-	if _, err := hooks.InstallPreCommit(ctx, r.Dir, hooks.Options{}); !errors.Is(err, hooks.ErrForeignHook) {
-		t.Fatalf("install over a foreign hook: error = %v, want ErrForeignHook", err)
-	}
-	if got := readFile(t, hook); got != foreign {
-		t.Fatalf("foreign hook changed: %q", got)
-	}
 	if _, err := hooks.UninstallPreCommit(ctx, r.Dir); !errors.Is(err, hooks.ErrForeignHook) {
 		t.Fatalf("uninstall of a foreign hook: error = %v, want ErrForeignHook", err)
 	}
@@ -95,19 +92,22 @@ func TestInstallPreCommitForeignHook(t *testing.T) {
 		t.Fatalf("uninstall touched the foreign hook: %q", got)
 	}
 
-	res, err := hooks.InstallPreCommit(ctx, r.Dir, hooks.Options{Force: true})
+	res, err := hooks.InstallPreCommit(ctx, r.Dir, hooks.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := hooks.Result{Hook: hooks.PreCommit, Action: hooks.Replaced, Path: hook, Backup: hook + ".pre-foundry"}
+	want := hooks.Result{Hook: hooks.PreCommit, Action: hooks.Chained, Path: hook, Backup: hook + ".pre-foundry"}
 	if diff := cmp.Diff(want, res); diff != "" {
-		t.Fatalf("forced install (-want +got):\n%s", diff)
+		t.Fatalf("install over a foreign hook (-want +got):\n%s", diff)
 	}
 	if got := readFile(t, hook+".pre-foundry"); got != foreign {
-		t.Fatalf("backup = %q, want the foreign hook", got)
+		t.Fatalf("chained hook = %q, want the foreign hook", got)
 	}
-	if !hooks.IsFoundryHook([]byte(readFile(t, hook))) {
-		t.Fatal("forced install did not write foundry's hook")
+	if script := readFile(t, hook); !hooks.IsFoundryHook([]byte(script)) || !strings.Contains(script, `foundry_chained="${0%/*}/pre-commit.pre-foundry"`) {
+		t.Fatalf("install did not write foundry's chaining hook:\n%s", script)
+	}
+	if res, err := hooks.InstallPreCommit(ctx, r.Dir, hooks.Options{}); err != nil || res.Action != hooks.Unchanged {
+		t.Fatalf("second install: %+v, %v", res, err)
 	}
 
 	res, err = hooks.UninstallPreCommit(ctx, r.Dir)
@@ -115,10 +115,29 @@ func TestInstallPreCommitForeignHook(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.Action != hooks.Restored || readFile(t, hook) != foreign {
-		t.Fatalf("uninstall after forced install: %+v, hook %q; want the foreign hook restored", res, readFile(t, hook))
+		t.Fatalf("uninstall: %+v, hook %q; want the foreign hook restored", res, readFile(t, hook))
+	}
+	if fi, err := os.Stat(hook); err != nil || fi.Mode().Perm() != 0o751 {
+		t.Fatalf("restored hook mode: %v, %v; want 0751", fi.Mode(), err)
 	}
 	if _, err := os.Stat(hook + ".pre-foundry"); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("backup left behind: %v", err)
+		t.Fatalf("chained copy left behind: %v", err)
+	}
+
+	// A taken chain slot fails the install, and then nothing changes: not
+	// the hook, not the merge driver.
+	r.Write(".git/hooks/pre-commit.pre-foundry", "#!/bin/sh\nexit 0\n")
+	if _, err := hooks.Install(ctx, r.Dir, []string{hooks.MergeIndex, hooks.PreCommit}, hooks.Options{}); err == nil {
+		t.Fatal("install with the chain slot taken succeeded")
+	}
+	if got := readFile(t, hook); got != foreign {
+		t.Fatalf("failed install changed the hook: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(r.Dir, ".gitattributes")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("failed install wrote .gitattributes: %v", err)
+	}
+	if out, err := exec.Command("git", "-C", r.Dir, "config", "--local", "--get-regexp", "^merge\\.").CombinedOutput(); err == nil {
+		t.Fatalf("failed install registered the merge driver:\n%s", out)
 	}
 }
 

@@ -21,81 +21,147 @@ import (
 // DriverName is the merge driver's name in .gitattributes and git config.
 const DriverName = "foundry-index"
 
-// DriverCommand is the command git runs for a merge of INDEX.md: %O, %A and
-// %B are the base, ours (also the result) and theirs; %P is the path in the
-// tree, from which the driver finds the project's index budget.
+// DriverCommand is the command git runs for a merge of INDEX.md when no
+// binary path was recorded: %O, %A and %B are the base, ours (also the
+// result) and theirs; %P is the path in the tree, from which the driver
+// finds the project's index budget.
 const DriverCommand = "foundry hook merge-index %O %A %B %P"
+
+// DriverCommandFor is the driver command with executable recorded: the
+// foundry on PATH when there is one, else executable, as the pre-commit hook
+// chooses, so a merge works on a machine where foundry is not on PATH.
+func DriverCommandFor(executable string) string {
+	if executable == "" {
+		return DriverCommand
+	}
+	return `sh -c 'if command -v foundry >/dev/null 2>&1; then exec foundry "$@"; fi; exec "$0" "$@"' ` +
+		shellQuote(executable) + " hook merge-index %O %A %B %P"
+}
 
 // driverTitle is the human name git shows for the driver.
 const driverTitle = "Foundry memory index (union of both sides' facts)"
+
+// createdKey records, in the driver's git config section, that install
+// created .gitattributes, so uninstall may remove the file once it is empty
+// again, and never a file the user had.
+const createdKey = "attributescreated"
 
 // AttributesLine routes INDEX.md to the driver; it lives in the
 // .gitattributes of the project root, where the pattern is relative to.
 const AttributesLine = ".foundry/memory/INDEX.md merge=" + DriverName
 
-// RegisterMergeDriver makes git merge the project's INDEX.md with
-// [MergeIndexFiles] instead of leaving conflict markers: it adds
-// [AttributesLine] to the project root's .gitattributes (committed, so every
-// clone routes the file) and defines the driver in the repository's own git
-// config (not committed: each clone registers it with foundry hook install).
+// RegisterMergeDriver registers the merge driver alone, recording no
+// binary path; see [Install].
 func RegisterMergeDriver(ctx context.Context, root string) (Result, error) {
-	r, err := openRepo(ctx, root)
+	res, err := Install(ctx, root, []string{MergeIndex}, Options{})
 	if err != nil {
-		return Result{}, fmt.Errorf("register merge driver: %w", err)
+		return Result{}, err
 	}
-	path := filepath.Join(r.dir, ".gitattributes")
-	res := Result{Hook: MergeIndex, Path: path, Action: Unchanged}
-
-	changed, err := r.setConfig(ctx,
-		"merge."+DriverName+".name", driverTitle,
-		"merge."+DriverName+".driver", DriverCommand)
-	if err != nil {
-		return Result{}, fmt.Errorf("register merge driver: %w", err)
-	}
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return Result{}, fmt.Errorf("register merge driver: %w", err)
-	}
-	_, found := attributesLineAt(old)
-	if !found {
-		if err := atomicfile.WriteFile(path, appendLine(old, AttributesLine), 0o644); err != nil {
-			return Result{}, fmt.Errorf("register merge driver: %w", err)
-		}
-		changed = true
-	}
-	switch {
-	case !changed:
-	case old == nil && !found:
-		res.Action = Installed
-	default:
-		res.Action = Updated
-	}
-	return res, nil
+	return res[0], nil
 }
 
-// UnregisterMergeDriver removes the driver from the repository's git config
-// and [AttributesLine] from .gitattributes (the file itself is removed when
-// nothing else is left in it). Other attributes and config are untouched.
+// UnregisterMergeDriver removes the merge driver alone; see [Uninstall].
 func UnregisterMergeDriver(ctx context.Context, root string) (Result, error) {
-	r, err := openRepo(ctx, root)
-	if err != nil {
-		return Result{}, fmt.Errorf("unregister merge driver: %w", err)
+	res, err := Uninstall(ctx, root, []string{MergeIndex})
+	if len(res) == 0 {
+		return Result{}, err
 	}
-	path := filepath.Join(r.dir, ".gitattributes")
-	res := Result{Hook: MergeIndex, Path: path, Action: Absent}
+	return res[0], err
+}
+
+// planMergeDriver plans making git merge the project's INDEX.md with
+// [MergeIndexFiles] instead of leaving conflict markers: [AttributesLine] in
+// the project root's .gitattributes (committed, so every clone routes the
+// file) and the driver in the repository's own git config (not committed:
+// each clone registers it with foundry hook install).
+func (r *repo) planMergeDriver(ctx context.Context, opts Options) (step, error) {
+	attrs := filepath.Join(r.dir, ".gitattributes")
+	s := step{res: Result{Hook: MergeIndex, Path: attrs, Action: Unchanged}}
+	old, err := os.ReadFile(attrs)
+	existed := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return step{}, err
+	}
+	_, found := attributesLineAt(old)
+	want := []string{"merge." + DriverName + ".name", driverTitle, "merge." + DriverName + ".driver", DriverCommandFor(opts.Executable)}
+	if !existed {
+		want = append(want, "merge."+DriverName+"."+createdKey, "true")
+	}
+	type prior struct {
+		key, value string
+		set        bool
+	}
+	var changes []prior
+	for i := 0; i+1 < len(want); i += 2 {
+		cur, set, err := r.configGet(ctx, want[i])
+		if err != nil {
+			return step{}, err
+		}
+		if !set || cur != want[i+1] {
+			changes = append(changes, prior{want[i], cur, set})
+		}
+	}
+	if len(changes) == 0 && found {
+		return s, nil
+	}
+	s.res.Action = Updated
+	if !existed {
+		s.res.Action = Installed
+	}
+	s.do = func() error {
+		for i := 0; i+1 < len(want); i += 2 {
+			if _, err := r.git(ctx, "config", "--local", want[i], want[i+1]); err != nil {
+				return err
+			}
+		}
+		if found {
+			return nil
+		}
+		return atomicfile.WriteFile(attrs, appendLine(old, AttributesLine), 0o644)
+	}
+	s.undo = func() {
+		for _, c := range changes {
+			if c.set {
+				_, _ = r.git(ctx, "config", "--local", c.key, c.value)
+			} else {
+				_, _ = r.git(ctx, "config", "--local", "--unset", c.key)
+			}
+		}
+		switch {
+		case found:
+		case existed:
+			_ = atomicfile.WriteFile(attrs, old, 0o644)
+		default:
+			_ = os.Remove(attrs)
+		}
+	}
+	return s, nil
+}
+
+// unregisterMergeDriver removes the driver from the repository's git config
+// and [AttributesLine] from .gitattributes. The file itself is removed only
+// when install created it and nothing else is left in it. Other attributes
+// and config are untouched.
+func (r *repo) unregisterMergeDriver(ctx context.Context) (Result, error) {
+	attrs := filepath.Join(r.dir, ".gitattributes")
+	res := Result{Hook: MergeIndex, Path: attrs, Action: Absent}
+	created, _, err := r.configGet(ctx, "merge."+DriverName+"."+createdKey)
+	if err != nil {
+		return Result{}, err
+	}
 	if _, ok, err := r.configGet(ctx, "merge."+DriverName+".driver"); err != nil {
-		return Result{}, fmt.Errorf("unregister merge driver: %w", err)
+		return Result{}, err
 	} else if ok {
 		if _, err := r.git(ctx, "config", "--local", "--remove-section", "merge."+DriverName); err != nil {
-			return Result{}, fmt.Errorf("unregister merge driver: %w", err)
+			return Result{}, err
 		}
 		res.Action = Removed
 	}
-	old, err := os.ReadFile(path)
+	old, err := os.ReadFile(attrs)
 	if errors.Is(err, fs.ErrNotExist) {
 		return res, nil
 	} else if err != nil {
-		return Result{}, fmt.Errorf("unregister merge driver: %w", err)
+		return Result{}, err
 	}
 	i, found := attributesLineAt(old)
 	if !found {
@@ -103,37 +169,16 @@ func UnregisterMergeDriver(ctx context.Context, root string) (Result, error) {
 	}
 	lines := strings.SplitAfter(string(old), "\n")
 	rest := strings.Join(append(lines[:i:i], lines[i+1:]...), "")
-	if strings.TrimSpace(rest) == "" {
-		err = os.Remove(path)
+	if rest == "" && created == "true" {
+		err = os.Remove(attrs)
 	} else {
-		err = atomicfile.WriteFile(path, []byte(rest), 0o644)
+		err = atomicfile.WriteFile(attrs, []byte(rest), 0o644)
 	}
 	if err != nil {
-		return Result{}, fmt.Errorf("unregister merge driver: %w", err)
+		return Result{}, err
 	}
 	res.Action = Removed
 	return res, nil
-}
-
-// setConfig sets key, value pairs in the repository's own git config and
-// reports whether any value changed.
-func (r *repo) setConfig(ctx context.Context, kv ...string) (bool, error) {
-	changed := false
-	for i := 0; i+1 < len(kv); i += 2 {
-		k, v := kv[i], kv[i+1]
-		cur, set, err := r.configGet(ctx, k)
-		if err != nil {
-			return false, err
-		}
-		if set && cur == v {
-			continue
-		}
-		if _, err := r.git(ctx, "config", "--local", k, v); err != nil {
-			return false, err
-		}
-		changed = true
-	}
-	return changed, nil
 }
 
 // attributesLineAt finds [AttributesLine] in a .gitattributes file, ignoring

@@ -33,9 +33,9 @@ var Names = []string{PreCommit, MergeIndex}
 // file without it is foreign and is never overwritten or removed silently.
 const Marker = "# foundry-hook: pre-commit"
 
-// backupSuffix names the copy of a foreign hook that a forced install moved
-// aside; uninstall puts it back.
-const backupSuffix = ".pre-foundry"
+// chainSuffix names the hook that was in place before Foundry's: install
+// moves it there, the script runs it first, and uninstall puts it back.
+const chainSuffix = ".pre-foundry"
 
 // CheckCommand is what the hook runs: check exactly what the commit
 // changes under .foundry/, one line per problem.
@@ -43,11 +43,9 @@ const CheckCommand = "hook pre-commit"
 
 // Options tunes an install.
 type Options struct {
-	// Force replaces a hook Foundry did not write, after moving it aside to
-	// "<hook>.pre-foundry".
-	Force bool
 	// Executable is the absolute path of the foundry binary, recorded in the
-	// hook and used when foundry is not on PATH at commit time.
+	// hook and the merge driver and used when foundry is not on PATH when
+	// git runs them.
 	Executable string
 }
 
@@ -58,9 +56,9 @@ const (
 	Installed Action = "installed" // written where nothing was
 	Updated   Action = "updated"   // Foundry's own, rewritten with new content
 	Unchanged Action = "unchanged" // already exactly as it would be written
-	Replaced  Action = "replaced"  // a foreign hook moved aside (Force) and ours written
+	Chained   Action = "chained"   // a foreign hook kept, to run first, and ours written
 	Removed   Action = "removed"   // Foundry's own, deleted
-	Restored  Action = "restored"  // ours deleted and the moved-aside hook put back
+	Restored  Action = "restored"  // ours deleted and the chained hook put back
 	Absent    Action = "absent"    // nothing of Foundry's to remove
 )
 
@@ -69,7 +67,7 @@ type Result struct {
 	Hook   string `json:"hook"`             // PreCommit or MergeIndex
 	Action Action `json:"action"`           //
 	Path   string `json:"path"`             // the hook file, or the .gitattributes file
-	Backup string `json:"backup,omitempty"` // where a foreign hook was moved, or was restored from
+	Backup string `json:"backup,omitempty"` // where a foreign hook is chained from, or was restored from
 }
 
 // PreCommitScript renders the hook for a project at projectDir (relative to
@@ -92,6 +90,12 @@ func PreCommitScript(projectDir, executable string) []byte {
 # config, conflict markers).
 # Remove it with `+"`foundry hook uninstall pre-commit`"+`; skip it once with
 # `+"`git commit --no-verify`"+`.
+# The hook that was here before foundry's runs first, as git would have
+# run it; its failure blocks the commit.
+foundry_chained="${0%%/*}/%s"
+if [ -x "$foundry_chained" ]; then
+	"$foundry_chained" "$@" || exit $?
+fi
 # No project here, nothing to check: a core.hooksPath folder can be shared
 # by other repositories.
 [ -d %s ] || exit 0
@@ -107,7 +111,7 @@ else
 	exit 1
 fi
 exec "$foundry_bin" -C %s %s
-`, Marker, shellQuote(path.Join(projectDir, ".foundry")), shellQuote(executable), shellEcho(recorded), shellQuote(projectDir), CheckCommand)
+`, Marker, PreCommit+chainSuffix, shellQuote(path.Join(projectDir, ".foundry")), shellQuote(executable), shellEcho(recorded), shellQuote(projectDir), CheckCommand)
 	return b.Bytes()
 }
 
@@ -132,83 +136,106 @@ func IsFoundryHook(content []byte) bool {
 	return false
 }
 
-// InstallPreCommit writes the pre-commit hook of the project at root into
-// the hooks folder git uses for its repository (core.hooksPath when set).
-// An existing hook Foundry did not write is left alone and the error matches
-// [ErrForeignHook], unless opts.Force, which moves it aside first.
+// InstallPreCommit installs the pre-commit hook alone; see [Install].
 func InstallPreCommit(ctx context.Context, root string, opts Options) (Result, error) {
-	r, err := openRepo(ctx, root)
+	res, err := Install(ctx, root, []string{PreCommit}, opts)
 	if err != nil {
-		return Result{}, fmt.Errorf("install pre-commit hook: %w", err)
+		return Result{}, err
 	}
-	path := filepath.Join(r.hook, PreCommit)
-	res := Result{Hook: PreCommit, Path: path}
-	script := PreCommitScript(r.rel, opts.Executable)
-
-	old, err := os.ReadFile(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		res.Action = Installed
-	case err != nil:
-		return Result{}, fmt.Errorf("install pre-commit hook: %w", err)
-	case IsFoundryHook(old):
-		res.Action = Updated
-		if bytes.Equal(old, script) {
-			if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o100 != 0 {
-				res.Action = Unchanged
-				return res, nil
-			}
-		}
-	case !opts.Force:
-		return Result{}, fmt.Errorf("install pre-commit hook: %s: %w", path, ErrForeignHook)
-	default:
-		backup := path + backupSuffix
-		if _, err := os.Lstat(backup); err == nil {
-			return Result{}, fmt.Errorf("install pre-commit hook: cannot move the existing hook aside: %s already exists", backup)
-		}
-		if err := os.Rename(path, backup); err != nil {
-			return Result{}, fmt.Errorf("install pre-commit hook: move the existing hook aside: %w", err)
-		}
-		res.Action, res.Backup = Replaced, backup
-	}
-	if err := os.MkdirAll(r.hook, 0o755); err != nil {
-		return Result{}, fmt.Errorf("install pre-commit hook: %w", err)
-	}
-	if err := atomicfile.WriteFile(path, script, 0o755); err != nil {
-		return Result{}, fmt.Errorf("install pre-commit hook: %w", err)
-	}
-	return res, nil
+	return res[0], nil
 }
 
-// UninstallPreCommit removes the pre-commit hook when Foundry wrote it, and
-// puts back the hook a forced install moved aside. A foreign hook is left in
-// place and the error matches [ErrForeignHook].
+// UninstallPreCommit removes the pre-commit hook alone; see [Uninstall].
 func UninstallPreCommit(ctx context.Context, root string) (Result, error) {
-	r, err := openRepo(ctx, root)
-	if err != nil {
-		return Result{}, fmt.Errorf("uninstall pre-commit hook: %w", err)
+	res, err := Uninstall(ctx, root, []string{PreCommit})
+	if len(res) == 0 {
+		return Result{}, err
 	}
-	path := filepath.Join(r.hook, PreCommit)
-	res := Result{Hook: PreCommit, Path: path, Action: Absent}
-	old, err := os.ReadFile(path)
+	return res[0], err
+}
+
+// planPreCommit decides how to install the pre-commit hook. A hook Foundry
+// did not write is chained: moved to "<hook>.pre-foundry", where the new
+// hook runs it first.
+func (r *repo) planPreCommit(opts Options) (step, error) {
+	hook := filepath.Join(r.hook, PreCommit)
+	chained := hook + chainSuffix
+	s := step{res: Result{Hook: PreCommit, Path: hook}}
+	script := PreCommitScript(r.rel, opts.Executable)
+	write := func() error {
+		if err := os.MkdirAll(r.hook, 0o755); err != nil {
+			return err
+		}
+		return atomicfile.WriteFile(hook, script, 0o755)
+	}
+	old, err := os.ReadFile(hook)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return res, nil
+		s.res.Action = Installed
+		s.do = write
+		s.undo = func() { _ = os.Remove(hook) }
 	case err != nil:
-		return Result{}, fmt.Errorf("uninstall pre-commit hook: %w", err)
-	case !IsFoundryHook(old):
-		return Result{}, fmt.Errorf("uninstall pre-commit hook: %s: %w; it was left in place", path, ErrForeignHook)
-	}
-	if err := os.Remove(path); err != nil {
-		return Result{}, fmt.Errorf("uninstall pre-commit hook: %w", err)
-	}
-	res.Action = Removed
-	backup := path + backupSuffix
-	if _, err := os.Lstat(backup); err == nil {
-		if err := os.Rename(backup, path); err != nil {
-			return Result{}, fmt.Errorf("uninstall pre-commit hook: restore %s: %w", backup, err)
+		return step{}, err
+	case IsFoundryHook(old):
+		fi, err := os.Stat(hook)
+		if err != nil {
+			return step{}, err
 		}
-		res.Action, res.Backup = Restored, backup
+		s.res.Action = Updated
+		if bytes.Equal(old, script) && fi.Mode().Perm()&0o100 != 0 {
+			s.res.Action = Unchanged
+			return s, nil
+		}
+		s.do = write
+		s.undo = func() { _ = atomicfile.WriteFile(hook, old, fi.Mode().Perm()) }
+	default:
+		if _, err := os.Lstat(chained); err == nil {
+			return step{}, fmt.Errorf("%s: cannot chain the hook there: %s already exists; merge the two by hand", hook, chained)
+		}
+		s.res.Action, s.res.Backup = Chained, chained
+		s.do = func() error {
+			if err := os.Rename(hook, chained); err != nil {
+				return err
+			}
+			if err := write(); err != nil {
+				_ = os.Rename(chained, hook)
+				return err
+			}
+			return nil
+		}
+		s.undo = func() {
+			_ = os.Remove(hook)
+			_ = os.Rename(chained, hook)
+		}
+	}
+	return s, nil
+}
+
+// uninstallPreCommit removes the pre-commit hook when Foundry wrote it and
+// puts back the hook it chained, as it was. A foreign hook is left in place
+// and the error matches [ErrForeignHook].
+func (r *repo) uninstallPreCommit() (Result, error) {
+	hook := filepath.Join(r.hook, PreCommit)
+	chained := hook + chainSuffix
+	res := Result{Hook: PreCommit, Path: hook, Action: Absent}
+	old, err := os.ReadFile(hook)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return Result{}, err
+	case !IsFoundryHook(old):
+		return Result{}, fmt.Errorf("%s: %w; it was left in place", hook, ErrForeignHook)
+	default:
+		if err := os.Remove(hook); err != nil {
+			return Result{}, err
+		}
+		res.Action = Removed
+	}
+	if _, err := os.Lstat(chained); err == nil {
+		if err := os.Rename(chained, hook); err != nil {
+			return Result{}, fmt.Errorf("restore %s: %w", chained, err)
+		}
+		res.Action, res.Backup = Restored, chained
 	}
 	return res, nil
 }

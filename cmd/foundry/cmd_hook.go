@@ -24,7 +24,6 @@ import (
 
 type hookOptions struct {
 	names  []string // hooks.PreCommit, hooks.MergeIndex
-	force  bool
 	json   bool
 	stdout io.Writer
 }
@@ -51,25 +50,26 @@ EXIT STATUS:
 				Description: `pre-commit: writes a hook that runs
     foundry hook pre-commit
 (see its help) in the hooks folder git uses (core.hooksPath when it is set). A hook that
-foundry did not write is never overwritten: --force moves it to
-<hook>.pre-foundry first, and uninstall puts it back. The hook runs the
-foundry found on PATH, or else this binary's path as recorded now.
+foundry did not write is chained, never lost: it is moved to
+<hook>.pre-foundry, foundry's hook runs it first (its failure blocks the
+commit), and uninstall puts it back as it was. The hook runs the foundry
+found on PATH, or else this binary's path as recorded now.
 
 merge-index: routes .foundry/memory/INDEX.md to the merge driver
 foundry-index (a line in the project's .gitattributes, to commit) and
 defines the driver in the repository's git config (each clone runs
-foundry hook install once), so merging two branches that both added facts
+foundry hook install once), with this binary's path recorded for when
+foundry is not on PATH, so merging two branches that both added facts
 leaves no conflict in the generated index.
 
-Without arguments, both.
+Without arguments, both. Every hook is checked before any is changed, so
+an install that fails changes nothing.
 
 EXIT STATUS:
    0  installed, or already installed
-   1  a foreign hook is in the way (see --force), or git failed
+   1  nothing was installed: <hook>.pre-foundry is already taken, or git
+      failed
    2  malformed command line`,
-				Flags: []cli.Flag{
-					&cli.BoolFlag{Name: "force", Usage: "replace a pre-commit hook foundry did not write (it is kept as <hook>.pre-foundry)", Destination: &opts.force},
-				},
 				Action: func(c *cli.Context) error {
 					names, err := hookNames(c.Args().Slice())
 					if err != nil {
@@ -84,7 +84,7 @@ EXIT STATUS:
 				Usage:     "remove foundry's pre-commit hook and merge driver",
 				ArgsUsage: "[pre-commit|merge-index]...",
 				Description: `Removes only what foundry installed: its own pre-commit hook (putting
-back a hook that install --force moved aside), the merge driver's
+back the hook it chained, as it was), the merge driver's
 .gitattributes line and git config. A hook foundry did not write is left
 in place. Without arguments, both.
 
@@ -220,9 +220,7 @@ func hookRoot(env *cliEnv) (string, error) {
 // hookError adds the hint that helps with an install or uninstall error.
 func hookError(err error, install bool) error {
 	switch {
-	case errors.Is(err, hooks.ErrForeignHook) && install:
-		return withHint(err, "pass --force to replace it; foundry keeps it as <hook>.pre-foundry and puts it back on uninstall")
-	case errors.Is(err, hooks.ErrForeignHook):
+	case errors.Is(err, hooks.ErrForeignHook) && !install:
 		return withHint(err, "foundry removes only its own hook; delete this one by hand if it should go")
 	case errors.Is(err, git.ErrNotRepository):
 		return withHint(err, "git hooks need a git repository; run `git init` first")
@@ -241,12 +239,11 @@ func runHookInstall(ctx context.Context, env *cliEnv, opts *hookOptions) error {
 			exe = real
 		}
 	}
-	return eachHook(env, opts, true, func(name string) (hooks.Result, error) {
-		if name == hooks.MergeIndex {
-			return hooks.RegisterMergeDriver(ctx, root)
-		}
-		return hooks.InstallPreCommit(ctx, root, hooks.Options{Force: opts.force, Executable: exe})
-	})
+	res, err := hooks.Install(ctx, root, opts.names, hooks.Options{Executable: exe})
+	if err != nil {
+		return hookError(err, true)
+	}
+	return renderHookResults(env, opts, res)
 }
 
 func runHookUninstall(ctx context.Context, env *cliEnv, opts *hookOptions) error {
@@ -254,36 +251,12 @@ func runHookUninstall(ctx context.Context, env *cliEnv, opts *hookOptions) error
 	if err != nil {
 		return err
 	}
-	return eachHook(env, opts, false, func(name string) (hooks.Result, error) {
-		if name == hooks.MergeIndex {
-			return hooks.UnregisterMergeDriver(ctx, root)
-		}
-		return hooks.UninstallPreCommit(ctx, root)
-	})
-}
-
-// eachHook applies op to every hook named in opts, prints what was done and
-// returns the first failure. Each hook is handled even when another one
-// cannot be: a foreign pre-commit hook (another hook manager's) must not
-// keep the merge driver from being registered or removed.
-func eachHook(env *cliEnv, opts *hookOptions, installing bool, op func(name string) (hooks.Result, error)) error {
-	var results []hooks.Result
-	var first error
-	for _, name := range opts.names {
-		res, err := op(name)
-		if err != nil {
-			if first == nil {
-				first = err
-			}
-			continue
-		}
-		results = append(results, res)
-	}
-	if err := renderHookResults(env, opts, results); err != nil {
+	res, uerr := hooks.Uninstall(ctx, root, opts.names)
+	if err := renderHookResults(env, opts, res); err != nil {
 		return err
 	}
-	if first != nil {
-		return hookError(first, installing)
+	if uerr != nil {
+		return hookError(uerr, false)
 	}
 	return nil
 }
@@ -306,8 +279,8 @@ func renderHookResults(env *cliEnv, opts *hookOptions, results []hooks.Result) e
 			fmt.Fprintf(&b, "updated pre-commit hook %s\n", path)
 		case r.Hook == hooks.PreCommit && r.Action == hooks.Unchanged:
 			fmt.Fprintf(&b, "pre-commit hook %s is already installed\n", path)
-		case r.Hook == hooks.PreCommit && r.Action == hooks.Replaced:
-			fmt.Fprintf(&b, "moved the existing hook to %s and installed pre-commit hook %s\n", backup, path)
+		case r.Hook == hooks.PreCommit && r.Action == hooks.Chained:
+			fmt.Fprintf(&b, "installed pre-commit hook %s; the hook that was there, now %s, runs first\n", path, backup)
 		case r.Hook == hooks.PreCommit && r.Action == hooks.Removed:
 			fmt.Fprintf(&b, "removed pre-commit hook %s\n", path)
 		case r.Hook == hooks.PreCommit && r.Action == hooks.Restored:

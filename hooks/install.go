@@ -1,0 +1,101 @@
+package hooks
+
+// This file defines Install and Uninstall: every hook planned before any is
+// changed, so an install that fails changes nothing.
+
+import (
+	"context"
+	"fmt"
+	"slices"
+)
+
+// step is one planned change of an install, with its undo. A step with no
+// do changes nothing.
+type step struct {
+	res  Result
+	do   func() error
+	undo func()
+}
+
+// Install installs the named hooks ([PreCommit], [MergeIndex]) for the
+// project at root, in the folders git uses (core.hooksPath honoured). It
+// plans every hook first and then applies them, undoing what it applied if
+// a later one fails, so a failed install changes nothing. A pre-commit hook
+// Foundry did not write is chained, never lost: it is moved to
+// "<hook>.pre-foundry", Foundry's hook runs it first and its failure blocks
+// the commit, and [Uninstall] puts it back.
+func Install(ctx context.Context, root string, names []string, opts Options) ([]Result, error) {
+	r, err := openRepo(ctx, root)
+	if err != nil {
+		return nil, fmt.Errorf("install hooks: %w", err)
+	}
+	var steps []step
+	for _, name := range names {
+		var s step
+		switch name {
+		case PreCommit:
+			s, err = r.planPreCommit(opts)
+		case MergeIndex:
+			s, err = r.planMergeDriver(ctx, opts)
+		default:
+			err = fmt.Errorf("%q: %w", name, ErrUnknownHook)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("install %s hook: %w", name, err)
+		}
+		steps = append(steps, s)
+	}
+	for i, s := range steps {
+		if s.do == nil {
+			continue
+		}
+		if err := s.do(); err != nil {
+			for _, d := range slices.Backward(steps[:i]) {
+				if d.undo != nil {
+					d.undo()
+				}
+			}
+			return nil, fmt.Errorf("install %s hook: %w", s.res.Hook, err)
+		}
+	}
+	out := make([]Result, len(steps))
+	for i, s := range steps {
+		out[i] = s.res
+	}
+	return out, nil
+}
+
+// Uninstall removes what [Install] added for the named hooks: Foundry's
+// pre-commit hook (putting back the hook it chained), the merge driver's
+// git config and its .gitattributes line. Each hook is handled even when
+// another cannot be, so a foreign pre-commit hook (left in place, with an
+// error matching [ErrForeignHook]) does not keep the merge driver
+// registered. It returns the results of the hooks it handled and the first
+// error.
+func Uninstall(ctx context.Context, root string, names []string) ([]Result, error) {
+	r, err := openRepo(ctx, root)
+	if err != nil {
+		return nil, fmt.Errorf("uninstall hooks: %w", err)
+	}
+	var out []Result
+	var first error
+	for _, name := range names {
+		var res Result
+		switch name {
+		case PreCommit:
+			res, err = r.uninstallPreCommit()
+		case MergeIndex:
+			res, err = r.unregisterMergeDriver(ctx)
+		default:
+			err = fmt.Errorf("%q: %w", name, ErrUnknownHook)
+		}
+		if err != nil {
+			if first == nil {
+				first = fmt.Errorf("uninstall %s hook: %w", name, err)
+			}
+			continue
+		}
+		out = append(out, res)
+	}
+	return out, first
+}
