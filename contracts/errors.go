@@ -19,6 +19,12 @@ var (
 	// ErrInvalidSchema means a schema does not compile: it is not valid
 	// JSON Schema, or a $ref in it cannot be resolved.
 	ErrInvalidSchema = errors.New("invalid schema")
+	// ErrHostileNumber means a number has more digits or a larger exponent
+	// than validation accepts (see checkNumber).
+	ErrHostileNumber = errors.New("number too large to validate")
+	// ErrValidatorPanic means the JSON Schema library panicked on a
+	// document; the document is reported as not validated.
+	ErrValidatorPanic = errors.New("validator failed")
 )
 
 // ParseError reports a document that is not parseable JSON, with the
@@ -29,6 +35,9 @@ type ParseError struct {
 }
 
 func (e *ParseError) Error() string {
+	if errors.Is(e.Err, ErrHostileNumber) {
+		return fmt.Sprintf("refused at %d:%d: %v", e.Line, e.Column, e.Err)
+	}
 	return fmt.Sprintf("not parseable JSON at %d:%d: %v", e.Line, e.Column, e.Err)
 }
 

@@ -30,6 +30,9 @@ func parse(doc []byte) (any, error) {
 	if off < len(doc) {
 		return nil, newParseError(doc, off, fmt.Errorf("invalid character %s after top-level value", quoteChar(doc, off)))
 	}
+	if off, err := checkNumbers(doc); err != nil {
+		return nil, newParseError(doc, off, err)
+	}
 	return v, nil
 }
 

@@ -331,8 +331,10 @@ func (r *Registry) compiled(id string) (*jsonschema.Schema, error) {
 // Validate parses doc (JSON bytes) and validates it against contract id.
 // It returns the violations (none means valid) in document order, each with
 // its line and column. The error is non-nil only when id is unknown
-// ([ErrUnknownContract]), doc is not parseable JSON (*[ParseError]), or a
-// project-local schema does not compile ([ErrInvalidSchema]).
+// ([ErrUnknownContract]), doc is not parseable JSON or holds a number over
+// the bounds (*[ParseError]; [ErrHostileNumber]), the validator panicked
+// ([ErrValidatorPanic]), or a project-local schema does not compile
+// ([ErrInvalidSchema]).
 func (r *Registry) Validate(id string, doc []byte) ([]Violation, error) {
 	s, err := r.compiled(id)
 	if err != nil {
@@ -342,6 +344,18 @@ func (r *Registry) Validate(id string, doc []byte) ([]Violation, error) {
 	if err != nil {
 		return nil, err
 	}
+	return validate(s, v, doc)
+}
+
+// validate runs the library's validation of v, turning a panic in it into
+// an error wrapping [ErrValidatorPanic]: a document the number guard did
+// not foresee must fail its own check, never the process.
+func validate(s *jsonschema.Schema, v any, doc []byte) (vs []Violation, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			vs, err = nil, fmt.Errorf("%w: %v", ErrValidatorPanic, p)
+		}
+	}()
 	return violationsOf(s.Validate(v), v, doc), nil
 }
 
@@ -363,7 +377,8 @@ func (r *Registry) ValidateAuto(doc []byte) (string, []Violation, error) {
 	if err != nil {
 		return id, nil, err
 	}
-	return id, violationsOf(s.Validate(v), v, doc), nil
+	vs, err := validate(s, v, doc)
+	return id, vs, err
 }
 
 // ValidateValue validates an already-decoded value (map[string]any and so
@@ -379,7 +394,10 @@ func (r *Registry) ValidateValue(id string, v any) ([]Violation, error) {
 	if err != nil {
 		return []Violation{{Pointer: "#", Message: "is not a JSON value: " + err.Error()}}, nil
 	}
-	return violationsOf(s.Validate(v), v, nil), nil
+	if ptr, err := checkValue(v, "#"); err != nil {
+		return []Violation{{Pointer: ptr, Message: err.Error()}}, nil
+	}
+	return validate(s, v, nil)
 }
 
 // SchemaField returns the top-level "schema" string of a JSON document, ""

@@ -15,6 +15,7 @@ import (
 	"github.com/foundryhq/foundry/blackboard"
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/internal/atomicfile"
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/internal/conflict"
 )
 
@@ -104,10 +105,13 @@ func (r *run) checkBlackboard(ctx context.Context) error {
 		}
 		a := artifact{path: p}
 		var (
-			perr    *contracts.ParseError
-			pathErr *fs.PathError
+			perr     *contracts.ParseError
+			pathErr  *fs.PathError
+			tooLarge *confined.TooLargeError
 		)
 		switch {
+		case errors.As(res.readErr, &tooLarge):
+			r.add(CheckBlackboardParse, Finding{File: p, Message: fmt.Sprintf("not read: %s is %s, over the %s limit", tooLarge.Limit.Kind, confined.FormatSize(tooLarge.Size), tooLarge.Limit)})
 		case errors.As(res.readErr, &pathErr):
 			// One unreadable entry (a dangling link, a link to a folder)
 			// is a finding, not the end of the sweep.
@@ -115,7 +119,11 @@ func (r *run) checkBlackboard(ctx context.Context) error {
 		case res.readErr != nil:
 			return res.readErr
 		case errors.As(res.err, &perr):
-			r.add(CheckBlackboardParse, Finding{File: p, Line: perr.Line, Column: perr.Column, Message: "not parseable JSON: " + perr.Err.Error()})
+			msg := "not parseable JSON: " + perr.Err.Error()
+			if errors.Is(perr.Err, contracts.ErrHostileNumber) {
+				msg = perr.Err.Error()
+			}
+			r.add(CheckBlackboardParse, Finding{File: p, Line: perr.Line, Column: perr.Column, Message: msg})
 		case errors.Is(res.err, contracts.ErrNoSchemaField):
 			r.checked(CheckBlackboardSchema, 1)
 			r.add(CheckBlackboardSchema, Finding{File: p, Message: `#: no "schema" field naming the artifact's contract`})
@@ -125,6 +133,9 @@ func (r *run) checkBlackboard(ctx context.Context) error {
 		case errors.Is(res.err, contracts.ErrInvalidSchema):
 			r.checked(CheckBlackboardSchema, 1)
 			r.add(CheckBlackboardSchema, Finding{File: p, Message: fmt.Sprintf("#/schema: contract %s does not compile (see %s)", res.contract, CheckContractsLocal)})
+		case errors.Is(res.err, contracts.ErrValidatorPanic):
+			r.checked(CheckBlackboardValid, 1)
+			r.add(CheckBlackboardValid, Finding{File: p, Message: "not validated: " + res.err.Error()})
 		case res.err != nil:
 			return res.err
 		default:
@@ -143,13 +154,20 @@ func (r *run) checkBlackboard(ctx context.Context) error {
 	return nil
 }
 
-func (r *run) validateArtifact(p string) sweepResult {
+func (r *run) validateArtifact(p string) (res sweepResult) {
+	// A worker's panic would end the process: it becomes this file's
+	// finding instead.
+	defer func() {
+		if v := recover(); v != nil {
+			res = sweepResult{err: fmt.Errorf("%w: %v", contracts.ErrValidatorPanic, v)}
+		}
+	}()
 	data, err := fs.ReadFile(r.p.FS, p)
 	if err != nil {
 		return sweepResult{readErr: fmt.Errorf("read %s: %w", p, err)}
 	}
 	id, vs, err := r.reg.ValidateAuto(data)
-	res := sweepResult{contract: id, violations: vs, err: err}
+	res = sweepResult{contract: id, violations: vs, err: err}
 	if len(vs) > 0 || conflict.Has(data) {
 		res.data = data // kept for the history pass and the conflict check
 	}

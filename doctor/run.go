@@ -122,11 +122,23 @@ func Run(ctx context.Context, env Env) (*Report, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if err := pass(ctx); err != nil {
+		if err := guard(ctx, pass); err != nil {
 			return nil, fmt.Errorf("run doctor on the %s: %w", r.rep.Source, err)
 		}
 	}
 	return r.finish(), nil
+}
+
+// guard runs one pass, turning a panic in it into an error: hostile
+// content must end a check, never the process (or the MCP server that runs
+// doctor as a tool).
+func guard(ctx context.Context, pass func(context.Context) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error: %v", p)
+		}
+	}()
+	return pass(ctx)
 }
 
 // add records a finding of check id with the check's severity and returns

@@ -1,0 +1,55 @@
+package mcp_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// hostileRisk is a risk.v1 artifact whose probability the JSON Schema
+// library could not compare: it panicked in big.Rat.Cmp.
+const hostileRisk = `{"schema": "risk.v1", "producedBy": {"agent": "analyst", "wave": "risks"}, "id": "RISK-1", "title": "Hostile", "category": "technical", "probability": 1e1000000000, "impactEur": 1, "mitigation": {"strategy": "accept", "action": "none"}, "owner": "me", "status": "open"}`
+
+// TestHostileNumbersOverMCP checks that a hostile number neither kills the
+// server (doctor validated in a goroutine nothing recovered) nor passes:
+// the doctor tool reports the file, contract_validate and blackboard_write
+// refuse the number, and the server still answers afterwards.
+func TestHostileNumbersOverMCP(t *testing.T) {
+	s := fixtureSession{root: copyFixture(t)}
+	dir := filepath.Join(s.root, ".foundry", "blackboard", "risks")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "analyst.json"), []byte(hostileRisk), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	client := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"doctor","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"contract_validate","arguments":{"schema":"risk.v1","data":` + hostileRisk + `}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"contract_validate","arguments":{"schema":"risk.v1","path":".foundry/blackboard/risks/analyst.json"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"blackboard_write","arguments":{"wave":"w","agent":"a","schema":"risk.v1","data":` + hostileRisk + `}}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"ping"}`,
+	}, "\n")
+	lines := splitLines(runSession(t, s, []byte(client)))
+	if len(lines) != 5 {
+		t.Fatalf("got %d answers, want 5:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+	for i, want := range []string{
+		`analyst.json`,
+		`number too large to validate`,
+		`number too large to validate`,
+		`number too large to validate`,
+		`"result":{}`,
+	} {
+		if !strings.Contains(lines[i], want) {
+			t.Errorf("answer %d lacks %q:\n%s", i+1, want, lines[i])
+		}
+		if strings.Contains(lines[i], "panic") {
+			t.Errorf("answer %d reports a panic:\n%s", i+1, lines[i])
+		}
+	}
+	if _, err := os.Stat(filepath.Join(s.root, ".foundry", "blackboard", "w", "a.json")); err == nil {
+		t.Error("blackboard_write stored the hostile artifact")
+	}
+}
