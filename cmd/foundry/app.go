@@ -114,6 +114,7 @@ func commands(env *cliEnv) []*cli.Command {
 		newPluginCommand(env),
 		newConfigCommand(env),
 		newVersionCommand(env),
+		newCompletionCommand(env),
 	}
 }
 
@@ -201,6 +202,7 @@ EXIT STATUS:
 	for _, c := range app.Commands {
 		setUsageHandlers(c)
 	}
+	app.Commands = append(app.Commands, newCompleteCommand(env, func() *cli.App { return app }))
 	app.After = func(*cli.Context) error { return notFound }
 	return app
 }

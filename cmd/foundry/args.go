@@ -17,7 +17,8 @@ import (
 // after a `--` stays positional. Unknown flags are left with the command so
 // that urfave/cli reports them as usage errors.
 func normalizeArgs(app *cli.App, args []string) []string {
-	if len(args) == 0 {
+	if len(args) == 0 || len(args) > 1 && args[1] == completeCommand {
+		// The completion scripts pass the words typed so far verbatim.
 		return args
 	}
 	globals := flagTable(app.Flags)

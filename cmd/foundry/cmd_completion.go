@@ -1,0 +1,292 @@
+package main
+
+import (
+	"context"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/foundryhq/foundry/blackboard"
+	"github.com/foundryhq/foundry/contracts"
+	"github.com/foundryhq/foundry/facts"
+	"github.com/foundryhq/foundry/project"
+	"github.com/foundryhq/foundry/runbooks"
+)
+
+// completeCommand is the hidden command the completion scripts call with
+// the words typed so far, the last one being the word to complete.
+const completeCommand = "__complete"
+
+func newCompletionCommand(env *cliEnv) *cli.Command {
+	return &cli.Command{
+		Name:      "completion",
+		Usage:     "print the shell completion script for bash, zsh or fish",
+		ArgsUsage: "<bash|zsh|fish>",
+		Description: `Prints a script that makes the shell complete foundry's commands, flags and
+flag values, contract ids, runbook slugs, fact ids and wave names (read
+from the project of the folder, or of -C DIR, as you type). Load it with
+
+   bash:  source <(foundry completion bash)         (in ~/.bashrc)
+   zsh:   source <(foundry completion zsh)          (in ~/.zshrc, after compinit)
+   fish:  foundry completion fish | source          (in ~/.config/fish/config.fish)
+
+EXIT STATUS:
+   0  ok
+   2  malformed command line: no shell, or one not supported`,
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrorf("completion takes one shell: bash, zsh or fish")
+			}
+			if err := env.refuseSource("completion"); err != nil {
+				return err
+			}
+			script, ok := completionScripts[c.Args().First()]
+			if !ok {
+				return usageErrorf("completion: unknown shell %q; use bash, zsh or fish", c.Args().First())
+			}
+			_, err := io.WriteString(env.stdout, script)
+			return err
+		},
+	}
+}
+
+// newCompleteCommand is the hidden __complete: it prints the candidates for
+// the last of its arguments, one a line.
+func newCompleteCommand(env *cliEnv, app func() *cli.App) *cli.Command {
+	return &cli.Command{
+		Name:            completeCommand,
+		Hidden:          true,
+		SkipFlagParsing: true,
+		Action: func(c *cli.Context) error {
+			words := c.Args().Slice()
+			if len(words) == 0 {
+				words = []string{""}
+			}
+			var b strings.Builder
+			for _, s := range complete(c.Context, app(), words) {
+				b.WriteString(s + "\n")
+			}
+			_, err := io.WriteString(env.stdout, b.String())
+			return err
+		},
+	}
+}
+
+// flagValues are the values of flags with a fixed set, by flag name.
+var flagValues = map[string][]string{
+	"type":       {"decision", "constraint", "convention", "domain", "risk", "metric", "glossary"},
+	"confidence": {"high", "medium", "low"},
+	"scope":      {"project", "module:", "vertical:"},
+	"source":     {"conversation", "code", "adr-", "external:"},
+	"transport":  {"stdio"},
+}
+
+// formatValues are --format's values, by command.
+var formatValues = map[string][]string{
+	"doctor":   {"text", "json", "sarif"},
+	"validate": {"text", "lines", "json", "sarif"},
+}
+
+// complete returns the candidates for the last word of words, the words
+// typed after "foundry". The project (working tree, or -C DIR) supplies
+// contract ids, runbook slugs, fact ids and wave names; when there is none
+// those are simply not offered.
+func complete(ctx context.Context, app *cli.App, words []string) []string {
+	cur := words[len(words)-1]
+	globals := flagTable(app.Flags)
+	var (
+		cmd     *cli.Command
+		path    []string
+		cmds    = app.Commands
+		local   = map[string]bool{}
+		nargs   int    // positional arguments before cur
+		pending string // a flag waiting for its value
+		dir     = "."
+	)
+	for i := 0; i < len(words)-1; i++ {
+		w := words[i]
+		if pending != "" {
+			if pending == "C" {
+				dir = w
+			}
+			pending = ""
+			continue
+		}
+		if len(w) > 1 && w[0] == '-' {
+			name, _, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
+			if takes, ok := local[name]; ok && takes && !hasValue {
+				pending = name
+			} else if takes, ok := globals[name]; ok && takes && !hasValue {
+				pending = name
+			}
+			continue
+		}
+		if nargs == 0 {
+			if c := findCommand(cmds, w); c != nil && !c.Hidden {
+				cmd, cmds, path = c, c.Subcommands, append(path, c.Name)
+				local = flagTable(c.Flags)
+				continue
+			}
+		}
+		nargs++
+	}
+	cmdPath := strings.Join(path, " ")
+	var cands []string
+	switch {
+	case pending != "":
+		cands = valuesOf(ctx, dir, cmdPath, pending)
+	case strings.HasPrefix(cur, "-"):
+		var flags []cli.Flag
+		if cmd != nil {
+			flags = append(flags, cmd.Flags...)
+		}
+		flags = append(flags, app.Flags...)
+		for _, f := range flags {
+			for _, n := range f.Names() {
+				cands = append(cands, dashed(n))
+			}
+		}
+		cands = append(cands, "--help")
+	case len(cmds) > 0 && nargs == 0:
+		for _, c := range cmds {
+			if !c.Hidden {
+				cands = append(cands, c.Name)
+			}
+		}
+	default:
+		cands = argumentsOf(ctx, dir, cmdPath, nargs)
+	}
+	var out []string
+	for _, c := range cands {
+		if strings.HasPrefix(c, cur) && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// valuesOf returns the values of flag name of the command at cmdPath.
+func valuesOf(ctx context.Context, dir, cmdPath, name string) []string {
+	switch name {
+	case "format":
+		return formatValues[cmdPath]
+	case "schema":
+		return projectNames(ctx, dir, contractIDs)
+	case "supersedes":
+		return projectNames(ctx, dir, factIDs)
+	case "wave":
+		return projectNames(ctx, dir, waveNames)
+	}
+	return flagValues[name]
+}
+
+// argumentsOf returns the candidates for positional argument n of the
+// command at cmdPath.
+func argumentsOf(ctx context.Context, dir, cmdPath string, n int) []string {
+	switch {
+	case cmdPath == "completion" && n == 0:
+		return []string{"bash", "zsh", "fish"}
+	case (cmdPath == "contracts show" || cmdPath == "contracts example") && n == 0,
+		cmdPath == "validate" && n == 0:
+		return projectNames(ctx, dir, contractIDs)
+	case cmdPath == "runbook get" && n == 0:
+		return projectNames(ctx, dir, runbookSlugs)
+	case (cmdPath == "memory show" || cmdPath == "memory retire") && n == 0:
+		return projectNames(ctx, dir, factIDs)
+	case (cmdPath == "blackboard read" || cmdPath == "blackboard archive") && n == 0:
+		return projectNames(ctx, dir, waveNames)
+	}
+	return nil
+}
+
+// projectNames opens the project at dir and lists names from it; any
+// failure gives none, since completion must never print an error.
+func projectNames(ctx context.Context, dir string, list func(context.Context, *project.Project) ([]string, error)) []string {
+	p, err := project.Open(dir, project.Source{})
+	if err != nil {
+		return nil
+	}
+	names, err := list(ctx, p)
+	if err != nil {
+		return nil
+	}
+	return names
+}
+
+func contractIDs(_ context.Context, p *project.Project) ([]string, error) {
+	reg, err := contracts.Load(p.FS)
+	if err != nil {
+		return nil, err
+	}
+	return reg.IDs(), nil
+}
+
+func runbookSlugs(ctx context.Context, p *project.Project) ([]string, error) {
+	l, err := runbooks.Open(p.FS, runbooks.Options{}).List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var slugs []string
+	for _, r := range l.Runbooks {
+		slugs = append(slugs, r.Slug)
+	}
+	return slugs, nil
+}
+
+func factIDs(ctx context.Context, p *project.Project) ([]string, error) {
+	list, err := facts.Open(p, facts.Options{Warn: io.Discard}).List(ctx, facts.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, f := range list {
+		ids = append(ids, f.ID)
+	}
+	return ids, nil
+}
+
+func waveNames(ctx context.Context, p *project.Project) ([]string, error) {
+	return blackboard.Open(p.FS, blackboard.Options{}).Waves(ctx)
+}
+
+// completionScripts are the scripts completion prints. Each asks
+// `foundry __complete WORDS…` for the candidates of the word under the
+// cursor, and falls back to file names when there are none (a --data-file,
+// a path to validate).
+var completionScripts = map[string]string{
+	"bash": `# bash completion for foundry: source <(foundry completion bash)
+_foundry() {
+	local IFS=$'\n'
+	local cur="${COMP_WORDS[COMP_CWORD]}"
+	COMPREPLY=($(foundry ` + completeCommand + ` "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null))
+	if [ ${#COMPREPLY[@]} -eq 0 ]; then
+		COMPREPLY=($(compgen -f -- "$cur"))
+	fi
+}
+complete -o filenames -F _foundry foundry
+`,
+	"zsh": `#compdef foundry
+# zsh completion for foundry: source <(foundry completion zsh), after compinit
+_foundry() {
+	local -a cands
+	cands=("${(@f)$(foundry ` + completeCommand + ` "${(@)words[2,CURRENT]}" 2>/dev/null)}")
+	cands=(${cands:#})
+	if (( ${#cands} )); then
+		compadd -- "${cands[@]}"
+	else
+		_files
+	fi
+}
+compdef _foundry foundry
+`,
+	"fish": `# fish completion for foundry: foundry completion fish | source
+function __foundry_complete
+	set -l words (commandline -opc) (commandline -ct)
+	foundry ` + completeCommand + ` $words[2..-1] 2>/dev/null
+end
+complete -c foundry -f -a '(__foundry_complete)'
+complete -c foundry -n 'test -z "(__foundry_complete)"' -F
+`,
+}
