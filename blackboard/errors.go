@@ -31,6 +31,9 @@ var (
 	ErrInvalidCursor = errors.New("invalid cursor")
 	// ErrInvalidLimit means a read limit is outside 1–[MaxLimit].
 	ErrInvalidLimit = errors.New("invalid limit")
+	// ErrSecret means an artifact holds a provider-format token or a
+	// private key; see [SecretError].
+	ErrSecret = errors.New("artifact holds a secret")
 	// ErrSymlink means a folder a write goes through is a symbolic link,
 	// which could lead the write outside the project.
 	ErrSymlink = atomicfile.ErrSymlink

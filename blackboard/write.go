@@ -171,6 +171,10 @@ func (b *Board) Write(ctx context.Context, req WriteRequest) (WriteResult, error
 	if err != nil {
 		return res, err
 	}
+	if found := FindSecrets(obj); len(found) > 0 {
+		b.record(tokens.KindGateBlocked)
+		return res, fmt.Errorf("write artifact: %w", &SecretError{Secrets: found})
+	}
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}

@@ -26,6 +26,7 @@ type sweepResult struct {
 	violations []contracts.Violation
 	err        error // parse, schema-field or contract error
 	readErr    error
+	secrets    []blackboard.Secret
 }
 
 // listArtifacts returns the paths of every .json file under the
@@ -102,6 +103,10 @@ func (r *run) checkBlackboard(ctx context.Context) error {
 		res := results[i]
 		if res.readErr == nil {
 			r.conflictsIn(p, res.data)
+			r.checked(CheckSecrets, 1)
+			for _, sec := range res.secrets {
+				r.add(CheckSecrets, Finding{File: p, Message: sec.String() + secretAdvice})
+			}
 		}
 		a := artifact{path: p}
 		var (
@@ -167,7 +172,7 @@ func (r *run) validateArtifact(p string) (res sweepResult) {
 		return sweepResult{readErr: fmt.Errorf("read %s: %w", p, err)}
 	}
 	id, vs, err := r.reg.ValidateAuto(data)
-	res = sweepResult{contract: id, violations: vs, err: err}
+	res = sweepResult{contract: id, violations: vs, err: err, secrets: storedSecrets(data)}
 	if len(vs) > 0 || conflict.Has(data) {
 		res.data = data // kept for the history pass and the conflict check
 	}

@@ -27,6 +27,7 @@ type Check struct {
 // The check ids.
 const (
 	CheckConflicts         = "conflict.markers"
+	CheckSecrets           = "secrets.stored"
 	CheckConfig            = "config.valid"
 	CheckConfigMCP         = "config.mcp"
 	CheckContractsLocal    = "contracts.local"
@@ -54,6 +55,7 @@ const (
 func Checks() []Check {
 	return []Check{
 		{CheckConflicts, Error, "no file under .foundry holds git conflict markers", false},
+		{CheckSecrets, Error, "no secret is stored under .foundry (facts, runbooks, artifacts, schemas)", false},
 		{CheckConfig, Error, "config is valid", false},
 		{CheckConfigMCP, Warning, "config says whether foundry mcp serve may start (an mcp block)", false},
 		{CheckContractsLocal, Error, "project-local schemas are well named, parse and compile", false},

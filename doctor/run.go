@@ -110,6 +110,7 @@ func Run(ctx context.Context, env Env) (*Report, error) {
 		r.checkBlackboard,
 		r.checkFacts,
 		r.checkRunbooks,
+		r.checkStoredSecrets,
 		r.checkAgents,
 		r.checkLock,
 		r.checkHistory,

@@ -142,6 +142,10 @@ func TestNoSecretLeaves(t *testing.T) {
 			}
 		}
 	}
+	// The write is refused by pointer, not by value.
+	if w := got[14]; !w.Result.IsError || !strings.Contains(w.text(), "#/failureScenario: holds a GitHub token") {
+		t.Errorf("blackboard_write of an artifact with secrets: %.400s", w.raw)
+	}
 	// The reads did their job: the planted material was found.
 	for id, want := range map[int]string{1: "fact-0009", 5: "Leaky runbook", 9: "leaky-agent.json", 17: "Leaky config notes", 19: "leaky summary"} {
 		if !strings.Contains(got[id].raw, want) {
