@@ -22,11 +22,12 @@ const maxConflictScan = 8 << 20
 
 // skipConflictScan reports whether a path under .foundry/ is left to
 // another pass (blackboard artifacts, which the sweep reads) or is no project
-// content (the gitignored event log, locks, temporary files).
+// content (the gitignored event log and search cache, locks, temporary
+// files).
 func skipConflictScan(p string, d fs.DirEntry) bool {
 	name := d.Name()
 	if d.IsDir() {
-		return p == project.Dir+"/metrics"
+		return p == project.Dir+"/metrics" || p == facts.CacheDir
 	}
 	if strings.HasPrefix(p, blackboard.Dir+"/") && strings.HasSuffix(name, ".json") {
 		return true // the sweep reads it

@@ -21,6 +21,7 @@ func Open(p *project.Project, opts Options) *Store {
 	opts.IndexBudget = p.Config.Memory.IndexBudgetTokens
 	opts.SearchLimit = p.Config.MemoryRetrieval.MaxFacts
 	if p.Writable() {
+		opts.Cache = true
 		return OpenDir(p.Root, opts)
 	}
 	opts.Root = ""

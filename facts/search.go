@@ -67,7 +67,7 @@ func (s *Store) Search(ctx context.Context, q Query) (SearchResult, error) {
 	if err := ctx.Err(); err != nil {
 		return SearchResult{}, err
 	}
-	res, err := s.rank(q)
+	res, err := s.rank(ctx, q)
 	if err != nil {
 		return SearchResult{}, err
 	}
@@ -76,14 +76,16 @@ func (s *Store) Search(ctx context.Context, q Query) (SearchResult, error) {
 }
 
 // rank brings the live index up to date and ranks a validated query.
-func (s *Store) rank(q Query) (SearchResult, error) {
+func (s *Store) rank(ctx context.Context, q Query) (SearchResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.sync(); err != nil {
 		return SearchResult{}, err
 	}
 	s.indexAll()
-	return s.idx.rank(q, s.today()), nil
+	res := s.idx.rank(q, s.today())
+	s.saveCache(ctx)
+	return res, nil
 }
 
 // indexAll builds the search index on first use; from then on every change
@@ -93,6 +95,8 @@ func (s *Store) indexAll() {
 		return
 	}
 	s.idx = newLiveIndex()
+	s.idx.postings = make(map[string]*postingList, len(s.stems)+len(s.sorted))
+	s.idx.docs = make([]*entry, 0, len(s.sorted))
 	for _, list := range s.byID {
 		for _, e := range list {
 			if e.fact.Status != Superseded {

@@ -55,6 +55,10 @@ type Options struct {
 	// long-running process. Where events are unavailable the store says so
 	// once on Warn and revalidates on every call. [Store.Close] stops it.
 	Watch bool
+	// Cache keeps the parsed and analysed facts of a working tree in
+	// .foundry/cache/ between processes (see [CacheDir]), so a search in
+	// a fresh process need not parse every fact.
+	Cache bool
 }
 
 // Store reads, searches and writes the facts of one project. It caches parsed
@@ -79,6 +83,12 @@ type Store struct {
 	snapVer uint64
 	stems   map[string]string // word → stem memo; bounded by the vocabulary
 	titles  map[string]*titleInfo
+
+	cached     map[string]*cacheRecord // the persisted cache, until the first scan
+	cacheTime  int64                   // its modification time, ns
+	cacheTried bool
+	cacheDirty bool // the persisted cache is missing or stale
+	cacheSaved bool
 
 	w        watcher // nil when not watching
 	watchOff bool    // watching failed; revalidate on every call
@@ -139,6 +149,7 @@ func (s *Store) today() string { return s.opts.Now().Format(DateLayout) }
 type fileKey struct {
 	size     int64
 	mtime    int64
+	ctime    int64 // 0 when unknown
 	dev, ino uint64
 	hash     string
 }
@@ -161,7 +172,7 @@ func keyOf(fi fs.FileInfo) fileKey {
 	} else if h, ok := fi.Sys().(hasher); ok {
 		k.hash = h.Hash()
 	} else if dev, ino, ok := inode(fi); ok {
-		k.dev, k.ino = dev, ino
+		k.dev, k.ino, k.ctime = dev, ino, ctime(fi)
 	}
 	return k
 }
@@ -272,10 +283,21 @@ func (s *Store) watchFailed(err error) {
 // rescan lists the memory folder and re-reads the files whose identity
 // changed since they were read.
 func (s *Store) rescan() error {
+	if !s.cacheTried {
+		s.cacheTried = true
+		s.loadCache()
+	}
 	entries, err := fs.ReadDir(s.fsys, Dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read %s: %w", Dir, err)
 	}
+	fromCache, stale := s.cached != nil, false
+	defer func() {
+		if fromCache && !stale && len(s.cached) == 0 {
+			s.cacheDirty = false
+		}
+		s.cached = nil
+	}()
 	seen := make(map[string]bool, len(entries))
 	for _, e := range entries {
 		name := e.Name()
@@ -291,6 +313,10 @@ func (s *Store) rescan() error {
 			return fmt.Errorf("stat %s: %w", p, err)
 		}
 		seen[p] = true
+		if fromCache && s.files[p] == nil && s.adopt(p, info) {
+			continue
+		}
+		stale = true
 		if !s.revalidate(p, info, false) {
 			delete(seen, p)
 		}

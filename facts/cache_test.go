@@ -1,0 +1,214 @@
+package facts
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/foundryhq/foundry/internal/testenv"
+	"github.com/google/go-cmp/cmp"
+)
+
+// cachedSearch runs one search in a fresh store that uses the persisted
+// cache, as a CLI process does, and returns the result and the number of
+// fact files it read (the cache file is opened, not counted).
+func cachedSearch(t *testing.T, root string, q Query) (SearchResult, int64) {
+	t.Helper()
+	cfs := &countingFS{FS: os.DirFS(root)}
+	s := NewStore(cfs, Options{Root: root, Now: fixedNow, Cache: true})
+	res, err := s.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, cfs.reads.Load()
+}
+
+func plainSearch(t *testing.T, root string, q Query) SearchResult {
+	t.Helper()
+	res, err := NewStore(os.DirFS(root), Options{Now: fixedNow}).Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestSearchCacheReadsOneFile: the first search writes the cache (with its
+// own .gitignore); the next process reads the cache and no fact file, and
+// answers exactly as a search without the cache.
+func TestSearchCacheReadsOneFile(t *testing.T) {
+	t.Parallel()
+	facts := genFacts(t, 300)
+	root := writeTree(t, facts)
+	q := Query{Text: "migration deploy release", Limit: MaxLimit}
+
+	first, reads := cachedSearch(t, root, q)
+	if reads != int64(len(facts)) {
+		t.Errorf("first search read %d files, want %d", reads, len(facts))
+	}
+	if got, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(cacheIgnorePath))); err != nil || string(got) != "*\n" {
+		t.Errorf(".foundry/cache/.gitignore = %q, %v; want \"*\\n\"", got, err)
+	}
+	second, reads := cachedSearch(t, root, q)
+	if reads != 0 {
+		t.Errorf("search with a current cache read %d fact files, want 0", reads)
+	}
+	want := plainSearch(t, root, q)
+	if diff := cmp.Diff(want, first); diff != "" {
+		t.Errorf("first search differs from an uncached one (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, second); diff != "" {
+		t.Errorf("search from the cache differs from an uncached one (-want +got):\n%s", diff)
+	}
+	// A fresh process lists and stats; the cache is current, so it is not
+	// written again.
+	info, _ := os.Stat(filepath.Join(root, filepath.FromSlash(searchCachePath)))
+	if _, reads := cachedSearch(t, root, q); reads != 0 {
+		t.Errorf("third search read %d fact files", reads)
+	}
+	if again, _ := os.Stat(filepath.Join(root, filepath.FromSlash(searchCachePath))); !again.ModTime().Equal(info.ModTime()) {
+		t.Error("a current cache was rewritten")
+	}
+}
+
+// TestSearchCacheNeverTrustedBlindly: a corrupt or truncated cache is
+// ignored and rebuilt; a cache that cannot be written leaves searches
+// working; a store without a working tree (a revision, the index) writes
+// none.
+func TestSearchCacheNeverTrustedBlindly(t *testing.T) {
+	t.Parallel()
+	q := Query{Text: "migration", Limit: MaxLimit}
+	t.Run("corrupt", func(t *testing.T) {
+		t.Parallel()
+		root := writeTree(t, genFacts(t, 50))
+		want := plainSearch(t, root, q)
+		cachedSearch(t, root, q)
+		p := filepath.Join(root, filepath.FromSlash(searchCachePath))
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bad := range [][]byte{data[:len(data)/2], append([]byte("x"), data[1:]...), nil} {
+			flipped := append([]byte(nil), data...)
+			flipped[len(flipped)/2] ^= 0x40
+			for _, b := range [][]byte{bad, flipped} {
+				if err := os.WriteFile(p, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				got, reads := cachedSearch(t, root, q)
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Fatalf("with a damaged cache (-want +got):\n%s", diff)
+				}
+				if reads < 50 {
+					t.Errorf("damaged cache trusted: %d reads", reads)
+				}
+			}
+		}
+		if _, reads := cachedSearch(t, root, q); reads != 0 {
+			t.Errorf("cache not rebuilt: %d reads", reads)
+		}
+	})
+	t.Run("unwritable", func(t *testing.T) {
+		t.Parallel()
+		root := writeTree(t, genFacts(t, 20))
+		// A file where the folder should be: MkdirAll fails, as on a
+		// read-only file system.
+		if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(CacheDir)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := cachedSearch(t, root, q)
+		if diff := cmp.Diff(plainSearch(t, root, q), got); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	})
+	t.Run("no working tree", func(t *testing.T) {
+		t.Parallel()
+		root := writeTree(t, genFacts(t, 20))
+		s := NewStore(os.DirFS(root), Options{Now: fixedNow, Cache: true})
+		if _, err := s.Search(context.Background(), q); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(CacheDir))); !os.IsNotExist(err) {
+			t.Errorf("a store without a working tree wrote the cache: %v", err)
+		}
+	})
+}
+
+// TestSearchCacheSeesEveryChange changes memory in every way between two
+// CLI searches, with the cache in place: each answer reflects the change.
+func TestSearchCacheSeesEveryChange(t *testing.T) {
+	t.Parallel()
+	gitBin := testenv.Git(t)
+	ctx := context.Background()
+	root := writeTree(t, genFacts(t, 30))
+	writer := OpenDir(root, Options{Now: fixedNow, Cache: true})
+	expect := func(step, q string, want ...string) {
+		t.Helper()
+		got, _ := cachedSearch(t, root, Query{Text: q, Limit: MaxLimit})
+		var ids []string
+		for _, h := range got.Hits {
+			ids = append(ids, h.ID)
+		}
+		if !cmp.Equal(ids, want) {
+			t.Fatalf("%s: search %q = %q, want %q", step, q, ids, want)
+		}
+		if diff := cmp.Diff(plainSearch(t, root, Query{Text: q, Limit: MaxLimit}), got); diff != "" {
+			t.Fatalf("%s: cached search differs from an uncached one (-want +got):\n%s", step, diff)
+		}
+	}
+	w, err := writer.Write(ctx, WriteRequest{Title: "Migrations use Zebrafish", Body: "Plain SQL files.", Type: Convention})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect("write through foundry", "zebrafish", w.ID)
+	settle(t, root)
+	expect("settled", "zebrafish", w.ID)
+	expect("settled, from the cache", "zebrafish", w.ID)
+
+	p := filepath.Join(root, filepath.FromSlash(w.Path))
+	data, _ := os.ReadFile(p)
+	st, _ := os.Stat(p)
+	if err := os.WriteFile(p, []byte(strings.Replace(string(data), "Plain SQL", "Plain XQL", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	expect("edit in place, same size and time", "xql", w.ID)
+	settle(t, root)
+	expect("settled", "xql", w.ID)
+
+	if err := os.WriteFile(p+".new", []byte(strings.Replace(string(data), "Plain SQL", "Plain YQL", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(p+".new", p); err != nil {
+		t.Fatal(err)
+	}
+	expect("new inode", "yql", w.ID)
+	if err := os.Truncate(p, 0); err != nil {
+		t.Fatal(err)
+	}
+	expect("truncate", "zebrafish")
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	expect("delete", "zebrafish")
+
+	gitCmd(t, gitBin, root, "init", "-q")
+	gitCmd(t, gitBin, root, "add", ".foundry")
+	gitCmd(t, gitBin, root, "commit", "-qm", "main")
+	gitCmd(t, gitBin, root, "checkout", "-qb", "other")
+	w2, err := writer.Write(ctx, WriteRequest{Title: "Cache is Wombatstore", Body: "Evicts least recently used.", Type: Convention})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitCmd(t, gitBin, root, "add", "-A", ".foundry")
+	gitCmd(t, gitBin, root, "commit", "-qm", "other")
+	settle(t, root)
+	expect("on other", "wombatstore", w2.ID)
+	gitCmd(t, gitBin, root, "checkout", "-q", "main")
+	expect("checkout main", "wombatstore")
+	gitCmd(t, gitBin, root, "checkout", "-q", "other")
+	expect("checkout other", "wombatstore", w2.ID)
+}
