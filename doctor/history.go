@@ -16,6 +16,7 @@ import (
 	"github.com/foundryhq/foundry/blackboard"
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/git"
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 // maxExactPaths is how many failing artifacts the walk follows by exact
@@ -155,7 +156,11 @@ func (hr *historyRun) breakingEdits() error {
 		case err != nil:
 			return err
 		case git.BlobID(cur) != prev:
-			old, err := hr.p.Repo.ReadBlob(prev)
+			old, err := hr.p.Repo.ReadBlob(p, prev)
+			if errors.Is(err, confined.ErrTooLarge) {
+				hr.add(CheckContractsBreaking, Finding{File: p, Message: "not compared: " + err.Error()})
+				continue
+			}
 			if err != nil {
 				return err
 			}
@@ -168,16 +173,19 @@ func (hr *historyRun) breakingEdits() error {
 func describeCommit(c git.Commit) string { return fmt.Sprintf("%s (%s)", c.Short, c.When) }
 
 func (hr *historyRun) compareVersions(p, oldBlob, newBlob, where string, published git.Commit) error {
-	old, err := hr.p.Repo.ReadBlob(oldBlob)
-	if err != nil {
-		return err
+	old, err := hr.p.Repo.ReadBlob(p, oldBlob)
+	if err == nil {
+		var cur []byte
+		if cur, err = hr.p.Repo.ReadBlob(p, newBlob); err == nil {
+			hr.addBreaking(p, old, cur, where, published)
+			return nil
+		}
 	}
-	cur, err := hr.p.Repo.ReadBlob(newBlob)
-	if err != nil {
-		return err
+	if errors.Is(err, confined.ErrTooLarge) {
+		hr.add(CheckContractsBreaking, Finding{File: p, Message: "not compared: " + err.Error()})
+		return nil
 	}
-	hr.addBreaking(p, old, cur, where, published)
-	return nil
+	return err
 }
 
 func (hr *historyRun) addBreaking(p string, old, cur []byte, where string, published git.Commit) {

@@ -1,6 +1,11 @@
 package git
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/foundryhq/foundry/internal/confined"
+)
 
 var (
 	// ErrNotRepository means the folder is not inside a git repository.
@@ -13,4 +18,25 @@ var (
 	ErrPathNotFound = errors.New("path not found")
 	// ErrShallow means a shallow clone lacks the history a request needs.
 	ErrShallow = errors.New("shallow clone lacks this history")
+	// ErrObjectTooLarge means an object's header gives a size over
+	// maxObjectBytes: it is not inflated.
+	ErrObjectTooLarge = errors.New("git object too large")
 )
+
+// maxObjectBytes bounds any object read from git (a tree, a commit, a blob
+// whose path has no smaller limit): a 4 MB pack can hold a 400 MB blob of
+// zeros, and go-git inflates an object whole.
+const maxObjectBytes = 64 * confined.MiB
+
+// TooLargeError reports an object refused by the size in its header. It
+// wraps [ErrObjectTooLarge].
+type TooLargeError struct {
+	Hash string
+	Size int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%v: object %.7s is %s, over the %s limit", ErrObjectTooLarge, e.Hash, confined.FormatSize(e.Size), confined.FormatSize(maxObjectBytes))
+}
+
+func (e *TooLargeError) Unwrap() error { return ErrObjectTooLarge }

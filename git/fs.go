@@ -15,6 +15,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 // entry is one name in a directory of a git view.
@@ -101,7 +103,7 @@ func (f *objectFS) Open(name string) (fs.File, error) {
 	if e.isDir {
 		return &dirFile{fsys: f, name: name, e: e}, nil
 	}
-	data, err := f.readBlob(e.hash)
+	data, err := f.readBlob(name, e.hash)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
@@ -117,7 +119,7 @@ func (f *objectFS) ReadFile(name string) ([]byte, error) {
 	if e.isDir {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("is a directory")}
 	}
-	data, err := f.readBlob(e.hash)
+	data, err := f.readBlob(name, e.hash)
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}
@@ -164,9 +166,19 @@ func (f *objectFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	return out, nil
 }
 
-func (f *objectFS) readBlob(h plumbing.Hash) ([]byte, error) {
+// readBlob reads the blob h of the file name, after checking from the
+// object's header that it is within name's limit (see
+// [confined.LimitFor]; the names of a view are relative to the project).
+func (f *objectFS) readBlob(name string, h plumbing.Hash) ([]byte, error) {
 	f.repo.mu.Lock()
 	defer f.repo.mu.Unlock()
+	size, err := f.repo.repo.Storer.EncodedObjectSize(h)
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h.String()[:7], err)
+	}
+	if l := confined.LimitFor(name); size > l.Max {
+		return nil, &confined.TooLargeError{Path: name, Size: size, Limit: l}
+	}
 	obj, err := f.repo.repo.Storer.EncodedObject(plumbing.BlobObject, h)
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h.String()[:7], err)

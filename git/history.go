@@ -501,13 +501,15 @@ func (q *commitQueue) Pop() any {
 }
 
 // ReadBlob returns the content of the blob with object id id (as in
-// [PathChange.Blob] or [FileInfo.Hash]).
-func (r *Repo) ReadBlob(id string) ([]byte, error) {
+// [PathChange.Blob] or [FileInfo.Hash]), a version of the file name (a
+// slash path relative to the project), whose size limit applies (see
+// [confined.LimitFor]).
+func (r *Repo) ReadBlob(name, id string) ([]byte, error) {
 	if !plumbing.IsHash(id) {
 		return nil, fmt.Errorf("read blob %q: %w", id, ErrPathNotFound)
 	}
 	f := &objectFS{repo: r}
-	data, err := f.readBlob(plumbing.NewHash(id))
+	data, err := f.readBlob(name, plumbing.NewHash(id))
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		return nil, fmt.Errorf("%w: %w", err, ErrPathNotFound)
 	}

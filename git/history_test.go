@@ -100,7 +100,7 @@ func TestHistoryLinear(t *testing.T) {
 	if first.Seq != 4 || first.Commit.When != "2026-01-01" {
 		t.Errorf("first change seq %d date %s, want 4 and 2026-01-01", first.Seq, first.Commit.When)
 	}
-	data, err := repo.ReadBlob(first.Blob)
+	data, err := repo.ReadBlob("schemas/x.json", first.Blob)
 	if err != nil || string(data) != "a1" {
 		t.Errorf("ReadBlob = %q, %v; want a1", data, err)
 	}
@@ -251,10 +251,10 @@ func TestHistoryErrors(t *testing.T) {
 	if _, err := repo.History(ctx, "HEAD", git.HistoryOptions{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("History with a cancelled context: %v, want context.Canceled", err)
 	}
-	if _, err := repo.ReadBlob(git.BlobID([]byte("never committed"))); !errors.Is(err, git.ErrPathNotFound) {
+	if _, err := repo.ReadBlob("x", git.BlobID([]byte("never committed"))); !errors.Is(err, git.ErrPathNotFound) {
 		t.Errorf("ReadBlob of a missing object: %v, want ErrPathNotFound", err)
 	}
-	if _, err := repo.ReadBlob("zz"); !errors.Is(err, git.ErrPathNotFound) {
+	if _, err := repo.ReadBlob("x", "zz"); !errors.Is(err, git.ErrPathNotFound) {
 		t.Errorf("ReadBlob of a malformed id: %v, want ErrPathNotFound", err)
 	}
 }

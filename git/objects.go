@@ -55,6 +55,9 @@ func newLazyStorage(st *filesystem.Storage) *lazyStorage {
 // EncodedObject implements storer.EncodedObjectStorer.
 func (s *lazyStorage) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
 	obj, err := s.read(h)
+	if errors.Is(err, ErrObjectTooLarge) {
+		return nil, err // go-git's storage would inflate it whole
+	}
 	if err != nil {
 		return s.Storage.EncodedObject(t, h)
 	}
@@ -64,13 +67,38 @@ func (s *lazyStorage) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plu
 	return obj, nil
 }
 
-// EncodedObjectSize implements storer.EncodedObjectSizeQuerier.
+// EncodedObjectSize implements storer.EncodedObjectSizeQuerier. It reads
+// only the object's header (a loose object's first bytes, a packed object's
+// header or its delta's target size), never its content, so a caller can
+// refuse an object by its size before it is inflated.
 func (s *lazyStorage) EncodedObjectSize(h plumbing.Hash) (int64, error) {
-	obj, err := s.read(h)
-	if err != nil {
+	if obj, ok := s.cache.Get(h); ok {
+		return obj.Size(), nil
+	}
+	f, err := s.dotgit.Open(loosePath(h))
+	switch {
+	case err == nil:
+		defer f.Close()
+		r, err := objfile.NewReader(f)
+		if err != nil {
+			return 0, err
+		}
+		defer r.Close()
+		_, size, err := r.Header()
+		return size, err
+	case !errors.Is(err, fs.ErrNotExist):
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, off, err := s.packed(h)
+	if errors.Is(err, errNotHere) {
 		return s.Storage.EncodedObjectSize(h)
 	}
-	return obj.Size(), nil
+	if err != nil {
+		return 0, err
+	}
+	return p.pack.GetSizeByOffset(off)
 }
 
 // HasEncodedObject implements storer.EncodedObjectStorer.
@@ -118,7 +146,7 @@ func (s *lazyStorage) read(h plumbing.Hash) (plumbing.EncodedObject, error) {
 	f, err := s.dotgit.Open(loosePath(h))
 	switch {
 	case err == nil:
-		obj, err := readLoose(f)
+		obj, err := readLoose(f, h)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -132,10 +160,27 @@ func (s *lazyStorage) read(h plumbing.Hash) (plumbing.EncodedObject, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	p, off, err := s.packed(h)
+	if err != nil {
+		return nil, err
+	}
+	size, err := p.pack.GetSizeByOffset(off)
+	if err != nil {
+		return nil, err
+	}
+	if size > maxObjectBytes {
+		return nil, &TooLargeError{Hash: h.String(), Size: size}
+	}
+	return p.pack.Get(h)
+}
+
+// packed finds h in a pack, opened for reading, and its offset there; the
+// error is errNotHere when no listed pack holds it. s.mu is held.
+func (s *lazyStorage) packed(h plumbing.Hash) (*lazyPack, int64, error) {
 	for retried := false; ; retried = true {
 		p := s.findPacked(h)
 		if p == nil {
-			return nil, errNotHere
+			return nil, 0, errNotHere
 		}
 		if p.pack == nil {
 			f, err := s.dotgit.Open("objects/pack/" + p.name + ".pack")
@@ -143,18 +188,20 @@ func (s *lazyStorage) read(h plumbing.Hash) (plumbing.EncodedObject, error) {
 				continue // a gc removed the pack since it was listed
 			}
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			// No filesystem: every object is read into memory, as the
 			// views read them anyway.
 			p.file, p.pack = f, packfile.NewPackfileWithCache(p.idx, nil, f, s.cache, 0)
 		}
-		return p.pack.Get(h)
+		off, err := p.idx.FindOffset(h)
+		return p, off, err
 	}
 }
 
-// readLoose reads a loose object file.
-func readLoose(f io.Reader) (plumbing.EncodedObject, error) {
+// readLoose reads the loose object file of h, refusing from its header an
+// object over maxObjectBytes before inflating it.
+func readLoose(f io.Reader, h plumbing.Hash) (plumbing.EncodedObject, error) {
 	r, err := objfile.NewReader(f)
 	if err != nil {
 		return nil, err
@@ -163,6 +210,9 @@ func readLoose(f io.Reader) (plumbing.EncodedObject, error) {
 	t, size, err := r.Header()
 	if err != nil {
 		return nil, err
+	}
+	if size > maxObjectBytes {
+		return nil, &TooLargeError{Hash: h.String(), Size: size}
 	}
 	obj := &plumbing.MemoryObject{}
 	obj.SetType(t)

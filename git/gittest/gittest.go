@@ -6,6 +6,7 @@ package gittest
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,4 +109,30 @@ func (r *Repo) CommitAll(msg string) string {
 	r.tick++
 	r.Git("commit", "-q", "--allow-empty", "-m", msg)
 	return r.Git("rev-parse", "HEAD")
+}
+
+// StageZeros stages at path (a slash path) a blob of size zero bytes,
+// written straight into git's objects without a working-tree file, and
+// returns its id: a huge blob that compresses to almost nothing, as a
+// hostile repository can commit one.
+func (r *Repo) StageZeros(path string, size int64) string {
+	r.t.Helper()
+	cmd := exec.Command("git", "hash-object", "-w", "--stdin")
+	cmd.Dir = r.Dir
+	cmd.Env = append(os.Environ(), Env...)
+	cmd.Stdin = io.LimitReader(zeros{}, size)
+	out, err := cmd.Output()
+	if err != nil {
+		r.t.Fatalf("git hash-object: %v", err)
+	}
+	id := strings.TrimSpace(string(out))
+	r.Git("update-index", "--add", "--cacheinfo", "100644,"+id+","+path)
+	return id
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }
