@@ -60,6 +60,9 @@ type MCP struct {
 	// when the key is omitted. The names are checked against the
 	// capability registry when the server starts.
 	Capabilities map[string]bool
+	// HTTP configures the optional daemon (foundry mcp serve --transport
+	// http).
+	HTTP MCPHTTP
 }
 
 // Default returns the configuration used when the file is absent.
@@ -150,6 +153,7 @@ func Parse(name string, data []byte) (Config, error) {
 			return d.object(n, k, map[string]func(*yaml.Node, string) error{
 				"enabled":         func(n *yaml.Node, k string) error { return d.boolean(n, k, &c.MCP.Enabled) },
 				"read_only":       func(n *yaml.Node, k string) error { return d.boolean(n, k, &c.MCP.ReadOnly) },
+				"http":            func(n *yaml.Node, k string) error { return d.mcpHTTP(n, k, &c.MCP.HTTP) },
 				"audit":           func(n *yaml.Node, k string) error { return d.boolean(n, k, &c.MCP.Audit) },
 				"max_concurrency": func(n *yaml.Node, k string) error { return d.intIn(n, k, &c.MCP.MaxConcurrency, 1, 1024) },
 				"rate_limit": func(n *yaml.Node, k string) error {

@@ -6,18 +6,24 @@ package mcp
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/foundryhq/foundry/config"
 	"github.com/foundryhq/foundry/internal/confined"
 )
 
@@ -215,4 +221,210 @@ func ServeHTTP(ctx context.Context, ln net.Listener, h *HTTPHandler, o HTTPServe
 	<-served
 	h.Close()
 	return nil
+}
+
+// DaemonOptions configure [RunDaemon].
+type DaemonOptions struct {
+	// Root is the project's confined root: the runtime folder goes there.
+	Root *confined.Root
+	// Worktree is the working tree that holds the project (the project
+	// root when it is not in git); a token file must lie outside it.
+	Worktree string
+	// Listen is the address to bind (host:port).
+	Listen string
+	// Server governs every session, as for stdio.
+	Server Options
+	// HTTP is the mcp.http block of the config.
+	HTTP config.MCPHTTP
+	// EnvToken is the value of FOUNDRY_MCP_TOKEN, a token for one run;
+	// empty when unset.
+	EnvToken string
+	// Logger receives the daemon's structured logs.
+	Logger *slog.Logger
+	// Ready, when set, is called with the endpoint's URL once the daemon
+	// listens.
+	Ready func(url string)
+}
+
+// EnvTokenName names the token of FOUNDRY_MCP_TOKEN in logs and audit
+// lines.
+const EnvTokenName = "FOUNDRY_MCP_TOKEN"
+
+// minEnvToken is the shortest FOUNDRY_MCP_TOKEN accepted.
+const minEnvToken = 16
+
+// RunDaemon serves the project over Streamable HTTP until ctx is done,
+// then shuts down gracefully and returns nil. It refuses to start when the
+// security rules are not met: beyond loopback it needs bearer tokens and
+// TLS; on loopback it needs tokens unless the server is read-only. One
+// daemon serves a project at a time.
+func RunDaemon(ctx context.Context, o DaemonOptions) error {
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	tokens, err := daemonTokens(o)
+	if err != nil {
+		return err
+	}
+	loopback := IsLoopback(o.Listen)
+	tlsOn := o.HTTP.TLSCert != ""
+	switch {
+	case !loopback && (len(tokens) == 0 || !tlsOn):
+		return fmt.Errorf("serve mcp over http: listening on %s, beyond loopback, requires bearer tokens and TLS (mcp.http.tls in %s): %w", o.Listen, config.Path, ErrInsecure)
+	case len(tokens) == 0 && o.Server.WritesEnabled():
+		return fmt.Errorf("serve mcp over http: a daemon that exposes tools that write requires bearer tokens (foundry mcp token new NAME): %w", ErrInsecure)
+	}
+	var tlsConf *tls.Config
+	if tlsOn {
+		cert, err := tls.LoadX509KeyPair(o.HTTP.TLSCert, o.HTTP.TLSKey)
+		if err != nil {
+			return fmt.Errorf("serve mcp over http: load TLS certificate: %w", err)
+		}
+		tlsConf = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+
+	lock, err := LockDaemon(o.Root)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := lock.Release(); err != nil {
+			log.Warn("release the daemon lock", "err", err)
+		}
+	}()
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return fmt.Errorf("serve mcp over http: %w", err)
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	scheme := "http"
+	if tlsOn {
+		scheme = "https"
+	}
+	ho := HTTPOptions{
+		Options:                o.Server,
+		Tokens:                 tokens,
+		AllowedOrigins:         append(LoopbackOrigins(scheme, port), o.HTTP.AllowedOrigins...),
+		TotalConcurrency:       o.HTTP.MaxConcurrency,
+		TotalRequestsPerMinute: o.HTTP.RequestsPerMinute,
+		TotalBurst:             o.HTTP.Burst,
+	}
+	if loopback {
+		ho.AllowedHosts = LoopbackHosts(port)
+	}
+	h, err := NewHTTPHandler(ho)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	host := "127.0.0.1"
+	if h, _, _ := net.SplitHostPort(o.Listen); h != "" && !strings.EqualFold(h, "localhost") {
+		host = h
+	}
+	url := scheme + "://" + net.JoinHostPort(host, port) + Endpoint
+	if err := lock.Publish(url); err != nil {
+		ln.Close()
+		h.Close()
+		return err
+	}
+	names := make([]string, len(tokens))
+	for i, t := range tokens {
+		names[i] = t.Name
+	}
+	log.Info("serving MCP over Streamable HTTP", "url", url, "tokens", names, "read_only", !o.Server.WritesEnabled())
+	if o.Ready != nil {
+		o.Ready(url)
+	}
+	if err := ServeHTTP(ctx, ln, h, HTTPServeOptions{TLS: tlsConf, Logger: log}); err != nil {
+		return err
+	}
+	log.Info("daemon stopped")
+	return nil
+}
+
+// daemonTokens gathers the accepted tokens: the config's, the token
+// file's and FOUNDRY_MCP_TOKEN.
+func daemonTokens(o DaemonOptions) ([]Token, error) {
+	entries := slices.Clone(o.HTTP.Tokens)
+	if o.HTTP.TokenFile != "" {
+		more, err := readTokenFile(tokenFilePath(o.HTTP.TokenFile, o.Root.Dir()), o.Worktree)
+		if err != nil {
+			return nil, err
+		}
+		entries = append(entries, more...)
+	}
+	var out []Token
+	seen := map[string]bool{}
+	for _, e := range entries {
+		if seen[e.Name] {
+			return nil, fmt.Errorf("serve mcp over http: two tokens are named %s", e.Name)
+		}
+		seen[e.Name] = true
+		sum, err := e.Hash()
+		if err != nil {
+			return nil, fmt.Errorf("serve mcp over http: %w", err)
+		}
+		out = append(out, Token{Name: e.Name, Scopes: e.Scopes, SHA256: sum})
+	}
+	if o.EnvToken != "" {
+		if len(o.EnvToken) < minEnvToken {
+			return nil, fmt.Errorf("serve mcp over http: %s is shorter than %d characters", EnvTokenName, minEnvToken)
+		}
+		out = append(out, Token{Name: EnvTokenName, SHA256: sha256.Sum256([]byte(o.EnvToken))})
+	}
+	return out, nil
+}
+
+// tokenFilePath resolves mcp.http.token_file: "~/" is the home folder, a
+// relative name is relative to the project root.
+func tokenFilePath(name, root string) string {
+	if rest, ok := strings.CutPrefix(name, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	if filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(root, name)
+}
+
+// readTokenFile reads a token file, which must lie outside the worktree
+// and be readable by its owner alone.
+func readTokenFile(name, worktree string) ([]config.MCPToken, error) {
+	abs, err := filepath.Abs(name)
+	if err == nil {
+		if real, rerr := filepath.EvalSymlinks(abs); rerr == nil {
+			abs = real
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read token file %s: %w", name, err)
+	}
+	if wt, err := filepath.EvalSymlinks(worktree); err == nil {
+		if rel, err := filepath.Rel(wt, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return nil, fmt.Errorf("read token file %s: it lies inside the worktree, where it could be committed: %w", name, ErrInsecure)
+		}
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, fmt.Errorf("read token file: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read token file: %w", err)
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > 1<<20 {
+		return nil, fmt.Errorf("read token file %s: not a regular file of at most 1 MiB", name)
+	}
+	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("read token file %s: mode %04o lets others read it; chmod 600 it: %w", name, fi.Mode().Perm(), ErrInsecure)
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("read token file: %w", err)
+	}
+	return config.ParseTokens(name, b)
 }

@@ -24,6 +24,11 @@ var (
 	// over HTTP; [*RunningError] says where.
 	ErrDaemonRunning = errors.New("an MCP daemon already serves this project")
 
+	// ErrInsecure refuses to start a daemon that breaks a security rule:
+	// beyond loopback without tokens and TLS, tools that write without
+	// tokens, a token file others can read or inside the worktree.
+	ErrInsecure = errors.New("insecure daemon configuration")
+
 	// errNotRegular refuses a file argument that names a directory, a FIFO
 	// or a device.
 	errNotRegular = errors.New("not a regular file")

@@ -156,15 +156,35 @@ func TestHTTPSDKClientModern(t *testing.T) {
 	}
 }
 
+// syncBuffer is a bytes.Buffer safe for concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
 // TestHTTPTokenScopes checks that a token's scopes narrow what its
-// sessions see, and that a session is bound to the token that opened it.
+// sessions see, that a session is bound to the token that opened it, and
+// that audit lines name the token by its configured name alone.
 func TestHTTPTokenScopes(t *testing.T) {
 	t.Parallel()
 	reg, err := fakeRegistry()
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := startHTTP(t, reg, nil)
+	var audit syncBuffer
+	d := startHTTP(t, reg, func(o *mcp.HTTPOptions) { o.Audit = &audit })
 	ctx := context.Background()
 	cs, err := sdkConnect(ctx, d.url, tokenRO)
 	if err != nil {
@@ -189,6 +209,13 @@ func TestHTTPTokenScopes(t *testing.T) {
 	resp := post(t, d, tokenRW, map[string]string{"Mcp-Session-Id": cs.ID()}, `{"jsonrpc":"2.0","id":5,"method":"ping"}`)
 	if resp.status != http.StatusNotFound {
 		t.Errorf("another token's session: %d %s, want 404", resp.status, resp.body)
+	}
+	log := audit.String()
+	if !strings.Contains(log, `"method":"tools/call","token":"reviewer","name":"note_write"`) || !strings.Contains(log, `"outcome":"denied"`) {
+		t.Errorf("audit log does not name the token: %s", log)
+	}
+	if strings.Contains(log, tokenRO) || strings.Contains(log, tokenRW) {
+		t.Errorf("audit log shows a token: %s", log)
 	}
 }
 

@@ -5,6 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"os"
+	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -40,11 +44,13 @@ func mcpRefusal(err error) error {
 
 type mcpOptions struct {
 	transport string
+	listen    string
 	rpcTrace  bool
 }
 
 func newMCPCommand(env *cliEnv) *cli.Command {
 	opts := &mcpOptions{}
+	tokenScopes := cli.NewStringSlice()
 	return &cli.Command{
 		Name:  "mcp",
 		Usage: "serve Foundry's tools and resources to agents over MCP",
@@ -59,7 +65,7 @@ EXIT STATUS:
 		Subcommands: []*cli.Command{
 			{
 				Name:      "serve",
-				Usage:     "serve MCP over stdio (newline-delimited JSON-RPC 2.0)",
+				Usage:     "serve MCP over stdio (newline-delimited JSON-RPC 2.0) or, as a daemon, over HTTP",
 				ArgsUsage: " ",
 				Description: `Reads JSON-RPC 2.0 requests, one per line, on stdin and writes the
 responses and notifications, one per line, on stdout; stdout carries the
@@ -92,24 +98,97 @@ read:runbooks, read:contracts, read:blackboard, write:blackboard and
 read:ops. The mcp block is read from the working tree's config, also with
 --rev and --staged.
 
+With --transport http the server runs as a daemon that several agents
+share: MCP's Streamable HTTP transport (revision 2025-11-25, and
+2026-07-28 without sessions) on http://ADDR/mcp, ADDR from --listen, else
+mcp.http.listen, else 127.0.0.1:7391; GET /healthz answers supervisors.
+All sessions share one warm project state. Requests need a bearer token
+(Authorization: Bearer TOKEN): the tokens are those of mcp.http.tokens
+(made by foundry mcp token new), of the file mcp.http.token_file (outside
+the worktree, mode 0600, the same {name, scopes, sha256} entries) and
+FOUNDRY_MCP_TOKEN for one run. A token's scopes narrow the server's. A
+read-only daemon on loopback may run without tokens. Beyond loopback the
+daemon needs tokens and TLS (mcp.http.tls {cert, key}), else it refuses
+to start. Host and Origin are checked (403), bodies over 8 MiB refused
+(413); max_concurrency and rate_limit apply per token, mcp.http
+{max_concurrency, rate_limit} to all clients together. One daemon serves
+a project: a second start says where the first listens
+(.foundry/run/mcp-http.json). SIGINT or SIGTERM stops it gracefully:
+requests in flight are answered, then it exits 0.
+
 EXIT STATUS:
-   0  stdin ended and every request was answered
+   0  stdin ended and every request was answered (HTTP: stopped by a
+      signal after answering the requests in flight)
    1  the server is not enabled in the config, the project or its config
-      cannot be read, or the audit log cannot be opened
+      cannot be read, or the audit log cannot be opened; over HTTP also:
+      a daemon already serves the project, the address cannot be bound,
+      or the security rules refuse the configuration
    2  malformed command line
    130  interrupted`,
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "transport", Value: "stdio", Usage: "the `TRANSPORT` to serve on; only stdio", Destination: &opts.transport},
+					&cli.StringFlag{Name: "transport", Value: "stdio", Usage: "the `TRANSPORT` to serve on: stdio or http", Destination: &opts.transport},
+					&cli.StringFlag{Name: "listen", Usage: "with --transport http, the `ADDR` (host:port) to listen on", Destination: &opts.listen},
 					&cli.BoolFlag{Name: "rpc-trace", Usage: "log every JSON-RPC message read and written", Destination: &opts.rpcTrace},
 				},
 				Action: func(c *cli.Context) error {
 					if c.NArg() > 0 {
 						return usageErrorf("mcp serve takes no arguments")
 					}
-					if opts.transport != "stdio" {
-						return usageErrorf("--transport %q: only stdio is supported", opts.transport)
+					if opts.transport != "stdio" && opts.transport != "http" {
+						return usageErrorf("--transport %q: want stdio or http", opts.transport)
+					}
+					if opts.listen != "" {
+						if _, _, err := net.SplitHostPort(opts.listen); err != nil {
+							return usageErrorf("--listen %q: want HOST:PORT, e.g. 127.0.0.1:7391", opts.listen)
+						}
+						if opts.transport != "http" {
+							return usageErrorf("--listen needs --transport http")
+						}
 					}
 					return runMCPServe(c.Context, env, opts)
+				},
+			},
+			{
+				Name:  "token",
+				Usage: "manage the bearer tokens of the HTTP daemon",
+				Subcommands: []*cli.Command{
+					{
+						Name:      "new",
+						Usage:     "make a bearer token, print it once and store its hash",
+						ArgsUsage: "NAME",
+						Description: `Makes a random bearer token for foundry mcp serve --transport http,
+prints it on stdout (this is the only time it is shown: keep it in the
+client's secret store, or pass it in FOUNDRY_MCP_TOKEN) and stores its
+name, its scopes and its SHA-256 in mcp.http.tokens of ` + config.Path + `.
+The token itself is never written to the project.
+
+--scope (repeatable, or comma-separated) narrows what the token's
+sessions may use to those scopes, within the server's own: a read-only
+token for a reviewer agent beside a read-write one. Without --scope the
+token may use every scope the server enables.
+
+EXIT STATUS:
+   0  the token was made and its hash stored
+   1  a token of that name exists, or the config cannot be read or written
+   2  malformed command line`,
+						Flags: []cli.Flag{
+							&cli.StringSliceFlag{Name: "scope", Usage: "a `SCOPE` the token may use; repeat or separate with commas", Destination: tokenScopes},
+						},
+						Action: func(c *cli.Context) error {
+							if c.NArg() != 1 {
+								return usageErrorf("mcp token new takes one NAME")
+							}
+							for _, sc := range tokenScopes.Value() {
+								if !slices.Contains(mcp.Scopes, sc) {
+									return usageErrorf("--scope %q: want one of %s", sc, strings.Join(mcp.Scopes, ", "))
+								}
+							}
+							if err := env.refuseSource("mcp token new"); err != nil {
+								return err
+							}
+							return runMCPTokenNew(c.Context, env, c.Args().First(), tokenScopes.Value())
+						},
+					},
 				},
 			},
 		},
@@ -158,8 +237,59 @@ func runMCPServe(ctx context.Context, env *cliEnv, opts *mcpOptions) error {
 		o.Audit = w
 		o.AuditWritesOnly = !cfg.Audit
 	}
+	if opts.transport == "http" {
+		listen := opts.listen
+		if listen == "" {
+			listen = cfg.HTTP.Listen
+		}
+		if listen == "" {
+			listen = config.DefaultHTTPListen
+		}
+		worktree := p.Root
+		if p.Repo != nil {
+			worktree = p.Repo.Root()
+		}
+		// With --rev or --staged the project has no confined root of its
+		// own; the daemon's runtime files still go to the working tree.
+		files := p.Files
+		if files == nil {
+			if files, err = confined.Open(p.Root); err != nil {
+				return err
+			}
+			defer files.Close()
+		}
+		return mcp.RunDaemon(ctx, mcp.DaemonOptions{
+			Root: files, Worktree: worktree, Listen: listen, Server: o, HTTP: cfg.HTTP,
+			EnvToken: os.Getenv(mcp.EnvTokenName), Logger: env.logger,
+		})
+	}
 	env.logger.Info("serving MCP on stdio", "root", p.Root, "source", p.Label(), "read_only", o.ReadOnly)
 	return mcp.Serve(ctx, env.stdin, env.stdout, o)
+}
+
+// runMCPTokenNew makes a token and prints it once.
+func runMCPTokenNew(ctx context.Context, env *cliEnv, name string, scopes []string) error {
+	p, err := env.open()
+	if err != nil {
+		return err
+	}
+	if len(scopes) == 0 {
+		scopes = nil
+	}
+	token, err := mcp.NewToken(ctx, p.Files, name, scopes)
+	if err != nil {
+		return err
+	}
+	if env.json {
+		return env.printJSON(struct {
+			Name   string   `json:"name"`
+			Scopes []string `json:"scopes"`
+			Token  string   `json:"token"`
+		}{name, scopes, token})
+	}
+	fmt.Fprintln(env.stdout, token)
+	fmt.Fprintf(env.stderr, "token %s stored as a hash in %s; it is shown only this once\n", name, config.Path)
+	return nil
 }
 
 // openAudit returns the audit log: every write one capped append (see

@@ -46,6 +46,8 @@ var badFlagValues = map[string]struct {
 	"blackboard read --cursor":     {values: []string{"zz", "not-a-cursor"}},
 	"validate --format":            {values: []string{"xml"}},
 	"mcp serve --transport":        {values: []string{"pigeon"}},
+	"mcp serve --listen":           {values: []string{"7391", "localhost"}},
+	"mcp token new --scope":        {values: []string{"admin", "read:everything"}},
 }
 
 // baseArgs make each command's line valid apart from the flag under test, so

@@ -1,0 +1,241 @@
+// This file defines the mcp.http block: the optional daemon that serves
+// MCP over Streamable HTTP, and its bearer tokens.
+
+package config
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// DefaultHTTPListen is where `foundry mcp serve --transport http` listens
+// unless mcp.http.listen or --listen say otherwise.
+const DefaultHTTPListen = "127.0.0.1:7391"
+
+// MCPHTTP configures the HTTP daemon. Its limits apply to all clients
+// together; the mcp block's own max_concurrency and rate_limit apply per
+// client (per token).
+type MCPHTTP struct {
+	Listen string
+	// TLSCert and TLSKey name the certificate and key files; both or
+	// neither. A daemon listening beyond loopback requires them.
+	TLSCert, TLSKey string
+	// AllowedOrigins are accepted besides the daemon's own loopback
+	// origins.
+	AllowedOrigins []string
+	// TokenFile names a file outside the worktree, mode 0600, that holds
+	// more tokens in the form of Tokens.
+	TokenFile string
+	// Tokens are the accepted bearer tokens, by hash.
+	Tokens []MCPToken
+	// MaxConcurrency, RequestsPerMinute and Burst limit all clients
+	// together; 0 means the server's default.
+	MaxConcurrency    int
+	RequestsPerMinute int
+	Burst             int
+}
+
+// MCPToken is one accepted bearer token: its name, the scopes it narrows
+// the server to (nil: all the server enables) and the hex SHA-256 of the
+// token. The token itself is never stored.
+type MCPToken struct {
+	Name   string   `yaml:"name"`
+	Scopes []string `yaml:"scopes,omitempty,flow"`
+	SHA256 string   `yaml:"sha256"`
+}
+
+var (
+	tokenNameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+	sha256Re    = regexp.MustCompile(`^[0-9a-f]{64}$`)
+)
+
+// ValidTokenName reports whether name may name a token.
+func ValidTokenName(name string) bool { return tokenNameRe.MatchString(name) }
+
+func (d decoder) mcpHTTP(n *yaml.Node, k string, h *MCPHTTP) error {
+	return d.object(n, k, map[string]func(*yaml.Node, string) error{
+		"listen":          func(n *yaml.Node, k string) error { return d.str(n, k, &h.Listen) },
+		"max_concurrency": func(n *yaml.Node, k string) error { return d.intIn(n, k, &h.MaxConcurrency, 1, 4096) },
+		"rate_limit": func(n *yaml.Node, k string) error {
+			return d.object(n, k, map[string]func(*yaml.Node, string) error{
+				"requests_per_minute": func(n *yaml.Node, k string) error {
+					return d.intIn(n, k, &h.RequestsPerMinute, 1, 10_000_000)
+				},
+				"burst": func(n *yaml.Node, k string) error { return d.intIn(n, k, &h.Burst, 1, 10_000_000) },
+			})
+		},
+		"tls": func(n *yaml.Node, k string) error {
+			err := d.object(n, k, map[string]func(*yaml.Node, string) error{
+				"cert": func(n *yaml.Node, k string) error { return d.str(n, k, &h.TLSCert) },
+				"key":  func(n *yaml.Node, k string) error { return d.str(n, k, &h.TLSKey) },
+			})
+			if err == nil && (h.TLSCert == "") != (h.TLSKey == "") {
+				return d.errorf(n, k, "want both cert and key")
+			}
+			return err
+		},
+		"allowed_origins": func(n *yaml.Node, k string) error { return d.strings(n, k, &h.AllowedOrigins) },
+		"token_file":      func(n *yaml.Node, k string) error { return d.str(n, k, &h.TokenFile) },
+		"tokens": func(n *yaml.Node, k string) error {
+			toks, err := d.tokens(n, k)
+			h.Tokens = toks
+			return err
+		},
+	})
+}
+
+func (d decoder) str(n *yaml.Node, key string, dst *string) error {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" || n.Value == "" {
+		return d.errorf(n, key, "want a non-empty string, got %s", describe(n))
+	}
+	*dst = n.Value
+	return nil
+}
+
+func (d decoder) strings(n *yaml.Node, key string, dst *[]string) error {
+	if n.Kind != yaml.SequenceNode {
+		return d.errorf(n, key, "want a list of strings, got %s", describe(n))
+	}
+	*dst = []string{}
+	for i, item := range n.Content {
+		var s string
+		if err := d.str(item, fmt.Sprintf("%s[%d]", key, i), &s); err != nil {
+			return err
+		}
+		*dst = append(*dst, s)
+	}
+	return nil
+}
+
+// tokens decodes a list of token entries; names must be unique.
+func (d decoder) tokens(n *yaml.Node, key string) ([]MCPToken, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, d.errorf(n, key, "want a list of {name, scopes, sha256}, got %s", describe(n))
+	}
+	out := []MCPToken{}
+	seen := map[string]bool{}
+	for i, item := range n.Content {
+		ik := fmt.Sprintf("%s[%d]", key, i)
+		var t MCPToken
+		err := d.object(item, ik, map[string]func(*yaml.Node, string) error{
+			"name": func(n *yaml.Node, k string) error {
+				if err := d.str(n, k, &t.Name); err != nil || !ValidTokenName(t.Name) {
+					return d.errorf(n, k, "want a name of letters, digits, '.', '_' and '-', got %s", describe(n))
+				}
+				return nil
+			},
+			"sha256": func(n *yaml.Node, k string) error {
+				if err := d.str(n, k, &t.SHA256); err != nil || !sha256Re.MatchString(t.SHA256) {
+					return d.errorf(n, k, "want 64 lowercase hex digits, got %s", describe(n))
+				}
+				return nil
+			},
+			"scopes": func(n *yaml.Node, k string) error {
+				if err := d.strings(n, k, &t.Scopes); err != nil {
+					return err
+				}
+				for j, sc := range t.Scopes {
+					if !scopeRe.MatchString(sc) {
+						return d.errorf(n.Content[j], fmt.Sprintf("%s[%d]", k, j), "want a scope like read:memory, got %q", sc)
+					}
+				}
+				return nil
+			},
+		})
+		switch {
+		case err != nil:
+			return nil, err
+		case t.Name == "" || t.SHA256 == "":
+			return nil, d.errorf(item, ik, "want name and sha256")
+		case seen[t.Name]:
+			return nil, d.errorf(item, ik+".name", "duplicate token name %q", t.Name)
+		}
+		seen[t.Name] = true
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// ParseTokens parses a token file: a YAML list of {name, scopes, sha256}
+// entries, as mcp.http.tokens holds them. name is used in error messages.
+func ParseTokens(name string, data []byte) ([]MCPToken, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, &Error{File: name, Line: yamlErrLine(err), Msg: "not valid YAML: " + yamlErrText(err)}
+	}
+	if len(doc.Content) == 0 {
+		return []MCPToken{}, nil
+	}
+	return decoder{file: name}.tokens(doc.Content[0], "tokens")
+}
+
+// Hash returns the token's hash as bytes.
+func (t MCPToken) Hash() ([32]byte, error) {
+	var h [32]byte
+	b, err := hex.DecodeString(t.SHA256)
+	if err != nil || len(b) != len(h) {
+		return h, fmt.Errorf("token %s: sha256 is not 64 hex digits", t.Name)
+	}
+	copy(h[:], b)
+	return h, nil
+}
+
+// AddToken returns config file content with t appended to mcp.http.tokens,
+// creating the blocks it needs and keeping everything else, comments
+// included. A token of the same name is an error.
+func AddToken(name string, data []byte, t MCPToken) ([]byte, error) {
+	c, err := Parse(name, data)
+	if err != nil {
+		return nil, err
+	}
+	for _, old := range c.MCP.HTTP.Tokens {
+		if old.Name == t.Name {
+			return nil, fmt.Errorf("%s already has a token named %s", name, t.Name)
+		}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("add token %s: %w", t.Name, err)
+	}
+	if len(doc.Content) == 0 || (doc.Content[0].Kind == yaml.ScalarNode && doc.Content[0].Tag == "!!null") {
+		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode}}}
+	}
+	var entry yaml.Node
+	if err := entry.Encode(t); err != nil {
+		return nil, fmt.Errorf("add token %s: %w", t.Name, err)
+	}
+	list := child(child(child(doc.Content[0], "mcp", yaml.MappingNode), "http", yaml.MappingNode), "tokens", yaml.SequenceNode)
+	list.Style = 0
+	list.Content = append(list.Content, &entry)
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, fmt.Errorf("add token %s: %w", t.Name, err)
+	}
+	if _, err := Parse(name, b.Bytes()); err != nil { // never writes what it cannot read back
+		return nil, fmt.Errorf("add token %s: %w", t.Name, err)
+	}
+	return b.Bytes(), nil
+}
+
+// child returns the value of key in the mapping m, adding an empty one of
+// the given kind when the key is missing.
+func child(m *yaml.Node, key string, kind yaml.Kind) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			v := m.Content[i+1]
+			if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+				v.Kind, v.Tag, v.Value = kind, "", ""
+			}
+			return v
+		}
+	}
+	v := &yaml.Node{Kind: kind}
+	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, v)
+	return v
+}
