@@ -14,6 +14,8 @@ import (
 	"strconv"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 // Path is where the config lives, relative to the project root.
@@ -88,6 +90,9 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
 	if e.Key == "" {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 	}
@@ -105,6 +110,16 @@ func Load(fsys fs.FS) (Config, error) {
 	data, err := fs.ReadFile(fsys, Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Default(), nil
+	}
+	if errors.Is(err, confined.ErrTooLarge) || errors.Is(err, confined.ErrOutside) {
+		// The file is there but is not a config: an invalid one, which
+		// doctor reports and lenient readers replace by the defaults.
+		msg := "not read: it is a link that " + confined.ErrOutside.Error()
+		var tl *confined.TooLargeError
+		if errors.As(err, &tl) {
+			msg = fmt.Sprintf("not read: it is %s, over the %s limit for a config", confined.FormatSize(tl.Size), tl.Limit)
+		}
+		return Config{}, &Error{File: Path, Msg: msg}
 	}
 	if err != nil {
 		return Config{}, fmt.Errorf("read config: %w", err)

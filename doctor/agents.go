@@ -103,12 +103,12 @@ func (r *run) checkAgents(context.Context) error {
 	sort.Strings(files)
 	for _, file := range files {
 		data, err := fs.ReadFile(r.p.FS, file)
-		var pathErr *fs.PathError
+		msg, unread := unreadable(err)
 		switch {
-		case errors.As(err, &pathErr):
+		case unread:
 			// A dangling link among the agents is a finding, not the end
 			// of the sweep.
-			r.add(CheckAgentsContract, Finding{File: file, Message: "cannot be read: " + pathErr.Err.Error()})
+			r.add(CheckAgentsContract, Finding{File: file, Message: msg})
 			continue
 		case err != nil:
 			return err
@@ -153,6 +153,9 @@ func (r *run) checkDeclaredArtifacts(file string, d Declaration) error {
 		if err != nil {
 			if fi, serr := fs.Stat(r.p.FS, p); serr == nil && fi.IsDir() {
 				continue // a folder holds no artifact of its own
+			}
+			if _, unread := unreadable(err); unread {
+				continue // the blackboard sweep reports it
 			}
 			return err
 		}

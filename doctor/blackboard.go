@@ -15,7 +15,6 @@ import (
 	"github.com/foundryhq/foundry/blackboard"
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/internal/atomicfile"
-	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/internal/conflict"
 )
 
@@ -109,18 +108,14 @@ func (r *run) checkBlackboard(ctx context.Context) error {
 			}
 		}
 		a := artifact{path: p}
-		var (
-			perr     *contracts.ParseError
-			pathErr  *fs.PathError
-			tooLarge *confined.TooLargeError
-		)
+		var perr *contracts.ParseError
+		msg, unread := unreadable(res.readErr)
 		switch {
-		case errors.As(res.readErr, &tooLarge):
-			r.add(CheckBlackboardParse, Finding{File: p, Message: fmt.Sprintf("not read: %s is %s, over the %s limit", tooLarge.Limit.Kind, confined.FormatSize(tooLarge.Size), tooLarge.Limit)})
-		case errors.As(res.readErr, &pathErr):
-			// One unreadable entry (a dangling link, a link to a folder)
-			// is a finding, not the end of the sweep.
-			r.add(CheckBlackboardParse, Finding{File: p, Message: "cannot be read: " + pathErr.Err.Error()})
+		case unread:
+			// One unreadable entry (a dangling link, a link to a folder or
+			// out of the project, a file over the limit) is a finding, not
+			// the end of the sweep.
+			r.add(CheckBlackboardParse, Finding{File: p, Message: msg})
 		case res.readErr != nil:
 			return res.readErr
 		case errors.As(res.err, &perr):

@@ -83,6 +83,11 @@ func (r *run) checkLocalContracts(context.Context) error {
 			continue
 		}
 		data, err := fs.ReadFile(r.p.FS, p)
+		if msg, unread := unreadable(err); unread {
+			r.add(CheckContractsLocal, Finding{File: p, Message: msg})
+			bad[p] = true
+			continue
+		}
 		if err != nil {
 			return err
 		}

@@ -136,7 +136,11 @@ func (r *run) checkFacts(ctx context.Context) error {
 		return err
 	}
 	onDisk, err := fs.ReadFile(r.p.FS, facts.IndexPath)
+	msg, unread := unreadable(err)
 	switch {
+	case unread && !errors.Is(err, fs.ErrNotExist):
+		r.checked(CheckFactsIndex, 1)
+		r.add(CheckFactsIndex, Finding{File: facts.IndexPath, Message: msg, Fix: "foundry memory index"})
 	case errors.Is(err, fs.ErrNotExist):
 		if len(raw) > 0 {
 			r.checked(CheckFactsIndex, 1)

@@ -5,6 +5,7 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/git"
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/project"
 )
 
@@ -140,6 +142,24 @@ func guard(ctx context.Context, pass func(context.Context) error) (err error) {
 		}
 	}()
 	return pass(ctx)
+}
+
+// unreadable turns the error of reading one file into a finding's message
+// when the error is about that file alone (a dangling link, a link out of
+// the project, a file over its size limit), so one hostile file is
+// reported and never ends the sweep.
+func unreadable(err error) (string, bool) {
+	var (
+		tooLarge *confined.TooLargeError
+		pathErr  *fs.PathError
+	)
+	switch {
+	case errors.As(err, &tooLarge):
+		return fmt.Sprintf("not read: %s is %s, over the %s limit", tooLarge.Limit.Kind, confined.FormatSize(tooLarge.Size), tooLarge.Limit), true
+	case errors.As(err, &pathErr):
+		return "cannot be read: " + pathErr.Err.Error(), true
+	}
+	return "", false
 }
 
 // add records a finding of check id with the check's severity and returns
