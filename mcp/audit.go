@@ -33,9 +33,11 @@ type auditRecord struct {
 	Method string `json:"method"`
 	// Token names the bearer token the call came with, by its configured
 	// name; absent on stdio.
-	Token    string `json:"token,omitempty"`
-	Name     string `json:"name"`
-	Scope    string `json:"scope,omitempty"`
+	Token string `json:"token,omitempty"`
+	Name  string `json:"name"`
+	Scope string `json:"scope,omitempty"`
+	// Category is the capability's audit category, e.g. memory.write.
+	Category string `json:"category,omitempty"`
 	Mutating bool   `json:"mutating"`
 	// Outcome is ok, error, invalid_arguments, timeout, too_large,
 	// cancelled, unknown (no such tool or resource), denied (read-only
@@ -45,15 +47,18 @@ type auditRecord struct {
 	DurationMS int64  `json:"durationMs"`
 	// Error is the redacted error text shown to the client, if any.
 	Error string `json:"error,omitempty"`
+	// Changes are the files a mutating call changed, with their digests
+	// before and after; never the arguments.
+	Changes []Change `json:"changes,omitempty"`
 }
 
-func (a *auditor) start(req *jsonrpc.Request, method, name, scope string, mutating bool) *auditRecord {
+func (a *auditor) start(req *jsonrpc.Request, method, name, scope, category string, mutating bool) *auditRecord {
 	if a == nil || (a.writesOnly && !mutating) {
 		return nil
 	}
 	now := a.now()
 	return &auditRecord{a: a, start: now, Time: now.UTC().Format(time.RFC3339Nano), ID: req.ID,
-		Method: method, Token: a.token, Name: auditText(name, maxAuditName), Scope: scope, Mutating: mutating}
+		Method: method, Token: a.token, Name: auditText(name, maxAuditName), Scope: scope, Category: category, Mutating: mutating}
 }
 
 // Bounds of the client-supplied or derived text an audit line records, so
@@ -89,6 +94,9 @@ func (r *auditRecord) finish(outcome string, res *callResult) {
 	}
 	r.Outcome = outcome
 	r.DurationMS = r.a.now().Sub(r.start).Milliseconds()
+	if res != nil {
+		r.Changes = res.changes
+	}
 	if res != nil && res.IsError && len(res.Content) > 0 {
 		r.Error = auditText(res.Content[0].Text, maxAuditError)
 	}

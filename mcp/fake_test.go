@@ -59,6 +59,7 @@ func fakeRegistry() (*mcp.Registry, error) {
 				}`),
 				OutputSchema: json.RawMessage(`{"type":"object","properties":{"echo":{"type":"string"},"length":{"type":"integer"}},"required":["echo","length"],"additionalProperties":false}`),
 				Scope:        scopeReadTest,
+				Governance:   mcp.Governance{AuditCategory: "test.read"},
 				Idempotent:   true,
 			}, func(_ context.Context, _ *mcp.Call, in echoArgs) (mcp.Output, error) {
 				n := max(in.Repeat, 1)
@@ -73,6 +74,7 @@ func fakeRegistry() (*mcp.Registry, error) {
 				InputSchema:  json.RawMessage(`{"type":"object","properties":{"title":{"type":"string","minLength":1}},"required":["title"],"additionalProperties":false}`),
 				OutputSchema: json.RawMessage(`{"type":"object","properties":{"created":{"type":"string"}},"required":["created"]}`),
 				Scope:        scopeWriteTest,
+				Governance:   mcp.Governance{AuditCategory: "test.write"},
 				Mutating:     true,
 			}, func(_ context.Context, _ *mcp.Call, in noteArgs) (mcp.Output, error) {
 				return mcp.Output{Text: "created: " + in.Title, Structured: map[string]string{"created": in.Title}}, nil
@@ -81,6 +83,7 @@ func fakeRegistry() (*mcp.Registry, error) {
 		func() error {
 			return mcp.AddTool(r, mcp.Tool{
 				Name: "fail", Description: "Always fails.", InputSchema: noArgs, Scope: scopeReadTest,
+				Governance: mcp.Governance{AuditCategory: "test.read"},
 			}, func(context.Context, *mcp.Call, struct{}) (mcp.Output, error) {
 				return mcp.Output{}, fmt.Errorf("open .foundry/memory: %w", errors.New("disk on fire"))
 			})
@@ -88,6 +91,7 @@ func fakeRegistry() (*mcp.Registry, error) {
 		func() error {
 			return mcp.AddTool(r, mcp.Tool{
 				Name: "verbatim", Description: "Fails in the seed's own words.", InputSchema: noArgs, Scope: scopeReadTest,
+				Governance: mcp.Governance{AuditCategory: "test.read"},
 			}, func(context.Context, *mcp.Call, struct{}) (mcp.Output, error) {
 				return mcp.Output{}, fmt.Errorf("wrapped: %w", mcp.Verbatim("Provide either `data` or `path`."))
 			})
@@ -98,6 +102,7 @@ func fakeRegistry() (*mcp.Registry, error) {
 				Description: "Waits at a test pause point (test.slow unless point names another).",
 				InputSchema: json.RawMessage(`{"type":"object","properties":{"point":{"type":"string"}},"additionalProperties":false}`),
 				Scope:       scopeReadTest,
+				Governance:  mcp.Governance{AuditCategory: "test.read"},
 			}, func(ctx context.Context, _ *mcp.Call, in slowArgs) (mcp.Output, error) {
 				point := in.Point
 				if point == "" {
@@ -113,6 +118,7 @@ func fakeRegistry() (*mcp.Registry, error) {
 		func() error {
 			return mcp.AddTool(r, mcp.Tool{
 				Name: "count", Description: "Counts to three, reporting progress.", InputSchema: noArgs, Scope: scopeReadTest,
+				Governance: mcp.Governance{AuditCategory: "test.read"},
 			}, func(ctx context.Context, call *mcp.Call, _ struct{}) (mcp.Output, error) {
 				call.Log(ctx, mcp.LogDebug, "starting")
 				for i := 1; i <= 3; i++ {
@@ -126,6 +132,7 @@ func fakeRegistry() (*mcp.Registry, error) {
 		func() error {
 			return mcp.AddTool(r, mcp.Tool{
 				Name: "leak", Description: "Returns secrets that must not reach the client.", InputSchema: noArgs, Scope: scopeReadTest,
+				Governance:   mcp.Governance{AuditCategory: "test.read"},
 				OutputSchema: json.RawMessage(`{"type":"object"}`),
 			}, func(context.Context, *mcp.Call, struct{}) (mcp.Output, error) {
 				dsn := "postgres://app:" + fakePassword + "@db.internal:5432/orders"
@@ -141,7 +148,7 @@ func fakeRegistry() (*mcp.Registry, error) {
 		func() error {
 			return mcp.AddTool(r, mcp.Tool{
 				Name: "big", Description: "Returns more than its limit.", InputSchema: noArgs, Scope: scopeReadTest,
-				MaxResultBytes: 100,
+				Governance: mcp.Governance{AuditCategory: "test.read", MaxResultBytes: 100},
 			}, func(context.Context, *mcp.Call, struct{}) (mcp.Output, error) {
 				return mcp.Output{Text: strings.Repeat("x", 100)}, nil
 			})
@@ -149,6 +156,7 @@ func fakeRegistry() (*mcp.Registry, error) {
 		func() error {
 			return mcp.AddTool(r, mcp.Tool{
 				Name: "badout", Description: "Breaks its own output schema.", InputSchema: noArgs, Scope: scopeReadTest,
+				Governance:   mcp.Governance{AuditCategory: "test.read"},
 				OutputSchema: json.RawMessage(`{"type":"object","required":["id"]}`),
 			}, func(context.Context, *mcp.Call, struct{}) (mcp.Output, error) {
 				return mcp.Output{Text: "oops", Structured: map[string]any{"di": 1}}, nil
@@ -157,7 +165,7 @@ func fakeRegistry() (*mcp.Registry, error) {
 		func() error {
 			return mcp.AddTool(r, mcp.Tool{
 				Name: "stuck", Description: "Runs past its timeout.", InputSchema: noArgs, Scope: scopeReadTest,
-				Timeout: time.Millisecond,
+				Governance: mcp.Governance{AuditCategory: "test.read", Timeout: time.Millisecond},
 			}, func(ctx context.Context, _ *mcp.Call, _ struct{}) (mcp.Output, error) {
 				<-ctx.Done()
 				return mcp.Output{}, ctx.Err()
@@ -166,6 +174,7 @@ func fakeRegistry() (*mcp.Registry, error) {
 		func() error {
 			return r.AddResource(mcp.Resource{
 				URI: "test://readme", Name: "Readme", Description: "The readme", MIMEType: "text/markdown", Scope: scopeReadTest,
+				Governance: mcp.Governance{AuditCategory: "test.read"},
 			}, func(context.Context, string, map[string]string) (string, error) {
 				return "# Readme\n\nHello.\n", nil
 			})
@@ -174,6 +183,7 @@ func fakeRegistry() (*mcp.Registry, error) {
 			items := map[string]string{"a": "# Item a\n", "b": "# Item b\nclient_secret: \"s3cr3t-value\"\n"}
 			return r.AddResourceTemplate(mcp.ResourceTemplate{
 				URITemplate: "test://items/{id}", Name: "Item", Description: "One item by id", MIMEType: "text/markdown", Scope: scopeReadTest,
+				Governance: mcp.Governance{AuditCategory: "test.read"},
 			}, func(context.Context) ([]mcp.Resource, error) {
 				return []mcp.Resource{
 					{URI: "test://items/a", Name: "Item: a", Description: "trigger: a"},
@@ -190,6 +200,7 @@ func fakeRegistry() (*mcp.Registry, error) {
 		func() error {
 			return r.AddResourceTemplate(mcp.ResourceTemplate{
 				URITemplate: "test://boards/{wave}/{agent}", Name: "Board", MIMEType: "application/json", Scope: scopeReadTest,
+				Governance: mcp.Governance{AuditCategory: "test.read"},
 			}, nil, func(_ context.Context, _ string, vars map[string]string) (string, error) {
 				if vars["wave"] == "broken" {
 					return "", errors.New("parse board: unexpected end of JSON input")

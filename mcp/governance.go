@@ -49,6 +49,7 @@ func ConfigOptions(cfg config.MCP, reg *Registry, writable bool) (Options, error
 		Registry:          reg,
 		ReadOnly:          cfg.ReadOnly || !writable,
 		Scopes:            slices.Clone(scopes),
+		Capabilities:      cfg.Capabilities,
 		MaxConcurrency:    cfg.MaxConcurrency,
 		RequestsPerMinute: cfg.RequestsPerMinute,
 		Burst:             cfg.Burst,
@@ -88,4 +89,22 @@ func (o Options) WritesEnabled() bool {
 		}
 	}
 	return o.Scopes == nil && o.Registry != nil && len(o.Registry.scopes()) > len(o.Registry.ReadScopes())
+}
+
+// ConfigCatalog returns the catalog of reg as a server configured by cfg
+// would expose it; when cfg does not let the server start, every
+// capability is off and says why.
+func ConfigCatalog(cfg config.MCP, reg *Registry, writable bool) ([]Capability, error) {
+	opts, err := ConfigOptions(cfg, reg, writable)
+	if refusal := CheckEnabled(cfg); refusal != nil {
+		cat, err := reg.Catalog(Options{Scopes: []string{}})
+		for i := range cat {
+			cat[i].Enabled, cat[i].Why = false, refusal.Error()
+		}
+		return cat, err
+	}
+	if err != nil {
+		return nil, err
+	}
+	return reg.Catalog(opts)
 }

@@ -173,7 +173,7 @@ func NewHTTPHandler(opts HTTPOptions) (*HTTPHandler, error) {
 		opts:     opts,
 		log:      probe.log,
 		total:    newLimits("all clients", opts.TotalConcurrency, DefaultTotalConcurrency, opts.TotalRequestsPerMinute, DefaultTotalPerMinute, opts.TotalBurst, DefaultTotalBurst),
-		known:    probe.enabled,
+		known:    probe.policy.scopes,
 		table:    probe.rpcServer(jsonrpc.Options{}),
 		clients:  map[string]*limits{},
 		sessions: map[string]*httpSession{},

@@ -563,6 +563,7 @@ func TestHTTPShutdownAnswersInFlight(t *testing.T) {
 	reg := mcp.NewRegistry()
 	err := mcp.AddTool(reg, mcp.Tool{
 		Name: "hold", Description: "Waits until released.", InputSchema: json.RawMessage(`{"type":"object"}`), Scope: scopeReadTest,
+		Governance: mcp.Governance{AuditCategory: "test.read"},
 	}, func(ctx context.Context, _ *mcp.Call, _ struct{}) (mcp.Output, error) {
 		started <- struct{}{}
 		<-release

@@ -27,7 +27,7 @@ func TestErrorResultBounded(t *testing.T) {
 	rejection := "Rejected: artifact does not satisfy finding.v1.\n" + strings.Join(lines, "\n") + "\nFix and call again.\n"
 	reg := mcp.NewRegistry()
 	err := mcp.AddTool(reg, mcp.Tool{
-		Name: "reject", Description: "Rejects at length.", Scope: "read:test", MaxResultBytes: limit,
+		Name: "reject", Description: "Rejects at length.", Scope: "read:test", Governance: mcp.Governance{AuditCategory: "test.read", MaxResultBytes: limit},
 		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`),
 	}, func(context.Context, *mcp.Call, struct{}) (mcp.Output, error) {
 		return mcp.Output{}, mcp.Verbatim(rejection)
@@ -87,7 +87,7 @@ func TestErrorResultBounded(t *testing.T) {
 func TestToolPanicIsAnErrorResult(t *testing.T) {
 	reg := mcp.NewRegistry()
 	err := mcp.AddTool(reg, mcp.Tool{
-		Name: "boom", Description: "Panics.", Scope: "write:test", Mutating: true,
+		Name: "boom", Description: "Panics.", Scope: "write:test", Mutating: true, Governance: mcp.Governance{AuditCategory: "test.write"},
 		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`),
 	}, func(context.Context, *mcp.Call, struct{}) (mcp.Output, error) {
 		panic("boom: a bug in the core")
@@ -109,7 +109,7 @@ func TestToolPanicIsAnErrorResult(t *testing.T) {
 		t.Errorf("server lines (-want +got):\n%s", diff)
 	}
 	wantAudit := []string{
-		`{"time":"2026-01-02T03:04:05Z","id":1,"method":"tools/call","name":"boom","scope":"write:test","mutating":true,"outcome":"error","durationMs":0,"error":"boom failed: internal error: boom: a bug in the core"}`,
+		`{"time":"2026-01-02T03:04:05Z","id":1,"method":"tools/call","name":"boom","scope":"write:test","category":"test.write","mutating":true,"outcome":"error","durationMs":0,"error":"boom failed: internal error: boom: a bug in the core"}`,
 	}
 	if diff := cmp.Diff(wantAudit, splitLines([]byte(audit.String()))); diff != "" {
 		t.Errorf("audit lines (-want +got):\n%s", diff)
@@ -122,7 +122,7 @@ func TestToolPanicIsAnErrorResult(t *testing.T) {
 func TestCancelledSuccessAudited(t *testing.T) {
 	reg := mcp.NewRegistry()
 	err := mcp.AddTool(reg, mcp.Tool{
-		Name: "stubborn", Description: "Writes even when cancelled.", Scope: "write:test", Mutating: true,
+		Name: "stubborn", Description: "Writes even when cancelled.", Scope: "write:test", Mutating: true, Governance: mcp.Governance{AuditCategory: "test.write"},
 		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`),
 	}, func(ctx context.Context, _ *mcp.Call, _ struct{}) (mcp.Output, error) {
 		pause.Point(ctx, "test.stubborn")
@@ -143,7 +143,7 @@ func TestCancelledSuccessAudited(t *testing.T) {
 		t.Errorf("server lines (-want +got):\n%s", diff)
 	}
 	wantAudit := []string{
-		`{"time":"2026-01-02T03:04:05Z","id":1,"method":"tools/call","name":"stubborn","scope":"write:test","mutating":true,"outcome":"ok","durationMs":0}`,
+		`{"time":"2026-01-02T03:04:05Z","id":1,"method":"tools/call","name":"stubborn","scope":"write:test","category":"test.write","mutating":true,"outcome":"ok","durationMs":0}`,
 	}
 	if diff := cmp.Diff(wantAudit, splitLines([]byte(audit.String()))); diff != "" {
 		t.Errorf("audit lines (-want +got):\n%s", diff)

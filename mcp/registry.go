@@ -35,8 +35,69 @@ const (
 	DefaultMaxResultBytes = 256 << 10
 )
 
-// Tool is the registration of one tool. Name, Description, InputSchema and
-// Scope are required.
+// Governance is what seed 003 registers with every capability beside its
+// name, schemas and scope. It is embedded in [Tool], [Resource] and
+// [ResourceTemplate].
+type Governance struct {
+	// Version of the capability's public contract (its name and schemas);
+	// 0 means 1. Renaming a capability or removing a field is a breaking
+	// change: register a new version instead.
+	Version int
+	// AuditCategory names the kind of operation in the audit log, e.g.
+	// "memory.write". Required.
+	AuditCategory string
+	// DefaultOff says the capability is off unless mcp.capabilities
+	// enables it; core capabilities are on by default.
+	DefaultOff bool
+	// Plugin is the owning plugin, "" for Foundry's own capabilities. A
+	// plugin's tool is named "<plugin>_<name>" and its resources use the
+	// foundry-plugin://<plugin>/ scheme.
+	Plugin string
+	// Timeout bounds one call or read; 0 means [DefaultTimeout].
+	Timeout time.Duration
+	// MaxResultBytes bounds one result; 0 means [DefaultMaxResultBytes].
+	MaxResultBytes int
+}
+
+// PluginScheme is the URI scheme of plugin resources.
+const PluginScheme = "foundry-plugin://"
+
+var pluginName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,62}$`)
+
+// check applies the registration rules of governance to a capability named
+// name (a tool's name, or a resource's URI or URI template) and fills in
+// the defaults.
+func (g *Governance) check(name string, tool bool) error {
+	switch {
+	case g.Version < 0:
+		return errors.New("version must not be negative")
+	case strings.TrimSpace(g.AuditCategory) == "":
+		return errors.New("audit category is required")
+	case g.Timeout < 0 || g.MaxResultBytes < 0:
+		return errors.New("timeout and result-size limit must not be negative")
+	case g.Plugin != "" && !pluginName.MatchString(g.Plugin):
+		return fmt.Errorf("plugin name %q must be [a-z][a-z0-9-]*", g.Plugin)
+	case g.Plugin != "" && tool && !strings.HasPrefix(name, g.Plugin+"_"):
+		return fmt.Errorf("a tool of plugin %s must be named %s_<name>", g.Plugin, g.Plugin)
+	case g.Plugin != "" && !tool && !strings.HasPrefix(name, PluginScheme+g.Plugin+"/"):
+		return fmt.Errorf("a resource of plugin %s must use %s%s/", g.Plugin, PluginScheme, g.Plugin)
+	case g.Plugin == "" && strings.HasPrefix(name, PluginScheme):
+		return fmt.Errorf("%s is reserved for plugin resources", PluginScheme)
+	}
+	if g.Version == 0 {
+		g.Version = 1
+	}
+	if g.Timeout == 0 {
+		g.Timeout = DefaultTimeout
+	}
+	if g.MaxResultBytes == 0 {
+		g.MaxResultBytes = DefaultMaxResultBytes
+	}
+	return nil
+}
+
+// Tool is the registration of one tool. Name, Description, InputSchema,
+// Scope and AuditCategory are required.
 type Tool struct {
 	// Name is stable and unique: 1–128 characters of [A-Za-z0-9_.-].
 	Name string
@@ -66,16 +127,14 @@ type Tool struct {
 	// annotations.
 	Destructive bool
 	Idempotent  bool
-	// Timeout bounds one call; 0 means [DefaultTimeout]. It is enforced
-	// through the handler's context: a handler must return soon after ctx
-	// is done, and the call is then answered "<tool> failed: timed out
-	// after <timeout>". The server waits for the handler rather than
-	// abandon it, so a mutating tool never reports a failure it did not
-	// have.
-	Timeout time.Duration
-	// MaxResultBytes bounds the encoded result; 0 means
-	// [DefaultMaxResultBytes]. A larger result is replaced by an error.
-	MaxResultBytes int
+	// Governance holds the version, audit category, default state,
+	// owning plugin, timeout and result-size limit. The timeout is
+	// enforced through the handler's context: a handler must return soon
+	// after ctx is done, and the call is then answered "<tool> failed:
+	// timed out after <timeout>". The server waits for the handler rather
+	// than abandon it, so a mutating tool never reports a failure it did
+	// not have. A result larger than the limit is replaced by an error.
+	Governance
 }
 
 // Output is what a tool handler returns on success.
@@ -86,6 +145,8 @@ type Output struct {
 	// object valid against the tool's OutputSchema, and is required when
 	// the tool has one.
 	Structured any
+	// Changes lists the files a mutating call changed, for the audit log.
+	Changes []Change
 	// Redacted says the handler already passed every string of Text and
 	// Structured through the secret redaction the server applies (for
 	// example from a cache of redacted facts), so the server does not scan
@@ -171,6 +232,9 @@ type Resource struct {
 	// Scope is the scope the resource belongs to. For a resource listed by
 	// a template's lister it is ignored: the template's scope applies.
 	Scope string
+	// Governance is required of a registered resource and ignored for one
+	// listed by a template's lister (the template's applies).
+	Governance
 }
 
 // ResourceTemplate describes a family of resources by an RFC 6570 URI
@@ -183,6 +247,7 @@ type ResourceTemplate struct {
 	Description string
 	MIMEType    string
 	Scope       string
+	Governance
 }
 
 // ResourceReader returns the text of the resource at uri. vars holds the
@@ -261,8 +326,9 @@ func (r *Registry) add(t Tool, h rawHandler) error {
 		return bad("description is required")
 	case t.Scope == "":
 		return bad("scope is required")
-	case t.Timeout < 0 || t.MaxResultBytes < 0:
-		return bad("timeout and result-size limit must not be negative")
+	}
+	if err := t.Governance.check(t.Name, true); err != nil {
+		return bad("%v", err)
 	}
 	inJSON, err := objectSchema(t.InputSchema)
 	if err != nil {
@@ -275,12 +341,6 @@ func (r *Registry) add(t Tool, h rawHandler) error {
 		}
 	}
 	tt := &tool{Tool: t, inJSON: inJSON, outJSON: outJSON, handle: h}
-	if tt.Timeout == 0 {
-		tt.Timeout = DefaultTimeout
-	}
-	if tt.MaxResultBytes == 0 {
-		tt.MaxResultBytes = DefaultMaxResultBytes
-	}
 	tt.listing, err = json.Marshal(struct {
 		Name         string          `json:"name"`
 		Title        string          `json:"title,omitempty"`
@@ -332,6 +392,9 @@ func (r *Registry) AddResource(res Resource, read ResourceReader) error {
 	if res.URI == "" || res.Name == "" || res.Scope == "" || read == nil {
 		return fmt.Errorf("add resource %q: %w: uri, name, scope and reader are required", res.URI, ErrInvalidResource)
 	}
+	if err := res.Governance.check(res.URI, false); err != nil {
+		return fmt.Errorf("add resource %q: %w: %v", res.URI, ErrInvalidResource, err)
+	}
 	for _, have := range r.resources {
 		if have.URI == res.URI {
 			return fmt.Errorf("add resource %q: %w: uri already registered", res.URI, ErrInvalidResource)
@@ -352,6 +415,9 @@ func (r *Registry) AddResourceTemplate(t ResourceTemplate, list ResourceLister, 
 	}
 	if t.URITemplate == "" || t.Name == "" || t.Scope == "" || read == nil {
 		return bad("uri template, name, scope and reader are required")
+	}
+	if err := t.Governance.check(t.URITemplate, false); err != nil {
+		return bad(err.Error())
 	}
 	var pattern strings.Builder
 	var vars []string

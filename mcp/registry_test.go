@@ -17,6 +17,7 @@ func TestAddToolRules(t *testing.T) {
 		Description: "Searches memory.",
 		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`),
 		Scope:       mcp.ScopeReadMemory,
+		Governance:  mcp.Governance{AuditCategory: "memory.search"},
 	}
 	with := func(f func(*mcp.Tool)) mcp.Tool {
 		t := valid
@@ -46,6 +47,14 @@ func TestAddToolRules(t *testing.T) {
 		{name: "output schema that does not compile", tool: with(func(t *mcp.Tool) {
 			t.OutputSchema = json.RawMessage(`{"type":"object","required":"a"}`)
 		}), wantErr: "output schema: compile schema", atCompile: true},
+		{name: "no audit category", tool: with(func(t *mcp.Tool) { t.AuditCategory = " " }), wantErr: "audit category is required"},
+		{name: "negative version", tool: with(func(t *mcp.Tool) { t.Version = -1 }), wantErr: "version must not be negative"},
+		{name: "plugin tool named after its plugin", tool: with(func(t *mcp.Tool) { t.Plugin = "reports"; t.Name = "reports_weekly" })},
+		{name: "plugin tool without the prefix", tool: with(func(t *mcp.Tool) { t.Plugin = "reports"; t.Name = "weekly" }),
+			wantErr: "a tool of plugin reports must be named reports_<name>"},
+		{name: "plugin tool with another plugin's prefix", tool: with(func(t *mcp.Tool) { t.Plugin = "reports"; t.Name = "report_weekly" }),
+			wantErr: "a tool of plugin reports must be named reports_<name>"},
+		{name: "bad plugin name", tool: with(func(t *mcp.Tool) { t.Plugin = "Reports"; t.Name = "Reports_x" }), wantErr: `plugin name "Reports"`},
 		{name: "output schema array", tool: with(func(t *mcp.Tool) { t.OutputSchema = json.RawMessage(`{"type":"array"}`) }), wantErr: "output schema: top level"},
 	}
 	for _, tt := range tests {
@@ -82,7 +91,7 @@ func TestAddToolRules(t *testing.T) {
 func TestAddToolDuplicate(t *testing.T) {
 	t.Parallel()
 	r := mcp.NewRegistry()
-	tool := mcp.Tool{Name: "x", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`), Scope: "s"}
+	tool := mcp.Tool{Name: "x", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`), Scope: "s", Governance: mcp.Governance{AuditCategory: "c"}}
 	h := func(context.Context, *mcp.Call, struct{}) (mcp.Output, error) { return mcp.Output{}, nil }
 	if err := mcp.AddTool(r, tool, h); err != nil {
 		t.Fatal(err)
@@ -111,7 +120,7 @@ func TestAddResourceTemplateRules(t *testing.T) {
 		t.Run(tt.template, func(t *testing.T) {
 			t.Parallel()
 			r := mcp.NewRegistry()
-			err := r.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: tt.template, Name: "n", Scope: "s"}, nil, read)
+			err := r.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: tt.template, Name: "n", Scope: "s", Governance: mcp.Governance{AuditCategory: "c"}}, nil, read)
 			if (err != nil) != tt.wantErr {
 				t.Errorf("AddResourceTemplate(%q) = %v, wantErr %v", tt.template, err, tt.wantErr)
 			}
@@ -126,7 +135,7 @@ func TestAddResourceRules(t *testing.T) {
 	t.Parallel()
 	read := func(context.Context, string, map[string]string) (string, error) { return "", nil }
 	r := mcp.NewRegistry()
-	res := mcp.Resource{URI: "foundry://memory/index", Name: "Memory index", Scope: mcp.ScopeReadMemory}
+	res := mcp.Resource{URI: "foundry://memory/index", Name: "Memory index", Scope: mcp.ScopeReadMemory, Governance: mcp.Governance{AuditCategory: "memory.read"}}
 	if err := r.AddResource(res, read); err != nil {
 		t.Fatal(err)
 	}
@@ -174,4 +183,52 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// TestPluginCapabilityRules registers, in the test only, the capabilities
+// of a plugin "reports": seed 003 reserves the namespace (tools named
+// reports_<name>) and the foundry-plugin:// scheme for them, and no core
+// capability may use that scheme.
+func TestPluginCapabilityRules(t *testing.T) {
+	t.Parallel()
+	read := func(context.Context, string, map[string]string) (string, error) { return "weekly", nil }
+	gov := func(plugin string) mcp.Governance {
+		return mcp.Governance{AuditCategory: "reports.read", Plugin: plugin}
+	}
+	r := mcp.NewRegistry()
+	if err := mcp.AddTool(r, mcp.Tool{Name: "reports_weekly", Description: "Weekly report.", Scope: "read:reports",
+		InputSchema: json.RawMessage(`{"type":"object"}`), Governance: gov("reports")},
+		func(context.Context, *mcp.Call, struct{}) (mcp.Output, error) { return mcp.Output{Text: "ok"}, nil }); err != nil {
+		t.Fatalf("plugin tool: %v", err)
+	}
+	if err := r.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "foundry-plugin://reports/weeks/{week}", Name: "Week", Scope: "read:reports",
+		Governance: gov("reports")}, nil, read); err != nil {
+		t.Fatalf("plugin template: %v", err)
+	}
+	if err := r.AddResource(mcp.Resource{URI: "foundry-plugin://reports/latest", Name: "Latest", Scope: "read:reports", Governance: gov("reports")}, read); err != nil {
+		t.Fatalf("plugin resource: %v", err)
+	}
+	for name, err := range map[string]error{
+		"plugin resource on the core scheme": r.AddResource(mcp.Resource{URI: "foundry://reports/x", Name: "x", Scope: "read:reports", Governance: gov("reports")}, read),
+		"plugin resource of another plugin":  r.AddResource(mcp.Resource{URI: "foundry-plugin://other/x", Name: "x", Scope: "read:reports", Governance: gov("reports")}, read),
+		"core resource on the plugin scheme": r.AddResource(mcp.Resource{URI: "foundry-plugin://reports/y", Name: "y", Scope: "read:reports", Governance: gov("")}, read),
+		"core template on the plugin scheme": r.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "foundry-plugin://reports/{z}", Name: "z", Scope: "read:reports", Governance: gov("")}, nil, read),
+		"plugin template on the core scheme": r.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "foundry://reports/{z}", Name: "z", Scope: "read:reports", Governance: gov("reports")}, nil, read),
+	} {
+		if !errors.Is(err, mcp.ErrInvalidResource) {
+			t.Errorf("%s: %v, want ErrInvalidResource", name, err)
+		}
+	}
+	// The plugin's capabilities are listed with their plugin.
+	var plugins []string
+	cat, err := r.Catalog(mcp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cat {
+		plugins = append(plugins, c.Name+"="+c.Plugin)
+	}
+	if got := strings.Join(plugins, " "); got != "reports_weekly=reports foundry-plugin://reports/latest=reports foundry-plugin://reports/weeks/{week}=reports" {
+		t.Errorf("catalog: %s", got)
+	}
 }

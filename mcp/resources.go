@@ -34,12 +34,12 @@ func (s *session) listResources(ctx context.Context, _ *jsonrpc.Conn, req *jsonr
 	}
 	var all []resourceJSON
 	for _, r := range s.reg.resources {
-		if s.enabled[r.Scope] {
+		if ok, _ := s.policy.resource(r); ok {
 			all = append(all, resourceJSON{r.URI, r.Name, r.Title, r.Description, r.MIMEType})
 		}
 	}
 	for _, t := range s.reg.templates {
-		if t.list == nil || !s.enabled[t.Scope] {
+		if ok, _ := s.policy.template(t); t.list == nil || !ok {
 			continue
 		}
 		rs, err := t.list(ctx)
@@ -73,7 +73,7 @@ func (s *session) listTemplates(_ context.Context, _ *jsonrpc.Conn, req *jsonrpc
 	}
 	var all []templateJSON
 	for _, t := range s.reg.templates {
-		if s.enabled[t.Scope] {
+		if ok, _ := s.policy.template(t); ok {
 			all = append(all, templateJSON{t.URITemplate, t.Name, t.Title, t.Description, t.MIMEType})
 		}
 	}
@@ -114,53 +114,68 @@ func (s *session) readResource(ctx context.Context, _ *jsonrpc.Conn, req *jsonrp
 	if !ok || uri == "" {
 		return nil, invalidParams(shape)
 	}
-	scope, mime, read, vars := s.resolve(uri)
-	if read == nil {
-		s.audit.start(req, "resources/read", uri, "", false).finish("unknown", nil)
+	res := s.resolve(uri)
+	if res.read == nil {
+		s.audit.start(req, "resources/read", uri, "", "", false).finish("unknown", nil)
 		return nil, unknownResource(uri)
 	}
-	rec := s.audit.start(req, "resources/read", uri, scope, false)
-	text, err := read(ctx, uri, vars)
+	rec := s.audit.start(req, "resources/read", uri, res.scope, res.gov.AuditCategory, false)
+	rctx, cancel := context.WithTimeout(ctx, res.gov.Timeout)
+	text, err := res.read(rctx, uri, res.vars)
+	timedOut := errors.Is(rctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+	cancel()
 	switch {
 	case errors.Is(err, ErrUnknownResource):
 		rec.finish("unknown", nil)
 		return nil, unknownResource(uri)
+	case err != nil && timedOut:
+		rec.finish("timeout", nil)
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: read %s: timed out after %s", uri, res.gov.Timeout)
 	case err != nil:
 		rec.finish("error", nil)
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: read %s: %s", uri, redactText(err.Error()))
 	}
 	text = redactText(text)
-	if len(text) > DefaultMaxResultBytes {
+	if len(text) > res.gov.MaxResultBytes {
 		rec.finish("too_large", nil)
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: resource %s is %d bytes, over the %d-byte limit", uri, len(text), DefaultMaxResultBytes)
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: resource %s is %d bytes, over the %d-byte limit", uri, len(text), res.gov.MaxResultBytes)
 	}
 	rec.finish("ok", nil)
 	return struct {
 		Contents []resourceContents `json:"contents"`
-	}{[]resourceContents{{URI: uri, MIMEType: mime, Text: text}}}, nil
+	}{[]resourceContents{{URI: uri, MIMEType: res.mime, Text: text}}}, nil
+}
+
+// resolved is the enabled resource or template serving a URI.
+type resolved struct {
+	scope, mime string
+	gov         Governance
+	read        ResourceReader // nil when nothing serves the URI
+	vars        map[string]string
 }
 
 // resolve finds the enabled resource or template serving uri.
-func (s *session) resolve(uri string) (scope, mime string, read ResourceReader, vars map[string]string) {
+func (s *session) resolve(uri string) resolved {
 	for _, r := range s.reg.resources {
-		if r.URI == uri && s.enabled[r.Scope] {
-			return r.Scope, r.MIMEType, r.read, nil
+		if ok, _ := s.policy.resource(r); r.URI == uri && ok {
+			return resolved{r.Scope, r.MIMEType, r.Governance, r.read, nil}
 		}
 	}
 	for _, t := range s.reg.templates {
-		if !s.enabled[t.Scope] {
+		if ok, _ := s.policy.template(t); !ok {
 			continue
 		}
 		m := t.match.FindStringSubmatch(uri)
 		if m == nil {
 			continue
 		}
-		if vars = templateVars(t.vars, m[1:]); vars == nil {
+		vars := templateVars(t.vars, m[1:])
+		if vars == nil {
 			continue
 		}
-		return t.Scope, t.MIMEType, t.read, vars
+		return resolved{t.Scope, t.MIMEType, t.Governance, t.read, vars}
 	}
-	return "", "", nil, nil
+	return resolved{}
 }
 
 // templateVars returns the percent-decoded values of a template's

@@ -39,36 +39,42 @@ func (f *foundry) addResources(r *Registry) error {
 		func() error {
 			return r.AddResource(Resource{
 				URI: MemoryIndexURI, Name: "Memory index", MIMEType: mimeMarkdown, Scope: ScopeReadMemory,
+				Governance:  Governance{AuditCategory: "memory.read"},
 				Description: "INDEX.md: the token-budgeted list of active facts, most important first. Search a fact's body with memory_search.",
 			}, f.readMemoryIndex)
 		},
 		func() error {
 			return r.AddResource(Resource{
 				URI: ContractsURI, Name: "I/O contracts", MIMEType: mimeMarkdown, Scope: ScopeReadContracts,
+				Governance:  Governance{AuditCategory: "contracts.read"},
 				Description: "A markdown list of every available contract id.",
 			}, f.readContractList)
 		},
 		func() error {
 			return r.AddResourceTemplate(ResourceTemplate{
 				URITemplate: RunbookTemplate, Name: "Runbook", MIMEType: mimeMarkdown, Scope: ScopeReadRunbooks,
+				Governance:  Governance{AuditCategory: "runbooks.read"},
 				Description: "A runbook's markdown, by slug.",
 			}, f.listRunbooks, f.readRunbook)
 		},
 		func() error {
 			return r.AddResourceTemplate(ResourceTemplate{
 				URITemplate: ContractTemplate, Name: "Contract schema", MIMEType: mimeJSON, Scope: ScopeReadContracts,
+				Governance:  Governance{AuditCategory: "contracts.read"},
 				Description: "A contract's JSON Schema (2020-12), by id, e.g. finding.v1.",
 			}, nil, f.readContract)
 		},
 		func() error {
 			return r.AddResourceTemplate(ResourceTemplate{
 				URITemplate: FactTemplate, Name: "Fact", MIMEType: mimeMarkdown, Scope: ScopeReadMemory,
+				Governance:  Governance{AuditCategory: "memory.read"},
 				Description: "One fact file, front matter and body, by id, e.g. fact-0004.",
 			}, nil, f.readFact)
 		},
 		func() error {
 			return r.AddResourceTemplate(ResourceTemplate{
 				URITemplate: BlackboardTemplate, Name: "Blackboard artifact", MIMEType: mimeJSON, Scope: ScopeReadBlackboard,
+				Governance:  Governance{AuditCategory: "blackboard.read"},
 				Description: "One artifact verbatim, by wave and producing agent. Prefer blackboard_read for summaries.",
 			}, nil, f.readArtifact)
 		},

@@ -84,8 +84,13 @@ type Options struct {
 	ReadOnly bool
 	// Scopes enables only the listed scopes; nil enables every scope the
 	// registry uses, an empty non-nil slice none. A scope the registry does
-	// not know is an error.
+	// not know is an error. [ConfigOptions] applies seed 003's defaults.
 	Scopes []string
+	// Capabilities switches single capabilities on or off by name (a tool's
+	// name, a resource's URI or URI template), as mcp.capabilities does;
+	// an unknown name is an error. Switching one on never grants beyond
+	// ReadOnly and Scopes.
+	Capabilities map[string]bool
 	// MaxConcurrency caps the requests in flight (default 16; negative: no
 	// cap). Requests over the cap are rejected, not queued.
 	MaxConcurrency int
@@ -152,11 +157,11 @@ func (s *session) rpcServer(o jsonrpc.Options) *jsonrpc.Server {
 
 // session is the state of one served connection.
 type session struct {
-	opts    Options
-	reg     *Registry
-	log     *slog.Logger
-	enabled map[string]bool
-	audit   *auditor
+	opts   Options
+	reg    *Registry
+	log    *slog.Logger
+	policy policy
+	audit  *auditor
 	// modernPrefix opens every modern result: resultType and serverInfo.
 	modernPrefix []byte
 	// table is the method table, from [session.methods].
@@ -170,16 +175,9 @@ func newSession(opts Options) (*session, error) {
 	if opts.Registry == nil {
 		return nil, errors.New("serve mcp: no registry")
 	}
-	known := opts.Registry.scopes()
-	enabled := known
-	if opts.Scopes != nil {
-		enabled = map[string]bool{}
-		for _, sc := range opts.Scopes {
-			if !known[sc] {
-				return nil, fmt.Errorf("serve mcp: unknown scope %q (known: %s)", sc, strings.Join(sortedKeys(known), ", "))
-			}
-			enabled[sc] = true
-		}
+	pol, err := newPolicy(opts)
+	if err != nil {
+		return nil, err
 	}
 	switch {
 	case opts.MaxConcurrency == 0:
@@ -208,7 +206,7 @@ func newSession(opts Options) (*session, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &session{opts: opts, reg: opts.Registry, log: log, enabled: enabled, logLevel: -1, modernPrefix: newModernPrefix(opts.Version)}
+	s := &session{opts: opts, reg: opts.Registry, log: log, policy: pol, logLevel: -1, modernPrefix: newModernPrefix(opts.Version)}
 	s.table = s.methods()
 	if opts.Audit != nil {
 		s.audit = &auditor{w: opts.Audit, now: opts.Now, writesOnly: opts.AuditWritesOnly}
@@ -397,10 +395,10 @@ func (s *session) rejected(req *jsonrpc.Request, _ *jsonrpc.Error) {
 	if req.Method == "resources/read" {
 		name = p.URI
 	}
-	var scope string
+	var scope, category string
 	var mutating bool
 	if t := s.reg.byName[name]; t != nil && req.Method == "tools/call" {
-		scope, mutating = t.Scope, t.Mutating
+		scope, category, mutating = t.Scope, t.AuditCategory, t.Mutating
 	}
-	s.audit.start(req, req.Method, name, scope, mutating).finish("rejected", nil)
+	s.audit.start(req, req.Method, name, scope, category, mutating).finish("rejected", nil)
 }

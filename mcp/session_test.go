@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -225,4 +226,118 @@ func TestAuditBounded(t *testing.T) {
 			t.Errorf("audit line is not JSON: %v", err)
 		}
 	}
+}
+
+// TestCapabilitySwitches: mcp.capabilities turns one capability off (not
+// listed, not callable, not readable) or on, but on never grants beyond
+// read-only mode and the scopes; an unknown name refuses to start.
+func TestCapabilitySwitches(t *testing.T) {
+	t.Parallel()
+	root := copyFixture(t)
+	off := func(o *mcp.Options) {
+		o.Capabilities = map[string]bool{"token_report": false, mcp.ContractsURI: false, mcp.RunbookTemplate: false, "memory_write": true}
+		o.ReadOnly = true
+	}
+	got := serveProject(t, root, off,
+		`"method":"tools/list"`,
+		call("token_report", map[string]any{}),
+		read(mcp.ContractsURI),
+		read("foundry://runbooks/deploy-production"),
+		`"method":"resources/templates/list"`,
+		call("memory_write", map[string]any{"title": "t", "body": "b", "type": "glossary"}),
+		call("doctor", map[string]any{}))
+	if strings.Contains(got[1].raw, `"name":"token_report"`) || strings.Contains(got[1].raw, `"name":"memory_write"`) || !strings.Contains(got[1].raw, `"name":"doctor"`) {
+		t.Errorf("tools/list: %.500s", got[1].raw)
+	}
+	if got[2].Error == nil || got[2].Error.Message != "Tool not available: token_report (capability token_report is disabled in mcp.capabilities)" {
+		t.Errorf("token_report: %s", got[2].raw)
+	}
+	for _, id := range []int{3, 4} {
+		if got[id].Error == nil || !strings.HasPrefix(got[id].Error.Message, "Unknown resource: ") {
+			t.Errorf("disabled resource %d: %s", id, got[id].raw)
+		}
+	}
+	if strings.Contains(got[5].raw, mcp.RunbookTemplate) {
+		t.Errorf("templates/list shows a disabled template: %s", got[5].raw)
+	}
+	if got[6].Error == nil || got[6].Error.Message != "Tool not available: memory_write (the server is read-only)" {
+		t.Errorf("memory_write switched on in a read-only server: %s", got[6].raw)
+	}
+	if got[7].Result.IsError || got[7].Error != nil {
+		t.Errorf("doctor: %.300s", got[7].raw)
+	}
+
+	p, err := project.OpenRoot(root, project.Source{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := mcp.ProjectRegistry(p, mcp.ProjectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = mcp.Serve(context.Background(), strings.NewReader(""), &bytes.Buffer{}, mcp.Options{Registry: reg, Capabilities: map[string]bool{"memory_delete": false}})
+	if err == nil || !strings.HasPrefix(err.Error(), `serve mcp: unknown capability "memory_delete" in mcp.capabilities (known: memory_search, memory_write,`) {
+		t.Errorf("unknown capability: %v", err)
+	}
+}
+
+// TestAuditMutatingChanges: the audit line of a mutating call names its
+// audit category and the files it changed with their digests before and
+// after, never an argument value.
+func TestAuditMutatingChanges(t *testing.T) {
+	t.Parallel()
+	root := copyFixture(t)
+	var audit bytes.Buffer
+	serveProject(t, root, func(o *mcp.Options) { o.Audit = &audit },
+		call("memory_write", map[string]any{"title": "Builds use Bazel", "body": "ARGVALUE-body of the fact.", "type": "convention"}),
+		call("blackboard_write", map[string]any{"wave": "audit", "agent": "perf-auditor", "schema": "finding.v1", "data": map[string]any{
+			"id": "F-2", "severity": "low", "title": "ARGVALUE-title", "summary": "s", "failureScenario": "f", "confidence": "low"}}),
+		call("memory_search", map[string]any{"query": "ARGVALUE-query"}))
+	type change struct{ Path, Before, After string }
+	var recs []struct {
+		Name, Category string
+		Changes        []change
+	}
+	for _, line := range strings.Split(strings.TrimSpace(audit.String()), "\n") {
+		if strings.Contains(line, "ARGVALUE") {
+			t.Errorf("audit line holds an argument value: %s", line)
+		}
+		var r struct {
+			Name, Category string
+			Changes        []change
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, r)
+	}
+	if len(recs) != 3 {
+		t.Fatalf("%d audit lines", len(recs))
+	}
+	byName := map[string]int{}
+	for i, r := range recs {
+		byName[r.Name] = i
+	}
+	w := recs[byName["memory_write"]]
+	if w.Category != "memory.write" || len(w.Changes) != 2 || w.Changes[0].Path != ".foundry/memory/INDEX.md" ||
+		!strings.HasPrefix(w.Changes[1].Path, ".foundry/memory/fact-") || w.Changes[1].Before != "" || !strings.HasPrefix(w.Changes[1].After, "sha256:") {
+		t.Errorf("memory_write audit: %+v", w)
+	}
+	b := recs[byName["blackboard_write"]]
+	if b.Category != "blackboard.write" || len(b.Changes) == 0 || b.Changes[0].Path != ".foundry/blackboard/audit/perf-auditor.json" ||
+		b.Changes[0].Before != "" || b.Changes[0].After != fileSum(t, root, b.Changes[0].Path) {
+		t.Errorf("blackboard_write audit: %+v", b)
+	}
+	if s := recs[byName["memory_search"]]; s.Category != "memory.search" || s.Changes != nil {
+		t.Errorf("memory_search audit: %+v", s)
+	}
+}
+
+func fileSum(t *testing.T, root, rel string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("sha256:%x", sha256.Sum256(b))
 }

@@ -75,16 +75,9 @@ func (c *Call) finish() {
 	c.mu.Unlock()
 }
 
-// visible reports whether a tool may be listed and called, and why not.
-func (s *session) toolAvailable(t *tool) (bool, string) {
-	switch {
-	case s.opts.ReadOnly && t.Mutating:
-		return false, "the server is read-only"
-	case !s.enabled[t.Scope]:
-		return false, fmt.Sprintf("scope %s is not enabled", t.Scope)
-	}
-	return true, ""
-}
+// toolAvailable reports whether a tool may be listed and called, and why
+// not.
+func (s *session) toolAvailable(t *tool) (bool, string) { return s.policy.tool(t) }
 
 type listParams struct {
 	Cursor *string `json:"cursor"`
@@ -122,6 +115,9 @@ type callResult struct {
 	Content           []content       `json:"content"`
 	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
 	IsError           bool            `json:"isError,omitempty"`
+	// changes are the files a mutating call changed, for the audit log
+	// alone.
+	changes []Change
 }
 
 func errorResult(text string) callResult {
@@ -146,19 +142,19 @@ func (s *session) callTool(ctx context.Context, conn *jsonrpc.Conn, req *jsonrpc
 	}
 	t := s.reg.byName[name]
 	if t == nil {
-		s.audit.start(req, "tools/call", name, "", false).finish("unknown", nil)
+		s.audit.start(req, "tools/call", name, "", "", false).finish("unknown", nil)
 		e := invalidParams("Unknown tool: %s", name)
 		e.Data = map[string]string{"name": name}
 		return nil, e
 	}
 	if ok, why := s.toolAvailable(t); !ok {
-		s.audit.start(req, "tools/call", name, t.Scope, t.Mutating).finish("denied", nil)
+		s.audit.start(req, "tools/call", name, t.Scope, t.AuditCategory, t.Mutating).finish("denied", nil)
 		e := invalidParams("Tool not available: %s (%s)", name, why)
 		e.Data = map[string]string{"name": name}
 		return nil, e
 	}
 
-	rec := s.audit.start(req, "tools/call", name, t.Scope, t.Mutating)
+	rec := s.audit.start(req, "tools/call", name, t.Scope, t.AuditCategory, t.Mutating)
 	res, outcome := s.runTool(ctx, conn, t, p.Arguments, p.Meta.ProgressToken)
 	if outcome != "too_large" { // that answer is already the short replacement
 		res = boundError(res, t.MaxResultBytes)
@@ -207,7 +203,7 @@ func (s *session) runTool(ctx context.Context, conn *jsonrpc.Conn, t *tool, args
 	if !out.Redacted {
 		text = redactText(text)
 	}
-	res := callResult{Content: []content{{Type: "text", Text: text}}}
+	res := callResult{Content: []content{{Type: "text", Text: text}}, changes: out.Changes}
 	if t.outJSON != nil || out.Structured != nil {
 		sc, msg := s.structured(t, out)
 		if msg != "" {

@@ -6,6 +6,8 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"path"
+	"regexp"
 
 	"github.com/foundryhq/foundry/blackboard"
 )
@@ -36,6 +38,10 @@ type blackboardWriteResult struct {
 	Schema string `json:"schema"`
 	Digest string `json:"digest"`
 }
+
+// contractID is the shape of a contract id whose lock entry a write may
+// create; anything else is refused by the write itself.
+var contractID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*\.v[0-9]+$`)
 
 func (f *foundry) addBlackboardWrite(r *Registry) error {
 	return AddTool(r, Tool{
@@ -70,10 +76,21 @@ func (f *foundry) addBlackboardWrite(r *Registry) error {
 			"required": ["path", "bytes", "tokens", "wave", "agent", "schema", "digest"]
 		}`),
 		Scope:       ScopeWriteBlackboard,
+		Governance:  Governance{AuditCategory: "blackboard.write"},
 		Mutating:    true,
 		Destructive: true, // replaces the agent's previous artifact of the wave
 		Idempotent:  true,
 	}, func(ctx context.Context, _ *Call, in blackboardWriteArgs) (Output, error) {
+		var watch []string
+		wave, werr := blackboard.Sanitize(in.Wave)
+		agent, aerr := blackboard.Sanitize(in.Agent)
+		if werr == nil && aerr == nil {
+			watch = append(watch, path.Join(blackboard.Dir, wave, agent+".json"))
+		}
+		if contractID.MatchString(in.Schema) {
+			watch = append(watch, blackboard.LockDir+"/"+in.Schema)
+		}
+		snap := f.snapshot(watch...)
 		res, err := f.board().Write(ctx, blackboard.WriteRequest{Wave: in.Wave, Agent: in.Agent, Schema: in.Schema, Data: in.Data})
 		if err != nil {
 			return Output{}, err
@@ -83,7 +100,7 @@ func (f *foundry) addBlackboardWrite(r *Registry) error {
 		}
 		return Output{Text: res.Text(), Structured: blackboardWriteResult{
 			Path: res.Path, Bytes: res.Bytes, Tokens: res.Tokens, Wave: res.Wave, Agent: res.Agent, Schema: res.Schema, Digest: res.ContractDigest,
-		}}, nil
+		}, Changes: snap.changes(res.Path)}, nil
 	})
 }
 
@@ -142,6 +159,7 @@ func (f *foundry) addBlackboardRead(r *Registry) error {
 			"required": ["wave", "full", "total", "artifacts"]
 		}`),
 		Scope:      ScopeReadBlackboard,
+		Governance: Governance{AuditCategory: "blackboard.read"},
 		Idempotent: true,
 	}, func(ctx context.Context, _ *Call, in blackboardReadArgs) (Output, error) {
 		res, err := f.board().Read(ctx, blackboard.ReadRequest{Wave: in.Wave, Agent: in.Agent, Full: in.Full, Limit: in.Limit, Cursor: in.Cursor})

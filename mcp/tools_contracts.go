@@ -79,6 +79,7 @@ func (f *foundry) addContractValidate(r *Registry) error {
 			"required": ["schema", "valid", "violations"]
 		}`),
 		Scope:      ScopeReadContracts,
+		Governance: Governance{AuditCategory: "contracts.validate"},
 		Idempotent: true,
 	}, func(ctx context.Context, _ *Call, in contractValidateArgs) (Output, error) {
 		hasData := len(in.Data) > 0

@@ -83,7 +83,7 @@ func (f *foundry) addDoctor(r *Registry) error {
 		}`),
 		Scope:      ScopeReadOps,
 		Idempotent: true,
-		Timeout:    doctorTimeout,
+		Governance: Governance{AuditCategory: "ops.doctor", Timeout: doctorTimeout},
 	}, func(ctx context.Context, call *Call, in doctorArgs) (Output, error) {
 		env := doctor.Env{
 			Project:   f.p,

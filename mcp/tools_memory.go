@@ -92,6 +92,7 @@ func (f *foundry) addMemorySearch(r *Registry) error {
 			"required": ["query", "active", "hits"]
 		}`),
 		Scope:      ScopeReadMemory,
+		Governance: Governance{AuditCategory: "memory.search"},
 		Idempotent: true,
 	}, func(ctx context.Context, _ *Call, in memorySearchArgs) (Output, error) {
 		res, err := f.store.Search(ctx, facts.Query{Text: in.Query, Type: facts.Type(in.Type), Limit: int(in.Limit)})
@@ -256,9 +257,11 @@ func (f *foundry) addMemoryWrite(r *Registry) error {
 			"required": ["action", "id", "path"]
 		}`),
 		Scope:      ScopeWriteMemory,
+		Governance: Governance{AuditCategory: "memory.write"},
 		Mutating:   true,
 		Idempotent: true,
 	}, func(ctx context.Context, call *Call, in memoryWriteArgs) (Output, error) {
+		snap := f.snapshot(facts.IndexPath)
 		res, err := f.store.Write(ctx, facts.WriteRequest{
 			Title: in.Title, Body: in.Body, Type: facts.Type(in.Type), Scope: in.Scope, Tags: in.Tags,
 			Confidence: facts.Confidence(in.Confidence), Source: in.Source, Expires: in.Expires,
@@ -277,7 +280,7 @@ func (f *foundry) addMemoryWrite(r *Registry) error {
 			text.WriteString(w + "\n")
 			call.Log(ctx, LogWarning, w)
 		}
-		return Output{Text: text.String(), Structured: out}, nil
+		return Output{Text: text.String(), Structured: out, Changes: snap.changes(res.Path)}, nil
 	})
 }
 
@@ -306,9 +309,11 @@ func (f *foundry) addMemoryIndex(r *Registry) error {
 			"required": ["path", "listed", "active", "omitted", "tokens", "budget"]
 		}`),
 		Scope:      ScopeWriteMemory,
+		Governance: Governance{AuditCategory: "memory.index"},
 		Mutating:   true,
 		Idempotent: true,
 	}, func(ctx context.Context, _ *Call, _ struct{}) (Output, error) {
+		snap := f.snapshot(facts.IndexPath)
 		res, err := f.store.RebuildIndex(ctx)
 		if err != nil {
 			return Output{}, err
@@ -317,6 +322,7 @@ func (f *foundry) addMemoryIndex(r *Registry) error {
 		return Output{
 			Text:       fmt.Sprintf("Rebuilt %s\n%s\n", path, res.Summary()),
 			Structured: memoryIndexResult{Path: path, indexFigures: figures(res)},
+			Changes:    snap.changes(),
 		}, nil
 	})
 }

@@ -68,6 +68,7 @@ func (f *foundry) addRunbookList(r *Registry) error {
 			"required": ["runbooks", "total"]
 		}`),
 		Scope:      ScopeReadRunbooks,
+		Governance: Governance{AuditCategory: "runbooks.read"},
 		Idempotent: true,
 	}, func(ctx context.Context, _ *Call, in runbookListArgs) (Output, error) {
 		l, err := f.book().List(ctx)
@@ -122,6 +123,7 @@ func (f *foundry) addRunbookGet(r *Registry) error {
 			"required": ["slug", "title", "path", "content"]
 		}`),
 		Scope:      ScopeReadRunbooks,
+		Governance: Governance{AuditCategory: "runbooks.read"},
 		Idempotent: true,
 	}, func(ctx context.Context, _ *Call, in runbookGetArgs) (Output, error) {
 		doc, err := f.book().Get(ctx, in.Slug)

@@ -39,6 +39,7 @@ func (f *foundry) addTokenReport(r *Registry) error {
 			"required": ["index", "facts", "blackboard", "events", "eagerTokens", "indexFirstTokens"]
 		}`),
 		Scope:      ScopeReadOps,
+		Governance: Governance{AuditCategory: "ops.tokens"},
 		Idempotent: true,
 	}, func(ctx context.Context, _ *Call, _ struct{}) (Output, error) {
 		// The event log is gitignored, so it is always the working tree's.
