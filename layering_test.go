@@ -41,7 +41,9 @@ var forbidden = []struct {
 	{"facts", "jsonrpc"}, {"runbooks", "jsonrpc"}, {"blackboard", "jsonrpc"},
 	{"tokens", "jsonrpc"}, {"doctor", "jsonrpc"}, {"contracts", "jsonrpc"},
 	{"git", "facts"}, {"git", "contracts"}, {"git", "project"},
-	{"contracts", "facts"}, {"contracts", "blackboard"},
+	{"contracts", "facts"}, {"contracts", "blackboard"}, {"contracts", "artifacts"},
+	{"artifacts", "jsonrpc"}, {"artifacts", "facts"}, {"artifacts", "blackboard"}, {"artifacts", "doctor"},
+	{"git", "artifacts"},
 }
 
 // TestLayering enforces the import rules of ../shared/style.md on every

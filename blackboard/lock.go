@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/internal/confined"
 )
 
@@ -20,10 +21,7 @@ import (
 // It is committed: one small file per id merges without conflicts.
 const LockDir = ".foundry/contracts.lock"
 
-var (
-	lockIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*\.v[0-9]+$`)
-	digestPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
-)
+var digestPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 
 // Lock is one entry of the contracts lock.
 type Lock struct {
@@ -60,7 +58,7 @@ func ReadLocks(fsys fs.FS) ([]Lock, error) {
 		}
 		l.Digest = strings.TrimSpace(string(data))
 		switch {
-		case !lockIDPattern.MatchString(name):
+		case !contracts.ValidID(name):
 			l.Problem = "the file name is not a contract id"
 		case !digestPattern.MatchString(l.Digest):
 			l.Problem = `the content is not a digest of the form "sha256:<64 hex digits>"`
@@ -76,7 +74,7 @@ func ReadLocks(fsys fs.FS) ([]Lock, error) {
 // exactly one creates the file. created says whether this call created it
 // (so a write that fails afterwards can take it back).
 func writeLock(root *confined.Root, id, digest string) (created bool, err error) {
-	if !lockIDPattern.MatchString(id) {
+	if !contracts.ValidID(id) {
 		return false, fmt.Errorf("lock contract %q: not a contract id", id)
 	}
 	if err := root.MkdirAll(LockDir); err != nil {

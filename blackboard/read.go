@@ -329,14 +329,14 @@ func (b *Board) artifact(wave, name string, full bool) (Artifact, []byte) {
 	if full {
 		a.raw = data
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(data, &obj); err != nil {
-		var v any
-		if json.Unmarshal(data, &v) == nil {
-			a.Problem = fmt.Sprintf("not a JSON object (%s)", kindOf(v))
-		} else {
-			a.Problem = "not valid JSON: " + jsonErrText(data, err)
-		}
+	v, err := contracts.Decode(data)
+	if err != nil {
+		a.Problem = "not valid JSON: " + jsonErrText(err)
+		return a, data
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		a.Problem = fmt.Sprintf("not a JSON object (%s)", kindOf(v))
 		return a, data
 	}
 	a.Schema = stringField(obj, "schema")
@@ -354,11 +354,8 @@ func (b *Board) artifact(wave, name string, full bool) (Artifact, []byte) {
 }
 
 // stringField returns obj[key] when it is a JSON string.
-func stringField(obj map[string]json.RawMessage, key string) string {
-	var s string
-	if json.Unmarshal(obj[key], &s) != nil {
-		return ""
-	}
+func stringField(obj map[string]any, key string) string {
+	s, _ := obj[key].(string)
 	return s
 }
 

@@ -8,22 +8,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
 	"strings"
 	"time"
 
+	"github.com/foundryhq/foundry/artifacts"
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/tokens"
 )
 
 // Dir holds the waves, relative to the project root.
-const Dir = ".foundry/blackboard"
+const Dir = artifacts.Dir
 
 // MaxDataBytes bounds the artifact data a write accepts: 8 MiB.
-const MaxDataBytes = confined.ArtifactMax
+const MaxDataBytes = artifacts.MaxBytes
 
 // Contracts validates artifacts and names the content they were accepted
 // under; *contracts.Registry is one.
@@ -272,14 +272,9 @@ func decodeObject(data []byte) (map[string]any, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("%w, got nothing", ErrNotObject)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrInvalidJSON, jsonErrText(data, err))
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%w: unexpected content after the first value", ErrInvalidJSON)
+	v, err := contracts.Decode(data)
+	if err != nil {
+		return nil, newJSONError(err)
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
@@ -288,18 +283,22 @@ func decodeObject(data []byte) (map[string]any, error) {
 	return obj, nil
 }
 
-// jsonErrText states a JSON syntax error with its line and column.
-func jsonErrText(data []byte, err error) string {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		// Offset counts the offending byte itself.
-		off := min(max(int(se.Offset)-1, 0), len(data))
-		line := 1 + bytes.Count(data[:off], []byte("\n"))
-		col := off - bytes.LastIndexByte(data[:off], '\n')
-		return fmt.Sprintf("%v (line %d, column %d)", se, line, col)
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return "unexpected end of input"
+// jsonError is data that is not parseable JSON: it is [ErrInvalidJSON] and
+// the decoder's *contracts.ParseError, whose position every Foundry report
+// shares.
+type jsonError struct{ err error }
+
+func newJSONError(err error) error { return &jsonError{err} }
+
+func (e *jsonError) Error() string { return ErrInvalidJSON.Error() + ": " + jsonErrText(e.err) }
+
+func (e *jsonError) Unwrap() []error { return []error{ErrInvalidJSON, e.err} }
+
+// jsonErrText states a decoding error with its line and column.
+func jsonErrText(err error) string {
+	var pe *contracts.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("%v (line %d, column %d)", pe.Err, pe.Line, pe.Column)
 	}
 	return err.Error()
 }

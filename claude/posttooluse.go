@@ -8,11 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"path/filepath"
 	"strings"
 
+	"github.com/foundryhq/foundry/artifacts"
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/tokens"
@@ -27,12 +27,9 @@ const (
 )
 
 // maxInputBytes bounds the hook input (a Write's input carries the whole
-// file content); maxArtifactBytes is the artifact size limit every Foundry
-// entry point applies.
-const (
-	maxInputBytes    = 64 << 20
-	maxArtifactBytes = confined.ArtifactMax
-)
+// file content); the artifact itself is read within artifacts.MaxBytes,
+// the limit every Foundry entry point applies.
+const maxInputBytes = 64 << 20
 
 // toolsChecked are the tools whose tool_input.file_path the hook checks.
 var toolsChecked = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true}
@@ -164,23 +161,22 @@ func check(root, path, name string) Outcome {
 	if err != nil {
 		return notChecked(name, err)
 	}
-	fi, err := fs.Stat(fsys, rel)
+	doc, err := artifacts.ReadFile(fsys, rel)
+	var tooLarge *artifacts.TooLargeError
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, artifacts.ErrNotFound):
 		return notChecked(name, errors.New("the file does not exist"))
-	case err != nil:
-		return notChecked(name, err)
-	case fi.IsDir():
+	case errors.Is(err, artifacts.ErrFolder):
 		return notChecked(name, errors.New("it is a folder"))
-	case !fi.Mode().IsRegular():
+	case errors.Is(err, artifacts.ErrNotRegular):
 		// A device or a pipe could block the read or never end it.
 		return notChecked(name, errors.New("it is not a regular file"))
-	case fi.Size() > maxArtifactBytes:
-		return reject(fmt.Sprintf("Foundry: %s is larger than %d MiB, the limit for an artifact. Fix it before continuing:", name, maxArtifactBytes>>20),
-			[]string{fmt.Sprintf("#: %d bytes", fi.Size())}, "")
-	}
-	doc, err := confined.ReadFile(fsys, rel)
-	if err != nil {
+	case errors.As(err, &tooLarge) && tooLarge.Size >= 0:
+		return reject(fmt.Sprintf("Foundry: %s is larger than %d MiB, the limit for an artifact. Fix it before continuing:", name, artifacts.MaxBytes>>20),
+			[]string{fmt.Sprintf("#: %d bytes", tooLarge.Size)}, "")
+	case errors.Is(err, artifacts.ErrEmpty):
+		// Validation reports it as not parseable JSON, at 1:1.
+	case err != nil:
 		return notChecked(name, err)
 	}
 	reg, err := contracts.Load(fsys)

@@ -28,9 +28,12 @@ var (
 )
 
 // ParseError reports a document that is not parseable JSON, with the
-// 1-based line and column of the first offending character.
+// position of the first offending character (the end of the document when
+// it ends too early): 1-based line and column under the rule of
+// [Position], and the byte offset.
 type ParseError struct {
 	Line, Column int
+	Offset       int
 	Err          error
 }
 

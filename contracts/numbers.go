@@ -46,40 +46,9 @@ func checkNumber(s string) error {
 	return nil
 }
 
-// checkNumbers scans doc, already known to be valid JSON, for a number
-// literal over the bounds and returns its byte offset and the reason.
-func checkNumbers(doc []byte) (int, error) {
-	inString, escaped := false, false
-	for i := 0; i < len(doc); i++ {
-		c := doc[i]
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '-' || c >= '0' && c <= '9':
-			start := i
-			for i < len(doc) && strings.IndexByte("+-.0123456789eE", doc[i]) >= 0 {
-				i++
-			}
-			if err := checkNumber(string(doc[start:i])); err != nil {
-				return start, err
-			}
-			i--
-		}
-	}
-	return 0, nil
-}
-
-// checkValue is checkNumbers for a decoded value: it returns the JSON
-// pointer of the first json.Number over the bounds and the reason.
+// checkValue is the syntax scan's number check (see scanner.number) for a
+// decoded value: it returns the JSON pointer of the first json.Number over
+// the bounds and the reason.
 func checkValue(v any, ptr string) (string, error) {
 	switch v := v.(type) {
 	case json.Number:

@@ -1,62 +1,311 @@
 package contracts
 
-// This file defines how documents are decoded, and how byte offsets become
-// the 1-based line:column positions that violations and parse errors carry.
+// This file defines how documents are decoded: Foundry's own syntax scan
+// (exact offsets and messages that do not depend on how a JSON library
+// words or counts its errors, and a guard against hostile numbers), then
+// encoding/json for the values; and how byte offsets become the 1-based
+// line:column positions that violations and parse errors carry.
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"unicode/utf8"
 )
 
-// parse decodes one JSON document the way validation needs it: numbers as
-// json.Number (no precision lost), nothing but whitespace after the value.
-// Failures are *ParseError values.
+// maxDepth bounds the nesting of arrays and objects, as encoding/json does.
+// Number literals are held to checkNumber's bounds during the same scan.
+const maxDepth = 10000
+
+// bom is the UTF-8 byte order mark. RFC 8259 lets a parser ignore a leading
+// one, and editors on Windows write it: it is skipped, and not counted in
+// columns.
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// errEOF is the message of a document that ends too early.
+var errEOF = errors.New("unexpected end of JSON input")
+
+// Decode parses one JSON document the way validation needs it: numbers as
+// json.Number (no precision lost), nothing but whitespace after the value,
+// a leading byte order mark ignored. A document that is not parseable JSON
+// gives a *[ParseError] locating the first offending character.
+func Decode(doc []byte) (any, error) {
+	return parse(doc)
+}
+
 func parse(doc []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(doc))
+	start := bomLen(doc)
+	if err := scan(doc, start); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(doc[start:]))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, parseError(doc, err)
-	}
-	off := int(dec.InputOffset())
-	for off < len(doc) && isSpace(doc[off]) {
-		off++
-	}
-	if off < len(doc) {
-		return nil, newParseError(doc, off, fmt.Errorf("invalid character %s after top-level value", quoteChar(doc, off)))
-	}
-	if off, err := checkNumbers(doc); err != nil {
-		return nil, newParseError(doc, off, err)
+		// The scan accepted the document, so this is a difference between
+		// the scan's grammar and the library's; report it at the start
+		// rather than trust the library's offset.
+		return nil, newParseError(doc, start, err)
 	}
 	return v, nil
 }
 
-func parseError(doc []byte, err error) *ParseError {
-	var syn *json.SyntaxError
-	switch {
-	case errors.As(err, &syn):
-		// Offset counts the bytes read up to and including the offending
-		// one.
-		off := int(syn.Offset) - 1
-		if off < 0 {
-			off = 0
-		}
-		return newParseError(doc, off, errors.New(syn.Error()))
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return newParseError(doc, len(doc), errors.New("unexpected end of JSON input"))
-	default:
-		return newParseError(doc, 0, err)
+func bomLen(doc []byte) int {
+	if bytes.HasPrefix(doc, bom) {
+		return len(bom)
 	}
+	return 0
 }
 
 func newParseError(doc []byte, off int, err error) *ParseError {
 	line, col := newLineIndex(doc).position(off)
-	return &ParseError{Line: line, Column: col, Err: err}
+	return &ParseError{Line: line, Column: col, Offset: off, Err: err}
+}
+
+// Position returns the 1-based line and column of byte offset off in doc,
+// under the one rule every Foundry report follows: the column is 1 plus the
+// Unicode code points before off on its line; a tab counts 1; a "\r"
+// before "\n" is not counted; a leading byte order mark is not counted.
+// Invalid UTF-8 counts one per byte. SARIF calls this column kind
+// "unicodeCodePoints".
+func Position(doc []byte, off int) (line, col int) {
+	return newLineIndex(doc).position(off)
+}
+
+// scan checks that doc[start:] is one JSON value (RFC 8259) surrounded by
+// whitespace, within the nesting and number limits.
+func scan(doc []byte, start int) error {
+	s := scanner{b: doc, i: start}
+	s.ws()
+	if err := s.value(0); err != nil {
+		return err
+	}
+	s.ws()
+	if s.i < len(s.b) {
+		return s.fail("after top-level value")
+	}
+	return nil
+}
+
+type scanner struct {
+	b []byte
+	i int
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) && isSpace(s.b[s.i]) {
+		s.i++
+	}
+}
+
+// fail reports the character at s.i, or the end of input, in the words of
+// encoding/json's messages (which earlier Foundry versions printed).
+func (s *scanner) fail(context string) error {
+	if s.i >= len(s.b) {
+		return newParseError(s.b, len(s.b), errEOF)
+	}
+	return newParseError(s.b, s.i, fmt.Errorf("invalid character %s %s", quoteChar(s.b, s.i), context))
+}
+
+func (s *scanner) value(depth int) error {
+	if s.i >= len(s.b) {
+		return s.fail("")
+	}
+	switch c := s.b[s.i]; {
+	case c == '{' || c == '[':
+		if depth == maxDepth {
+			return newParseError(s.b, s.i, fmt.Errorf("exceeded max depth of %d nested values", maxDepth))
+		}
+		if c == '{' {
+			return s.object(depth + 1)
+		}
+		return s.array(depth + 1)
+	case c == '"':
+		return s.str()
+	case c == '-' || c >= '0' && c <= '9':
+		return s.number()
+	case c == 't':
+		return s.literal("true")
+	case c == 'f':
+		return s.literal("false")
+	case c == 'n':
+		return s.literal("null")
+	}
+	return s.fail("looking for beginning of value")
+}
+
+func (s *scanner) object(depth int) error {
+	s.i++ // {
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == '}' {
+		s.i++
+		return nil
+	}
+	for {
+		if s.i >= len(s.b) || s.b[s.i] != '"' {
+			return s.fail("looking for beginning of object key string")
+		}
+		if err := s.str(); err != nil {
+			return err
+		}
+		s.ws()
+		if s.i >= len(s.b) || s.b[s.i] != ':' {
+			return s.fail("after object key")
+		}
+		s.i++
+		s.ws()
+		if err := s.value(depth); err != nil {
+			return err
+		}
+		s.ws()
+		if s.i >= len(s.b) {
+			return s.fail("")
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+			s.ws()
+		case '}':
+			s.i++
+			return nil
+		default:
+			return s.fail("after object key:value pair")
+		}
+	}
+}
+
+func (s *scanner) array(depth int) error {
+	s.i++ // [
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == ']' {
+		s.i++
+		return nil
+	}
+	for {
+		if err := s.value(depth); err != nil {
+			return err
+		}
+		s.ws()
+		if s.i >= len(s.b) {
+			return s.fail("")
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+			s.ws()
+		case ']':
+			s.i++
+			return nil
+		default:
+			return s.fail("after array element")
+		}
+	}
+}
+
+// str moves past a string. Bytes of invalid UTF-8 are accepted (decoding
+// replaces them with U+FFFD), control characters are not.
+func (s *scanner) str() error {
+	s.i++ // opening quote
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			s.i++
+			return nil
+		case c == '\\':
+			s.i++
+			if s.i >= len(s.b) {
+				return s.fail("")
+			}
+			switch s.b[s.i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				s.i++
+			case 'u':
+				s.i++
+				for range 4 {
+					if s.i >= len(s.b) {
+						return s.fail("")
+					}
+					if !isHex(s.b[s.i]) {
+						return s.fail(`in \u hexadecimal character escape`)
+					}
+					s.i++
+				}
+			default:
+				return s.fail("in string escape code")
+			}
+		case c < 0x20:
+			return s.fail("in string literal")
+		default:
+			s.i++
+		}
+	}
+	return s.fail("")
+}
+
+// number moves past a number, refusing one over checkNumber's bounds (more
+// than maxNumberDigits digits, an exponent beyond ±maxNumberExponent).
+func (s *scanner) number() error {
+	start := s.i
+	if s.b[s.i] == '-' {
+		s.i++
+	}
+	switch {
+	case s.i >= len(s.b):
+		return s.fail("")
+	case s.b[s.i] == '0':
+		s.i++
+	case s.b[s.i] >= '1' && s.b[s.i] <= '9':
+		s.digits()
+	default:
+		return s.fail("in numeric literal")
+	}
+	if s.i < len(s.b) && s.b[s.i] == '.' {
+		s.i++
+		if s.i >= len(s.b) || !isDigit(s.b[s.i]) {
+			return s.fail("after decimal point in numeric literal")
+		}
+		s.digits()
+	}
+	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
+			s.i++
+		}
+		if s.i >= len(s.b) || !isDigit(s.b[s.i]) {
+			return s.fail("in exponent of numeric literal")
+		}
+		s.digits()
+	}
+	// The shortest literal over the bounds, 1e10001, has 7 characters:
+	// shorter ones skip the check and its allocation.
+	if s.i-start >= 7 {
+		if err := checkNumber(string(s.b[start:s.i])); err != nil {
+			return newParseError(s.b, start, err)
+		}
+	}
+	return nil
+}
+
+func (s *scanner) digits() {
+	for s.i < len(s.b) && isDigit(s.b[s.i]) {
+		s.i++
+	}
+}
+
+func (s *scanner) literal(word string) error {
+	for k := 0; k < len(word); k++ {
+		if s.i >= len(s.b) {
+			return s.fail("")
+		}
+		if s.b[s.i] != word[k] {
+			return s.fail(fmt.Sprintf("in literal %s (expecting %s)", word, quoteChar([]byte(word), k)))
+		}
+		s.i++
+	}
+	return nil
 }
 
 // quoteChar renders the character at doc[off] the way encoding/json does in
@@ -75,9 +324,8 @@ func quoteChar(doc []byte, off int) string {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// lineIndex maps byte offsets of a document to 1-based lines and columns.
-// Columns count Unicode code points, so they match what an editor shows for
-// UTF-8 text (SARIF's "unicodeCodePoints" column kind).
+// lineIndex maps byte offsets of a document to positions under the rule of
+// [Position].
 type lineIndex struct {
 	doc    []byte
 	starts []int // byte offset of the first byte of each line
@@ -94,13 +342,16 @@ func newLineIndex(doc []byte) *lineIndex {
 }
 
 func (li *lineIndex) position(off int) (line, col int) {
-	if off < 0 {
-		off = 0
-	}
-	if off > len(li.doc) {
-		off = len(li.doc)
-	}
+	off = min(max(off, 0), len(li.doc))
 	// The line is the last one starting at or before off.
 	i := sort.Search(len(li.starts), func(i int) bool { return li.starts[i] > off }) - 1
-	return i + 1, utf8.RuneCount(li.doc[li.starts[i]:off]) + 1
+	from := li.starts[i]
+	if i == 0 {
+		from = min(bomLen(li.doc), off)
+	}
+	before := li.doc[from:off]
+	if off < len(li.doc) && li.doc[off] == '\n' && len(before) > 0 && before[len(before)-1] == '\r' {
+		before = before[:len(before)-1]
+	}
+	return i + 1, utf8.RuneCount(before) + 1
 }

@@ -56,7 +56,7 @@ func (o *offsets) addPrefixes(ptr string) {
 // scan walks doc and fills val and key. doc must be valid JSON; on anything
 // else the walk stops early and the missing offsets stay unknown.
 func (o *offsets) scan(doc []byte) {
-	w := walker{b: doc, o: o}
+	w := walker{b: doc, i: bomLen(doc), o: o}
 	w.value("")
 }
 

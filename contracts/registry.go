@@ -9,7 +9,6 @@ import (
 	"math"
 	"path"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -26,11 +25,6 @@ const LocalDir = ".foundry/schemas"
 const (
 	contractSuffix = ".schema.json"
 	defsSuffix     = ".defs.json"
-)
-
-var (
-	contractName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*\.v[0-9]+\.schema\.json$`)
-	defsName     = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*\.v[0-9]+\.defs\.json$`)
 )
 
 // Registry is the set of contracts a project can validate against: the
@@ -122,7 +116,7 @@ func loadLocal(project fs.FS, emb *set) (*set, error) {
 	var local *set
 	for _, p := range append(contracts, defs...) {
 		name := path.Base(p)
-		if !contractName.MatchString(name) && !defsName.MatchString(name) {
+		if _, ok := ParseFileName(name); !ok {
 			return nil, fmt.Errorf("%s: name must be <noun>.v<major>%s (lowercase)", p, suffixOf(name))
 		}
 		b, err := fs.ReadFile(project, p)

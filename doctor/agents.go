@@ -36,7 +36,6 @@ var (
 	sectionHeading = regexp.MustCompile(`^##\s+(Input|Output)\s+contracts?\s*$`)
 	anyHeading     = regexp.MustCompile(`^#{1,2}\s`)
 	codeSpan       = regexp.MustCompile("`([^`]+)`")
-	contractID     = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*\.v[0-9]+$`)
 	placeholder    = regexp.MustCompile(`<[^>/]*>|\{[^}/]*\}`)
 )
 
@@ -78,7 +77,7 @@ func ParseAgent(md []byte) []Declaration {
 		for _, m := range codeSpan.FindAllStringSubmatch(line, -1) {
 			tok := strings.TrimSpace(m[1])
 			switch {
-			case contractID.MatchString(tok):
+			case contracts.ValidID(tok):
 				ids = append(ids, tok)
 			case strings.HasPrefix(tok, ".foundry/blackboard/") && p == "":
 				p = tok

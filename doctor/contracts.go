@@ -9,9 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"testing/fstest"
 
@@ -56,11 +54,6 @@ func (r *run) checkConfig(context.Context) error {
 	return nil
 }
 
-var (
-	localContractName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*\.v[0-9]+\.(schema|defs)\.json$`)
-	versionedName     = regexp.MustCompile(`^([a-z0-9][a-z0-9-]*)\.v([0-9]+)\.(schema|defs)\.json$`)
-)
-
 // checkLocalContracts checks each file of .foundry/schemas/ on its own, so
 // one bad file is reported without hiding the others, then loads the
 // registry from the good ones and compiles every local contract.
@@ -77,7 +70,7 @@ func (r *run) checkLocalContracts(context.Context) error {
 		}
 		r.checked(CheckContractsLocal, 1)
 		r.rep.Files++
-		if !localContractName.MatchString(name) {
+		if _, ok := contracts.ParseFileName(name); !ok {
 			r.add(CheckContractsLocal, Finding{File: p, Message: "file name must be <noun>.v<major>.schema.json (or .defs.json for a shared piece), lowercase"})
 			bad[p] = true
 			continue
@@ -142,15 +135,11 @@ func compileText(err error) string {
 
 // nextVersion turns "finding.v1.schema.json" into "finding.v2".
 func nextVersion(name string) string {
-	m := versionedName.FindStringSubmatch(name)
-	if m == nil {
+	f, ok := contracts.ParseFileName(name)
+	if !ok {
 		return "a new version"
 	}
-	n, err := strconv.Atoi(m[2])
-	if err != nil {
-		return "a new version"
-	}
-	return fmt.Sprintf("%s.v%d", m[1], n+1)
+	return fmt.Sprintf("%s.v%d", f.Noun, f.Major+1)
 }
 
 // hideFiles is an fs.FS without some files, so the registry loads around

@@ -364,8 +364,8 @@ func TestRunUnreadableArtifact(t *testing.T) {
 	}
 	rep := runDoctor(t, dir, project.Source{}, true)
 	want := []brief{
-		{Check: doctor.CheckBlackboardParse, File: ".foundry/blackboard/dangling.json", Message: "cannot be read: no such file or directory"},
-		{Check: doctor.CheckBlackboardParse, File: ".foundry/blackboard/folder.json", Message: "cannot be read: is a directory"},
+		{Check: doctor.CheckBlackboardParse, File: ".foundry/blackboard/dangling.json", Message: "cannot be read: no such file"},
+		{Check: doctor.CheckBlackboardParse, File: ".foundry/blackboard/folder.json", Message: "cannot be read: is a folder, not a file"},
 	}
 	if diff := cmp.Diff(want, briefs(rep)); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)

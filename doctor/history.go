@@ -102,7 +102,8 @@ type historyRun struct {
 // isContractFile reports whether p is a project-local contract or shared
 // piece, the files a published version lives in.
 func isContractFile(p string) bool {
-	return path.Dir(p) == contracts.LocalDir && versionedName.MatchString(path.Base(p))
+	_, ok := contracts.ParseFileName(path.Base(p))
+	return path.Dir(p) == contracts.LocalDir && ok
 }
 
 // uncommitted names the source's own state when it is not a commit.

@@ -1,16 +1,19 @@
-// This file renders a Report: the human summary, SARIF, and the summary
-// the MCP doctor tool returns.
+// This file renders a Report: the human summary, the lines and SARIF forms
+// (through package artifacts' renderers), and the summary the MCP doctor
+// tool returns.
 
 package doctor
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/url"
 	"path/filepath"
 	"strings"
+
+	"github.com/foundryhq/foundry/artifacts"
 )
 
 // Limits of the human summary; --json and SARIF carry everything.
@@ -201,46 +204,11 @@ func Summary(ctx context.Context, env Env) (string, *Report, error) {
 	return rep.Text(), rep, nil
 }
 
-// SARIF renders the report as a SARIF 2.1.0 log: one rule per check, one
-// result per finding, located in its file relative to the project root.
-func (r *Report) SARIF() ([]byte, error) {
-	type message struct {
-		Text string `json:"text"`
-	}
-	type region struct {
-		StartLine   int `json:"startLine,omitempty"`
-		StartColumn int `json:"startColumn,omitempty"`
-	}
-	type artifactLocation struct {
-		URI       string `json:"uri"`
-		URIBaseID string `json:"uriBaseId"`
-	}
-	type physicalLocation struct {
-		ArtifactLocation artifactLocation `json:"artifactLocation"`
-		Region           *region          `json:"region,omitempty"`
-	}
-	type location struct {
-		PhysicalLocation physicalLocation `json:"physicalLocation"`
-	}
-	type result struct {
-		RuleID    string     `json:"ruleId"`
-		RuleIndex int        `json:"ruleIndex"`
-		Level     string     `json:"level"`
-		Message   message    `json:"message"`
-		Locations []location `json:"locations,omitempty"`
-	}
-	type rule struct {
-		ID                   string            `json:"id"`
-		ShortDescription     message           `json:"shortDescription"`
-		DefaultConfiguration map[string]string `json:"defaultConfiguration"`
-	}
-	rules := []rule{}
-	index := map[string]int{}
-	for _, c := range r.Checks {
-		index[c.ID] = len(rules)
-		rules = append(rules, rule{ID: c.ID, ShortDescription: message{c.Title}, DefaultConfiguration: map[string]string{"level": sarifLevel(c.Severity)}})
-	}
-	results := []result{}
+// Problems returns the findings as located problems, the unit of the
+// shared lines and SARIF renderers. A finding's note leads its message and
+// its fix follows it.
+func (r *Report) Problems() []artifacts.Problem {
+	out := make([]artifacts.Problem, 0, len(r.Findings))
 	for _, f := range r.Findings {
 		text := f.Message
 		if f.Note != "" {
@@ -249,15 +217,18 @@ func (r *Report) SARIF() ([]byte, error) {
 		if f.Fix != "" {
 			text += " (fix: " + f.Fix + ")"
 		}
-		res := result{RuleID: f.Check, RuleIndex: index[f.Check], Level: sarifLevel(f.Severity), Message: message{text}}
-		if f.File != "" {
-			loc := location{PhysicalLocation: physicalLocation{ArtifactLocation: artifactLocation{URI: (&url.URL{Path: f.File}).String(), URIBaseID: "PROJECTROOT"}}}
-			if f.Line > 0 {
-				loc.PhysicalLocation.Region = &region{StartLine: f.Line, StartColumn: f.Column}
-			}
-			res.Locations = []location{loc}
-		}
-		results = append(results, res)
+		out = append(out, artifacts.Problem{Rule: f.Check, Level: sarifLevel(f.Severity), File: f.File, Line: f.Line, Column: f.Column, Message: text})
+	}
+	return out
+}
+
+// SARIF renders the report as a SARIF 2.1.0 log with the writer `foundry
+// validate` uses: one rule per check, one result per finding, located in
+// its file relative to the project root (PROJECTROOT).
+func (r *Report) SARIF() ([]byte, error) {
+	rules := make([]artifacts.Rule, len(r.Checks))
+	for i, c := range r.Checks {
+		rules[i] = artifacts.Rule{ID: c.ID, Description: c.Title, Level: sarifLevel(c.Severity)}
 	}
 	root := filepath.ToSlash(r.Root)
 	if !strings.HasPrefix(root, "/") {
@@ -266,20 +237,15 @@ func (r *Report) SARIF() ([]byte, error) {
 	if !strings.HasSuffix(root, "/") {
 		root += "/"
 	}
-	log := map[string]any{
-		"$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-		"version": "2.1.0",
-		"runs": []any{map[string]any{
-			"tool": map[string]any{"driver": map[string]any{
-				"name":           "foundry doctor",
-				"informationUri": "https://github.com/foundryhq/foundry",
-				"rules":          rules,
-			}},
-			"originalUriBaseIds": map[string]any{"PROJECTROOT": map[string]string{"uri": (&url.URL{Scheme: "file", Path: root}).String()}},
-			"results":            results,
-		}},
-	}
-	return json.MarshalIndent(log, "", "  ")
+	var b bytes.Buffer
+	err := artifacts.WriteSARIF(&b, artifacts.SARIF{
+		Tool:           "foundry doctor",
+		InformationURI: "https://github.com/foundryhq/foundry",
+		BaseURI:        (&url.URL{Scheme: "file", Path: root}).String(),
+		Rules:          rules,
+		Problems:       r.Problems(),
+	})
+	return b.Bytes(), err
 }
 
 func sarifLevel(s Severity) string {
@@ -293,19 +259,19 @@ func sarifLevel(s Severity) string {
 }
 
 // WriteLines writes each error and warning on one line,
-// "path:line:col: <pointer>: <problem>", the form editors and the
-// pre-commit hook read; show turns a project-relative path into the path
-// to print. A finding with no position is placed at 1:1, one with no JSON
-// pointer at "#", and its note follows in parentheses. It returns the
-// number of lines and of distinct files.
+// "path:line:col: <pointer>: <problem>", with the lines writer of `foundry
+// validate --format lines`, the form editors and the pre-commit hook read;
+// show turns a project-relative path into the path to print. A finding
+// with no position is placed at 1:1, one with no JSON pointer at "#", and
+// its note follows in parentheses. It returns the number of lines and of
+// distinct files.
 func (r *Report) WriteLines(w io.Writer, show func(string) string) (lines, files int, err error) {
-	var b strings.Builder
+	var problems []artifacts.Problem
 	seen := map[string]bool{}
 	for _, f := range r.Findings {
 		if f.Severity == Info {
 			continue
 		}
-		line, col := max(f.Line, 1), max(f.Column, 1)
 		msg := f.Message
 		if !strings.HasPrefix(msg, "#") {
 			msg = "#: " + msg
@@ -313,13 +279,12 @@ func (r *Report) WriteLines(w io.Writer, show func(string) string) (lines, files
 		if f.Note != "" {
 			msg += " (" + f.Note + ")"
 		}
-		fmt.Fprintf(&b, "%s:%d:%d: %s\n", show(f.File), line, col, msg)
-		lines++
+		problems = append(problems, artifacts.Problem{Rule: f.Check, Level: sarifLevel(f.Severity), File: show(f.File),
+			Line: max(f.Line, 1), Column: max(f.Column, 1), Message: msg})
 		if !seen[f.File] {
 			seen[f.File] = true
 			files++
 		}
 	}
-	_, err = io.WriteString(w, b.String())
-	return lines, files, err
+	return len(problems), files, artifacts.WriteLines(w, problems, "")
 }

@@ -28,10 +28,6 @@ var (
 	// beyond loopback without tokens and TLS, tools that write without
 	// tokens, a token file others can read or inside the worktree.
 	ErrInsecure = errors.New("insecure daemon configuration")
-
-	// errNotRegular refuses a file argument that names a directory, a FIFO
-	// or a device.
-	errNotRegular = errors.New("not a regular file")
 )
 
 // VerbatimError is a tool outcome worded for the model: the isError result

@@ -29,10 +29,10 @@ func TestContractValidateReadsOnlyRegularFiles(t *testing.T) {
 	}, "\n")
 	got := strings.ReplaceAll(string(runSession(t, s, []byte(client))), s.root, "$ROOT")
 	want := []string{
-		`{"id":1,"result":{"content":[{"type":"text","text":"contract_validate failed: read artifact pipe.json: not a regular file"}],"isError":true},"jsonrpc":"2.0"}`,
-		`{"id":2,"result":{"content":[{"type":"text","text":"contract_validate failed: read artifact $ROOT/pipe.json: not a regular file"}],"isError":true},"jsonrpc":"2.0"}`,
+		`{"id":1,"result":{"content":[{"type":"text","text":"contract_validate failed: read artifact pipe.json: is not a regular file"}],"isError":true},"jsonrpc":"2.0"}`,
+		`{"id":2,"result":{"content":[{"type":"text","text":"contract_validate failed: read artifact $ROOT/pipe.json: is not a regular file"}],"isError":true},"jsonrpc":"2.0"}`,
 		`{"id":3,"result":{"content":[{"type":"text","text":"contract_validate failed: read artifact: /dev/stdin leads outside the project"}],"isError":true},"jsonrpc":"2.0"}`,
-		`{"id":4,"result":{"content":[{"type":"text","text":"contract_validate failed: read artifact inputs: not a regular file"}],"isError":true},"jsonrpc":"2.0"}`,
+		`{"id":4,"result":{"content":[{"type":"text","text":"contract_validate failed: read artifact inputs: is a folder, not a file"}],"isError":true},"jsonrpc":"2.0"}`,
 		`{"id":5,"result":{},"jsonrpc":"2.0"}`,
 	}
 	if diff := cmp.Diff(want, splitLines([]byte(got))); diff != "" {

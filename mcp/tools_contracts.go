@@ -6,9 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
-	"strings"
 
+	"github.com/foundryhq/foundry/artifacts"
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/internal/confined"
 )
@@ -19,18 +18,11 @@ type contractValidateArgs struct {
 	Path   *string         `json:"path"`
 }
 
-type violationJSON struct {
-	Pointer string `json:"pointer"`
-	Message string `json:"message"`
-	Line    int    `json:"line,omitempty"`
-	Column  int    `json:"column,omitempty"`
-}
-
 type contractValidateResult struct {
-	Schema     string          `json:"schema"`
-	Path       string          `json:"path,omitempty"`
-	Valid      bool            `json:"valid"`
-	Violations []violationJSON `json:"violations"`
+	Schema     string                    `json:"schema"`
+	Path       string                    `json:"path,omitempty"`
+	Valid      bool                      `json:"valid"`
+	Violations []artifacts.ViolationJSON `json:"violations"`
 }
 
 // contracts loads the project's contracts: the embedded ones plus
@@ -90,7 +82,7 @@ func (f *foundry) addContractValidate(r *Registry) error {
 		if err != nil {
 			return Output{}, err
 		}
-		out := contractValidateResult{Schema: in.Schema, Violations: []violationJSON{}}
+		out := contractValidateResult{Schema: in.Schema}
 		doc := []byte(in.Data)
 		if !hasData {
 			out.Path = *in.Path
@@ -106,41 +98,30 @@ func (f *foundry) addContractValidate(r *Registry) error {
 			return Output{}, err
 		}
 		out.Valid = len(vs) == 0
-		var text strings.Builder
-		if out.Valid {
-			fmt.Fprintf(&text, "VALID against %s\n", in.Schema)
-		} else {
-			fmt.Fprintf(&text, "INVALID against %s:\n", in.Schema)
-		}
-		for _, v := range vs {
-			text.WriteString("- " + v.String() + "\n")
-			vj := violationJSON{Pointer: v.Pointer, Message: v.Message}
-			if !hasData { // positions in the arguments would mislead
-				vj.Line, vj.Column = v.Line, v.Column
+		out.Violations = artifacts.ViolationsJSON(vs)
+		if hasData { // positions in the arguments would mislead
+			for i := range out.Violations {
+				out.Violations[i].Line, out.Violations[i].Column = 0, 0
 			}
-			out.Violations = append(out.Violations, vj)
 		}
-		return Output{Text: text.String(), Structured: out}, nil
+		return Output{Text: artifacts.Verdict(in.Schema, vs, "- "), Structured: out}, nil
 	})
 }
 
 // readFile reads a JSON file named by a tool from the served source (the
 // working tree, the index or the revision): a relative path or an absolute
 // one inside the project; anything else is refused before it is opened. The
-// read follows a symbolic link only to a target inside the project and is
-// held to the size limit of its kind (8 MiB for an artifact). Only a regular
-// file is read: a FIFO or a device would block the call.
+// read follows a symbolic link only to a target inside the project and goes
+// through the validation core's exact read, held to artifacts.MaxBytes.
+// Only a regular file is read: a FIFO or a device would block the call.
 func (f *foundry) readFile(name string) ([]byte, error) {
 	rel, err := confined.Rel(f.p.Root, name)
 	if err != nil {
 		return nil, fmt.Errorf("read artifact: %w", err)
 	}
-	if fi, err := fs.Stat(f.p.FS, rel); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("read artifact %s: %w", name, errNotRegular)
-	}
-	data, err := confined.ReadFile(f.p.FS, rel)
+	data, err := artifacts.ReadFile(f.p.FS, rel)
 	if err != nil {
-		return nil, fmt.Errorf("read artifact: %w", err)
+		return nil, fmt.Errorf("read artifact %s: %w", name, err)
 	}
 	return data, nil
 }

@@ -11,6 +11,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/foundryhq/foundry/artifacts"
 	"github.com/foundryhq/foundry/internal/atomicfile"
 )
 
@@ -18,7 +19,7 @@ import (
 const (
 	IndexPath     = ".foundry/memory/INDEX.md"
 	MemoryDir     = ".foundry/memory"
-	BlackboardDir = ".foundry/blackboard"
+	BlackboardDir = artifacts.Dir
 )
 
 // Report is Foundry's token accounting for one project.

@@ -300,3 +300,11 @@ func argsHaveJSON(args []string) bool {
 	}
 	return false
 }
+
+// plural picks the singular or plural form for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

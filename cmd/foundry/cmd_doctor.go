@@ -14,7 +14,7 @@ import (
 )
 
 type doctorOptions struct {
-	format    string // text, json or sarif
+	format    string // text, lines, json or sarif
 	noHistory bool
 	fix       bool
 	stdout    io.Writer
@@ -44,16 +44,19 @@ breaking edit of a published .foundry/schemas/*.schema.json and reports an
 artifact that was valid when written as "written in <commit> (<date>)
 before <contract> tightened in <commit>".
 
-The summary groups findings by check with counts per file. --json prints
-the full report, --format sarif a SARIF 2.1.0 log. --fix (working tree
-only) repairs what a merge leaves in memory, printing what it changed, and
-then checks the project: a fact file with conflict markers becomes the two
-facts of the merge's sides; duplicate ids are renumbered; every supersedes
-link follows the fact it meant (settled from git history when the id it
-names is shared: the fact that carried the id in the commit that wrote the
-link) and each chain is made to agree at both ends; a stale INDEX.md is
-rebuilt. A link nothing settles (an uncommitted merge, say) is refused
-with a message and nothing is changed.
+The summary groups findings by check with counts per file. --format lines
+prints one "path:line:col: <pointer>: <problem>" line per error and
+warning (the form of foundry validate --format lines and the pre-commit
+hook), then a count, --json the full report,
+--format sarif a SARIF 2.1.0 log. Columns count characters. --fix (working
+tree only) repairs what a merge leaves in memory, printing what it changed,
+and then checks the project: a fact file with conflict markers becomes the
+two facts of the merge's sides; duplicate ids are renumbered; every
+supersedes link follows the fact it meant (settled from git history when
+the id it names is shared: the fact that carried the id in the commit that
+wrote the link) and each chain is made to agree at both ends; a stale
+INDEX.md is rebuilt. A link nothing settles (an uncommitted merge, say) is
+refused with a message and nothing is changed.
 
 EXIT STATUS:
    0  no error-severity finding (warnings and info may remain)
@@ -62,7 +65,7 @@ EXIT STATUS:
    2  malformed command line
    3  doctor found errors`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text, json or sarif", Destination: &opts.format},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text, lines, json or sarif", Destination: &opts.format},
 			&cli.BoolFlag{Name: "no-history", Usage: "skip the git history pass", Destination: &opts.noHistory},
 			&cli.BoolFlag{Name: "fix", Usage: "repair conflicted facts, duplicate ids, supersedes chains and INDEX.md, then check", Destination: &opts.fix},
 		},
@@ -77,9 +80,9 @@ EXIT STATUS:
 				opts.format = "json"
 			}
 			switch opts.format {
-			case "text", "json", "sarif":
+			case "text", "lines", "json", "sarif":
 			default:
-				return usageErrorf("--format %q: want text, json or sarif", opts.format)
+				return usageErrorf("--format %q: want text, lines, json or sarif", opts.format)
 			}
 			opts.stdout, opts.stderr = env.stdout, env.stderr
 			return runDoctor(c.Context, env, opts)
@@ -112,8 +115,8 @@ func runDoctor(ctx context.Context, env *cliEnv, opts *doctorOptions) error {
 			return err
 		}
 		w := opts.stdout
-		if opts.format == "sarif" {
-			w = opts.stderr // stdout carries the SARIF log only
+		if opts.format == "sarif" || opts.format == "lines" {
+			w = opts.stderr // stdout carries the log or the problems only
 		}
 		if opts.format != "json" {
 			for _, c := range fixed {
@@ -139,10 +142,16 @@ func runDoctor(ctx context.Context, env *cliEnv, opts *doctorOptions) error {
 			Fixed []doctor.Change `json:"fixed,omitempty"`
 		}{rep, fixed}
 		err = env.printJSON(out)
+	case "lines":
+		var lines, files int
+		lines, files, err = rep.WriteLines(opts.stdout, func(name string) string { return name })
+		if err == nil && lines > 0 {
+			_, err = fmt.Fprintf(opts.stdout, "foundry doctor: %d %s in %d %s\n", lines, plural(lines, "problem", "problems"), files, plural(files, "file", "files"))
+		}
 	case "sarif":
 		var b []byte
 		if b, err = rep.SARIF(); err == nil {
-			_, err = fmt.Fprintf(opts.stdout, "%s\n", b)
+			_, err = opts.stdout.Write(b)
 		}
 	default:
 		err = rep.WriteText(opts.stdout)

@@ -6,30 +6,16 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
-	"os"
-	"path"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
-	"sort"
 	"strings"
-	"sync"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/foundryhq/foundry/artifacts"
 	"github.com/foundryhq/foundry/contracts"
-	"github.com/foundryhq/foundry/git"
-	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/project"
 )
-
-// maxArtifactBytes bounds a file foundry validate reads: the same bound as
-// an MCP request. A larger file is refused without being read whole.
-const maxArtifactBytes = confined.ArtifactMax
-
-// blackboardDir holds the artifacts --auto validates by default.
-const blackboardDir = ".foundry/blackboard"
 
 type validateOptions struct {
 	auto     bool
@@ -100,24 +86,6 @@ EXIT STATUS:
 	}
 }
 
-// validateInput is one file to validate: the path shown for it and how to
-// read it.
-type validateInput struct {
-	path string
-	read func() ([]byte, error)
-}
-
-// validateResult is the outcome for one file: violations against contract,
-// or err when the file could not be validated at all.
-type validateResult struct {
-	path       string
-	contract   string
-	violations []contracts.Violation
-	err        error
-}
-
-func (r validateResult) ok() bool { return r.err == nil && len(r.violations) == 0 }
-
 func runValidate(ctx context.Context, env *cliEnv, opts *validateOptions) error {
 	// Validation does not depend on the config, so a broken config.yaml
 	// (which foundry doctor reports) does not stop it.
@@ -147,33 +115,33 @@ func runValidate(ctx context.Context, env *cliEnv, opts *validateOptions) error 
 		return err
 	}
 	if len(inputs) == 0 && opts.format == "text" {
-		fmt.Fprintf(opts.stderr, "no artifacts under %s/ in the %s\n", blackboardDir, p.Label())
+		fmt.Fprintf(opts.stderr, "no artifacts under %s/ in the %s\n", artifacts.Dir, p.Label())
 	}
 	if len(inputs) > 100 {
 		// Each document's garbage dies young and the live heap stays small;
 		// collecting less often saves about a sixth of a large sweep.
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
-	results := validateAll(ctx, reg, opts, inputs)
-	if err := ctx.Err(); err != nil {
+	results, err := artifacts.Check(ctx, reg, inputs, artifacts.Options{Contract: opts.contract})
+	if err != nil {
 		return err
 	}
-
 	switch opts.format {
 	case "lines":
-		err = renderLines(opts.stdout, results)
+		err = artifacts.WriteLines(opts.stdout, artifacts.Problems(results), artifacts.Summary(results))
 	case "json":
-		err = renderJSON(opts.stdout, results)
+		err = artifacts.WriteJSON(opts.stdout, results)
 	case "sarif":
-		err = renderSARIF(opts.stdout, results)
+		err = artifacts.WriteSARIF(opts.stdout, artifacts.SARIF{Tool: "foundry", Version: currentVersion().Version,
+			RuleDescription: artifacts.ValidateRuleDescription, Problems: artifacts.Problems(results)})
 	default:
-		err = renderText(opts.stdout, opts.stderr, results)
+		err = artifacts.WriteText(opts.stdout, opts.stderr, results)
 	}
 	if err != nil {
 		return err
 	}
 	for _, r := range results {
-		if !r.ok() {
+		if !r.OK() {
 			return silentExit(exitFailure)
 		}
 	}
@@ -182,8 +150,8 @@ func runValidate(ctx context.Context, env *cliEnv, opts *validateOptions) error 
 
 // validateInputs lists what to read: the files given (from disk, or from
 // the index or revision chosen), or the blackboard's artifacts.
-func validateInputs(env *cliEnv, p *project.Project, files []string) ([]validateInput, error) {
-	var inputs []validateInput
+func validateInputs(env *cliEnv, p *project.Project, files []string) ([]artifacts.Input, error) {
+	var inputs []artifacts.Input
 	if len(files) > 0 {
 		for _, f := range files {
 			abs := f
@@ -191,50 +159,27 @@ func validateInputs(env *cliEnv, p *project.Project, files []string) ([]validate
 				abs = filepath.Join(env.dir, f)
 			}
 			if p == nil || p.Writable() {
-				inputs = append(inputs, validateInput{path: f, read: func() ([]byte, error) { return readOSFile(abs) }})
+				inputs = append(inputs, artifacts.File(f, abs))
 				continue
 			}
 			rel, err := filepath.Rel(p.Root, abs)
 			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 				return nil, fmt.Errorf("%s is outside the project %s; the %s holds only project files", f, p.Root, p.Source)
 			}
-			name := filepath.ToSlash(rel)
-			inputs = append(inputs, validateInput{path: f, read: func() ([]byte, error) { return readFSFile(p.FS, name) }})
+			inputs = append(inputs, artifacts.Input{Path: f, FS: p.FS, Name: filepath.ToSlash(rel)})
 		}
 		return inputs, nil
 	}
 
 	var names []string
+	var err error
 	if p.Source.Staged {
-		// The list and the content come from one reading of the index.
-		changes, err := p.Index.StagedChanges(path.Join(p.RelRoot, blackboardDir))
-		if err != nil {
-			return nil, fmt.Errorf("list staged artifacts: %w", err)
-		}
-		for _, c := range changes {
-			if c.Kind != git.Deleted && strings.HasSuffix(c.Path, ".json") {
-				names = append(names, blackboardDir+"/"+c.Path)
-			}
-		}
+		names, err = artifacts.ListStaged(p.Index, p.RelRoot)
 	} else {
-		err := fs.WalkDir(p.FS, blackboardDir, func(name string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if name == blackboardDir && errors.Is(err, fs.ErrNotExist) {
-					return fs.SkipAll
-				}
-				return err
-			}
-			// A link is read through, as foundry doctor reads it; a
-			// dangling one is reported as a missing file.
-			if (d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0) && strings.HasSuffix(name, ".json") {
-				names = append(names, name)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("list artifacts: %w", err)
-		}
-		sort.Strings(names)
+		names, err = artifacts.List(p.FS)
+	}
+	if err != nil {
+		return nil, err
 	}
 	base, err := filepath.Abs(env.dir)
 	if err != nil {
@@ -245,307 +190,7 @@ func validateInputs(env *cliEnv, p *project.Project, files []string) ([]validate
 		if rel, err := filepath.Rel(base, p.Path(name)); err == nil {
 			shown = filepath.ToSlash(rel)
 		}
-		inputs = append(inputs, validateInput{path: shown, read: func() ([]byte, error) { return readFSFile(p.FS, name) }})
+		inputs = append(inputs, artifacts.Input{Path: shown, FS: p.FS, Name: name})
 	}
 	return inputs, nil
-}
-
-// validateAll validates the inputs on every CPU, keeping their order.
-func validateAll(ctx context.Context, reg *contracts.Registry, opts *validateOptions, inputs []validateInput) []validateResult {
-	results := make([]validateResult, len(inputs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), max(len(inputs), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				results[i] = validateOne(reg, opts, inputs[i])
-			}
-		}()
-	}
-	for i := range inputs {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return results
-}
-
-func validateOne(reg *contracts.Registry, opts *validateOptions, in validateInput) validateResult {
-	res := validateResult{path: in.path, contract: opts.contract}
-	doc, err := in.read()
-	if err != nil {
-		res.err = err
-		return res
-	}
-	if opts.auto {
-		res.contract, res.violations, res.err = reg.ValidateAuto(doc)
-	} else {
-		res.violations, res.err = reg.Validate(opts.contract, doc)
-	}
-	return res
-}
-
-func readOSFile(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, readError(err)
-	}
-	defer f.Close()
-	return readLimited(f)
-}
-
-func readFSFile(fsys fs.FS, name string) ([]byte, error) {
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, readError(err)
-	}
-	defer f.Close()
-	return readLimited(f)
-}
-
-func readError(err error) error {
-	if errors.Is(err, fs.ErrNotExist) {
-		return errors.New("no such file")
-	}
-	return err
-}
-
-// readLimited reads an open file after checking, from its size, that it is
-// a regular file of at most maxArtifactBytes; the read itself is bounded
-// too, in case the file grows meanwhile.
-func readLimited(f fs.File) ([]byte, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case fi.IsDir():
-		return nil, errors.New("is a folder, not a file")
-	case fi.Size() > maxArtifactBytes:
-		return nil, fmt.Errorf("file is %d bytes, over the 8 MiB limit; not read", fi.Size())
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxArtifactBytes+1))
-	switch {
-	case err != nil:
-		return nil, err
-	case len(b) > maxArtifactBytes:
-		return nil, errors.New("file is over the 8 MiB limit; not read")
-	case len(b) == 0:
-		return nil, errors.New("file is empty, not a JSON document")
-	}
-	return b, nil
-}
-
-// renderText prints the seed's blocks, each headed by the file's path when
-// there are several files; files that could not be validated are reported
-// on stderr.
-func renderText(stdout, stderr io.Writer, results []validateResult) error {
-	var sb strings.Builder
-	blocks := 0
-	for _, r := range results {
-		if r.err != nil {
-			fmt.Fprintf(stderr, "foundry: %s: %v\n", r.path, r.err)
-			continue
-		}
-		if len(results) > 1 {
-			if blocks > 0 {
-				sb.WriteByte('\n')
-			}
-			sb.WriteString(r.path + "\n")
-		}
-		blocks++
-		if len(r.violations) == 0 {
-			fmt.Fprintf(&sb, "VALID against %s\n", r.contract)
-			continue
-		}
-		fmt.Fprintf(&sb, "INVALID against %s:\n", r.contract)
-		for _, v := range r.violations {
-			fmt.Fprintf(&sb, "  - %s\n", v)
-		}
-	}
-	_, err := io.WriteString(stdout, sb.String())
-	return err
-}
-
-// renderLines prints one "path:line:col: <pointer>: <problem>" line per
-// problem, the format of compilers and of the pre-commit hook.
-func renderLines(w io.Writer, results []validateResult) error {
-	var sb strings.Builder
-	problems, bad := 0, 0
-	for _, r := range results {
-		if !r.ok() {
-			bad++
-			problems += max(len(r.violations), 1)
-		}
-		var pe *contracts.ParseError
-		switch {
-		case errors.As(r.err, &pe):
-			fmt.Fprintf(&sb, "%s:%d:%d: not parseable JSON: %v\n", r.path, pe.Line, pe.Column, pe.Err)
-		case r.err != nil:
-			fmt.Fprintf(&sb, "%s: %v\n", r.path, r.err)
-		}
-		for _, v := range r.violations {
-			fmt.Fprintf(&sb, "%s:%d:%d: %s\n", r.path, v.Line, v.Column, v)
-		}
-	}
-	// A clean run stays silent, as linters do; a failing one ends with a
-	// one-line summary.
-	if bad > 0 {
-		fmt.Fprintf(&sb, "foundry validate: %d %s in %d of %d %s\n", problems, plural(problems, "problem", "problems"),
-			bad, len(results), plural(len(results), "file", "files"))
-	}
-	_, err := io.WriteString(w, sb.String())
-	return err
-}
-
-type jsonViolation struct {
-	Pointer string `json:"pointer"`
-	Message string `json:"message"`
-	Line    int    `json:"line"`
-	Column  int    `json:"column"`
-}
-
-type jsonFile struct {
-	Path       string          `json:"path"`
-	Contract   string          `json:"contract,omitempty"`
-	Valid      bool            `json:"valid"`
-	Violations []jsonViolation `json:"violations"`
-	Error      string          `json:"error,omitempty"`
-	Line       int             `json:"line,omitempty"`
-	Column     int             `json:"column,omitempty"`
-}
-
-func renderJSON(w io.Writer, results []validateResult) error {
-	out := struct {
-		Valid bool       `json:"valid"`
-		Files []jsonFile `json:"files"`
-	}{Valid: true, Files: []jsonFile{}}
-	for _, r := range results {
-		f := jsonFile{Path: r.path, Contract: r.contract, Valid: r.ok(), Violations: []jsonViolation{}}
-		for _, v := range r.violations {
-			f.Violations = append(f.Violations, jsonViolation{v.Pointer, v.Message, v.Line, v.Column})
-		}
-		if r.err != nil {
-			f.Error = r.err.Error()
-			var pe *contracts.ParseError
-			if errors.As(r.err, &pe) {
-				f.Line, f.Column = pe.Line, pe.Column
-			}
-		}
-		out.Valid = out.Valid && f.Valid
-		out.Files = append(out.Files, f)
-	}
-	return writeJSON(w, out)
-}
-
-// SARIF 2.1.0, the subset code-scanning services read.
-type (
-	sarifLog struct {
-		Schema  string     `json:"$schema"`
-		Version string     `json:"version"`
-		Runs    []sarifRun `json:"runs"`
-	}
-	sarifRun struct {
-		Tool       sarifTool     `json:"tool"`
-		ColumnKind string        `json:"columnKind"`
-		Results    []sarifResult `json:"results"`
-	}
-	sarifTool struct {
-		Driver sarifDriver `json:"driver"`
-	}
-	sarifDriver struct {
-		Name    string      `json:"name"`
-		Version string      `json:"version,omitempty"`
-		Rules   []sarifRule `json:"rules"`
-	}
-	sarifRule struct {
-		ID               string       `json:"id"`
-		ShortDescription sarifMessage `json:"shortDescription"`
-	}
-	sarifMessage struct {
-		Text string `json:"text"`
-	}
-	sarifResult struct {
-		RuleID     string            `json:"ruleId"`
-		Level      string            `json:"level"`
-		Message    sarifMessage      `json:"message"`
-		Locations  []sarifLocation   `json:"locations"`
-		Properties map[string]string `json:"properties,omitempty"`
-	}
-	sarifLocation struct {
-		PhysicalLocation sarifPhysical `json:"physicalLocation"`
-	}
-	sarifPhysical struct {
-		ArtifactLocation sarifArtifact `json:"artifactLocation"`
-		Region           *sarifRegion  `json:"region,omitempty"`
-	}
-	sarifArtifact struct {
-		URI string `json:"uri"`
-	}
-	sarifRegion struct {
-		StartLine   int `json:"startLine"`
-		StartColumn int `json:"startColumn,omitempty"`
-	}
-)
-
-// inputRule is the SARIF rule of files that could not be validated.
-const inputRule = "foundry/unreadable-artifact"
-
-func renderSARIF(w io.Writer, results []validateResult) error {
-	run := sarifRun{
-		Tool:       sarifTool{Driver: sarifDriver{Name: "foundry", Version: currentVersion().Version, Rules: []sarifRule{}}},
-		ColumnKind: "unicodeCodePoints",
-		Results:    []sarifResult{},
-	}
-	rules := map[string]bool{}
-	addRule := func(id, text string) {
-		if !rules[id] {
-			rules[id] = true
-			run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: id, ShortDescription: sarifMessage{text}})
-		}
-	}
-	location := func(p string, line, col int) []sarifLocation {
-		loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: (&url.URL{Path: filepath.ToSlash(p)}).String()}}}
-		if line > 0 {
-			loc.PhysicalLocation.Region = &sarifRegion{StartLine: line, StartColumn: col}
-		}
-		return []sarifLocation{loc}
-	}
-	for _, r := range results {
-		if r.err != nil {
-			addRule(inputRule, "The artifact cannot be read, parsed or matched to a contract")
-			line, col := 0, 0
-			var pe *contracts.ParseError
-			if errors.As(r.err, &pe) {
-				line, col = pe.Line, pe.Column
-			}
-			run.Results = append(run.Results, sarifResult{RuleID: inputRule, Level: "error",
-				Message: sarifMessage{r.err.Error()}, Locations: location(r.path, line, col)})
-			continue
-		}
-		for _, v := range r.violations {
-			addRule(r.contract, "The artifact violates contract "+r.contract)
-			run.Results = append(run.Results, sarifResult{RuleID: r.contract, Level: "error",
-				Message: sarifMessage{v.String()}, Locations: location(r.path, v.Line, v.Column),
-				Properties: map[string]string{"pointer": v.Pointer}})
-		}
-	}
-	return writeJSON(w, sarifLog{
-		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
-		Version: "2.1.0",
-		Runs:    []sarifRun{run},
-	})
-}
-
-// plural picks the singular or plural form for n.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

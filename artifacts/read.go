@@ -1,0 +1,141 @@
+package artifacts
+
+// This file defines what is read: the artifacts of a project, and one file
+// within the size limit.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/foundryhq/foundry/git"
+	"github.com/foundryhq/foundry/internal/atomicfile"
+)
+
+// Dir holds the blackboard's artifacts, relative to the project root.
+const Dir = ".foundry/blackboard"
+
+// MaxBytes bounds an artifact: 8 MiB, the bound of an MCP request too. A
+// larger file is refused from its size, without being read.
+const MaxBytes = 8 << 20
+
+// List returns the path of every .json file under [Dir] in fsys (rooted at
+// the project root), sorted, leaving out the temporary files of interrupted
+// writes. A link is listed and read through; a dangling one is reported as
+// a missing file when read. No blackboard folder is an empty list.
+func List(fsys fs.FS) ([]string, error) {
+	var names []string
+	err := fs.WalkDir(fsys, Dir, func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if name == Dir && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(name, ".json") || strings.HasPrefix(d.Name(), atomicfile.TempPrefix) {
+			return nil
+		}
+		names = append(names, name)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list artifacts: %w", err)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// ListStaged returns the .json files under [Dir] that the index x adds or
+// changes relative to HEAD, as project-relative paths; relRoot is the
+// project root relative to the working tree root ("" at the top). The list
+// and the content come from one reading of the index.
+func ListStaged(x *git.Index, relRoot string) ([]string, error) {
+	changes, err := x.StagedChanges(path.Join(relRoot, Dir))
+	if err != nil {
+		return nil, fmt.Errorf("list staged artifacts: %w", err)
+	}
+	var names []string
+	for _, c := range changes {
+		if c.Kind != git.Deleted && strings.HasSuffix(c.Path, ".json") {
+			names = append(names, Dir+"/"+c.Path)
+		}
+	}
+	return names, nil
+}
+
+// Input is one document to check: the path reports show, and where to read
+// it.
+type Input struct {
+	Path string // as shown in reports
+	FS   fs.FS
+	Name string // slash path in FS
+}
+
+// File is the input of a file on disk, named on a command line.
+func File(shown, osPath string) Input {
+	return Input{Path: shown, FS: os.DirFS(filepath.Dir(osPath)), Name: filepath.Base(osPath)}
+}
+
+// ReadFile reads name from fsys exactly: a regular file (links followed) of
+// at most [MaxBytes], not empty. The size is checked before the file is
+// read and bounded while it is, in case it grows meanwhile; a device or a
+// pipe is refused before it is opened, since opening one can block.
+func ReadFile(fsys fs.FS, name string) ([]byte, error) {
+	fi, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, readError(err)
+	}
+	if err := checkInfo(fi); err != nil {
+		return nil, err
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, readError(err)
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if err := checkInfo(fi); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
+	switch {
+	case err != nil:
+		return nil, err
+	case len(b) > MaxBytes:
+		return nil, &TooLargeError{Size: -1}
+	case len(b) == 0:
+		return nil, ErrEmpty
+	}
+	return b, nil
+}
+
+func checkInfo(fi fs.FileInfo) error {
+	switch {
+	case fi.IsDir():
+		return ErrFolder
+	case !fi.Mode().IsRegular():
+		return ErrNotRegular
+	case fi.Size() > MaxBytes:
+		return &TooLargeError{Size: fi.Size()}
+	}
+	return nil
+}
+
+func readError(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return ErrNotFound
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err // the path is the caller's to show
+	}
+	return err
+}
