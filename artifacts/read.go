@@ -15,15 +15,15 @@ import (
 	"strings"
 
 	"github.com/foundryhq/foundry/git"
-	"github.com/foundryhq/foundry/internal/atomicfile"
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 // Dir holds the blackboard's artifacts, relative to the project root.
-const Dir = ".foundry/blackboard"
+const Dir = confined.BlackboardDir
 
 // MaxBytes bounds an artifact: 8 MiB, the bound of an MCP request too. A
 // larger file is refused from its size, without being read.
-const MaxBytes = 8 << 20
+const MaxBytes = confined.ArtifactMax
 
 // List returns the path of every .json file under [Dir] in fsys (rooted at
 // the project root), sorted, leaving out the temporary files of interrupted
@@ -38,7 +38,7 @@ func List(fsys fs.FS) ([]string, error) {
 			}
 			return err
 		}
-		if d.IsDir() || !strings.HasSuffix(name, ".json") || strings.HasPrefix(d.Name(), atomicfile.TempPrefix) {
+		if d.IsDir() || !strings.HasSuffix(name, ".json") || strings.HasPrefix(d.Name(), confined.TempPrefix) {
 			return nil
 		}
 		names = append(names, name)

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/foundryhq/foundry/artifacts"
 	"github.com/foundryhq/foundry/contracts"
 )
 
@@ -79,7 +80,7 @@ func ParseAgent(md []byte) []Declaration {
 			switch {
 			case contracts.ValidID(tok):
 				ids = append(ids, tok)
-			case strings.HasPrefix(tok, ".foundry/blackboard/") && p == "":
+			case strings.HasPrefix(tok, artifacts.Dir+"/") && p == "":
 				p = tok
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/foundryhq/foundry/artifacts"
 	"github.com/foundryhq/foundry/blackboard"
 	"github.com/foundryhq/foundry/facts"
 	"github.com/foundryhq/foundry/internal/atomicfile"
@@ -18,7 +19,7 @@ import (
 
 // maxConflictScan bounds the files the conflict check reads: a larger file
 // under .foundry/ is no file foundry writes.
-const maxConflictScan = 8 << 20
+const maxConflictScan = artifacts.MaxBytes
 
 // skipConflictScan reports whether a path under .foundry/ is left to
 // another pass (blackboard artifacts, which the sweep reads) or is no project

@@ -39,14 +39,20 @@ var limits = []struct {
 	{".foundry/runbooks/", Limit{"runbook", 1 * MiB}},
 	{".foundry/schemas/", Limit{"schema", 1 * MiB}},
 	{".foundry/contracts.lock/", Limit{"contract lock", 4 * KiB}},
-	{".foundry/blackboard/", Limit{"artifact", ArtifactMax}},
+	{BlackboardDir + "/", Limit{"artifact", ArtifactMax}},
 	{".foundry/metrics/", Limit{"log", LogMax}},
 	{".foundry/cache/", Limit{"cache", 64 * MiB}},
 }
 
 // ArtifactMax bounds a blackboard artifact, and any JSON document Foundry
-// is asked to validate.
+// is asked to validate. Packages use it as artifacts.MaxBytes.
 const ArtifactMax = 8 * MiB
+
+// BlackboardDir holds the blackboard's artifacts, relative to the project
+// root; packages use it as artifacts.Dir. It is defined here, the lowest
+// package that needs it, so the size table and the validation core share
+// one definition.
+const BlackboardDir = ".foundry/blackboard"
 
 // DefaultLimit holds every file the table does not name.
 var DefaultLimit = Limit{"file", ArtifactMax}
