@@ -15,6 +15,7 @@ import (
 	"github.com/foundryhq/foundry/config"
 	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/mcp"
+	"github.com/foundryhq/foundry/project"
 	"github.com/foundryhq/foundry/tokens"
 )
 
@@ -149,6 +150,30 @@ EXIT STATUS:
 				},
 			},
 			{
+				Name:      "capabilities",
+				Usage:     "list every tool, resource and resource template, and whether this project's server exposes it",
+				ArgsUsage: " ",
+				Description: `Prints the capability catalog of foundry mcp serve: for each tool, fixed
+resource and resource template its stable name, version, scope,
+classification (read-only or mutating) and whether the server configured
+by the mcp block of .foundry/config.yaml exposes it here, and why not
+(the server is not enabled, read-only mode, a scope not listed, a
+capability switched off in mcp.capabilities). --json adds every registry
+field: the input and output schemas, audit category, timeout, result-size
+limit, default-enabled state, owning plugin and the tool annotations.
+
+EXIT STATUS:
+   0  ok
+   1  no project, or the config cannot be read
+   2  malformed command line`,
+				Action: func(c *cli.Context) error {
+					if c.NArg() > 0 {
+						return usageErrorf("mcp capabilities takes no arguments")
+					}
+					return runMCPCapabilities(env)
+				},
+			},
+			{
 				Name:  "token",
 				Usage: "manage the bearer tokens of the HTTP daemon",
 				Subcommands: []*cli.Command{
@@ -195,20 +220,83 @@ EXIT STATUS:
 	}
 }
 
+// serverConfig returns the mcp block that governs a server of p: the
+// working tree's, even when the project is served at a revision.
+func serverConfig(p *project.Project) (config.MCP, error) {
+	if p.Writable() {
+		return p.Config.MCP, nil
+	}
+	wt, err := config.Load(confined.OpenFS(p.Root))
+	if err != nil {
+		return config.MCP{}, err
+	}
+	return wt.MCP, nil
+}
+
+func runMCPCapabilities(env *cliEnv) error {
+	p, err := env.open()
+	if err != nil {
+		return err
+	}
+	cfg, err := serverConfig(p)
+	if err != nil {
+		return err
+	}
+	reg, err := mcp.ProjectRegistry(p, mcp.ProjectOptions{Logger: env.logger, ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = reg.Close() }()
+	cat, err := mcp.ConfigCatalog(cfg, reg, p.Writable())
+	if err != nil {
+		return err
+	}
+	if env.json {
+		return env.printJSON(cat)
+	}
+	_, err = io.WriteString(env.stdout, capabilityTables(cat))
+	return err
+}
+
+// capabilityTables renders the catalog as seed 003's tables: the tools,
+// the resources and the resource templates.
+func capabilityTables(cat []mcp.Capability) string {
+	var b strings.Builder
+	for _, kind := range []struct{ kind, title, head string }{
+		{mcp.KindTool, "Tools", "| Tool | Version | Scope | Classification | Enabled here |\n|---|---|---|---|---|\n"},
+		{mcp.KindResource, "Resources", "| URI | Version | Scope | Classification | Enabled here |\n|---|---|---|---|---|\n"},
+		{mcp.KindTemplate, "Resource templates", "| URI template | Version | Scope | Classification | Enabled here |\n|---|---|---|---|---|\n"},
+	} {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(kind.title + "\n\n" + kind.head)
+		for _, c := range cat {
+			if c.Kind != kind.kind {
+				continue
+			}
+			on := "yes"
+			if !c.Enabled {
+				on = "no: " + c.Why
+			}
+			name := c.Name
+			if c.Plugin != "" {
+				name += " (plugin " + c.Plugin + ")"
+			}
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s |\n", name, c.Version, c.Scope, c.Classification, on)
+		}
+	}
+	return b.String()
+}
+
 func runMCPServe(ctx context.Context, env *cliEnv, opts *mcpOptions) error {
 	p, err := env.open()
 	if err != nil {
 		return err
 	}
-	// The mcp block governs this process, so it comes from the working
-	// tree's config even when the project is served at a revision.
-	cfg := p.Config.MCP
-	if !p.Writable() {
-		wt, err := config.Load(confined.OpenFS(p.Root))
-		if err != nil {
-			return err
-		}
-		cfg = wt.MCP
+	cfg, err := serverConfig(p)
+	if err != nil {
+		return err
 	}
 	if err := mcp.CheckEnabled(cfg); err != nil {
 		return mcpRefusal(err)
