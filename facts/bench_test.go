@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/tokens"
 )
 
@@ -282,6 +283,24 @@ func BenchmarkSearch10kCached(b *testing.B) {
 	for b.Loop() {
 		s := OpenDir(root, Options{Now: fixedNow, Cache: true})
 		if _, err := s.Search(ctx, Query{Text: benchQueries[0]}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkWriteFileFloor is the floor of a write: one fact-sized file
+// written atomically (temp file, fsync, rename, folder sync) through the
+// confined root every write uses. memory_write is measured against it.
+func BenchmarkWriteFileFloor(b *testing.B) {
+	root := b.TempDir()
+	r, err := confined.Open(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	data := Format(genFacts(b, 1)[0])
+	for i := 0; b.Loop(); i++ {
+		if err := r.WriteFile(fmt.Sprintf("fact-%d.md", i), data, 0o644); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,0 +1,158 @@
+// The client of scripts/bench-mcp: drives one MCP server over stdio, the
+// same way for every server, and prints its figures as one JSON object.
+// Reading answers in node (not bash, which reads a pipe byte by byte) keeps
+// large answers from timing the client instead of the server.
+//
+// usage: node bench-mcp-client.mjs CONFIG_JSON
+//
+// CONFIG_JSON: {"cmd": [...], "cwd": "...", "env": {...}, "tool": "memory_search" | "search_nodes",
+//   "runs": 10, "oneHit": [...words], "broad": [...words], "calls": 200, "broadCalls": 20,
+//   "writes": 0, "rssSearches": 0}
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+
+const cfg = JSON.parse(process.argv[2]);
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+
+function start() {
+  const child = spawn(cfg.cmd[0], cfg.cmd.slice(1), {
+    cwd: cfg.cwd,
+    env: { ...process.env, ...(cfg.env || {}) },
+    stdio: ["pipe", "pipe", "ignore"],
+  });
+  let buf = "";
+  const waiting = [];
+  const lines = [];
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk) => {
+    buf += chunk;
+    let i;
+    while ((i = buf.indexOf("\n")) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      if (waiting.length) waiting.shift()(line);
+      else lines.push(line);
+    }
+  });
+  let exited = null;
+  child.on("exit", (code) => {
+    exited = code;
+    for (const w of waiting.splice(0)) w(null);
+  });
+  const next = () => (lines.length ? Promise.resolve(lines.shift()) : new Promise((r) => waiting.push(r)));
+  let id = 0;
+  // request sends one request and resolves with its response line,
+  // skipping notifications.
+  const request = async (method, params) => {
+    const myId = ++id;
+    child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: myId, method, params }) + "\n");
+    for (;;) {
+      const line = exited === null || lines.length ? await next() : null;
+      if (line === null) throw new Error(`${cfg.cmd.join(" ")} exited (${exited}) before answering ${method}`);
+      const m = JSON.parse(line);
+      if (m.id === myId) return m;
+    }
+  };
+  const notify = (method) => child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method }) + "\n");
+  const stop = () =>
+    new Promise((r) => {
+      if (exited !== null) return r();
+      child.on("exit", r);
+      child.stdin.end();
+    });
+  return { child, request, notify, stop };
+}
+
+const init = { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench-mcp", version: "1" } };
+const search = (s, q) => s.request("tools/call", { name: cfg.tool, arguments: { query: q } });
+const median = (xs) => {
+  const a = [...xs].sort((x, y) => x - y);
+  return a.length % 2 ? a[(a.length - 1) / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
+};
+const check = (m, what) => {
+  const r = m.result;
+  if (!r || r.isError || !JSON.stringify(r).includes("fact-")) {
+    throw new Error(`${what}: no fact in the answer: ${JSON.stringify(m).slice(0, 300)}`);
+  }
+};
+const rss = (pid) => {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) / 1024 : null;
+};
+
+const out = {};
+
+// Cold start: process start to the initialize response.
+const cold = [];
+for (let r = 0; r < cfg.runs; r++) {
+  const t0 = now();
+  const s = start();
+  const m = await s.request("initialize", init);
+  const t1 = now();
+  if (!m.result || !m.result.protocolVersion) throw new Error("bad initialize response");
+  cold.push(t1 - t0);
+  await s.stop();
+}
+out.coldStartMs = median(cold);
+
+// Spawn to the first search answered.
+const first = [];
+for (let r = 0; r < cfg.runs; r++) {
+  const t0 = now();
+  const s = start();
+  await s.request("initialize", init);
+  s.notify("notifications/initialized");
+  const m = await search(s, cfg.oneHit[r % cfg.oneHit.length]);
+  const t1 = now();
+  check(m, "first search");
+  first.push(t1 - t0);
+  await s.stop();
+}
+out.spawnToFirstSearchMs = median(first);
+
+// Warm calls on one running server.
+const s = start();
+await s.request("initialize", init);
+s.notify("notifications/initialized");
+check(await search(s, cfg.oneHit[0]), "warm-up");
+check(await search(s, cfg.broad[0]), "warm-up");
+const timeCalls = async (words, n) => {
+  const t0 = now();
+  for (let c = 0; c < n; c++) check(await search(s, words[c % words.length]), "search");
+  return (now() - t0) / n;
+};
+out.oneHitMs = await timeCalls(cfg.oneHit.slice(1), cfg.calls);
+out.broadMs = await timeCalls(cfg.broad, cfg.broadCalls);
+out.mixMs = (out.oneHitMs + out.broadMs) / 2;
+out.rssWarmMiB = rss(s.child.pid);
+
+// Writes, each followed by a search (foundry only).
+if (cfg.writes > 0) {
+  let write = 0,
+    after = 0;
+  for (let w = 0; w < cfg.writes; w++) {
+    const t0 = now();
+    const m = await s.request("tools/call", {
+      name: "memory_write",
+      arguments: { title: `Benchmark write ${w} names kwbench${w}`, body: "Measured by bench-mcp.", type: "convention" },
+    });
+    const t1 = now();
+    if (!m.result || m.result.isError) throw new Error(`memory_write: ${JSON.stringify(m).slice(0, 300)}`);
+    check(await search(s, `kwbench${w}`), "search after write");
+    const t2 = now();
+    write += t1 - t0;
+    after += t2 - t1;
+  }
+  out.writeMs = write / cfg.writes;
+  out.searchAfterWriteMs = after / cfg.writes;
+}
+
+// Resident memory over many searches.
+if (cfg.rssSearches > 0) {
+  const words = [...cfg.oneHit, ...cfg.broad];
+  for (let c = 0; c < cfg.rssSearches; c++) check(await search(s, words[c % words.length]), "rss search");
+  out.rssAfterSearchesMiB = rss(s.child.pid);
+  out.rssSearches = cfg.rssSearches;
+}
+await s.stop();
+console.log(JSON.stringify(out));
