@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -147,33 +148,50 @@ func confidenceRank(c Confidence) int {
 // first, glossary last), then higher confidence, then newer, then higher id,
 // then the line itself so the order is total. Keys are computed once.
 func sortEntries(entries []IndexEntry) {
-	type keyed struct {
-		e                   IndexEntry
-		trank, crank, idnum int
-	}
-	ks := make([]keyed, len(entries))
+	ks := make([]keyedEntry, len(entries))
 	for i, e := range entries {
-		ks[i] = keyed{e, typeRank(e.Type), confidenceRank(e.Confidence), IDNumber(e.ID)}
+		ks[i] = keyEntry(e)
 	}
-	sort.Slice(ks, func(i, j int) bool {
-		a, b := ks[i], ks[j]
-		if a.trank != b.trank {
-			return a.trank < b.trank
-		}
-		if a.crank != b.crank {
-			return a.crank < b.crank
-		}
-		if a.e.Created != b.e.Created {
-			return a.e.Created > b.e.Created
-		}
-		if a.idnum != b.idnum {
-			return a.idnum > b.idnum
-		}
-		return a.e.Line < b.e.Line
-	})
+	sort.Slice(ks, func(i, j int) bool { return ks[i].before(ks[j]) })
 	for i := range ks {
 		entries[i] = ks[i].e
 	}
+}
+
+// keyedEntry is an index entry with the keys of its order computed.
+type keyedEntry struct {
+	e                   IndexEntry
+	trank, crank, idnum int
+}
+
+func keyEntry(e IndexEntry) keyedEntry {
+	return keyedEntry{e, typeRank(e.Type), confidenceRank(e.Confidence), IDNumber(e.ID)}
+}
+
+// before is the index order.
+func (a keyedEntry) before(b keyedEntry) bool {
+	if a.trank != b.trank {
+		return a.trank < b.trank
+	}
+	if a.crank != b.crank {
+		return a.crank < b.crank
+	}
+	if a.e.Created != b.e.Created {
+		return a.e.Created > b.e.Created
+	}
+	if a.idnum != b.idnum {
+		return a.idnum > b.idnum
+	}
+	return a.e.Line < b.e.Line
+}
+
+// indexEntry returns the index entry of a fact.
+func indexEntry(f Fact) IndexEntry {
+	conf := f.Confidence
+	if conf == "" {
+		conf = DefaultConfidence
+	}
+	return IndexEntry{ID: f.ID, Type: f.Type, Confidence: conf, Created: f.Created, Line: indexLine(f)}
 }
 
 // BuildIndex renders INDEX.md for facts: one line per active fact (neither
@@ -187,12 +205,7 @@ func BuildIndex(facts []Fact, today string, budget int) IndexResult {
 		if !isActive(f, today) {
 			continue
 		}
-		conf := f.Confidence
-		if conf == "" {
-			conf = DefaultConfidence
-		}
-		e := IndexEntry{ID: f.ID, Type: f.Type, Confidence: conf, Created: f.Created, Line: indexLine(f)}
-		entries = append(entries, e)
+		entries = append(entries, indexEntry(f))
 	}
 	return renderIndex(entries, len(entries), budget)
 }
@@ -200,13 +213,18 @@ func BuildIndex(facts []Fact, today string, budget int) IndexResult {
 // renderIndex sorts entries and renders INDEX.md for active facts in total,
 // of which entries are the candidates for listing.
 func renderIndex(entries []IndexEntry, active, budget int) IndexResult {
+	sortEntries(entries)
+	return renderSorted(entries, active, budget)
+}
+
+// renderSorted is renderIndex for entries already in index order.
+func renderSorted(entries []IndexEntry, active, budget int) IndexResult {
 	if budget <= 0 {
 		budget = DefaultIndexBudget
 	}
 	if active < len(entries) {
 		active = len(entries)
 	}
-	sortEntries(entries)
 
 	// size(k) is the byte size of the file listing the first k entries; the
 	// summary line holds the token figure of the whole file, so it is solved
@@ -365,12 +383,59 @@ func MergeIndex(base, ours, theirs []byte, budget int) ([]byte, error) {
 
 // Index renders INDEX.md from the store's facts without writing it (for a
 // revision, or to check that the file on disk is current).
+//
+// The store keeps its facts in index order as they change, so rendering
+// neither re-sorts nor re-renders lines; the bytes are BuildIndex's.
 func (s *Store) Index(ctx context.Context) (IndexResult, error) {
-	snap, err := s.load(ctx)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return IndexResult{}, err
 	}
-	return BuildIndex(snap.facts, s.today(), s.opts.IndexBudget), nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.sync(); err != nil {
+		return IndexResult{}, err
+	}
+	if s.ixOrder == nil {
+		s.ixOrder = &indexOrder{}
+		for _, e := range s.sorted {
+			if e.fact.Status != Superseded {
+				s.ixOrder.add(e)
+			}
+		}
+	}
+	today := s.today()
+	entries := make([]IndexEntry, 0, len(s.ixOrder.list))
+	for _, e := range s.ixOrder.list {
+		if !e.fact.Expired(today) {
+			entries = append(entries, e.ix.e)
+		}
+	}
+	return renderSorted(entries, len(entries), s.opts.IndexBudget), nil
+}
+
+// indexOrder keeps the facts that are not superseded in index order.
+type indexOrder struct{ list []*entry }
+
+func (o *indexOrder) search(e *entry) int {
+	return sort.Search(len(o.list), func(i int) bool { return !o.list[i].ix.before(*e.ix) })
+}
+
+func (o *indexOrder) add(e *entry) {
+	if e.ix == nil {
+		k := keyEntry(indexEntry(e.raw))
+		e.ix = &k
+	}
+	o.list = slices.Insert(o.list, o.search(e), e)
+	e.inOrder = true
+}
+
+func (o *indexOrder) remove(e *entry) {
+	if i := o.search(e); i < len(o.list) && o.list[i] == e {
+		o.list = slices.Delete(o.list, i, i+1)
+	} else if i := slices.Index(o.list, e); i >= 0 { // equal keys: two files, one line
+		o.list = slices.Delete(o.list, i, i+1)
+	}
+	e.inOrder = false
 }
 
 // RebuildIndex rewrites INDEX.md from the facts on disk, under the memory

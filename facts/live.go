@@ -19,6 +19,9 @@ type entry struct {
 	idnum int
 	slot  int32     // slot in the search index; -1 when not indexed
 	an    *analysis // search terms, computed when first indexed
+
+	ix      *keyedEntry // its INDEX.md line and order, computed when first needed
+	inOrder bool        // in Store.ixOrder
 }
 
 func newEntry(f Fact) *entry { return &entry{raw: f, fact: f, idnum: IDNumber(f.ID), slot: -1} }
@@ -100,6 +103,9 @@ func (s *Store) unlinkEntry(e *entry) {
 	if s.idx != nil && e.slot >= 0 {
 		s.idx.remove(e)
 	}
+	if e.inOrder {
+		s.ixOrder.remove(e)
+	}
 }
 
 // settle re-derives the status of every fact whose id a change touched and
@@ -133,10 +139,18 @@ func (s *Store) settle() {
 				}
 			}
 			e.fact = f
+			indexed := f.Status != Superseded
+			if s.ixOrder != nil && indexed != e.inOrder {
+				if indexed {
+					s.ixOrder.add(e)
+				} else {
+					s.ixOrder.remove(e)
+				}
+			}
 			if s.idx == nil {
 				continue
 			}
-			switch indexed := f.Status != Superseded; {
+			switch {
 			case indexed && e.slot < 0:
 				s.idx.add(e, s.stems)
 			case !indexed && e.slot >= 0:

@@ -38,8 +38,15 @@ func checkAgainstReference(t *testing.T, s *Store, queries []string, step string
 	if diff := cmp.Diff(deriveStatus(raw), all); diff != "" {
 		t.Fatalf("%s: derived status differs from deriving it afresh (-want +got):\n%s", step, diff)
 	}
-	ref := refBuildSearchIndex(all, nil)
 	today := s.today()
+	idx, err := s.Index(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := BuildIndex(all, today, s.opts.IndexBudget); string(want.Content) != string(idx.Content) || want.Active != idx.Active {
+		t.Fatalf("%s: kept index order renders\n%s\nwant (BuildIndex)\n%s", step, idx.Content, want.Content)
+	}
+	ref := refBuildSearchIndex(all, nil)
 	for _, qt := range queries {
 		for _, typ := range []Type{"", Decision, Constraint} {
 			for _, limit := range []int{1, 8, MaxLimit} {

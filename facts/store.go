@@ -78,6 +78,7 @@ type Store struct {
 	supers  map[string][]*entry    // superseded id → facts that name it in supersedes
 	pending map[string]bool        // ids whose derived status a change may have changed
 	idx     *liveIndex             // built on first search, then kept current
+	ixOrder *indexOrder            // built when INDEX.md is first rendered, then kept current
 	ver     uint64                 // counts changes
 	snap    *snapshot              // built on demand for version snapVer
 	snapVer uint64

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -278,18 +279,27 @@ func (r *Root) Lock(ctx context.Context, name string) (unlock func() error, err 
 // StaleTemps lists the temp files in dir last modified before the time
 // before, as slash paths under the root.
 func (r *Root) StaleTemps(dir string, before time.Time) []string {
-	entries, err := fs.ReadDir(r.r.FS(), dir)
+	// Names only: a folder of ten thousand facts holds few temp files, and
+	// only those are worth a stat.
+	d, err := r.r.Open(dir)
 	if err != nil {
 		return nil
 	}
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return nil
+	}
+	sort.Strings(names)
 	var out []string
-	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), TempPrefix) || e.IsDir() {
+	for _, name := range names {
+		if !strings.HasPrefix(name, TempPrefix) {
 			continue
 		}
-		fi, err := e.Info()
-		if err == nil && fi.ModTime().Before(before) {
-			out = append(out, path.Join(dir, e.Name()))
+		p := path.Join(dir, name)
+		fi, err := r.r.Lstat(p)
+		if err == nil && !fi.IsDir() && fi.ModTime().Before(before) {
+			out = append(out, p)
 		}
 	}
 	return out
