@@ -10,6 +10,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/foundryhq/foundry/internal/textdist"
 )
 
 // entry is one parsed fact file.
@@ -177,6 +180,13 @@ type liveIndex struct {
 
 	scores  []float64 // scratch, by slot; all zero between searches
 	touched []int32   // scratch
+
+	vocab []string // every term with a posting list, sorted; nil when stale
+	// deletions maps each term, and each form of it with one rune deleted,
+	// to the terms it comes from: two words one edit apart share a key
+	// (SymSpell), so a typo is looked up, not scanned for. Built on the
+	// first query that needs it; nil when stale.
+	deletions map[string][]string
 }
 
 type postingList struct {
@@ -214,6 +224,7 @@ func (x *liveIndex) insert(e *entry) {
 		if pl == nil {
 			pl = &postingList{}
 			x.postings[t.term] = pl
+			x.vocab, x.deletions = nil, nil
 		}
 		pl.ps = append(pl.ps, posting{slot: e.slot, tf: float32(t.tf)})
 		pl.live++
@@ -254,7 +265,7 @@ func (x *liveIndex) compact() {
 	for _, e := range docs {
 		x.insert(e)
 	}
-	x.norms, x.scores, x.normsFor = nil, nil, 0
+	x.norms, x.scores, x.normsFor, x.vocab, x.deletions = nil, nil, 0, nil, nil
 }
 
 // active is the number of indexed facts not expired on today.
@@ -298,7 +309,7 @@ func better(a, b hitRef) bool {
 // rank scores the indexed facts against a validated query with BM25 and
 // keeps the best q.Limit in a bounded heap.
 func (x *liveIndex) rank(q Query, today string) SearchResult {
-	res := SearchResult{Query: q.Text, Hits: []Hit{}, Active: x.active(today)}
+	res := SearchResult{Query: q.Text, Hits: []Hit{}, Active: x.active(today), Type: q.Type}
 	if x.n == 0 {
 		return res
 	}
@@ -317,13 +328,8 @@ func (x *liveIndex) rank(q Query, today string) SearchResult {
 	}
 	n := float64(x.n)
 	scores, touched := x.scores, x.touched[:0]
-	seen := map[string]bool{}
-	for _, t := range terms(q.Text) {
-		if seen[t] {
-			continue
-		}
-		seen[t] = true
-		pl := x.postings[t]
+	for _, qt := range x.expand(q.Text) {
+		pl := x.postings[qt.term]
 		if pl == nil || pl.live == 0 {
 			continue
 		}
@@ -337,7 +343,7 @@ func (x *liveIndex) rank(q Query, today string) SearchResult {
 				touched = append(touched, p.slot)
 			}
 			tf := float64(p.tf)
-			scores[p.slot] += idf * tf * (bm25K1 + 1) / (tf + x.norms[p.slot])
+			scores[p.slot] += qt.weight * idf * tf * (bm25K1 + 1) / (tf + x.norms[p.slot])
 		}
 	}
 	heap := make([]hitRef, 0, q.Limit)
@@ -345,7 +351,11 @@ func (x *liveIndex) rank(q Query, today string) SearchResult {
 		score := scores[slot]
 		scores[slot] = 0
 		e := x.docs[slot]
-		if !isActive(e.fact, today) || (q.Type != "" && e.fact.Type != q.Type) {
+		if !isActive(e.fact, today) {
+			continue
+		}
+		if q.Type != "" && e.fact.Type != q.Type {
+			res.Unfiltered++
 			continue
 		}
 		h := hitRef{e: e, score: math.Round(score*1e4) / 1e4}
@@ -363,7 +373,95 @@ func (x *liveIndex) rank(q Query, today string) SearchResult {
 	for _, h := range heap {
 		res.Hits = append(res.Hits, Hit{Fact: h.e.fact, Score: h.score})
 	}
+	if len(res.Hits) > 0 {
+		res.Unfiltered = 0 // only said when the filter left nothing
+	}
 	return res
+}
+
+// The forgiving matches of a query word: a vocabulary term it is a prefix
+// of, from minPrefixRunes runes ("postgres" finds "postgresql"), and, for a
+// word of minTypoRunes runes or more that matches no term as it is, a term
+// one edit away (Damerau–Levenshtein: "webhok" finds "webhook"). They count
+// for less than the word itself, so exact and stemmed matches rank first.
+const (
+	minPrefixRunes = 4
+	minTypoRunes   = 5
+	prefixWeight   = 0.5
+	typoWeight     = 0.4
+)
+
+// queryTerm is a term a query searches for, with the weight of its matches.
+type queryTerm struct {
+	term   string
+	weight float64
+}
+
+// expand returns the terms of query q: its own stemmed terms with weight 1,
+// then the vocabulary terms they are prefixes of, then the typo matches of
+// the words that match nothing. Each term appears once, at its best weight.
+func (x *liveIndex) expand(q string) []queryTerm {
+	qws := queryWords(q)
+	seen := make(map[string]bool, len(qws))
+	var out []queryTerm
+	add := func(t string, w float64) {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, queryTerm{t, w})
+		}
+	}
+	for _, w := range qws {
+		add(w.stem, 1)
+	}
+	if x.vocab == nil {
+		x.vocab = make([]string, 0, len(x.postings))
+		for t := range x.postings {
+			x.vocab = append(x.vocab, t)
+		}
+		sort.Strings(x.vocab)
+	}
+	for _, w := range qws {
+		for _, p := range []string{w.raw, w.stem} {
+			if utf8.RuneCountInString(p) < minPrefixRunes {
+				continue
+			}
+			for i := sort.SearchStrings(x.vocab, p); i < len(x.vocab) && strings.HasPrefix(x.vocab[i], p); i++ {
+				add(x.vocab[i], prefixWeight)
+			}
+		}
+	}
+	for _, w := range qws {
+		if pl := x.postings[w.stem]; (pl != nil && pl.live > 0) || utf8.RuneCountInString(w.raw) < minTypoRunes {
+			continue
+		}
+		if x.deletions == nil {
+			x.deletions = make(map[string][]string, len(x.vocab)*8)
+			for _, t := range x.vocab {
+				for _, d := range deletionForms(t) {
+					x.deletions[d] = append(x.deletions[d], t)
+				}
+			}
+		}
+		for _, word := range []string{w.stem, w.raw} {
+			for _, d := range deletionForms(word) {
+				for _, t := range x.deletions[d] {
+					if !seen[t] && textdist.WithinOne(word, t) {
+						add(t, typoWeight)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// deletionForms returns s and every form of s with one rune deleted.
+func deletionForms(s string) []string {
+	out := []string{s}
+	for i, r := range s {
+		out = append(out, s[:i]+s[i+utf8.RuneLen(r):])
+	}
+	return out
 }
 
 // The heap keeps the worst of the best hits at its root.

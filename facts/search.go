@@ -44,13 +44,19 @@ type SearchResult struct {
 	Query  string `json:"query"`
 	Hits   []Hit  `json:"hits"`
 	Active int    `json:"active"` // active facts in memory
+	// Type is the type filter of the query, if any; Unfiltered counts the
+	// active facts the query matches without it, when it found none.
+	Type       Type `json:"type,omitempty"`
+	Unfiltered int  `json:"unfiltered,omitempty"`
 }
 
 // Search ranks the active facts (not superseded, not expired) against the
 // query with BM25 and returns at most Limit hits, best first; ties go to the
 // lower id. Words are case-folded and stemmed, so "Migrations" finds
 // "migration". A fact matches when it shares at least one term with the
-// query. A search that runs records a memory_search event.
+// query, or a term a query word is a prefix of or one typo away from (see
+// [liveIndex.expand]); those count for less. A query that is a fact id
+// returns that fact. A search that runs records a memory_search event.
 func (s *Store) Search(ctx context.Context, q Query) (SearchResult, error) {
 	q.Text = strings.TrimSpace(q.Text)
 	switch {
@@ -83,7 +89,14 @@ func (s *Store) rank(ctx context.Context, q Query) (SearchResult, error) {
 		return SearchResult{}, err
 	}
 	s.indexAll()
-	res := s.idx.rank(q, s.today())
+	today := s.today()
+	if id := strings.ToLower(q.Text); ValidID(id) {
+		if list := s.byID[id]; len(list) > 0 && (q.Type == "" || list[0].fact.Type == q.Type) {
+			s.saveCache(ctx)
+			return SearchResult{Query: q.Text, Hits: []Hit{{Fact: list[0].fact}}, Active: s.idx.active(today), Type: q.Type}, nil
+		}
+	}
+	res := s.idx.rank(q, today)
 	s.saveCache(ctx)
 	return res, nil
 }
@@ -141,6 +154,10 @@ func (r SearchResult) RenderWith(block func(Fact) string) string {
 		if r.Active == 1 {
 			noun = "fact"
 		}
+		if r.Type != "" {
+			return fmt.Sprintf("No stored %s fact matches %q; without the type filter %d %s. Memory holds %d active %s.\n",
+				r.Type, r.Query, r.Unfiltered, plural(r.Unfiltered, "fact matches", "facts match"), r.Active, noun)
+		}
 		return fmt.Sprintf("No stored fact matches %q. Memory holds %d active %s.\n", r.Query, r.Active, noun)
 	}
 	var b strings.Builder
@@ -175,4 +192,11 @@ func RenderFact(f Fact) string {
 	}
 	fmt.Fprintf(&b, "_source: %s · scope: %s_\n", source, scope)
 	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -8,6 +8,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/foundryhq/foundry/internal/textdist"
 )
 
 // searchIndex holds postings for every fact that is not superseded; expiry
@@ -65,7 +67,7 @@ func refBuildSearchIndex(facts []Fact, memo map[string]string) *refSearchIndex {
 
 // refRankFacts scores facts (indexed by idx) against a validated query.
 func refRankFacts(facts []Fact, idx *refSearchIndex, q Query, today string) SearchResult {
-	res := SearchResult{Query: q.Text, Hits: []Hit{}}
+	res := SearchResult{Query: q.Text, Hits: []Hit{}, Type: q.Type}
 	for _, f := range facts {
 		if isActive(f, today) {
 			res.Active++
@@ -73,13 +75,8 @@ func refRankFacts(facts []Fact, idx *refSearchIndex, q Query, today string) Sear
 	}
 	n := float64(len(idx.docs))
 	scores := map[int]float64{}
-	seen := map[string]bool{}
-	for _, t := range terms(q.Text) {
-		if seen[t] {
-			continue
-		}
-		seen[t] = true
-		ps := idx.postings[t]
+	for _, qt := range refExpand(idx, q.Text) {
+		ps := idx.postings[qt.term]
 		if len(ps) == 0 {
 			continue
 		}
@@ -87,15 +84,23 @@ func refRankFacts(facts []Fact, idx *refSearchIndex, q Query, today string) Sear
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for _, p := range ps {
 			norm := bm25K1 * (1 - bm25B + bm25B*idx.lengths[p.doc]/idx.avgLen)
-			scores[p.doc] += idf * p.tf * (bm25K1 + 1) / (p.tf + norm)
+			scores[p.doc] += qt.weight * idf * p.tf * (bm25K1 + 1) / (p.tf + norm)
 		}
 	}
+	unfiltered := 0
 	for doc, score := range scores {
 		f := facts[idx.docs[doc]]
-		if !isActive(f, today) || (q.Type != "" && f.Type != q.Type) {
+		if !isActive(f, today) {
+			continue
+		}
+		if q.Type != "" && f.Type != q.Type {
+			unfiltered++
 			continue
 		}
 		res.Hits = append(res.Hits, Hit{Fact: f, Score: math.Round(score*1e4) / 1e4})
+	}
+	if len(res.Hits) == 0 {
+		res.Unfiltered = unfiltered
 	}
 	sort.Slice(res.Hits, func(i, j int) bool {
 		a, b := res.Hits[i], res.Hits[j]
@@ -114,6 +119,53 @@ func refRankFacts(facts []Fact, idx *refSearchIndex, q Query, today string) Sear
 }
 
 // The derivation of status the live state replaced, on a whole folder.
+
+// refExpand is liveIndex.expand over the reference index, by brute force:
+// the query's stems at weight 1, then every vocabulary term a word (as typed
+// or stemmed, of 4 runes or more) is a prefix of, then for each word of 5
+// runes or more that matches no term, every term one edit away.
+func refExpand(idx *refSearchIndex, q string) []queryTerm {
+	var vocab []string
+	for t := range idx.postings {
+		vocab = append(vocab, t)
+	}
+	sort.Strings(vocab)
+	seen := map[string]bool{}
+	var out []queryTerm
+	add := func(t string, w float64) {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, queryTerm{t, w})
+		}
+	}
+	qws := queryWords(q)
+	for _, w := range qws {
+		add(w.stem, 1)
+	}
+	for _, w := range qws {
+		for _, p := range []string{w.raw, w.stem} {
+			if len([]rune(p)) < 4 {
+				continue
+			}
+			for _, v := range vocab {
+				if strings.HasPrefix(v, p) {
+					add(v, prefixWeight)
+				}
+			}
+		}
+	}
+	for _, w := range qws {
+		if len(idx.postings[w.stem]) > 0 || len([]rune(w.raw)) < 5 {
+			continue
+		}
+		for _, v := range vocab {
+			if textdist.Distance(w.stem, v, -1) <= 1 || textdist.Distance(w.raw, v, -1) <= 1 {
+				add(v, typoWeight)
+			}
+		}
+	}
+	return out
+}
 
 func sortFacts(fs []Fact) {
 	sort.Slice(fs, func(i, j int) bool {

@@ -70,6 +70,23 @@ func termsMemo(s string, memo map[string]string) []string {
 	return out
 }
 
+// queryWord is one word of a query: as typed (lowercased) and stemmed.
+type queryWord struct{ raw, stem string }
+
+// queryWords returns the words of a query that carry meaning, each with its
+// stem, for the forgiving matches of search (prefixes, typos), which need
+// the word as typed.
+func queryWords(s string) []queryWord {
+	var out []queryWord
+	for _, w := range words(s) {
+		if len(w) < 2 || english.IsStopWord(w) || extraStopWords[w] {
+			continue
+		}
+		out = append(out, queryWord{raw: w, stem: english.Stem(w, true)})
+	}
+	return out
+}
+
 // normTitle is the form of a title used to decide that two facts state the
 // same thing: lowercase words, punctuation and spacing dropped.
 func normTitle(s string) string { return strings.Join(words(s), " ") }

@@ -2,6 +2,8 @@
 // "did you mean" of the CLI and the typo-forgiving memory search.
 package textdist
 
+import "slices"
+
 // Distance returns the optimal-string-alignment Damerau–Levenshtein distance
 // between a and b, counted in runes: the fewest insertions, deletions,
 // substitutions and transpositions of two adjacent runes that turn a into b.
@@ -77,4 +79,75 @@ func Closest(word string, candidates []string, max int) []string {
 		}
 	}
 	return out
+}
+
+// WithinOne reports whether a and b are at most one edit apart — Distance(a,
+// b, 1) <= 1 — in one pass without allocating for ASCII text: the check a
+// typo-tolerant search runs against every word of a vocabulary.
+func WithinOne(a, b string) bool {
+	if IsASCII(a) && IsASCII(b) {
+		return WithinOneASCII(a, b)
+	}
+	return withinOneRunes([]rune(a), []rune(b))
+}
+
+// IsASCII reports whether s is ASCII text, for which [WithinOneASCII] may
+// be called directly.
+func IsASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// WithinOneASCII is [WithinOne] for two ASCII strings, counting bytes: a
+// caller that checks one word against many knows which are ASCII already.
+func WithinOneASCII(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(b)-len(a) > 1 {
+		return false
+	}
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	switch {
+	case i == len(a): // equal, or b has one more at the end
+		return true
+	case len(a) == len(b):
+		if a[i+1:] == b[i+1:] { // substitution at i
+			return true
+		}
+		// Transposition of i and i+1.
+		return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
+	}
+	return a[i:] == b[i+1:] // b has one more at i
+}
+
+// withinOneRunes is withinOne on runes.
+func withinOneRunes(a, b []rune) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(b)-len(a) > 1 {
+		return false
+	}
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	switch {
+	case i == len(a):
+		return true
+	case len(a) == len(b):
+		if slices.Equal(a[i+1:], b[i+1:]) {
+			return true
+		}
+		return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && slices.Equal(a[i+2:], b[i+2:])
+	}
+	return slices.Equal(a[i:], b[i+1:])
 }

@@ -33,6 +33,23 @@ func TestDistance(t *testing.T) {
 	}
 }
 
+func TestWithinOne(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{
+		{"webhok", "webhook", true}, {"serach", "search", true}, {"searxh", "search", true},
+		{"search", "search", true}, {"", "a", true}, {"ab", "ba", true}, {"abc", "ca", false},
+		{"kitten", "sitting", false}, {"größe", "grösse", false}, {"grösse", "grösze", true},
+		{"abcd", "acbe", false}, {"abcd", "abdc", true},
+	} {
+		if got := WithinOne(tt.a, tt.b); got != tt.want {
+			t.Errorf("WithinOne(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
 func TestClosest(t *testing.T) {
 	t.Parallel()
 	cands := []string{"memory", "doctor", "validate", "version", "contracts"}
@@ -67,6 +84,9 @@ func FuzzDistance(f *testing.F) {
 		}
 		if (d == 0) != (string([]rune(a)) == string([]rune(b))) {
 			t.Fatalf("zero distance iff equal: %q %q = %d", a, b, d)
+		}
+		if WithinOne(a, b) != (d <= 1) {
+			t.Fatalf("WithinOne(%q, %q) = %v, distance %d", a, b, WithinOne(a, b), d)
 		}
 		if max >= 0 {
 			bd := Distance(a, b, max)
