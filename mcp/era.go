@@ -141,9 +141,9 @@ func (s *session) dispatch(name string, m method) jsonrpc.Handler {
 			s.log.Debug("ignore request method sent as a notification", "method", req.Method)
 			return nil, nil
 		}
-		ri, err := s.readMeta(req)
-		if err != nil {
-			return nil, err
+		ri, merr := s.readMeta(req)
+		if merr != nil {
+			return nil, merr
 		}
 		if !ri.modern {
 			if !m.legacy {
@@ -152,7 +152,7 @@ func (s *session) dispatch(name string, m method) jsonrpc.Handler {
 			return m.handle(ctx, conn, req)
 		}
 		if !m.modern {
-			return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s (not part of protocol revision %s)", name, ModernProtocolVersion)
+			return nil, notModern(name, true)
 		}
 		res, err := m.handle(context.WithValue(ctx, requestInfoKey{}, ri), conn, req)
 		if err != nil {
@@ -162,12 +162,21 @@ func (s *session) dispatch(name string, m method) jsonrpc.Handler {
 	}
 }
 
+// notModern is the -32601 error of a method that revision 2026-07-28 does
+// not have; known says whether the legacy revisions have it.
+func notModern(method string, known bool) *jsonrpc.Error {
+	if known {
+		return jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s (not part of protocol revision %s)", method, ModernProtocolVersion)
+	}
+	return jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", method)
+}
+
 // readMeta decides a request's era from params._meta and validates the
 // per-request fields of a modern one. A request without
 // io.modelcontextprotocol/protocolVersion, or naming a legacy revision
 // there, is legacy; one naming an unknown version is rejected with the
 // supported list.
-func (s *session) readMeta(req *jsonrpc.Request) (requestInfo, error) {
+func (s *session) readMeta(req *jsonrpc.Request) (requestInfo, *jsonrpc.Error) {
 	ri := requestInfo{logLevel: -1}
 	// Most legacy requests never mention the key: skip decoding them.
 	if len(req.Params) == 0 || req.Params[0] != '{' || !bytes.Contains(req.Params, []byte(MetaProtocolVersion)) {

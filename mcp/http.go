@@ -128,6 +128,7 @@ type HTTPHandler struct {
 	total *limits
 	known map[string]bool // scopes the server enables
 	table *jsonrpc.Server // the method table, to tell unknown methods
+	era   *session        // tells a POSTed request's era (httpEra)
 	audit io.Writer
 
 	mu       sync.Mutex
@@ -175,6 +176,7 @@ func NewHTTPHandler(opts HTTPOptions) (*HTTPHandler, error) {
 		total:    newLimits("all clients", opts.TotalConcurrency, DefaultTotalConcurrency, opts.TotalRequestsPerMinute, DefaultTotalPerMinute, opts.TotalBurst, DefaultTotalBurst),
 		known:    probe.policy.scopes,
 		table:    probe.rpcServer(jsonrpc.Options{}),
+		era:      probe,
 		clients:  map[string]*limits{},
 		sessions: map[string]*httpSession{},
 		modern:   map[string]*httpSession{},
@@ -575,18 +577,26 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request, tok *Token) {
 		_, _ = w.Write(reply)
 		return
 	}
+	modern := false
+	if req != nil && !req.Notification {
+		var status int
+		var rerr *jsonrpc.Error
+		if modern, status, rerr = h.era.httpEra(r.Header, req); rerr != nil {
+			w.Header().Set("Content-Type", contentTypeJSON)
+			w.WriteHeader(status)
+			_, _ = w.Write(jsonrpc.ErrorResponse(req, rerr))
+			return
+		}
+	}
 	var s *httpSession
 	if req != nil && req.Method == "initialize" && !req.Notification && r.Header.Get(headerSession) == "" {
 		if s = h.open(w, tok); s == nil {
 			return
 		}
-	} else if r.Header.Get(headerSession) == "" && r.Header.Get(headerProtocol) == ModernProtocolVersion {
+	} else if modern || (r.Header.Get(headerSession) == "" && r.Header.Get(headerProtocol) == ModernProtocolVersion) {
 		// Revision 2026-07-28 has no sessions: each request carries its
 		// era in _meta and is served on the client's stateless
-		// connection, by the same dispatcher.
-		if req != nil && !req.Notification && !checkMethodHeader(w, r, req) {
-			return
-		}
+		// connection, by the same dispatcher; a session id is ignored.
 		if s, err = h.stateless(tok); err != nil {
 			httpError(w, http.StatusInternalServerError, "Internal error: "+err.Error())
 			return
@@ -643,19 +653,6 @@ func (h *HTTPHandler) sessionless(w http.ResponseWriter, req *jsonrpc.Request) {
 	_, _ = w.Write(jsonrpc.ErrorResponse(req, err))
 }
 
-// checkMethodHeader answers 400 with [CodeHeaderMismatch] when a modern
-// request's Mcp-Method header disagrees with its body.
-func checkMethodHeader(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) bool {
-	if m := r.Header.Get("Mcp-Method"); m == "" || m == req.Method {
-		return true
-	}
-	w.Header().Set("Content-Type", contentTypeJSON)
-	w.WriteHeader(http.StatusBadRequest)
-	_, _ = w.Write(jsonrpc.ErrorResponse(req, jsonrpc.Errorf(CodeHeaderMismatch,
-		"Header mismatch: Mcp-Method %q but the body calls %q", r.Header.Get("Mcp-Method"), req.Method)))
-	return false
-}
-
 // stateless returns the connection that serves a client's requests of
 // revision 2026-07-28, made on first use. It is no session: it has no id,
 // takes no GET stream and lives as long as the handler.
@@ -682,7 +679,8 @@ func (h *HTTPHandler) stateless(tok *Token) (*httpSession, error) {
 }
 
 // wantsProgress reports whether a request asked for progress
-// notifications, which only a stream can carry before the response.
+// notifications, or (revision 2026-07-28) for log messages, which only a
+// stream can carry before the response.
 func wantsProgress(req *jsonrpc.Request) bool {
 	if req.Params == nil {
 		return false
@@ -690,13 +688,14 @@ func wantsProgress(req *jsonrpc.Request) bool {
 	var p struct {
 		Meta struct {
 			ProgressToken json.RawMessage `json:"progressToken"`
+			LogLevel      json.RawMessage `json:"io.modelcontextprotocol/logLevel"`
 		} `json:"_meta"`
 	}
 	if json.Unmarshal(req.Params, &p) != nil {
 		return false
 	}
 	t := bytes.TrimSpace(p.Meta.ProgressToken)
-	return len(t) > 0 && string(t) != "null"
+	return len(t) > 0 && string(t) != "null" || len(p.Meta.LogLevel) > 0
 }
 
 func failed(resp []byte) bool {

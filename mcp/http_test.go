@@ -347,7 +347,7 @@ func TestHTTPGuards(t *testing.T) {
 			wantStatus: 400, wantBody: "Mcp-Session-Id header is required"},
 		{name: "unknown method without session", token: tokenRW, body: `{"jsonrpc":"2.0","id":1,"method":"nope/nope"}`,
 			wantStatus: 404, wantBody: `"id":1,"error":{"code":-32601`},
-		{name: "modern request without session", token: tokenRW, header: map[string]string{"Mcp-Protocol-Version": mcp.ModernProtocolVersion},
+		{name: "modern request without session", token: tokenRW, header: map[string]string{"Mcp-Protocol-Version": mcp.ModernProtocolVersion, "Mcp-Method": "tools/list"},
 			body:       `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}}}`,
 			wantStatus: 200, wantBody: `"resultType":"complete"`},
 		{name: "modern method header mismatch", token: tokenRW, header: map[string]string{"Mcp-Protocol-Version": mcp.ModernProtocolVersion, "Mcp-Method": "tools/call"}, body: ping,

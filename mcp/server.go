@@ -343,7 +343,7 @@ func (s *session) setLevel(_ context.Context, _ *jsonrpc.Conn, req *jsonrpc.Requ
 
 // parseLevel returns the index into logLevels of a decoded level, or a
 // -32602 error naming the valid ones.
-func parseLevel(level any) (int, error) {
+func parseLevel(level any) (int, *jsonrpc.Error) {
 	name, _ := level.(string)
 	i := slices.Index(logLevels, name)
 	if i < 0 {

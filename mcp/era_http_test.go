@@ -1,0 +1,113 @@
+package mcp_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// TestHTTPTranscript replays the HTTP transcripts in testdata/http against
+// one HTTP server. Each client line is one POST: a JSON object with the
+// request headers ("h") and the body ("body"); the writer's bearer token is
+// added to every request. Each server line is the status code, then the
+// response body when there is one; an event stream is "event-stream" and
+// one indented line per message. $SESSION stands for the Mcp-Session-Id
+// that the last initialize returned, in both sections.
+func TestHTTPTranscript(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "http", "*.txtar"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no transcripts in testdata/http: %v", err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var client, server *txtar.File
+			for i := range ar.Files {
+				switch ar.Files[i].Name {
+				case "client":
+					client = &ar.Files[i]
+				case "server":
+					server = &ar.Files[i]
+				}
+			}
+			if client == nil || server == nil || len(bytes.TrimSpace(ar.Comment)) == 0 {
+				t.Fatal("transcript needs a prose header, a client and a server section")
+			}
+			reg, err := fakeRegistry()
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := startHTTP(t, reg, nil)
+			var got []string
+			session := ""
+			for _, line := range splitLines(client.Data) {
+				var step struct {
+					H    map[string]string `json:"h"`
+					Body json.RawMessage   `json:"body"`
+				}
+				if err := json.Unmarshal([]byte(line), &step); err != nil {
+					t.Fatalf("bad client line %q: %v", line, err)
+				}
+				req, err := http.NewRequest(http.MethodPost, d.url, bytes.NewReader(step.Body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				req.Header.Set("Authorization", "Bearer "+tokenRW)
+				for k, v := range step.H {
+					req.Header.Set(k, strings.ReplaceAll(v, "$SESSION", session))
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+					session = id
+				}
+				out := strconv.Itoa(resp.StatusCode)
+				if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+					// One line per event: the status, then each message.
+					out += " event-stream"
+					for _, l := range strings.Split(string(body), "\n") {
+						if data, ok := strings.CutPrefix(l, "data: "); ok {
+							checkMessage(t, data)
+							out += "\n  " + data
+						}
+					}
+				} else if b := bytes.TrimSpace(body); len(b) > 0 {
+					checkMessage(t, string(b))
+					out += " " + string(b)
+				}
+				if session != "" {
+					out = strings.ReplaceAll(out, session, "$SESSION")
+				}
+				got = append(got, strings.Split(out, "\n")...)
+			}
+			if *update {
+				server.Data = []byte(strings.Join(got, "\n") + "\n")
+				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if diff := cmp.Diff(splitLines(server.Data), got); diff != "" {
+				t.Errorf("server lines (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
