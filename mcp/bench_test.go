@@ -20,37 +20,8 @@ import (
 // process over pipes, on a project of 10,000 facts: the server's own cost
 // per call without process and pipe overhead outside Go.
 func BenchmarkServeMemorySearch(b *testing.B) {
-	root := b.TempDir()
-	dir := filepath.Join(root, filepath.FromSlash(facts.Dir))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		b.Fatal(err)
-	}
 	const n = 10_000
-	old := time.Now().Add(-time.Hour)
-	for i := range n {
-		id := facts.FormatID(i + 1)
-		title := fmt.Sprintf("The orders service relies on postgres for kw%05d", i)
-		f := facts.Fact{ID: id, Type: facts.Types[i%7], Title: title, Scope: "project", Tags: []string{"orders"},
-			Confidence: facts.Medium, Source: "code", Created: "2026-01-02", Status: facts.Active,
-			Body: fmt.Sprintf("Fact %d.\nWhy: load test.\nHow to apply: check first.", i)}
-		name := filepath.Join(dir, facts.FileName(id, title))
-		if err := os.WriteFile(name, facts.Format(f), 0o644); err != nil {
-			b.Fatal(err)
-		}
-		// Facts are written long before they are searched.
-		if err := os.Chtimes(name, old, old); err != nil {
-			b.Fatal(err)
-		}
-	}
-	p, err := project.OpenRoot(root, project.Source{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	reg, err := mcp.ProjectRegistry(p, mcp.ProjectOptions{Logger: slog.New(slog.DiscardHandler), WatchMemory: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer reg.Close()
+	reg := memoryRegistry(b, n)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	go func() {
@@ -71,4 +42,40 @@ func BenchmarkServeMemorySearch(b *testing.B) {
 		call(i)
 	}
 	inW.Close()
+}
+
+// memoryRegistry returns the registry of a project of n facts, each found
+// by its code word kw%05d, written long before they are searched.
+func memoryRegistry(tb testing.TB, n int) *mcp.Registry {
+	tb.Helper()
+	root := tb.TempDir()
+	dir := filepath.Join(root, filepath.FromSlash(facts.Dir))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	for i := range n {
+		id := facts.FormatID(i + 1)
+		title := fmt.Sprintf("The orders service relies on postgres for kw%05d", i)
+		f := facts.Fact{ID: id, Type: facts.Types[i%7], Title: title, Scope: "project", Tags: []string{"orders"},
+			Confidence: facts.Medium, Source: "code", Created: "2026-01-02", Status: facts.Active,
+			Body: fmt.Sprintf("Fact %d.\nWhy: load test.\nHow to apply: check first.", i)}
+		name := filepath.Join(dir, facts.FileName(id, title))
+		if err := os.WriteFile(name, facts.Format(f), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.Chtimes(name, old, old); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	p, err := project.OpenRoot(root, project.Source{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	reg, err := mcp.ProjectRegistry(p, mcp.ProjectOptions{Logger: slog.New(slog.DiscardHandler), WatchMemory: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { reg.Close() })
+	return reg
 }
