@@ -2,6 +2,13 @@
 // (initialize, ping, logging), tools and resources, served over stdio by
 // [Serve] through package jsonrpc.
 //
+// The same method table is served over Streamable HTTP by [HTTPHandler]
+// (sessions, GET streams, bearer [Token]s, Host and Origin checks, limits
+// per client and in total), and [RunDaemon] runs it as the one daemon of a
+// project, every session sharing one registry and so one warm state.
+// Each transport only moves messages: a request reaches the same handler
+// whichever way it came.
+//
 // The server is dual-era. Each request is routed by its own _meta: one
 // declaring [ModernProtocolVersion] is served statelessly by revision
 // 2026-07-28 (server/discover; resultType, serverInfo and cache hints on
