@@ -95,7 +95,7 @@ func (r *run) checkHistory(ctx context.Context) error {
 type historyRun struct {
 	*run
 	h    *git.History
-	regs map[string]*contracts.Registry // by commit hash; nil when it does not load
+	regs map[string]*contracts.Registry // by schema folder tree hash; nil when it does not load
 	sc   []git.PathChange               // schemaCommits, once computed
 }
 
@@ -211,16 +211,31 @@ func editNote(p, where string, published git.Commit) string {
 }
 
 // registryAt returns the contracts as of a commit: the embedded ones plus
-// the project-local schemas of that commit.
+// the project-local schemas of that commit. Registries are kept by the
+// content of the schema folder (its tree hash), not by commit: the hundreds
+// of commits of a history share a handful of schema versions, and each is
+// loaded and compiled once.
 func (hr *historyRun) registryAt(hash string) *contracts.Registry {
-	if reg, ok := hr.regs[hash]; ok {
+	fsys, _, err := hr.p.Repo.RevFS(hash, hr.p.RelRoot)
+	if err != nil {
+		return nil
+	}
+	key := "none" // no schema folder: the embedded contracts alone
+	if info, err := fs.Stat(fsys, contracts.LocalDir); err == nil {
+		h, ok := info.(interface{ Hash() string })
+		if !ok {
+			return nil
+		}
+		key = h.Hash()
+	}
+	if reg, ok := hr.regs[key]; ok {
 		return reg
 	}
-	var reg *contracts.Registry
-	if fsys, _, err := hr.p.Repo.RevFS(hash, hr.p.RelRoot); err == nil {
-		reg, _ = contracts.Load(fsys)
+	reg, err := contracts.Load(fsys)
+	if err != nil {
+		reg = nil
 	}
-	hr.regs[hash] = reg
+	hr.regs[key] = reg
 	return reg
 }
 
