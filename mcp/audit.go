@@ -66,9 +66,12 @@ func (a *auditor) start(req *jsonrpc.Request, method, name, scope, category stri
 const (
 	maxAuditName  = 256
 	maxAuditError = 1024
+	// maxEchoBytes bounds a client's name or URI an error echoes back, so
+	// that a huge request cannot make a huge answer.
+	maxEchoBytes = 1024
 )
 
-// auditText returns s redacted and cut to at most n bytes, at a rune
+// auditText (also used for the names errors echo) returns s redacted and cut to at most n bytes, at a rune
 // boundary, with "…" when cut. It redacts before cutting so that a cut
 // cannot leave a partial secret that no detector recognises, and cuts the
 // input first to a bound so that redaction work is bounded too.

@@ -44,7 +44,7 @@ func (s *session) listResources(ctx context.Context, _ *jsonrpc.Conn, req *jsonr
 		}
 		rs, err := t.list(ctx)
 		if err != nil {
-			return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: list %s: %v", t.URITemplate, err)
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: list %s: %s", t.URITemplate, auditText(err.Error(), maxAuditError))
 		}
 		for _, r := range rs {
 			mime := r.MIMEType
@@ -94,6 +94,7 @@ type resourceContents struct {
 }
 
 func unknownResource(uri string) *jsonrpc.Error {
+	uri = auditText(uri, maxEchoBytes)
 	e := invalidParams("Unknown resource: %s", uri)
 	e.Data = map[string]string{"uri": uri}
 	return e
@@ -130,15 +131,15 @@ func (s *session) readResource(ctx context.Context, _ *jsonrpc.Conn, req *jsonrp
 		return nil, unknownResource(uri)
 	case err != nil && timedOut:
 		rec.finish("timeout", nil)
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: read %s: timed out after %s", uri, res.gov.Timeout)
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: read %s: timed out after %s", auditText(uri, maxEchoBytes), res.gov.Timeout)
 	case err != nil:
 		rec.finish("error", nil)
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: read %s: %s", uri, redactText(err.Error()))
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: read %s: %s", auditText(uri, maxEchoBytes), auditText(err.Error(), maxAuditError))
 	}
 	text = redactText(text)
 	if len(text) > res.gov.MaxResultBytes {
 		rec.finish("too_large", nil)
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: resource %s is %d bytes, over the %d-byte limit", uri, len(text), res.gov.MaxResultBytes)
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: resource %s is %d bytes, over the %d-byte limit", auditText(uri, maxEchoBytes), len(text), res.gov.MaxResultBytes)
 	}
 	rec.finish("ok", nil)
 	return struct {

@@ -193,7 +193,8 @@ func TestLargeRunbook(t *testing.T) {
 }
 
 // TestAuditBounded: names and URIs from the client are cut to a bound and
-// redacted before they reach the audit log, whatever the request holds.
+// redacted before they reach the audit log or an error that echoes them,
+// whatever the request holds.
 func TestAuditBounded(t *testing.T) {
 	t.Parallel()
 	root := copyFixture(t)
@@ -209,7 +210,18 @@ func TestAuditBounded(t *testing.T) {
 		fmt.Sprintf(`"method":"tools/call","params":{"name":%q,"arguments":{}}`, token),
 		call("runbook_get", map[string]any{"slug": token + huge}),
 	}
-	serveProject(t, root, func(o *mcp.Options) { o.Audit = &audit }, requests...)
+	got := serveProject(t, root, func(o *mcp.Options) { o.Audit = &audit }, requests...)
+	for id, r := range got {
+		// An error echoes a bounded name; a tool result is bounded by the
+		// tool's result limit.
+		limit := 4096
+		if r.Error == nil {
+			limit = mcp.DefaultMaxResultBytes + 1024
+		}
+		if len(r.raw) > limit || strings.Contains(r.raw, token) {
+			t.Errorf("response %d: %d bytes, %.200s", id, len(r.raw), r.raw)
+		}
+	}
 	lines := strings.Split(strings.TrimSpace(audit.String()), "\n")
 	if len(lines) != len(requests) {
 		t.Fatalf("%d audit lines for %d requests:\n%.2000s", len(lines), len(requests), audit.String())

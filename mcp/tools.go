@@ -143,6 +143,7 @@ func (s *session) callTool(ctx context.Context, conn *jsonrpc.Conn, req *jsonrpc
 	t := s.reg.byName[name]
 	if t == nil {
 		s.audit.start(req, "tools/call", name, "", "", false).finish("unknown", nil)
+		name := auditText(name, maxEchoBytes)
 		e := invalidParams("Unknown tool: %s", name)
 		e.Data = map[string]string{"name": name}
 		return nil, e
