@@ -295,3 +295,93 @@ func BenchmarkHTTPMemorySearch(b *testing.B) {
 		})
 	}
 }
+
+// TestHTTPSharedWarmState checks that the sessions of one daemon share one
+// project state: a fact written through one session is found by the next
+// search of another at once.
+func TestHTTPSharedWarmState(t *testing.T) {
+	t.Parallel()
+	reg := memoryRegistry(t, 10)
+	url, _, stop := serveLoopback(t, reg, nil)
+	defer stop()
+	ctx := context.Background()
+	writer := &rawClient{hc: http.DefaultClient, url: url, token: tokenRW}
+	reader := &rawClient{hc: http.DefaultClient, url: url, token: tokenRO}
+	for _, c := range []*rawClient{writer, reader} {
+		if err := c.open(ctx); err != nil {
+			t.Fatal(err)
+		}
+		defer c.close(ctx)
+	}
+	if b, err := reader.search(ctx, 1, 3); err != nil || !bytes.Contains(b, []byte("kw00003")) {
+		t.Fatalf("first search: %v %.300s", err, b)
+	}
+	st, b, err := writer.post(ctx, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_write","arguments":{"type":"convention","title":"Quokka ids are opaque strings","body":"Never parse them."}}}`)
+	if err != nil || st != 200 || !bytes.Contains(b, []byte(`"action":"created"`)) {
+		t.Fatalf("memory_write: %d %v %.300s", st, err, b)
+	}
+	st, b, err = reader.post(ctx, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"quokka"}}}`)
+	if err != nil || st != 200 || !bytes.Contains(b, []byte("Quokka ids are opaque strings")) {
+		t.Errorf("the other session's search: %d %v %.300s", st, err, b)
+	}
+}
+
+// TestHTTPClientConcurrencyCap checks the per-client concurrency cap: a
+// request over it is rejected, not queued, while another client's goes
+// through; the total cap rejects what the clients together exceed.
+func TestHTTPClientConcurrencyCap(t *testing.T) {
+	t.Parallel()
+	started := make(chan struct{}, 4)
+	release := make(chan struct{})
+	reg := mcp.NewRegistry()
+	if err := mcp.AddTool(reg, mcp.Tool{
+		Name: "hold", Description: "Waits until released.", InputSchema: []byte(`{"type":"object"}`), Scope: scopeReadTest,
+		Governance: mcp.Governance{AuditCategory: "test.read"},
+	}, func(ctx context.Context, _ *mcp.Call, _ struct{}) (mcp.Output, error) {
+		started <- struct{}{}
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return mcp.Output{Text: "released"}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	url, _, stop := serveLoopback(t, reg, func(o *mcp.HTTPOptions) {
+		o.Tokens = testTokens()
+		o.MaxConcurrency, o.TotalConcurrency = 1, 2
+	})
+	defer stop()
+	ctx := context.Background()
+	clients := map[string]*rawClient{}
+	for name, tok := range map[string]string{"w1": tokenRW, "w2": tokenRW, "r": tokenRO} {
+		clients[name] = &rawClient{hc: &http.Client{}, url: url, token: tok}
+		if err := clients[name].open(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hold := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"hold"}}`
+	done := make(chan string, 2)
+	for _, name := range []string{"w1", "r"} {
+		go func() {
+			_, b, _ := clients[name].post(ctx, hold)
+			done <- string(b)
+		}()
+		<-started
+	}
+	// The writer's token has its one request in flight: its second
+	// session is refused. The total cap (2) is reached too.
+	_, b, err := clients["w2"].post(ctx, hold)
+	if err != nil || !strings.Contains(string(b), "Server overloaded: 1 requests of client writer already in flight") {
+		t.Errorf("second request of the writer's token: %v %s", err, b)
+	}
+	close(release)
+	for range 2 {
+		if b := <-done; !strings.Contains(b, "released") {
+			t.Errorf("held call: %s", b)
+		}
+	}
+	if _, b, err := clients["w2"].post(ctx, hold); err != nil || !strings.Contains(string(b), "released") {
+		t.Errorf("after the release: %v %s", err, b)
+	}
+}
