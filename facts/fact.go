@@ -283,6 +283,9 @@ func Parse(path string, data []byte) (Fact, error) {
 	}
 	body := strings.Join(lines[end+1:], "")
 	f.Body = strings.TrimSpace(body)
+	if f.Tags == nil {
+		f.Tags = []string{} // "tags": [], never null, in every JSON answer
+	}
 	return f, nil
 }
 

@@ -56,7 +56,7 @@ func TestParseFormatRoundTrip(t *testing.T) {
 		{"title with quotes", func(f *Fact) { f.Title = `"Quoted" and 'single' words here` }},
 		{"title starting with dash", func(f *Fact) { f.Title = "- starts with a dash" }},
 		{"unicode", func(f *Fact) { f.Title = "Währung ist immer EUR — nie USD"; f.Tags = []string{"währung"} }},
-		{"no tags", func(f *Fact) { f.Tags = nil }},
+		{"no tags", func(f *Fact) { f.Tags = []string{} }}, // parsed as [], never nil: JSON says "tags": []
 		{"tags needing quotes", func(f *Fact) { f.Tags = []string{"a, b", "[x]", "c#"} }},
 		{"scope module", func(f *Fact) { f.Scope = "module:billing" }},
 		{"external source", func(f *Fact) { f.Source = "external:https://example.com/a?b=c#d" }},

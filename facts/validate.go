@@ -109,7 +109,7 @@ func (r WriteRequest) normalize() WriteRequest {
 	}
 	r.Expires = strings.TrimSpace(r.Expires)
 	r.Supersedes = strings.TrimSpace(r.Supersedes)
-	var tags []string
+	tags := []string{}
 	seen := map[string]bool{}
 	for _, t := range r.Tags {
 		for _, part := range strings.Split(t, ",") {

@@ -299,7 +299,7 @@ func (f *foundry) addMemoryIndex(r *Registry) error {
 		OutputSchema: schema(`{
 			"type": "object",
 			"properties": {
-				"path": {"type": "string", "description": "INDEX.md on disk"},
+				"path": {"type": "string", "description": "INDEX.md, relative to the project root"},
 				"listed": {"type": "integer"},
 				"active": {"type": "integer"},
 				"omitted": {"type": "integer"},
@@ -318,10 +318,11 @@ func (f *foundry) addMemoryIndex(r *Registry) error {
 		if err != nil {
 			return Output{}, err
 		}
-		path := f.store.IndexFile()
+		// The text keeps the seed's absolute path; the data is
+		// project-relative, as every path of structured results is.
 		return Output{
-			Text:       fmt.Sprintf("Rebuilt %s\n%s\n", path, res.Summary()),
-			Structured: memoryIndexResult{Path: path, indexFigures: figures(res)},
+			Text:       fmt.Sprintf("Rebuilt %s\n%s\n", f.store.IndexFile(), res.Summary()),
+			Structured: memoryIndexResult{Path: facts.IndexPath, indexFigures: figures(res)},
 			Changes:    snap.changes(),
 		}, nil
 	})

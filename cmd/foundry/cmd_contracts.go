@@ -40,7 +40,7 @@ EXIT STATUS:
 				Usage:     "list the contract ids, embedded and project-local",
 				ArgsUsage: " ",
 				Description: `Prints one contract a line: its id and where it comes from (embedded or
-local). With --json, an array of {id, origin, digest}, the digest being
+local). With --json, {"contracts": [{id, origin, digest}, …]}, the digest being
 "sha256:<hex>" of the schema file.
 
 EXIT STATUS:
@@ -117,7 +117,9 @@ func runContractsList(env *cliEnv, opts *contractsOptions) error {
 		width = max(width, len(id))
 	}
 	if opts.json {
-		return writeJSON(opts.stdout, entries)
+		return writeJSON(opts.stdout, struct {
+			Contracts []entry `json:"contracts"`
+		}{entries})
 	}
 	var sb strings.Builder
 	for _, e := range entries {

@@ -261,13 +261,18 @@ func runHookUninstall(ctx context.Context, env *cliEnv, opts *hookOptions) error
 	return nil
 }
 
-// renderHookResults prints one line per hook, paths relative to -C.
+// renderHookResults prints one line per hook, or {"hooks": […]} with
+// --json; paths are relative to -C.
 func renderHookResults(env *cliEnv, opts *hookOptions, results []hooks.Result) error {
 	if opts.json {
-		if results == nil {
-			results = []hooks.Result{}
+		shown := []hooks.Result{}
+		for _, r := range results {
+			r.Path, r.Backup = shownPath(env.dir, r.Path), shownPath(env.dir, r.Backup)
+			shown = append(shown, r)
 		}
-		return env.printJSON(results)
+		return env.printJSON(struct {
+			Hooks []hooks.Result `json:"hooks"`
+		}{shown})
 	}
 	var b strings.Builder
 	for _, r := range results {

@@ -252,7 +252,9 @@ func runMCPCapabilities(env *cliEnv) error {
 		return err
 	}
 	if env.json {
-		return env.printJSON(cat)
+		return env.printJSON(struct {
+			Capabilities []mcp.Capability `json:"capabilities"`
+		}{cat})
 	}
 	_, err = io.WriteString(env.stdout, capabilityTables(cat))
 	return err

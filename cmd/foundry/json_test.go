@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/foundryhq/foundry/contracts"
+	"github.com/foundryhq/foundry/git/gittest"
+)
+
+// jsonCases run every command that prints --json, each checked against the
+// schema of its shape in docs/json/ (documented in docs/json.md).
+var jsonCases = []struct {
+	schema string
+	args   []string
+	stdin  string
+	fresh  bool // run in an empty folder, not in the demo project
+}{
+	{schema: "init", args: []string{"init"}, fresh: true},
+	{schema: "doctor", args: []string{"doctor", "--no-history"}},
+	{schema: "doctor", args: []string{"doctor", "--no-history", "--format", "json"}},
+	{schema: "memory-search", args: []string{"memory", "search", "outbox"}},
+	{schema: "memory-search", args: []string{"memory", "search", "outbox", "--type", "glossary"}},
+	{schema: "memory-write", args: []string{"memory", "write", "--title", "Release notes are written by the on-call engineer", "--type", "convention", "--body", "Every release."}},
+	{schema: "memory-index", args: []string{"memory", "index"}},
+	{schema: "memory-show", args: []string{"memory", "show", "fact-0001"}},
+	{schema: "memory-list", args: []string{"memory", "list", "--all"}},
+	{schema: "memory-list", args: []string{"memory", "list", "--type", "metric"}},
+	{schema: "runbook-list", args: []string{"runbook", "list"}},
+	{schema: "runbook-get", args: []string{"runbook", "get", "deploy-production"}},
+	{schema: "runbook-new", args: []string{"runbook", "new", "rotate-certs", "--title", "Rotate the TLS certificates", "--trigger", "a certificate expires"}},
+	{schema: "blackboard-write", args: []string{"blackboard", "write", "--wave", "w", "--agent", "a", "--schema", "finding.v1"},
+		stdin: `{"id":"F-1","severity":"low","title":"t","summary":"s","failureScenario":"f","confidence":"low"}`},
+	{schema: "blackboard-read", args: []string{"blackboard", "read", "audit"}},
+	{schema: "contracts-list", args: []string{"contracts", "list"}},
+	{schema: "tokens", args: []string{"tokens"}},
+	{schema: "version", args: []string{"version"}},
+	{schema: "mcp-capabilities", args: []string{"mcp", "capabilities"}},
+	{schema: "validate", args: []string{"validate", "--auto", "--format", "json"}},
+	{schema: "hook-install", args: []string{"hook", "install"}},
+}
+
+// TestJSONShapes checks every --json answer against its documented schema:
+// named arrays, [] never null, project-relative paths. It also checks that
+// every schema of docs/json/ is exercised and listed in docs/json.md.
+func TestJSONShapes(t *testing.T) {
+	demo := t.TempDir()
+	if err := os.CopyFS(demo, os.DirFS("../../examples/demo")); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Init(t, demo)
+	doc, err := os.ReadFile("../../docs/json.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := map[string]bool{}
+	for _, tc := range jsonCases {
+		used[tc.schema] = true
+		// Not parallel: urfave/cli v2 keeps its help flag in a package
+		// variable, so two apps may not run at once in one process.
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			dir := demo
+			if tc.fresh {
+				dir = t.TempDir()
+			}
+			raw, err := os.ReadFile(filepath.Join("../../docs/json", tc.schema+".schema.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			schema, err := contracts.Compile(raw)
+			if err != nil {
+				t.Fatalf("schema %s: %v", tc.schema, err)
+			}
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"foundry", "-C", dir, "--json"}, tc.args...)
+			if code := run(context.Background(), args, strings.NewReader(tc.stdin), &stdout, &stderr); code != 0 && code != 3 {
+				t.Fatalf("exit %d\nstderr:\n%s", code, stderr.String())
+			}
+			if bytes.Contains(stdout.Bytes(), []byte(": null")) {
+				t.Errorf("null in the answer; empty lists are []:\n%s", stdout.String())
+			}
+			vs, err := schema.ValidateJSON(stdout.Bytes())
+			if err != nil {
+				t.Fatalf("answer is not JSON: %v\n%s", err, stdout.String())
+			}
+			for _, v := range vs {
+				t.Errorf("does not match docs/json/%s.schema.json: %s: %s", tc.schema, v.Pointer, v.Message)
+			}
+		})
+	}
+	files, err := filepath.Glob("../../docs/json/*.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".schema.json")
+		if !used[name] {
+			t.Errorf("docs/json/%s.schema.json is checked by no case of jsonCases", name)
+		}
+		if !bytes.Contains(doc, []byte("json/"+name+".schema.json")) {
+			t.Errorf("docs/json.md does not list json/%s.schema.json", name)
+		}
+	}
+}
