@@ -54,17 +54,26 @@ func (s *benchSession) close(b *testing.B) {
 
 // BenchmarkToolsCall measures one tools/call round trip through the whole
 // wire (framing, dispatch, argument validation, structured output check,
-// redaction) with a trivial tool, i.e. the server's own overhead per call.
+// redaction) with a trivial tool, i.e. the server's own overhead per call,
+// in each era: legacy, and 2026-07-28 (its _meta read and validated, the
+// result given resultType and serverInfo).
 func BenchmarkToolsCall(b *testing.B) {
-	s := startBench(b)
-	defer s.close(b)
-	i := 0
-	for b.Loop() {
-		i++
-		resp := s.roundTrip(b, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"persistence layer"}}}`, i))
-		if !strings.Contains(resp, `"structuredContent"`) {
-			b.Fatalf("unexpected response %s", resp)
-		}
+	for _, era := range []struct{ name, meta, want string }{
+		{"legacy", "", `"structuredContent"`},
+		{"modern", `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"b","version":"1"}}`, `"resultType":"complete"`},
+	} {
+		b.Run(era.name, func(b *testing.B) {
+			s := startBench(b)
+			defer s.close(b)
+			i := 0
+			for b.Loop() {
+				i++
+				resp := s.roundTrip(b, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"persistence layer"}%s}}`, i, era.meta))
+				if !strings.Contains(resp, era.want) || !strings.Contains(resp, `"structuredContent"`) {
+					b.Fatalf("unexpected response %s", resp)
+				}
+			}
+		})
 	}
 }
 
