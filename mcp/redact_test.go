@@ -115,3 +115,20 @@ func mustIndent(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// FuzzRedactText: any text redacts without a panic; a JSON document stays
+// a JSON document; a secret the redactor found once is not found again.
+func FuzzRedactText(f *testing.F) {
+	for _, s := range []string{"", "{}", `{"token": "abcdefgh"}`, "x\n```json\n{\"password\":\"p\"}\n```\n", `{"q": "password: \"X1y2z3\""}`, "[1, {\"a\": [\"b\"]}]", "```json\n{"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := redactText(s)
+		if isJSONDoc(s) && !json.Valid([]byte(strings.TrimSpace(out))) {
+			t.Fatalf("redactText(%q) = %q: no longer JSON", s, out)
+		}
+		if again := redactText(out); again != out {
+			t.Fatalf("redactText is not stable: %q -> %q -> %q", s, out, again)
+		}
+	})
+}
