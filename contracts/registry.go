@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/schemas"
 )
 
@@ -120,6 +122,11 @@ func loadLocal(project fs.FS, emb *set) (*set, error) {
 			return nil, fmt.Errorf("%s: name must be <noun>.v<major>%s (lowercase)", p, suffixOf(name))
 		}
 		b, err := fs.ReadFile(project, p)
+		if errors.Is(err, confined.ErrTooLarge) || errors.Is(err, confined.ErrOutside) {
+			// A hostile file must not take every contract down with it:
+			// doctor's contracts.local reports it.
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", p, err)
 		}

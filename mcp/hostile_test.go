@@ -53,3 +53,18 @@ func TestHostileNumbersOverMCP(t *testing.T) {
 		t.Error("blackboard_write stored the hostile artifact")
 	}
 }
+
+// TestIntegralLimit checks that a limit the input schema accepts as an
+// integer (1.0) is not refused by Go's decoder ("cannot unmarshal number").
+func TestIntegralLimit(t *testing.T) {
+	s := fixtureSession{root: copyFixture(t)}
+	client := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"blackboard_read","arguments":{"wave":"audit","limit":1.0}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"runbook_list","arguments":{"limit":2e0}}}`,
+	}, "\n")
+	for i, line := range splitLines(runSession(t, s, []byte(client))) {
+		if strings.Contains(line, "cannot unmarshal") || strings.Contains(line, `"isError":true`) {
+			t.Errorf("answer %d: %s", i+1, line)
+		}
+	}
+}

@@ -9,7 +9,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -306,11 +308,43 @@ var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 func AddTool[In any](r *Registry, t Tool, h ToolHandler[In]) error {
 	return r.add(t, func(ctx context.Context, call *Call, args json.RawMessage) (Output, error) {
 		var in In
-		if err := json.Unmarshal(args, &in); err != nil {
+		if err := json.Unmarshal(integral(args), &in); err != nil {
 			return Output{}, fmt.Errorf("decode arguments: %w", err)
 		}
 		return h(ctx, call, in)
 	})
+}
+
+// integral rewrites each top-level argument that JSON Schema counts as an
+// integer ("limit": 1.0, 1e1) in integer form, so that a value the input
+// schema accepted for an "integer" also decodes into a Go int. Nested
+// values (an artifact's data) are left byte for byte, and args that do
+// not parse are returned unchanged.
+func integral(args json.RawMessage) json.RawMessage {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(args, &top) != nil {
+		return args
+	}
+	changed := false
+	for k, raw := range top {
+		s := string(bytes.TrimSpace(raw))
+		if s == "" || !strings.ContainsAny(s, ".eE") || strings.ContainsAny(s, `"{[tfn`) {
+			continue
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+			continue
+		}
+		top[k], changed = json.RawMessage(strconv.FormatInt(int64(f), 10)), true
+	}
+	if !changed {
+		return args
+	}
+	out, err := json.Marshal(top)
+	if err != nil {
+		return args
+	}
+	return out
 }
 
 func (r *Registry) add(t Tool, h rawHandler) error {

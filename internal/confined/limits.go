@@ -82,7 +82,7 @@ func match(pattern, name string) bool {
 }
 
 // TooLargeError reports a file over its kind's limit. It wraps
-// [ErrTooLarge].
+// [ErrTooLarge]; reads return it inside an *fs.PathError naming the file.
 type TooLargeError struct {
 	Path  string
 	Size  int64
@@ -90,7 +90,7 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("read %s: %s is %s, over the %s limit", e.Path, e.Limit.Kind, FormatSize(e.Size), e.Limit)
+	return fmt.Sprintf("%s is %s, over the %s limit", e.Limit.Kind, FormatSize(e.Size), e.Limit)
 }
 
 func (e *TooLargeError) Unwrap() error { return ErrTooLarge }
@@ -189,7 +189,7 @@ func ReadFile(fsys fs.FS, name string) ([]byte, error) {
 		n, err := f.Read(data[len(data):cap(data)])
 		data = data[:len(data)+n]
 		if int64(len(data)) > limit {
-			return nil, &TooLargeError{Path: name, Size: int64(len(data)), Limit: LimitFor(name)}
+			return nil, &fs.PathError{Op: "read", Path: name, Err: &TooLargeError{Path: name, Size: int64(len(data)), Limit: LimitFor(name)}}
 		}
 		if err == io.EOF {
 			return data, nil
@@ -233,7 +233,7 @@ func check(name string, fi fs.FileInfo) error {
 		return nil
 	}
 	if l := LimitFor(name); fi.Size() > l.Max {
-		return &TooLargeError{Path: name, Size: fi.Size(), Limit: l}
+		return &fs.PathError{Op: "read", Path: name, Err: &TooLargeError{Path: name, Size: fi.Size(), Limit: l}}
 	}
 	return nil
 }
@@ -249,7 +249,7 @@ func (f *boundedFile) Read(p []byte) (int, error) {
 	n, err := f.File.Read(p)
 	f.left -= int64(n)
 	if f.left < 0 {
-		return 0, &TooLargeError{Path: f.name, Size: LimitFor(f.name).Max - f.left, Limit: LimitFor(f.name)}
+		return 0, &fs.PathError{Op: "read", Path: f.name, Err: &TooLargeError{Path: f.name, Size: LimitFor(f.name).Max - f.left, Limit: LimitFor(f.name)}}
 	}
 	return n, err
 }
