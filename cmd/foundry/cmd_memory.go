@@ -242,7 +242,7 @@ func runMemorySearch(ctx context.Context, env *cliEnv, opts *memoryOptions) erro
 	if err != nil {
 		return err
 	}
-	res, err := memoryStore(env, p).Search(ctx, facts.Query{Text: opts.query, Type: facts.Type(opts.typ), Limit: opts.limit})
+	res, err := memoryStore(env, p, false).Search(ctx, facts.Query{Text: opts.query, Type: facts.Type(opts.typ), Limit: opts.limit})
 	if errors.Is(err, facts.ErrInvalid) {
 		return &usageError{err}
 	}
@@ -271,7 +271,7 @@ func runMemoryWrite(ctx context.Context, env *cliEnv, opts *memoryOptions) error
 	}
 	req := opts.req
 	req.Body = body
-	res, err := memoryStore(env, p).Write(ctx, req)
+	res, err := memoryStore(env, p, true).Write(ctx, req)
 	if err != nil {
 		return err
 	}
@@ -304,7 +304,7 @@ func runMemoryIndex(ctx context.Context, env *cliEnv, opts *memoryOptions) error
 	if err != nil {
 		return err
 	}
-	store := memoryStore(env, p)
+	store := memoryStore(env, p, false)
 	if !store.Writable() {
 		res, err := store.Index(ctx)
 		if err != nil {
@@ -332,7 +332,7 @@ func runMemoryShow(ctx context.Context, env *cliEnv, opts *memoryOptions) error 
 	if err != nil {
 		return err
 	}
-	f, err := memoryStore(env, p).Get(ctx, opts.id)
+	f, err := memoryStore(env, p, false).Get(ctx, opts.id)
 	if errors.Is(err, facts.ErrNotFound) {
 		return withHint(err, "list the facts with `foundry memory list --all`")
 	}
@@ -351,7 +351,7 @@ func runMemoryList(ctx context.Context, env *cliEnv, opts *memoryOptions) error 
 	if err != nil {
 		return err
 	}
-	store := memoryStore(env, p)
+	store := memoryStore(env, p, false)
 	list, err := store.List(ctx, facts.ListOptions{Type: facts.Type(opts.typ), All: opts.all})
 	if err != nil {
 		return err
@@ -377,10 +377,16 @@ func runMemoryList(ctx context.Context, env *cliEnv, opts *memoryOptions) error 
 	return err
 }
 
-// memoryStore is the fact store of p, warning on stderr and recording its
-// events in the project's event log.
-func memoryStore(env *cliEnv, p *project.Project) *facts.Store {
-	return facts.Open(p, facts.Options{Warn: env.stderr, Events: tokens.NewLog(p.Root, env.logger)})
+// memoryStore is the fact store of p, warning on stderr. Only a write
+// records its event in the project's event log: a read from the CLI records
+// none, so foundry tokens reports what agents used over MCP, and a read
+// changes nothing on disk.
+func memoryStore(env *cliEnv, p *project.Project, write bool) *facts.Store {
+	opts := facts.Options{Warn: env.stderr}
+	if write {
+		opts.Events = tokens.NewLog(p.Root, env.logger)
+	}
+	return facts.Open(p, opts)
 }
 
 // maxBodyBytes bounds what --body-file reads: far above the 900-character

@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/foundryhq/foundry/runbooks"
-	"github.com/foundryhq/foundry/tokens"
 )
 
 type runbookOptions struct {
@@ -135,7 +134,9 @@ func runRunbookGet(ctx context.Context, env *cliEnv, opts *runbookOptions) error
 	if err != nil {
 		return err
 	}
-	book := runbooks.Open(p.FS, runbooks.Options{Events: tokens.NewLog(p.Root, env.logger)})
+	// A read from the CLI records no usage event: foundry tokens reports
+	// what agents used over MCP.
+	book := runbooks.Open(p.FS, runbooks.Options{})
 	doc, err := book.Get(ctx, opts.slug)
 	if err != nil {
 		return err
