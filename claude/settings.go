@@ -38,6 +38,21 @@ type MCPServer struct {
 // foundry finds .foundry/.
 var Server = MCPServer{Command: "foundry", Args: []string{"mcp", "serve"}}
 
+// MCPHTTPServer is an .mcp.json entry of an MCP server reached over
+// Streamable HTTP.
+type MCPHTTPServer struct {
+	Type    string            `json:"type"`
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers"`
+}
+
+// HTTPServer is the foundry entry of the shared daemon (foundry mcp serve
+// --transport http) at its default address. Claude Code expands
+// ${FOUNDRY_MCP_TOKEN} from the environment, so the token never lands in
+// the file.
+var HTTPServer = MCPHTTPServer{Type: "http", URL: "http://127.0.0.1:7391/mcp",
+	Headers: map[string]string{"Authorization": "Bearer ${FOUNDRY_MCP_TOKEN}"}}
+
 // hookGroup is one matcher group of a hooks event list.
 type hookGroup struct {
 	Matcher string        `json:"matcher"`
@@ -96,10 +111,16 @@ type Plan struct{ files []pendingFile }
 
 // PlanSetup reads and merges both files of [Setup] and writes nothing: a
 // file that is not a JSON object is an error here.
-func PlanSetup(root string) (Plan, error) {
+func PlanSetup(root string) (Plan, error) { return planSetup(root, Server) }
+
+// PlanSetupHTTP is [PlanSetup] with the [HTTPServer] entry instead of the
+// stdio one: the agents of the project share one daemon.
+func PlanSetupHTTP(root string) (Plan, error) { return planSetup(root, HTTPServer) }
+
+func planSetup(root string, entry any) (Plan, error) {
 	// Both files are checked and merged before either is written, so a
 	// file that cannot be merged leaves the other untouched too.
-	mcp, err := mergeFile(root, MCPFile, mergeMCP)
+	mcp, err := mergeFile(root, MCPFile, func(o *object) (FileResult, bool, error) { return mergeMCP(o, entry) })
 	if err != nil {
 		return Plan{}, err
 	}
@@ -183,18 +204,18 @@ func (p pendingFile) write() error {
 }
 
 // mergeMCP adds the foundry server to mcpServers.
-func mergeMCP(o *object) (FileResult, bool, error) {
+func mergeMCP(o *object, entry any) (FileResult, bool, error) {
 	servers, err := o.child("mcpServers")
 	if err != nil {
 		return FileResult{}, false, err
 	}
 	if cur, ok := servers.get(ServerName); ok {
-		if sameJSON(cur, raw(Server)) {
+		if sameJSON(cur, raw(entry)) {
 			return FileResult{Action: Unchanged}, false, nil
 		}
-		return FileResult{Action: Kept, Note: fmt.Sprintf("mcpServers.%s already exists and differs from %s; it was left as it is", ServerName, raw(Server))}, false, nil
+		return FileResult{Action: Kept, Note: fmt.Sprintf("mcpServers.%s already exists and differs from %s; it was left as it is", ServerName, raw(entry))}, false, nil
 	}
-	servers.set(ServerName, raw(Server))
+	servers.set(ServerName, raw(entry))
 	o.set("mcpServers", raw(servers))
 	return FileResult{Action: Merged}, true, nil
 }

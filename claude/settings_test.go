@@ -251,3 +251,34 @@ func TestSetupEmptyFile(t *testing.T) {
 		t.Fatal("settings.json not written")
 	}
 }
+
+func TestSetupHTTP(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	plan, err := claude.PlanSetupHTTP(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plan.Write(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(root, ".mcp.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "mcpServers": {
+    "foundry": {
+      "type": "http",
+      "url": "http://127.0.0.1:7391/mcp",
+      "headers": {
+        "Authorization": "Bearer ${FOUNDRY_MCP_TOKEN}"
+      }
+    }
+  }
+}
+`
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf(".mcp.json (-want +got):\n%s", diff)
+	}
+}

@@ -66,7 +66,19 @@ type Log struct {
 	once    sync.Once
 	root    *confined.Root // opened on the first append
 	rootErr error
+
+	// mu guards pending and flushing. The appends of one process are
+	// grouped: the caller that finds no flush running writes what is
+	// pending, its own line and those queued meanwhile, in one append, so
+	// that a server with many concurrent callers (the HTTP daemon) takes
+	// the file lock once per group instead of once per event.
+	mu       sync.Mutex
+	pending  []byte
+	flushing bool
 }
+
+// maxBatch bounds one grouped append, well under half the log's cap.
+const maxBatch = 64 << 10
 
 // NewLog returns the event log of the project rooted at root (the folder
 // that holds .foundry/). Problems while recording are reported once to
@@ -93,6 +105,36 @@ func (l *Log) Record(kind string) {
 	}
 }
 
+// appendGrouped queues line and, unless another caller is flushing (it
+// then writes line too, before it returns), writes every queued line.
+func (l *Log) appendGrouped(line []byte) error {
+	l.mu.Lock()
+	l.pending = append(l.pending, line...)
+	if l.flushing {
+		l.mu.Unlock()
+		return nil
+	}
+	l.flushing = true
+	var err error
+	for len(l.pending) > 0 {
+		batch := l.pending
+		if len(batch) > maxBatch {
+			cut := bytes.LastIndexByte(batch[:maxBatch], '\n') + 1
+			batch = batch[:cut]
+		}
+		l.pending = l.pending[len(batch):]
+		l.mu.Unlock()
+		if werr := l.root.Append(context.Background(), EventsPath, batch, confined.LogMax); werr != nil && err == nil {
+			err = werr
+		}
+		l.mu.Lock()
+	}
+	l.pending = nil
+	l.flushing = false
+	l.mu.Unlock()
+	return err
+}
+
 // Append writes e as one line, creating .foundry/metrics/ when needed.
 func (l *Log) Append(e Event) error {
 	if e.Kind == "" || strings.ContainsAny(e.Kind, "\n\r") {
@@ -115,7 +157,7 @@ func (l *Log) Append(e Event) error {
 	if fi, err := fs.Stat(l.root.FS(), ".foundry"); err != nil || !fi.IsDir() {
 		return fmt.Errorf("record event: %s is not a folder", l.root.Path(".foundry"))
 	}
-	if err := l.root.Append(context.Background(), EventsPath, line, confined.LogMax); err != nil {
+	if err := l.appendGrouped(line); err != nil {
 		return fmt.Errorf("record event: %w", err)
 	}
 	return nil

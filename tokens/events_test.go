@@ -259,3 +259,29 @@ func FuzzCountEvents(f *testing.F) {
 		}
 	})
 }
+
+// TestLogRecordConcurrent checks the grouped appends: events recorded by
+// many goroutines at once are all written, each on its own line, by the
+// time every Record has returned.
+func TestLogRecordConcurrent(t *testing.T) {
+	t.Parallel()
+	root := newRoot(t)
+	l := NewLog(root, nil)
+	const n = 200
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l.Record(KindMemorySearch)
+		}()
+	}
+	wg.Wait()
+	got, err := ReadEvents(os.DirFS(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Total != n {
+		t.Errorf("%d events recorded, want %d", got.Total, n)
+	}
+}

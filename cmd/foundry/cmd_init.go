@@ -15,6 +15,7 @@ import (
 
 type initOptions struct {
 	claude bool // also set up Claude Code
+	http   bool // with claude: register the shared HTTP daemon
 	force  bool // create a project inside another
 }
 
@@ -53,7 +54,10 @@ foundry hook claude. Both files are merged: other entries stay as they
 are, nothing is added twice, and an existing "foundry" server entry is
 kept as written. Its tools are then mcp__foundry__<name>. Both files are
 checked before anything is written: when one cannot be merged, init
-changes nothing at all.
+changes nothing at all. With --http the "foundry" entry is the shared
+daemon instead (foundry mcp serve --transport http): type "http", url
+http://127.0.0.1:7391/mcp and the header Authorization: Bearer
+${FOUNDRY_MCP_TOKEN}, which Claude Code expands from the environment.
 
 EXIT STATUS:
    0  ok
@@ -62,11 +66,15 @@ EXIT STATUS:
    2  malformed command line`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "claude", Usage: "also register foundry in .mcp.json and .claude/settings.json", Destination: &opts.claude},
+			&cli.BoolFlag{Name: "http", Usage: "with --claude, register the shared HTTP daemon instead of a stdio server", Destination: &opts.http},
 			&cli.BoolFlag{Name: "force", Usage: "create the project even inside an existing one", Destination: &opts.force},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageErrorf("init takes no arguments")
+			}
+			if opts.http && !opts.claude {
+				return usageErrorf("--http needs --claude")
 			}
 			if env.rev != "" || env.staged {
 				return fmt.Errorf("init writes files: %w", project.ErrReadOnly)
@@ -85,7 +93,11 @@ func runInit(env *cliEnv, opts *initOptions) error {
 		if err != nil {
 			return err
 		}
-		if plan, err = claude.PlanSetup(root); err != nil {
+		setup := claude.PlanSetup
+		if opts.http {
+			setup = claude.PlanSetupHTTP
+		}
+		if plan, err = setup(root); err != nil {
 			return err
 		}
 	}
