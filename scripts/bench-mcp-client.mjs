@@ -75,6 +75,12 @@ const check = (m, what) => {
     throw new Error(`${what}: no fact in the answer: ${JSON.stringify(m).slice(0, 300)}`);
   }
 };
+// cpu returns the CPU time (user + system) a process has used, in ms: on a
+// shared, loaded machine it says more than wall time does.
+const cpu = (pid) => {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return ((Number(f[11]) + Number(f[12])) * 1000) / (cfg.clkTck || 100);
+};
 const rss = (pid) => {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return m ? Number(m[1]) / 1024 : null;
@@ -96,7 +102,8 @@ for (let r = 0; r < cfg.runs; r++) {
 out.coldStartMs = median(cold);
 
 // Spawn to the first search answered.
-const first = [];
+const first = [],
+  firstCPU = [];
 for (let r = 0; r < cfg.runs; r++) {
   const t0 = now();
   const s = start();
@@ -106,9 +113,11 @@ for (let r = 0; r < cfg.runs; r++) {
   const t1 = now();
   check(m, "first search");
   first.push(t1 - t0);
+  firstCPU.push(cpu(s.child.pid));
   await s.stop();
 }
 out.spawnToFirstSearchMs = median(first);
+out.spawnToFirstSearchCPUMs = median(firstCPU);
 
 // Warm calls on one running server.
 const s = start();
@@ -117,19 +126,22 @@ s.notify("notifications/initialized");
 check(await search(s, cfg.oneHit[0]), "warm-up");
 check(await search(s, cfg.broad[0]), "warm-up");
 const timeCalls = async (words, n) => {
-  const t0 = now();
+  const t0 = now(),
+    c0 = cpu(s.child.pid);
   for (let c = 0; c < n; c++) check(await search(s, words[c % words.length]), "search");
-  return (now() - t0) / n;
+  return [(now() - t0) / n, (cpu(s.child.pid) - c0) / n];
 };
-out.oneHitMs = await timeCalls(cfg.oneHit.slice(1), cfg.calls);
-out.broadMs = await timeCalls(cfg.broad, cfg.broadCalls);
+[out.oneHitMs, out.oneHitCPUMs] = await timeCalls(cfg.oneHit.slice(1), cfg.calls);
+[out.broadMs, out.broadCPUMs] = await timeCalls(cfg.broad, cfg.broadCalls);
 out.mixMs = (out.oneHitMs + out.broadMs) / 2;
+out.mixCPUMs = (out.oneHitCPUMs + out.broadCPUMs) / 2;
 out.rssWarmMiB = rss(s.child.pid);
 
 // Writes, each followed by a search (foundry only).
 if (cfg.writes > 0) {
   let write = 0,
     after = 0;
+  const c0 = cpu(s.child.pid);
   for (let w = 0; w < cfg.writes; w++) {
     const t0 = now();
     const m = await s.request("tools/call", {
@@ -145,13 +157,20 @@ if (cfg.writes > 0) {
   }
   out.writeMs = write / cfg.writes;
   out.searchAfterWriteMs = after / cfg.writes;
+  out.writeAndSearchCPUMs = (cpu(s.child.pid) - c0) / cfg.writes;
 }
 
 // Resident memory over many searches.
 if (cfg.rssSearches > 0) {
+  // Samples after each quarter, then as many searches again: a plateau is
+  // the collector's headroom, a rise to the end would be a leak.
   const words = [...cfg.oneHit, ...cfg.broad];
-  for (let c = 0; c < cfg.rssSearches; c++) check(await search(s, words[c % words.length]), "rss search");
-  out.rssAfterSearchesMiB = rss(s.child.pid);
+  out.rssSamplesMiB = [];
+  for (let c = 1; c <= 2 * cfg.rssSearches; c++) {
+    check(await search(s, words[c % words.length]), "rss search");
+    if (c % Math.ceil(cfg.rssSearches / 4) === 0) out.rssSamplesMiB.push(rss(s.child.pid));
+  }
+  out.rssAfterSearchesMiB = out.rssSamplesMiB[3];
   out.rssSearches = cfg.rssSearches;
 }
 await s.stop();
