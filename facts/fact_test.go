@@ -257,3 +257,17 @@ func TestParseFrontFastAgreesWithYAML(t *testing.T) {
 		}
 	}
 }
+
+func TestJaccardSortedMatchesSets(t *testing.T) {
+	t.Parallel()
+	titles := []string{"", "Migrations use Flyway", "Flyway runs the migrations", "The orders service relies on postgres",
+		"The orders service relies on kafka for events", "use the the use", "Postgres Postgres orders"}
+	for _, a := range titles {
+		for _, b := range titles {
+			want := jaccard(termSet(a, nil), termSet(b, nil))
+			if got := jaccardSorted(sortedTerms(a, nil), sortedTerms(b, nil)); got != want {
+				t.Errorf("jaccard(%q, %q) = %v, want %v", a, b, got, want)
+			}
+		}
+	}
+}

@@ -4,6 +4,8 @@ package facts
 // near-duplicate warning: case folding, tokenising, stop words, stemming.
 
 import (
+	"slices"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -107,6 +109,34 @@ func termSet(s string, memo map[string]string) map[string]bool {
 		set[t] = true
 	}
 	return set
+}
+
+// sortedTerms is the term set of s as a sorted slice, for jaccardSorted.
+func sortedTerms(s string, memo map[string]string) []string {
+	ts := termsMemo(s, memo)
+	sort.Strings(ts)
+	return slices.Compact(ts)
+}
+
+// jaccardSorted is jaccard of two sorted term sets: a merge, no map.
+func jaccardSorted(as, bs []string) float64 {
+	if len(as) == 0 || len(bs) == 0 {
+		return 0
+	}
+	inter := 0
+	for i, j := 0, 0; i < len(as) && j < len(bs); {
+		switch {
+		case as[i] == bs[j]:
+			inter++
+			i++
+			j++
+		case as[i] < bs[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return float64(inter) / float64(len(as)+len(bs)-inter)
 }
 
 // jaccard is the Jaccard index of two term sets, 0 when either is empty.

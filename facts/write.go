@@ -232,12 +232,12 @@ func (s *Store) nearDuplicates(snap *snapshot, title, skip, today string) []Fact
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var similar []Fact
-	set := termSet(title, s.stems)
+	set := sortedTerms(title, s.stems)
 	for _, f := range snap.facts {
 		if !isActive(f, today) || f.ID == skip {
 			continue
 		}
-		if jaccard(s.title(f.Title).terms, set) >= nearDuplicate {
+		if jaccardSorted(s.title(f.Title).terms, set) >= nearDuplicate {
 			similar = append(similar, f)
 		}
 	}
@@ -295,8 +295,8 @@ func rawFact(snap *snapshot, p string) Fact {
 
 // titleInfo is what dedup and the similar-title warning need of a title.
 type titleInfo struct {
-	norm  string          // normTitle
-	terms map[string]bool // termSet
+	norm  string   // normTitle
+	terms []string // sortedTerms
 }
 
 // title returns the analysis of a title, memoised: a write compares the new
@@ -308,7 +308,7 @@ func (s *Store) title(t string) *titleInfo {
 	if len(s.titles) > 2*len(s.files)+1024 {
 		clear(s.titles) // titles of facts since edited or removed
 	}
-	ti := &titleInfo{norm: normTitle(t), terms: termSet(t, s.stems)}
+	ti := &titleInfo{norm: normTitle(t), terms: sortedTerms(t, s.stems)}
 	s.titles[t] = ti
 	return ti
 }
