@@ -232,3 +232,34 @@ func TestPluginCapabilityRules(t *testing.T) {
 		t.Errorf("catalog: %s", got)
 	}
 }
+
+// TestDefaultOffCapability: a capability registered off by default is
+// exposed only when mcp.capabilities switches it on, and then only within
+// the scopes.
+func TestDefaultOffCapability(t *testing.T) {
+	t.Parallel()
+	r := mcp.NewRegistry()
+	if err := mcp.AddTool(r, mcp.Tool{Name: "heavy_report", Description: "A costly report.", Scope: "read:ops",
+		InputSchema: json.RawMessage(`{"type":"object"}`), Governance: mcp.Governance{AuditCategory: "ops.report", DefaultOff: true}},
+		func(context.Context, *mcp.Call, struct{}) (mcp.Output, error) { return mcp.Output{Text: "ok"}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		opts mcp.Options
+		on   bool
+		why  string
+	}{
+		{"off by default", mcp.Options{}, false, "capability heavy_report is off by default; enable it in mcp.capabilities"},
+		{"switched on", mcp.Options{Capabilities: map[string]bool{"heavy_report": true}}, true, ""},
+		{"switched on, scope not enabled", mcp.Options{Capabilities: map[string]bool{"heavy_report": true}, Scopes: []string{}}, false, "scope read:ops is not enabled"},
+	} {
+		cat, err := r.Catalog(tt.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := cat[0]; c.Enabled != tt.on || c.Why != tt.why || c.DefaultEnabled {
+			t.Errorf("%s: enabled %v (%q), defaultEnabled %v", tt.name, c.Enabled, c.Why, c.DefaultEnabled)
+		}
+	}
+}
