@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/foundryhq/foundry/mcp"
 )
 
 // TestHTTPTranscript replays the HTTP transcripts in testdata/http against
@@ -110,4 +113,60 @@ func TestHTTPTranscript(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzHTTPEra posts arbitrary MCP-Protocol-Version, Mcp-Method and
+// Mcp-Name headers with arbitrary params to the HTTP handler: whatever they
+// hold, the answer is one of the transport's statuses with an empty body or
+// one well-formed JSON-RPC message, and nothing panics.
+func FuzzHTTPEra(f *testing.F) {
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	for _, s := range [][4]string{
+		{"2026-07-28", "tools/call", "echo", `{"name":"echo","arguments":{"text":"hi"},` + meta + `}`},
+		{"2026-07-28", "tools/call", "=?base64?ZWNobw==?=", `{"name":"echo",` + meta + `}`},
+		{"2026-07-28", "tools/call", "=?base64?ZWNobw?=", `{"name":"echo",` + meta + `}`},
+		{"2026-07-28", "resources/read", "test://readme", `{"uri":"test://readme",` + meta + `}`},
+		{"2026-07-28", "tools/list", "", `{}`},
+		{"1900-01-01", "server/discover", "", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"1900-01-01"}}`},
+		{"2025-11-25", "ping", "", `{"_meta":{"io.modelcontextprotocol/protocolVersion":7}}`},
+		{"", "", "\x00", `[1]`},
+	} {
+		f.Add(s[0], s[1], s[2], s[3])
+	}
+	reg, err := fakeRegistry()
+	if err != nil {
+		f.Fatal(err)
+	}
+	h, err := mcp.NewHTTPHandler(mcp.HTTPOptions{Options: mcp.Options{Registry: reg, RequestsPerMinute: -1}, TotalRequestsPerMinute: -1})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(h.Close)
+	methods := []string{"server/discover", "tools/call", "resources/read", "tools/list", "ping", "initialize"}
+	f.Fuzz(func(t *testing.T, version, methodHeader, name, params string) {
+		if !json.Valid([]byte(params)) {
+			return
+		}
+		for i, m := range methods {
+			body := `{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"` + m + `","params":` + params + `}`
+			req := httptest.NewRequest(http.MethodPost, mcp.Endpoint, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			for k, v := range map[string]string{"MCP-Protocol-Version": version, "Mcp-Method": methodHeader, "Mcp-Name": name} {
+				if v != "" {
+					req.Header[http.CanonicalHeaderKey(k)] = []string{v}
+				}
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			switch w.Code {
+			case http.StatusOK, http.StatusAccepted, http.StatusBadRequest, http.StatusNotFound:
+			default:
+				t.Fatalf("%s: status %d: %s", m, w.Code, w.Body)
+			}
+			if b := bytes.TrimSpace(w.Body.Bytes()); len(b) > 0 && !strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream") {
+				checkMessage(t, string(b))
+			}
+		}
+	})
 }
