@@ -36,6 +36,16 @@ type WriteResult struct {
 	// one, as the warnings name them, so a command line can say which
 	// flag would supersede them.
 	Similar []Fact `json:"-"`
+	// Rewritten lists the fact files that existed and were rewritten (a
+	// superseded fact, a linked one), with their content before, so an
+	// audit can record what the write changed.
+	Rewritten []Rewritten `json:"-"`
+}
+
+// Rewritten is a fact file a write rewrote and its content before.
+type Rewritten struct {
+	Path   string // project-relative
+	Before []byte
 }
 
 // String is the seed's answer, without the warnings:
@@ -217,6 +227,7 @@ func (s *Store) writeLocked(ctx context.Context, req WriteRequest, today string)
 			return undo(err)
 		}
 		oldContent = content
+		res.Rewritten = append(res.Rewritten, Rewritten{Path: raw.Path, Before: content})
 		pause.Point(ctx, "facts.after-supersede")
 	}
 	res.Index, err = s.writeIndex(ctx)
@@ -265,6 +276,7 @@ func (s *Store) link(ctx context.Context, snap *snapshot, f, old Fact) (WriteRes
 		}
 		return WriteResult{}, err
 	}
+	var rewritten []Rewritten
 	for _, raw := range []Fact{rawNew, rawOld} {
 		content, err := confined.ReadFile(root.FS(), raw.Path)
 		if err != nil {
@@ -275,12 +287,13 @@ func (s *Store) link(ctx context.Context, snap *snapshot, f, old Fact) (WriteRes
 		}
 		p := raw.Path
 		restore = append(restore, func() { _ = root.WriteFile(p, content, 0o644) })
+		rewritten = append(rewritten, Rewritten{Path: p, Before: content})
 	}
 	idx, err := s.writeIndex(ctx)
 	if err != nil {
 		return undo(err)
 	}
-	return WriteResult{Action: Unchanged, ID: f.ID, Path: f.Path, Supersedes: old.ID, Index: idx}, nil
+	return WriteResult{Action: Unchanged, ID: f.ID, Path: f.Path, Supersedes: old.ID, Index: idx, Rewritten: rewritten}, nil
 }
 
 // rawFact returns the fact of the file at p as written in it.

@@ -56,6 +56,21 @@ func (s *snapshot) changes(more ...string) []Change {
 	return out
 }
 
+// rewritten records files whose content before a write the writer kept
+// (a superseded fact), which the snapshot could not know to take.
+func (s *snapshot) rewritten(path string, before []byte) {
+	if _, ok := s.before[path]; ok {
+		return
+	}
+	s.paths = append(s.paths, path)
+	s.before[path] = contentDigest(before)
+}
+
+func contentDigest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
 // fileDigest returns "sha256:<hex>" of a regular file under root, "" when
 // there is none.
 func fileDigest(root, rel string) string {

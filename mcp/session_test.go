@@ -353,3 +353,37 @@ func fileSum(t *testing.T, root, rel string) string {
 	}
 	return fmt.Sprintf("sha256:%x", sha256.Sum256(b))
 }
+
+// TestAuditSupersedeChanges: a memory_write that supersedes a fact records
+// the superseded file too, with its digest before and after.
+func TestAuditSupersedeChanges(t *testing.T) {
+	t.Parallel()
+	root := copyFixture(t)
+	var audit bytes.Buffer
+	first := call("memory_write", map[string]any{"title": "Builds use Bazel", "body": "All builds go through Bazel.", "type": "convention"})
+	serveProject(t, root, nil, first)
+	var oldPath string
+	matches, _ := filepath.Glob(filepath.Join(root, ".foundry", "memory", "fact-*-builds-use-bazel.md"))
+	if len(matches) != 1 {
+		t.Fatalf("first fact: %v", matches)
+	}
+	oldPath = ".foundry/memory/" + filepath.Base(matches[0])
+	before := fileSum(t, root, oldPath)
+	serveProject(t, root, func(o *mcp.Options) { o.Audit = &audit },
+		call("memory_write", map[string]any{"title": "Builds use Bazel", "body": "All builds go through Bazel 8, remote cache on.", "type": "convention"}))
+	var rec struct {
+		Changes []struct{ Path, Before, After string }
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(audit.Bytes()), &rec); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range rec.Changes {
+		if c.Path == oldPath {
+			found = c.Before == before && c.After == fileSum(t, root, oldPath) && c.After != before
+		}
+	}
+	if !found || len(rec.Changes) != 3 {
+		t.Errorf("changes %+v, want the new fact, INDEX.md and %s (%s → now)", rec.Changes, oldPath, before)
+	}
+}

@@ -280,7 +280,14 @@ func (f *foundry) addMemoryWrite(r *Registry) error {
 			text.WriteString(w + "\n")
 			call.Log(ctx, LogWarning, w)
 		}
-		return Output{Text: text.String(), Structured: out, Changes: snap.changes(res.Path)}, nil
+		for _, rw := range res.Rewritten {
+			snap.rewritten(rw.Path, rw.Before)
+		}
+		changed := []string{}
+		if res.Action == facts.Created {
+			changed = append(changed, res.Path)
+		}
+		return Output{Text: text.String(), Structured: out, Changes: snap.changes(changed...)}, nil
 	})
 }
 
