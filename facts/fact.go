@@ -67,7 +67,14 @@ type Status string
 const (
 	Active     Status = "active"
 	Superseded Status = "superseded"
+	// Retired marks a fact that no longer holds and has no successor
+	// (memory retire): kept in git, out of search and INDEX.md.
+	Retired Status = "retired"
 )
+
+// current reports whether a fact is neither superseded nor retired: the
+// facts search and INDEX.md consider, expired or not.
+func (f Fact) current() bool { return f.Status != Superseded && f.Status != Retired }
 
 // Fact is one atomic durable project fact. The JSON names are those of the
 // fact.v1 contract.
@@ -84,7 +91,9 @@ type Fact struct {
 	Supersedes   string     `json:"supersedes,omitempty"`
 	SupersededBy string     `json:"supersededBy,omitempty"`
 	Status       Status     `json:"status"`
-	Body         string     `json:"body"`
+	// RetiredReason says why a retired fact no longer holds.
+	RetiredReason string `json:"retiredReason,omitempty"`
+	Body          string `json:"body"`
 
 	// Path is the slash-separated file path relative to the project root,
 	// set by readers; it is not part of the file.
@@ -158,7 +167,7 @@ func (f Fact) Artifact(producedBy string) map[string]any {
 	if f.Status != "" {
 		m["status"] = string(f.Status)
 	}
-	for k, v := range map[string]string{"expires": f.Expires, "supersedes": f.Supersedes, "supersededBy": f.SupersededBy} {
+	for k, v := range map[string]string{"expires": f.Expires, "supersedes": f.Supersedes, "supersededBy": f.SupersededBy, "retiredReason": f.RetiredReason} {
 		if v != "" {
 			m[k] = v
 		}
@@ -203,7 +212,7 @@ const delimiter = "---"
 // frontMatterKeys lists the front matter keys in the order Format writes them.
 var frontMatterKeys = []string{
 	"id", "type", "title", "scope", "tags", "confidence", "source",
-	"created", "expires", "supersedes", "supersededBy", "status",
+	"created", "expires", "supersedes", "supersededBy", "status", "retiredReason",
 }
 
 var yamlLine = regexp.MustCompile(`line ([0-9]+)`)
@@ -270,7 +279,7 @@ func Parse(path string, data []byte) (Fact, error) {
 		{"id", ValidID(f.ID), fmt.Sprintf("id %q is not of the form fact-NNNN", f.ID)},
 		{"type", f.Type.Valid(), fmt.Sprintf("unknown type %q", f.Type)},
 		{"confidence", f.Confidence == "" || f.Confidence.Valid(), fmt.Sprintf("unknown confidence %q", f.Confidence)},
-		{"status", f.Status == "" || f.Status == Active || f.Status == Superseded, fmt.Sprintf("unknown status %q", f.Status)},
+		{"status", f.Status == "" || f.Status == Active || f.Status == Superseded || f.Status == Retired, fmt.Sprintf("unknown status %q", f.Status)},
 		{"created", f.Created == "" || ValidDate(f.Created), fmt.Sprintf("created %q is not a YYYY-MM-DD date", f.Created)},
 		{"expires", f.Expires == "" || ValidDate(f.Expires), fmt.Sprintf("expires %q is not a YYYY-MM-DD date", f.Expires)},
 		{"supersedes", f.Supersedes == "" || ValidID(f.Supersedes), fmt.Sprintf("supersedes %q is not a fact id", f.Supersedes)},
@@ -475,6 +484,8 @@ func field(f *Fact, key string) *string {
 		return &f.SupersededBy
 	case "status":
 		return (*string)(&f.Status)
+	case "retiredReason":
+		return &f.RetiredReason
 	}
 	return nil
 }
@@ -539,6 +550,9 @@ func Format(f Fact) []byte {
 		status = Active
 	}
 	add("status", str(string(status)))
+	if f.RetiredReason != "" {
+		add("retiredReason", str(f.RetiredReason))
+	}
 
 	var b bytes.Buffer
 	b.WriteString(delimiter + "\n")

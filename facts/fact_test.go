@@ -96,7 +96,7 @@ func TestParseErrors(t *testing.T) {
 		{"yaml parser error", "---\nid: fact-0003\ntitle: [unclosed\n---\n", p + ":3: front matter: did not find expected ',' or ']'"},
 		{"not a mapping", "---\n- a\n- b\n---\n", p + ":2: front matter is not a mapping of keys to values"},
 		{"empty", "---\n---\nbody\n", p + ":2: front matter is empty"},
-		{"unknown key", "---\nid: fact-0003\nowner: bob\n---\n", p + ":3: unknown key \"owner\" (known: id, type, title, scope, tags, confidence, source, created, expires, supersedes, supersededBy, status)"},
+		{"unknown key", "---\nid: fact-0003\nowner: bob\n---\n", p + ":3: unknown key \"owner\" (known: id, type, title, scope, tags, confidence, source, created, expires, supersedes, supersededBy, status, retiredReason)"},
 		{"duplicate key", "---\nid: fact-0003\nid: fact-0004\n---\n", p + ":3: duplicate key \"id\""},
 		{"missing id", "---\ntype: decision\ntitle: A B C\n---\n", p + ":2: missing id"},
 		{"bad id", "---\nid: fact-3\ntype: decision\ntitle: A B C\n---\n", p + ":2: id \"fact-3\" is not of the form fact-NNNN"},

@@ -398,7 +398,7 @@ func (s *Store) Index(ctx context.Context) (IndexResult, error) {
 	if s.ixOrder == nil {
 		s.ixOrder = &indexOrder{}
 		for _, e := range s.sorted {
-			if e.fact.Status != Superseded {
+			if e.fact.current() {
 				s.ixOrder.add(e)
 			}
 		}

@@ -142,7 +142,7 @@ func (s *Store) settle() {
 				}
 			}
 			e.fact = f
-			indexed := f.Status != Superseded
+			indexed := f.current()
 			if s.ixOrder != nil && indexed != e.inOrder {
 				if indexed {
 					s.ixOrder.add(e)

@@ -112,7 +112,7 @@ func (s *Store) indexAll() {
 	s.idx.docs = make([]*entry, 0, len(s.sorted))
 	for _, list := range s.byID {
 		for _, e := range list {
-			if e.fact.Status != Superseded {
+			if e.fact.current() {
 				s.idx.add(e, s.stems)
 			}
 		}

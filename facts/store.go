@@ -438,7 +438,7 @@ func (s *Store) buildSnapshot() *snapshot {
 }
 
 // isActive reports whether f is loaded: not superseded and not expired.
-func isActive(f Fact, today string) bool { return f.Status != Superseded && !f.Expired(today) }
+func isActive(f Fact, today string) bool { return f.current() && !f.Expired(today) }
 
 // Facts returns every readable fact, sorted by id, with supersession derived
 // from both ends of each link. Malformed files are skipped (and were reported
@@ -530,6 +530,8 @@ func ListLine(f Fact, today string) string {
 		line += " · superseded by " + f.SupersededBy
 	case f.Status == Superseded:
 		line += " · superseded"
+	case f.Status == Retired:
+		line += " · retired: " + f.RetiredReason
 	case f.Expired(today):
 		line += " · expired " + f.Expires
 	}

@@ -7,10 +7,13 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/internal/pause"
+	"github.com/foundryhq/foundry/internal/secrets"
 )
 
 // nearDuplicate is the title similarity (Jaccard index of stemmed terms) from
@@ -153,14 +156,14 @@ func (s *Store) writeLocked(ctx context.Context, req WriteRequest, today string)
 	s.mu.Lock()
 	norms := make([]string, len(snap.facts)) // "" where the cheap fields differ
 	for i, f := range snap.facts {
-		if f.Status != Superseded && f.Type == req.Type && f.Scope == req.Scope {
+		if f.current() && f.Type == req.Type && f.Scope == req.Scope {
 			norms[i] = s.title(f.Title).norm
 		}
 	}
 	s.mu.Unlock()
 	for i := len(snap.facts) - 1; i >= 0; i-- { // newest first
 		f := snap.facts[i]
-		if f.Status == Superseded || f.Type != req.Type || f.Scope != req.Scope || norms[i] != title {
+		if !f.current() || f.Type != req.Type || f.Scope != req.Scope || norms[i] != title {
 			continue
 		}
 		if normBody(f.Body) == body && !f.Expired(today) {
@@ -324,4 +327,77 @@ func (s *Store) title(t string) *titleInfo {
 	ti := &titleInfo{norm: normTitle(t), terms: sortedTerms(t, s.stems)}
 	s.titles[t] = ti
 	return ti
+}
+
+// RetireResult says what [Store.Retire] did.
+type RetireResult struct {
+	ID     string      `json:"id"`
+	Path   string      `json:"path"` // project-relative path of the fact
+	Reason string      `json:"reason"`
+	Index  IndexResult `json:"index"`
+}
+
+// Retire marks the fact id as retired for reason: it no longer holds and
+// nothing replaces it (a replacement supersedes it instead). The file stays,
+// so git keeps the history; search and INDEX.md leave it out. Under the
+// memory lock it rewrites the fact and rebuilds the index; a failed
+// rebuild restores the fact.
+func (s *Store) Retire(ctx context.Context, id, reason string) (RetireResult, error) {
+	if s.opts.Root == "" {
+		return RetireResult{}, fmt.Errorf("retire fact: %w", ErrReadOnly)
+	}
+	reason = strings.Join(strings.Fields(reason), " ")
+	switch {
+	case reason == "":
+		return RetireResult{}, fmt.Errorf("retire fact: %w", ruleErr("reason", "a reason is required: say why the fact no longer holds"))
+	case utf8.RuneCountInString(reason) > MaxTitleChars*2:
+		return RetireResult{}, fmt.Errorf("retire fact: %w", ruleErr("reason", "the reason is %d characters; the limit is %d", utf8.RuneCountInString(reason), MaxTitleChars*2))
+	case !utf8.ValidString(reason):
+		return RetireResult{}, fmt.Errorf("retire fact: %w", ruleErr("reason", "the reason is not valid UTF-8 text"))
+	}
+	if found := secrets.Find(reason); len(found) > 0 {
+		return RetireResult{}, fmt.Errorf("retire fact: %w", &SecretError{Field: "reason", Kinds: secrets.Kinds(found)})
+	}
+	var res RetireResult
+	err := s.locked(ctx, func() error {
+		snap, err := s.load(ctx)
+		if err != nil {
+			return err
+		}
+		ix := snap.byID[id]
+		if len(ix) == 0 {
+			return fmt.Errorf("%w: %s", ErrNotFound, id)
+		}
+		f := snap.facts[ix[0]]
+		switch f.Status {
+		case Superseded:
+			return ruleErr("status", "%s is already superseded by %s", id, f.SupersededBy)
+		case Retired:
+			return ruleErr("status", "%s is already retired: %s", id, f.RetiredReason)
+		}
+		r, err := s.root()
+		if err != nil {
+			return err
+		}
+		raw := rawFact(snap, f.Path)
+		content, err := confined.ReadFile(r.FS(), raw.Path)
+		if err != nil {
+			return err
+		}
+		raw.Status, raw.RetiredReason = Retired, reason
+		if err := r.WriteFile(raw.Path, Format(raw), 0o644); err != nil {
+			return err
+		}
+		idx, err := s.writeIndex(ctx)
+		if err != nil {
+			_ = r.WriteFile(raw.Path, content, 0o644)
+			return err
+		}
+		res = RetireResult{ID: id, Path: raw.Path, Reason: reason, Index: idx}
+		return nil
+	})
+	if err != nil {
+		return RetireResult{}, fmt.Errorf("retire fact: %w", err)
+	}
+	return res, nil
 }

@@ -22,8 +22,9 @@ type memoryOptions struct {
 	// search, list
 	typ string
 	all bool
-	// show
-	id string
+	// show, retire
+	id     string
+	reason string
 	// write
 	req      facts.WriteRequest
 	body     string
@@ -158,6 +159,45 @@ EXIT STATUS:
 				},
 			},
 			{
+				Name:      "retire",
+				Usage:     "mark a fact that no longer holds as retired",
+				ArgsUsage: "<fact-NNNN>",
+				Description: `Marks the fact as retired, with the reason: it no longer holds and nothing
+replaces it (when something does, write the new fact with --supersedes).
+The file stays in .foundry/memory/ with status retired and retiredReason,
+so git keeps its history; search and INDEX.md leave it out, and memory list
+--all shows it. Rebuilds INDEX.md under the memory lock. Prints
+
+   retired: fact-0009 (the billing service was decommissioned)
+   Index: 12/15 facts listed, ~1900 tokens.
+
+Never with --rev or --staged.
+
+EXIT STATUS:
+   0  retired
+   1  no fact has this id, it is already superseded or retired, or a
+      file error
+   2  malformed command line: an id not of the form fact-NNNN, no
+      --reason, or --rev/--staged`,
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "reason", Usage: "why the fact no longer holds, as one `TEXT` line (required)", Destination: &opts.reason},
+				},
+				Action: func(c *cli.Context) error {
+					bind()
+					if c.NArg() != 1 {
+						return usageErrorf("memory retire takes one fact id")
+					}
+					opts.id = c.Args().First()
+					if !facts.ValidID(opts.id) {
+						return usageErrorf("%q is not a fact id like fact-0004", opts.id)
+					}
+					if strings.TrimSpace(opts.reason) == "" {
+						return usageErrorf("memory retire needs --reason: say why the fact no longer holds")
+					}
+					return runMemoryRetire(c.Context, env, opts)
+				},
+			},
+			{
 				Name:      "index",
 				Usage:     "rebuild .foundry/memory/INDEX.md",
 				ArgsUsage: " ",
@@ -212,7 +252,7 @@ EXIT STATUS:
 				Usage:     "list facts, one line each",
 				ArgsUsage: " ",
 				Description: `Prints "fact-0004 · decision · high · 2025-03-14 · <title>" per active fact,
-by id. --all adds superseded and expired facts, marked as such.
+by id. --all adds superseded, retired and expired facts, marked as such.
 
 EXIT STATUS:
    0  ok
@@ -287,6 +327,25 @@ func runMemoryWrite(ctx context.Context, env *cliEnv, opts *memoryOptions) error
 		return env.printJSON(res)
 	}
 	_, err = fmt.Fprintln(opts.stdout, res.String())
+	return err
+}
+
+func runMemoryRetire(ctx context.Context, env *cliEnv, opts *memoryOptions) error {
+	p, err := env.openWritable()
+	if err != nil {
+		return err
+	}
+	res, err := memoryStore(env, p, true).Retire(ctx, opts.id, opts.reason)
+	if errors.Is(err, facts.ErrNotFound) {
+		return withHint(err, "list the facts with `foundry memory list --all`")
+	}
+	if err != nil {
+		return err
+	}
+	if opts.json {
+		return env.printJSON(res)
+	}
+	_, err = fmt.Fprintf(opts.stdout, "retired: %s (%s)\n%s\n", res.ID, res.Reason, res.Index.WriteSummary())
 	return err
 }
 
