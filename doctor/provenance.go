@@ -44,24 +44,41 @@ func (pv *provenance) history() (*git.History, error) {
 	return h, nil
 }
 
-// change returns the latest commit that left content at p.
-func (pv *provenance) change(p string, content []byte) (git.PathChange, bool, error) {
+// change returns the latest commit that left content at p, and its place
+// in the changes of p.
+func (pv *provenance) change(p string, content []byte) (git.PathChange, int, error) {
 	h, err := pv.history()
 	if err != nil {
-		return git.PathChange{}, false, err
+		return git.PathChange{}, -1, err
 	}
 	blob := git.BlobID(content)
-	for _, c := range h.Changes(p) {
+	for i, c := range h.Changes(p) {
 		if c.Blob == blob {
-			return c, true, nil
+			return c, i, nil
 		}
 	}
-	return git.PathChange{}, false, nil
+	return git.PathChange{}, -1, nil
 }
 
-func (pv *provenance) WrittenIn(p string, content []byte) (string, bool, error) {
-	c, ok, err := pv.change(p, content)
-	return c.Commit.Hash, ok, err
+func (pv *provenance) Writes(p string, content []byte) ([]facts.Write, error) {
+	_, at, err := pv.change(p, content)
+	if err != nil || at < 0 {
+		return nil, err
+	}
+	changes := pv.hist.Changes(p)
+	var out []facts.Write
+	for i := len(changes) - 1; i >= at; i-- {
+		c := changes[i]
+		if c.Deleted() {
+			continue
+		}
+		data, err := pv.p.Repo.ReadBlob(c.Blob)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, facts.Write{Commit: c.Commit.Hash, Content: data})
+	}
+	return out, nil
 }
 
 func (pv *provenance) IDPaths(commit, id string) ([]string, error) {
@@ -90,8 +107,8 @@ func (pv *provenance) IDPaths(commit, id string) ([]string, error) {
 }
 
 func (pv *provenance) Sides(p string, content []byte) (string, string, bool, error) {
-	c, ok, err := pv.change(p, content)
-	if err != nil || !ok {
+	c, at, err := pv.change(p, content)
+	if err != nil || at < 0 {
 		return "", "", false, err
 	}
 	parents, err := pv.p.Repo.Parents(c.Commit.Hash)
@@ -102,3 +119,28 @@ func (pv *provenance) Sides(p string, content []byte) (string, string, bool, err
 }
 
 func (pv *provenance) IsAncestor(a, b string) (bool, error) { return pv.p.Repo.IsAncestor(a, b) }
+
+func (pv *provenance) ReadAt(commit, p string) ([]byte, bool, error) {
+	fsys, _, err := pv.p.Repo.RevFS(commit, pv.p.RelRoot)
+	if err != nil {
+		return nil, false, err
+	}
+	data, err := fs.ReadFile(fsys, p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	return data, err == nil, err
+}
+
+func (pv *provenance) ChangedIn(commit, p string) (bool, error) {
+	h, err := pv.history()
+	if err != nil {
+		return false, err
+	}
+	for _, c := range h.Changes(p) {
+		if c.Commit.Hash == commit {
+			return true, nil
+		}
+	}
+	return false, nil
+}

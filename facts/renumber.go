@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -22,17 +23,30 @@ import (
 // them the link meant is the one that carried the id in the commit that
 // wrote the link. Paths are project-relative, slash-separated.
 type Provenance interface {
-	// WrittenIn returns the commit, in the history of HEAD, that left
-	// content at p; ok is false when none did (the file is not committed).
-	WrittenIn(p string, content []byte) (commit string, ok bool, err error)
+	// Writes returns the commits in the history of HEAD that wrote p, oldest
+	// first, up to the latest one that left content there; none when no
+	// commit left content (the file is not committed as it is).
+	Writes(p string, content []byte) ([]Write, error)
 	// IDPaths returns the fact files under [Dir] whose names carried id at
 	// commit.
 	IDPaths(commit, id string) ([]string, error)
 	// Sides returns the two parents (ours, then theirs) of the merge commit
 	// that recorded content, conflict markers and all, at p.
 	Sides(p string, content []byte) (ours, theirs string, ok bool, err error)
+	// ReadAt returns the content of p at commit; ok is false when p did not
+	// exist there.
+	ReadAt(commit, p string) (content []byte, ok bool, err error)
+	// ChangedIn reports whether commit itself (not a merge bringing it in)
+	// changed p.
+	ChangedIn(commit, p string) (bool, error)
 	// IsAncestor reports whether commit a is commit b or an ancestor of it.
 	IsAncestor(a, b string) (bool, error)
+}
+
+// Write is one commit's version of a file.
+type Write struct {
+	Commit  string
+	Content []byte
 }
 
 // ErrAmbiguousLink marks a repair refused because a supersedes link names
@@ -48,14 +62,13 @@ type Renumbering struct {
 }
 
 // Split records a fact file with conflict markers that a repair turned into
-// the facts of the merge's two sides. TheirsID is empty when both sides
-// were one fact that differed only in its links, kept as one.
+// the facts of the merge's sides, ours first: two, one when both sides were
+// one fact that differed only in its links, more when a side was itself a
+// conflicted merge.
 type Split struct {
-	Path       string `json:"path"`
-	OursID     string `json:"oursId"`
-	OursPath   string `json:"oursPath"`
-	TheirsID   string `json:"theirsId,omitempty"`
-	TheirsPath string `json:"theirsPath,omitempty"`
+	Path  string   `json:"path"`
+	IDs   []string `json:"ids"`
+	Paths []string `json:"paths"`
 }
 
 // Relink records a fact whose supersedes links or status a repair rewrote
@@ -80,21 +93,15 @@ func (r RepairResult) Changed() bool {
 	return len(r.Renumbered)+len(r.Splits)+len(r.Relinked) > 0
 }
 
-// side says which part of a file a version is.
-type side int
-
-const (
-	whole side = iota
-	ours
-	theirs
-)
-
 // version is one fact as the repair sees it: a whole file, or one side of
 // a conflicted file.
 type version struct {
-	f      Fact // as stated; f.Path is the file it is in
-	side   side
-	file   *conflicted // the conflicted file, for a side
+	f    Fact        // as stated; f.Path is the file it is in
+	file *conflicted // the conflicted file, for a side of one
+	part int         // the side's place in the file, ours first
+	// tips are the commits whose version of the file the side is, when
+	// history knows them.
+	tips   []string
 	claims []*claim
 
 	newID   string
@@ -160,7 +167,7 @@ func plan(files []file, prov Provenance) (*planner, error) {
 		if a.f.Path != b.f.Path {
 			return a.f.Path < b.f.Path
 		}
-		return a.side < b.side
+		return a.part < b.part
 	})
 	for _, v := range p.versions {
 		for _, c := range v.claims {
@@ -197,30 +204,106 @@ func claimsOf(v *version, f Fact, text []byte) []*claim {
 	return out
 }
 
-// addConflicted splits a conflicted file into the facts of its sides: two
-// versions, or one when the sides differ only in their links and status.
+// leaf is one side of a conflicted file: its fact, the text that states it
+// and the commit that text is from, when known.
+type leaf struct {
+	f    Fact
+	text []byte
+	tip  string
+}
+
+// maxConflictDepth bounds how many conflicted merges of conflicted merges
+// a split follows.
+const maxConflictDepth = 16
+
+// sides returns the facts a conflicted file holds. History gives them when
+// the conflict is committed: the file exactly as each parent of the merge
+// that recorded it had it, split again when that side is itself a committed
+// conflict (git nests the markers then, which no reading of them undoes
+// reliably). Without history the markers give the two sides.
+func (p *planner) sides(fp string, data []byte, depth int) ([]leaf, bool) {
+	var tips [2]string
+	if p.prov != nil {
+		if o, t, ok, err := p.prov.Sides(fp, data); err == nil && ok {
+			tips = [2]string{o, t}
+		}
+	}
+	if tips[0] == "" {
+		o, t, ok := conflict.Split(data)
+		if !ok {
+			return nil, false
+		}
+		fo, err1 := Parse(fp, o)
+		ft, err2 := Parse(fp, t)
+		if err1 != nil || err2 != nil {
+			return nil, false
+		}
+		return []leaf{{fo, o, ""}, {ft, t, ""}}, true
+	}
+	if depth >= maxConflictDepth {
+		return nil, false
+	}
+	var out []leaf
+	for _, tip := range tips {
+		text, ok, err := p.prov.ReadAt(tip, fp)
+		if err != nil || !ok {
+			continue // one side had no such file
+		}
+		if f, err := Parse(fp, text); err == nil {
+			out = append(out, leaf{f, text, tip})
+			continue
+		} else if !errors.Is(err, ErrConflict) {
+			return nil, false
+		}
+		sub, ok := p.sides(fp, text, depth+1)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, sub...)
+	}
+	return out, len(out) > 0
+}
+
+// addConflicted splits a conflicted file into the facts of its sides. Sides
+// that are the same fact but for their links and status are kept as one,
+// stating every side's links.
 func (p *planner) addConflicted(fl file) {
-	o, t, ok := conflict.Split(fl.data)
+	leaves, ok := p.sides(fl.path, fl.data, 0)
 	if !ok {
 		p.unsplit = append(p.unsplit, fl.path)
 		return
 	}
-	fo, err1 := Parse(fl.path, o)
-	ft, err2 := Parse(fl.path, t)
-	if err1 != nil || err2 != nil {
-		p.unsplit = append(p.unsplit, fl.path)
-		return
-	}
-	fo.Path, ft.Path = fl.path, fl.path
 	cf := &conflicted{path: fl.path, data: fl.data}
-	if sameExceptLinks(fo, ft) {
-		v := &version{f: fo, side: ours, file: cf}
-		v.claims = append(v.claims, claimsOf(v, ft, t)...)
-		p.add(v, o)
-		return
+	var parts []*version
+	for _, l := range leaves {
+		l.f.Path = fl.path
+		var v *version
+		for _, o := range parts {
+			if sameExceptLinks(o.f, l.f) {
+				v = o
+				break
+			}
+		}
+		if v == nil {
+			v = &version{f: l.f, file: cf, part: len(parts)}
+			parts = append(parts, v)
+		}
+		if l.tip != "" && !slices.Contains(v.tips, l.tip) {
+			v.tips = append(v.tips, l.tip)
+		}
+		for _, c := range claimsOf(v, l.f, l.text) {
+			if !slices.ContainsFunc(v.claims, func(o *claim) bool { return o.key == c.key && o.id == c.id }) {
+				v.claims = append(v.claims, c)
+			}
+		}
 	}
-	p.add(&version{f: fo, side: ours, file: cf}, o)
-	p.add(&version{f: ft, side: theirs, file: cf}, t)
+	for _, v := range parts {
+		p.versions = append(p.versions, v)
+		p.byID[v.f.ID] = append(p.byID[v.f.ID], v)
+		if n := IDNumber(v.f.ID); n > p.maxID {
+			p.maxID = n
+		}
+	}
 }
 
 // sameExceptLinks reports whether two facts differ at most in their links
@@ -262,7 +345,10 @@ func (p *planner) resolve(c *claim) error {
 				}
 			}
 		}
-		if len(hits) == 1 {
+		// One fact states the other end: it is the one. Every fact does
+		// (two branches superseded the same fact): each states its own
+		// link, which the chain follows, so this one adds nothing.
+		if len(hits) == 1 || len(hits) == len(cands) {
 			c.target = hits[0]
 			return nil
 		}
@@ -274,19 +360,69 @@ func (p *planner) resolve(c *claim) error {
 	if p.prov == nil {
 		return refuse("without git history nothing tells which one it meant")
 	}
-	w, ok, err := p.prov.WrittenIn(c.from.f.Path, c.text)
+	writes, err := p.prov.Writes(c.from.f.Path, c.text)
 	if err != nil {
 		return err
 	}
-	if !ok {
+	if len(writes) == 0 {
 		return refuse("that text is not committed, so git history cannot tell which one it meant; commit the merge, then run foundry doctor --fix again")
 	}
+	// The link was written by the oldest commit whose version of the file
+	// states it; on a file two branches both wrote, by one of them.
+	why := "no commit of the file states it"
+	for _, w := range writes {
+		f, err := Parse(c.from.f.Path, w.Content)
+		if err != nil || !states(f, c.key, c.id) {
+			continue
+		}
+		t, reason, err := p.resolveAt(c, cands, w.Commit)
+		if err != nil {
+			return err
+		}
+		if t != nil {
+			c.target = t
+			return nil
+		}
+		why = reason
+	}
+	return refuse("%s", why)
+}
+
+// states reports whether f states the link key: id.
+func states(f Fact, key, id string) bool {
+	if key == "supersedes" {
+		return f.Supersedes == id
+	}
+	return f.SupersededBy == id
+}
+
+// resolveAt finds the candidate a link meant when commit w wrote it: the
+// fact file that carried the id at w (the one w changed too, when several
+// did, as memory write marks the fact it supersedes in the same commit),
+// and for the sides of a conflicted file, the side w lies on. It returns
+// nil and why when w does not settle it.
+func (p *planner) resolveAt(c *claim, cands []*version, w string) (*version, string, error) {
 	paths, err := p.prov.IDPaths(w, c.id)
 	if err != nil {
-		return err
+		return nil, "", err
+	}
+	if len(paths) > 1 {
+		var changed []string
+		for _, fp := range paths {
+			ok, err := p.prov.ChangedIn(w, fp)
+			if err != nil {
+				return nil, "", err
+			}
+			if ok {
+				changed = append(changed, fp)
+			}
+		}
+		if len(changed) == 1 {
+			paths = changed
+		}
 	}
 	if len(paths) != 1 {
-		return refuse("the commit %s that wrote it already had %d files named %s", short(w), len(paths), c.id)
+		return nil, fmt.Sprintf("the commit %s that wrote it had %d files named %s", short(w), len(paths), c.id), nil
 	}
 	var match []*version
 	for _, cand := range cands {
@@ -294,45 +430,30 @@ func (p *planner) resolve(c *claim) error {
 			match = append(match, cand)
 		}
 	}
-	if len(match) == 1 {
-		c.target = match[0]
-		return nil
+	switch {
+	case len(match) == 1:
+		return match[0], "", nil
+	case len(match) == 0:
+		return nil, fmt.Sprintf("the file %s that carried the id when it was written is gone", paths[0]), nil
 	}
-	if len(match) == 2 && match[0].file != nil && match[0].file == match[1].file {
-		o, t, ok, err := p.prov.Sides(match[0].file.path, match[0].file.data)
-		if err != nil {
-			return err
-		}
-		if ok {
-			inO, err := p.prov.IsAncestor(w, o)
+	// Sides of one conflicted file: the one whose side w lies on.
+	var on []*version
+	for _, v := range match {
+		for _, tip := range v.tips {
+			ok, err := p.prov.IsAncestor(w, tip)
 			if err != nil {
-				return err
+				return nil, "", err
 			}
-			inT, err := p.prov.IsAncestor(w, t)
-			if err != nil {
-				return err
-			}
-			switch {
-			case inO && !inT:
-				c.target = sideOf(match, ours)
-				return nil
-			case inT && !inO:
-				c.target = sideOf(match, theirs)
-				return nil
+			if ok {
+				on = append(on, v)
+				break
 			}
 		}
-		return refuse("both sides of the conflicted %s descend from the commit %s that wrote it", paths[0], short(w))
 	}
-	return refuse("the file %s that carried the id when it was written is gone", paths[0])
-}
-
-func sideOf(vs []*version, s side) *version {
-	for _, v := range vs {
-		if v.side == s {
-			return v
-		}
+	if len(on) == 1 {
+		return on[0], "", nil
 	}
-	return nil
+	return nil, fmt.Sprintf("the commit %s that wrote it lies on %d sides of the conflicted %s", short(w), len(on), paths[0]), nil
 }
 
 func short(h string) string {
@@ -367,7 +488,7 @@ func (p *planner) assignIDs() error {
 			if a.f.Path != b.f.Path {
 				return a.f.Path < b.f.Path
 			}
-			return a.side < b.side
+			return a.part < b.part
 		})
 		g[0].newID = id
 		for _, v := range g[1:] {
@@ -378,7 +499,7 @@ func (p *planner) assignIDs() error {
 	placed := map[string]*version{}
 	for _, v := range p.versions {
 		v.newPath = v.f.Path
-		if v.newID != v.f.ID || v.side == theirs {
+		if v.newID != v.f.ID || v.part > 0 {
 			v.newPath = path.Join(path.Dir(v.f.Path), FileName(v.newID, v.f.Title))
 		}
 		if o := placed[v.newPath]; o != nil {
@@ -568,7 +689,7 @@ func (v *version) changed() bool {
 	if st == "" {
 		st = Active
 	}
-	return v.side != whole || v.newPath != v.f.Path || v.out.ID != v.f.ID ||
+	return v.file != nil || v.newPath != v.f.Path || v.out.ID != v.f.ID ||
 		v.out.Supersedes != v.f.Supersedes || v.out.SupersededBy != v.f.SupersededBy || v.out.Status != st
 }
 
@@ -710,12 +831,11 @@ func (s *Store) apply(ctx context.Context, p *planner, res *RepairResult) error 
 			}
 		}
 		sp := Split{Path: cf.path}
-		for _, v := range vs {
-			if v.side == theirs {
-				sp.TheirsID, sp.TheirsPath = v.out.ID, v.newPath
-			} else {
-				sp.OursID, sp.OursPath = v.out.ID, v.newPath
-			}
+		byPart := slices.Clone(vs)
+		slices.SortFunc(byPart, func(a, b *version) int { return a.part - b.part })
+		for _, v := range byPart {
+			sp.IDs = append(sp.IDs, v.out.ID)
+			sp.Paths = append(sp.Paths, v.newPath)
 		}
 		res.Splits = append(res.Splits, sp)
 	}
@@ -724,17 +844,21 @@ func (s *Store) apply(ctx context.Context, p *planner, res *RepairResult) error 
 
 // String describes a split as doctor --fix prints it.
 func (sp Split) String() string {
-	if sp.TheirsID == "" {
-		return fmt.Sprintf("resolved the conflicted %s: both sides are %s, differing only in their supersedes links", sp.Path, sp.OursID)
+	switch len(sp.IDs) {
+	case 1:
+		return fmt.Sprintf("resolved the conflicted %s: both sides are %s, differing only in their supersedes links", sp.Path, sp.IDs[0])
+	case 2:
+		return fmt.Sprintf("split the conflicted %s into %s (ours) and %s (theirs)%s", sp.Path, sp.IDs[0], sp.IDs[1], sp.moved())
 	}
-	return fmt.Sprintf("split the conflicted %s into %s (ours) and %s (theirs)%s", sp.Path, sp.OursID, sp.TheirsID, movedNote(sp))
+	return fmt.Sprintf("split the conflicted %s into %s%s", sp.Path, strings.Join(sp.IDs, ", "), sp.moved())
 }
 
-func movedNote(sp Split) string {
+// moved names the sides written to another file.
+func (sp Split) moved() string {
 	var parts []string
-	for _, m := range []struct{ id, p string }{{sp.OursID, sp.OursPath}, {sp.TheirsID, sp.TheirsPath}} {
-		if m.p != sp.Path {
-			parts = append(parts, m.id+" in "+m.p)
+	for i, p := range sp.Paths {
+		if p != sp.Path {
+			parts = append(parts, sp.IDs[i]+" in "+p)
 		}
 	}
 	if len(parts) == 0 {

@@ -2,6 +2,8 @@ package facts
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -111,5 +113,85 @@ func TestStoreRepairSkipsIDsOfMalformedFiles(t *testing.T) {
 	}
 	if done := res.Renumbered; len(done) != 1 || done[0].NewID != "fact-0018" {
 		t.Fatalf("Repair = %+v, want fact-0016 renumbered to fact-0018", res)
+	}
+}
+
+// A fact file with conflict markers is never served: search, list and get
+// skip it with a warning naming the file and the line, and its markers
+// reach no reader.
+func TestStoreSkipsConflictedFact(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, root, warn := newTestStore(t)
+	clean := Fact{ID: "fact-0001", Type: Domain, Title: "Deploys run on Fridays", Body: "Deploys run on Fridays.", Created: "2026-01-01", Status: Active}
+	writeFile(t, root, path.Join(Dir, "fact-0001-deploys-run-on-fridays.md"), string(Format(clean)))
+	writeFile(t, root, path.Join(Dir, "fact-0002-deploys-run-on-thursdays.md"), "---\nid: fact-0002\ntype: domain\ntitle: Deploys run on Thursdays\n---\n"+
+		"<<<<<<< HEAD\nDeploys run on Thursdays.\n=======\nDeploys run Monday to Thursday.\n>>>>>>> topic\n")
+	res, err := s.Search(ctx, Query{Text: "deploys thursdays"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range res.Hits {
+		if h.ID == "fact-0002" || strings.Contains(h.Body, "<<<<<<<") {
+			t.Errorf("search served the conflicted fact: %+v", h)
+		}
+	}
+	all, err := s.List(ctx, ListOptions{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 1 || all[0].ID != "fact-0001" {
+		t.Errorf("list = %+v, want fact-0001 alone", all)
+	}
+	if _, err := s.Get(ctx, "fact-0002"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("get fact-0002: %v, want not found", err)
+	}
+	if want := "warning: skip fact file .foundry/memory/fact-0002-deploys-run-on-thursdays.md:6: unresolved git conflict markers (<<<<<<< at line 6, >>>>>>> at line 10)"; !strings.Contains(warn.String(), want) {
+		t.Errorf("warnings %q lack %q", warn.String(), want)
+	}
+	problems, err := s.Problems(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) != 1 || !errors.Is(problems[0], ErrConflict) {
+		t.Errorf("problems = %v, want one matching ErrConflict", problems)
+	}
+}
+
+// Repair splits a conflicted fact into the facts of both sides, chained,
+// and without history the markers give the sides.
+func TestStoreRepairSplitsConflict(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, root, _ := newTestStore(t)
+	base := Fact{ID: "fact-0001", Type: Domain, Title: "Deploys run on Fridays", Body: "Deploys run on Fridays.", Created: "2026-01-01", Status: Superseded, SupersededBy: "fact-0002"}
+	writeFile(t, root, path.Join(Dir, "fact-0001-deploys-run-on-fridays.md"), string(Format(base)))
+	writeFile(t, root, path.Join(Dir, "fact-0002-deploys-run-on-fridays.md"), "---\nid: fact-0002\ntype: domain\ntitle: Deploys run on Fridays\nscope: project\n"+
+		"created: 2026-01-02\nsupersedes: fact-0001\nstatus: active\n---\n"+
+		"<<<<<<< HEAD\nDeploys run on Thursdays.\n=======\nDeploys run Monday to Thursday.\n>>>>>>> topic\n")
+	res, err := s.Repair(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Split{{Path: Dir + "/fact-0002-deploys-run-on-fridays.md", IDs: []string{"fact-0002", "fact-0003"},
+		Paths: []string{Dir + "/fact-0002-deploys-run-on-fridays.md", Dir + "/fact-0003-deploys-run-on-fridays.md"}}}
+	if diff := cmp.Diff(want, res.Splits); diff != "" {
+		t.Fatalf("splits (-want +got):\n%s", diff)
+	}
+	all, err := s.List(ctx, ListOptions{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range all {
+		got = append(got, fmt.Sprintf("%s %s<%s >%s %s", f.ID, f.Body, f.Supersedes, f.SupersededBy, f.Status))
+	}
+	wantFacts := []string{
+		"fact-0001 Deploys run on Fridays.< >fact-0002 superseded",
+		"fact-0002 Deploys run on Thursdays.<fact-0001 >fact-0003 superseded",
+		"fact-0003 Deploys run Monday to Thursday.<fact-0002 > active",
+	}
+	if diff := cmp.Diff(wantFacts, got); diff != "" {
+		t.Errorf("facts after the repair (-want +got):\n%s", diff)
 	}
 }
