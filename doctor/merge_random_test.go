@@ -126,7 +126,7 @@ func (s *scenario) write(ctx context.Context) {
 	}
 	if res.Action == facts.Created {
 		s.bodies = append(s.bodies, body)
-		s.r.CommitAll("write " + res.ID + " on " + s.cur)
+		s.commit("write " + res.ID + " on " + s.cur)
 	}
 }
 
@@ -134,9 +134,13 @@ func (s *scenario) write(ctx context.Context) {
 // committed with its markers, as a hurried team would.
 func (s *scenario) merge(from string) {
 	if _, err := s.r.TryGit("merge", "-q", "--no-edit", from); err != nil {
-		s.r.CommitAll("merge " + from + " with conflicts")
+		s.commit("merge " + from + " with conflicts")
 	}
 }
+
+// commit stages everything and commits it, each commit a minute after the
+// one before, so history has an order.
+func (s *scenario) commit(msg string) { s.r.CommitAll(msg) }
 
 func mergeScenario(t *testing.T, exe string, seed int64) {
 	ctx := context.Background()
@@ -146,15 +150,13 @@ func mergeScenario(t *testing.T, exe string, seed int64) {
 	for range 2 {
 		s.write(ctx)
 	}
-	s.r.CommitAll("base")
+	s.commit("base")
 
 	const n = 4
 	branches := []string{"main"}
 	for i := range n {
 		b := fmt.Sprintf("b%d", i)
-		s.checkout(branches[s.rng.IntN(len(branches))])
-		s.r.Git("checkout", "-q", "-b", b)
-		s.cur = b
+		s.r.Git("branch", b, branches[s.rng.IntN(len(branches))])
 		branches = append(branches, b)
 	}
 	for range 8 + s.rng.IntN(6) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/foundryhq/foundry/internal/conflict"
 	"github.com/foundryhq/foundry/internal/secrets"
 )
 
@@ -230,6 +231,11 @@ func (r WriteRequest) validate(today string) error {
 	}
 	errs = append(errs, checkTitle(r.Title)...)
 	errs = append(errs, checkBody(r.Type, r.Body)...)
+	if b := conflict.Find([]byte(r.Body)); len(b) > 0 {
+		// Parse refuses a file with conflict markers: the fact would be
+		// written and never read.
+		errs = append(errs, ruleErr("body", "body line %d is a git conflict marker; resolve the conflict first", b[0].Start))
+	}
 	errs = append(errs, form...)
 	if r.Expires != "" && ValidDate(r.Expires) && r.Expires < today {
 		errs = append(errs, ruleErr("expires", "expires %s is already past; the fact would never be loaded", r.Expires))
