@@ -22,11 +22,12 @@ import (
 	"github.com/foundryhq/foundry/facts"
 	"github.com/foundryhq/foundry/git/gittest"
 	"github.com/foundryhq/foundry/hooks"
+	"github.com/foundryhq/foundry/internal/testenv"
 	"github.com/foundryhq/foundry/project"
 )
 
 var (
-	mergeSeeds = flag.Int("merge-seeds", 200, "seeds of TestRandomBranchesMerge (20 with -short; -merge-seeds=5000 for a long run)")
+	mergeSeeds = flag.Int("merge-seeds", 0, "seeds of TestRandomBranchesMerge; 0: 300 when CI is set, 50 otherwise, 10 with -short (-merge-seeds=5000 for a long run)")
 	mergeSeed  = flag.Int64("merge-seed", -1, "run TestRandomBranchesMerge for this seed only")
 )
 
@@ -54,9 +55,17 @@ func TestRandomBranchesMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each seed runs some sixty git commands: CI runs a few hundred seeds,
+	// a shared development machine fewer, so the suite stays quick there.
 	n := *mergeSeeds
-	if testing.Short() {
-		n = min(n, 20)
+	switch {
+	case n > 0:
+	case testing.Short():
+		n = 10
+	case testenv.Required():
+		n = 300
+	default:
+		n = 50
 	}
 	var seeds []int64
 	if *mergeSeed >= 0 {

@@ -72,7 +72,7 @@ func (pv *provenance) Writes(p string, content []byte) ([]facts.Write, error) {
 		if c.Deleted() {
 			continue
 		}
-		data, err := pv.p.Repo.ReadBlob(c.Blob)
+		data, err := pv.p.Repo.ReadBlob(p, c.Blob)
 		if err != nil {
 			return nil, err
 		}

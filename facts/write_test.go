@@ -40,7 +40,10 @@ func TestStoreWriteRules(t *testing.T) {
 		{"body missing", func(r *WriteRequest) { r.Body = "" }, "write fact: body is required", ErrInvalid},
 		{"body 121 words", func(r *WriteRequest) { r.Type = Convention; r.Body = nWords(121) }, "write fact: body is 121 words; the limit is 120", ErrInvalid},
 		{"body 901 chars", func(r *WriteRequest) { r.Type = Convention; r.Body = strings.Repeat("abcdefghi ", 90) + "x" }, "write fact: body is 901 characters; the limit is 900", ErrInvalid},
-		{"conflict markers", func(r *WriteRequest) { r.Type = Convention; r.Body = "<<<<<<< HEAD\nTabs.\n=======\nSpaces.\n>>>>>>> topic" }, "write fact: body line 1 is a git conflict marker; resolve the conflict first", ErrInvalid},
+		{"conflict markers", func(r *WriteRequest) {
+			r.Type = Convention
+			r.Body = "<<<<<<< HEAD\nTabs.\n=======\nSpaces.\n>>>>>>> topic"
+		}, "write fact: body line 1 is a git conflict marker; resolve the conflict first", ErrInvalid},
 		{"decision without why", func(r *WriteRequest) { r.Body = "Chosen.\nHow to apply: always." }, `write fact: a decision body needs a "Why:" line`, ErrInvalid},
 		{"decision without how", func(r *WriteRequest) { r.Body = "Chosen.\nWhy: speed." }, `write fact: a decision body needs a "How to apply:" line`, ErrInvalid},
 		{"risk without why", func(r *WriteRequest) { r.Type = Risk; r.Body = "Outage.\nHow to apply: page." }, `write fact: a risk body needs a "Why:" line`, ErrInvalid},
