@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -644,4 +645,27 @@ func TestHTTPOptionsRefused(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `token x: unknown scope "admin:all"`) {
 		t.Errorf("NewHTTPHandler = %v", err)
 	}
+}
+
+// TestHTTPSessionBounds checks the bounds on sessions: over MaxSessions an
+// initialize is answered 503, and a session left idle is ended by the
+// reaper, after which its id is unknown.
+func TestHTTPSessionBounds(t *testing.T) {
+	t.Parallel()
+	reg, err := fakeRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := startHTTP(t, reg, func(o *mcp.HTTPOptions) { o.MaxSessions = 1; o.SessionIdle = 40 * time.Millisecond })
+	sid := initSession(t, d, tokenRW)
+	if r := post(t, d, tokenRW, nil, initBody); r.status != http.StatusServiceUnavailable || !strings.Contains(r.body, "1 sessions are open") {
+		t.Errorf("initialize over MaxSessions: %d %s", r.status, r.body)
+	}
+	for d.h.Sessions() != 0 {
+		time.Sleep(10 * time.Millisecond) // the reaper runs every 10ms here
+	}
+	if r := post(t, d, tokenRW, map[string]string{"Mcp-Session-Id": sid}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); r.status != http.StatusNotFound {
+		t.Errorf("ping in a reaped session: %d %s", r.status, r.body)
+	}
+	initSession(t, d, tokenRW) // room again
 }
