@@ -8,6 +8,10 @@ import (
 )
 
 var (
+	// ErrArchived means a wave of that name was archived before; an
+	// archive is never overwritten.
+	ErrArchived = errors.New("a wave of that name is already archived")
+
 	// ErrInvalidName means a wave or agent name sanitises to nothing, "."
 	// or "..", or holds a NUL byte; see [NameError].
 	ErrInvalidName = errors.New("invalid name")

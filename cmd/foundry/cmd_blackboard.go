@@ -120,6 +120,53 @@ EXIT STATUS:
 					return runBlackboardRead(c.Context, env, opts)
 				},
 			},
+			{
+				Name:      "list",
+				Usage:     "list the waves with their agents, counts and invalid artifacts",
+				ArgsUsage: " ",
+				Description: `Prints one line per wave of .foundry/blackboard/:
+
+   audit · 3 artifacts · access-auditor, appsec-reviewer, audit-lead
+   build · 2 artifacts · implementer, tester · 1 invalid: tester
+
+An artifact is invalid when it cannot be read or parsed, or its contract
+rejects it. Reads the working tree, or --staged / --rev REV.
+
+EXIT STATUS:
+   0  ok
+   1  the blackboard cannot be read
+   2  malformed command line`,
+				Action: func(c *cli.Context) error {
+					if c.NArg() > 0 {
+						return usageErrorf("blackboard list takes no arguments")
+					}
+					return runBlackboardList(c.Context, env)
+				},
+			},
+			{
+				Name:      "archive",
+				Usage:     "move a finished wave out of the blackboard, kept in git",
+				ArgsUsage: "<wave>",
+				Description: `Moves .foundry/blackboard/<wave>/ to .foundry/archive/blackboard/<wave>/:
+reads, doctor and validate --auto no longer see it, and git keeps it (commit
+the move). An archived wave of the same name is never overwritten. Never
+with --rev or --staged.
+
+EXIT STATUS:
+   0  archived
+   1  unknown wave, a wave of that name already archived, or a file error
+   2  malformed command line, including a wave name that sanitises to
+      nothing, or --rev/--staged`,
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return usageErrorf("blackboard archive takes one wave")
+					}
+					if err := checkNames(struct{ field, name string }{"wave", c.Args().First()}); err != nil {
+						return err
+					}
+					return runBlackboardArchive(c.Context, env, c.Args().First())
+				},
+			},
 		},
 	}
 }
@@ -226,4 +273,39 @@ func checkNames(names ...struct{ field, name string }) error {
 		}
 	}
 	return nil
+}
+
+func runBlackboardList(ctx context.Context, env *cliEnv) error {
+	p, err := env.open()
+	if err != nil {
+		return err
+	}
+	res, err := blackboard.Open(p.FS, blackboard.Options{}).List(ctx)
+	if err != nil {
+		return err
+	}
+	if env.json {
+		return env.printJSON(res)
+	}
+	_, err = io.WriteString(env.stdout, res.Text())
+	return err
+}
+
+func runBlackboardArchive(ctx context.Context, env *cliEnv, wave string) error {
+	p, err := env.openWritable()
+	if err != nil {
+		return err
+	}
+	res, err := blackboard.Open(p.FS, blackboard.Options{Root: p.Root}).Archive(ctx, wave)
+	if errors.Is(err, blackboard.ErrArchived) {
+		return withHint(err, "read the archived wave there, or rename it first")
+	}
+	if err != nil {
+		return err
+	}
+	if env.json {
+		return env.printJSON(res)
+	}
+	_, err = fmt.Fprintf(env.stdout, "Archived %s (%d artifacts) to %s\n", res.From, res.Artifacts, res.To)
+	return err
 }

@@ -54,18 +54,19 @@ var badFlagValues = map[string]struct {
 // baseArgs make each command's line valid apart from the flag under test, so
 // the exit status comes from that flag and not from a missing argument.
 var baseArgs = map[string][]string{
-	"memory search":    {"flyway"},
-	"memory write":     {"--title", "A fine title for a fact", "--type", "domain", "--body", "Plain words."},
-	"memory show":      {"fact-0001"},
-	"memory retire":    {"fact-0001", "--reason", "the service is gone"},
-	"runbook get":      {"deploy"},
-	"runbook new":      {"a-new-runbook", "--title", "A new runbook", "--trigger", "when deploying"},
-	"blackboard write": {"--wave", "w", "--agent", "a", "--schema", "finding.v1", "--data-file", "x.json"},
-	"blackboard read":  {"w"},
-	"validate":         {"--auto"},
-	"contracts show":   {"finding.v1"},
-	"plugin build":     {"out"},
-	"hook merge-index": {"a", "b", "c", "d"},
+	"memory search":      {"flyway"},
+	"memory write":       {"--title", "A fine title for a fact", "--type", "domain", "--body", "Plain words."},
+	"memory show":        {"fact-0001"},
+	"memory retire":      {"fact-0001", "--reason", "the service is gone"},
+	"runbook get":        {"deploy"},
+	"runbook new":        {"a-new-runbook", "--title", "A new runbook", "--trigger", "when deploying"},
+	"blackboard write":   {"--wave", "w", "--agent", "a", "--schema", "finding.v1", "--data-file", "x.json"},
+	"blackboard read":    {"w"},
+	"blackboard archive": {"w"},
+	"validate":           {"--auto"},
+	"contracts show":     {"finding.v1"},
+	"plugin build":       {"out"},
+	"hook merge-index":   {"a", "b", "c", "d"},
 }
 
 // TestBadFlagValueExitsTwo runs every command with every flag given a value

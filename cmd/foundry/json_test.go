@@ -38,6 +38,8 @@ var jsonCases = []struct {
 	{schema: "blackboard-write", args: []string{"blackboard", "write", "--wave", "w", "--agent", "a", "--schema", "finding.v1"},
 		stdin: `{"id":"F-1","severity":"low","title":"t","summary":"s","failureScenario":"f","confidence":"low"}`},
 	{schema: "blackboard-read", args: []string{"blackboard", "read", "audit"}},
+	{schema: "blackboard-list", args: []string{"blackboard", "list"}},
+	{schema: "blackboard-archive", args: []string{"blackboard", "archive", "ops"}},
 	{schema: "contracts-list", args: []string{"contracts", "list"}},
 	{schema: "tokens", args: []string{"tokens"}},
 	{schema: "version", args: []string{"version"}},

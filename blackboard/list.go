@@ -1,0 +1,140 @@
+package blackboard
+
+// This file defines the overview of the blackboard (blackboard list) and
+// the archiving of a finished wave (blackboard archive).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/foundryhq/foundry/internal/confined"
+)
+
+// ArchiveDir holds archived waves, relative to the project root: outside
+// Dir, so reads, doctor and validate --auto no longer see them, and still
+// in the working tree, so git keeps them.
+const ArchiveDir = ".foundry/archive/blackboard"
+
+// WaveSummary is one wave of [Board.List].
+type WaveSummary struct {
+	Wave      string   `json:"wave"`
+	Artifacts int      `json:"artifacts"`
+	Agents    []string `json:"agents"`  // artifact file names without .json, sorted
+	Invalid   []string `json:"invalid"` // the agents whose artifact is unreadable or rejected by its contract
+}
+
+// ListResult is the overview of the blackboard.
+type ListResult struct {
+	Waves []WaveSummary `json:"waves"`
+}
+
+// Text renders one line per wave:
+//
+//	audit · 3 artifacts · access-auditor, appsec-reviewer, audit-lead
+//	build · 2 artifacts · implementer, tester · 1 invalid: tester
+func (r ListResult) Text() string {
+	if len(r.Waves) == 0 {
+		return "The blackboard has no waves yet.\n"
+	}
+	var b strings.Builder
+	for _, w := range r.Waves {
+		noun := "artifacts"
+		if w.Artifacts == 1 {
+			noun = "artifact"
+		}
+		fmt.Fprintf(&b, "%s · %d %s", w.Wave, w.Artifacts, noun)
+		if len(w.Agents) > 0 {
+			fmt.Fprintf(&b, " · %s", strings.Join(w.Agents, ", "))
+		}
+		if len(w.Invalid) > 0 {
+			fmt.Fprintf(&b, " · %d invalid: %s", len(w.Invalid), strings.Join(w.Invalid, ", "))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// List summarises every wave: its agents, how many artifacts it holds and
+// which of them are invalid (unreadable, or rejected by their contract).
+func (b *Board) List(ctx context.Context) (ListResult, error) {
+	waves, err := b.Waves(ctx)
+	if err != nil {
+		return ListResult{}, err
+	}
+	res := ListResult{Waves: []WaveSummary{}}
+	var reg Contracts
+	for _, wave := range waves {
+		names, err := b.artifactNames(ctx, wave)
+		if err != nil {
+			return ListResult{}, err
+		}
+		s := WaveSummary{Wave: wave, Artifacts: len(names), Agents: []string{}, Invalid: []string{}}
+		for _, name := range names {
+			if err := ctx.Err(); err != nil {
+				return ListResult{}, err
+			}
+			a, data := b.artifact(wave, name, false)
+			if a.Problem == "" {
+				if reg == nil {
+					if reg, err = b.contracts(); err != nil {
+						return ListResult{}, err
+					}
+				}
+				check(reg, &a, data)
+			}
+			s.Agents = append(s.Agents, a.Agent)
+			if a.Problem != "" || a.Invalid {
+				s.Invalid = append(s.Invalid, a.Agent)
+			}
+		}
+		res.Waves = append(res.Waves, s)
+	}
+	return res, nil
+}
+
+// ArchiveResult says where [Board.Archive] moved a wave.
+type ArchiveResult struct {
+	Wave      string `json:"wave"`
+	From      string `json:"from"` // project-relative
+	To        string `json:"to"`   // project-relative
+	Artifacts int    `json:"artifacts"`
+}
+
+// Archive moves a finished wave from the blackboard to [ArchiveDir]: reads
+// no longer see it, git keeps it. An archived wave of the same name is never
+// overwritten.
+func (b *Board) Archive(ctx context.Context, wave string) (ArchiveResult, error) {
+	wave, err := sanitizeField("wave", wave)
+	if err != nil {
+		return ArchiveResult{}, err
+	}
+	if b.opts.Root == "" {
+		return ArchiveResult{}, fmt.Errorf("archive wave: %w", ErrReadOnly)
+	}
+	names, err := b.artifactNames(ctx, wave)
+	if err != nil {
+		return ArchiveResult{}, err
+	}
+	res := ArchiveResult{Wave: wave, From: path.Join(Dir, wave), To: path.Join(ArchiveDir, wave), Artifacts: len(names)}
+	root, err := confined.Open(b.opts.Root)
+	if err != nil {
+		return ArchiveResult{}, fmt.Errorf("archive wave %s: %w", wave, err)
+	}
+	defer root.Close()
+	if _, err := fs.Stat(root.FS(), res.To); err == nil {
+		return ArchiveResult{}, fmt.Errorf("archive wave %s: %w: %s", wave, ErrArchived, res.To)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return ArchiveResult{}, fmt.Errorf("archive wave %s: %w", wave, err)
+	}
+	if err := root.MkdirAll(ArchiveDir); err != nil {
+		return ArchiveResult{}, fmt.Errorf("archive wave %s: %w", wave, err)
+	}
+	if err := root.Rename(res.From, res.To); err != nil {
+		return ArchiveResult{}, fmt.Errorf("archive wave %s: %w", wave, err)
+	}
+	return res, nil
+}
