@@ -175,7 +175,7 @@ func (r *run) checkDeclaredArtifacts(file string, d Declaration) error {
 		}
 		note := fmt.Sprintf("%s:%d declares %s as its %s", file, d.Line, d.Contract, strings.ToLower(d.Section))
 		for _, v := range vs {
-			r.add(CheckAgentsArtifact, Finding{File: p, Line: v.Line, Column: v.Column, Message: v.String(), Note: note})
+			r.add(CheckAgentsArtifact, Finding{File: p, Line: v.Line, Column: v.Column, Pointer: v.Pointer, Message: v.String(), Note: note})
 		}
 	}
 	return nil

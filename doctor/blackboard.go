@@ -93,7 +93,7 @@ func (r *run) checkBlackboard(ctx context.Context) error {
 			a.contract = res.Contract
 			a.data = res.Data // kept for the history pass when invalid
 			for _, v := range res.Violations {
-				a.findings = append(a.findings, r.add(CheckBlackboardValid, Finding{File: p, Line: v.Line, Column: v.Column, Message: v.String()}))
+				a.findings = append(a.findings, r.add(CheckBlackboardValid, Finding{File: p, Line: v.Line, Column: v.Column, Pointer: v.Pointer, Message: v.String()}))
 			}
 		}
 		r.artifacts = append(r.artifacts, a)

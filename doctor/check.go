@@ -88,7 +88,10 @@ type Finding struct {
 	File     string   `json:"file,omitempty"`
 	Line     int      `json:"line,omitempty"`
 	Column   int      `json:"column,omitempty"`
-	Message  string   `json:"message"`
+	// Pointer is the JSON pointer of a contract violation ("#/severity");
+	// the message starts with it.
+	Pointer string `json:"pointer,omitempty"`
+	Message string `json:"message"`
 	// Note is context shared by the findings of one file, e.g. "written in
 	// 1a2b3c4 (2026-01-02) before note.v1 tightened in 5d6e7f8".
 	Note string `json:"note,omitempty"`

@@ -217,7 +217,7 @@ func (r *Report) Problems() []artifacts.Problem {
 		if f.Fix != "" {
 			text += " (fix: " + f.Fix + ")"
 		}
-		out = append(out, artifacts.Problem{Rule: f.Check, Level: sarifLevel(f.Severity), File: f.File, Line: f.Line, Column: f.Column, Message: text})
+		out = append(out, artifacts.Problem{Rule: f.Check, Level: sarifLevel(f.Severity), File: f.File, Line: f.Line, Column: f.Column, Pointer: f.Pointer, Message: text})
 	}
 	return out
 }

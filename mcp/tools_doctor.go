@@ -67,6 +67,7 @@ func (f *foundry) addDoctor(r *Registry) error {
 						"file": {"type": "string"},
 						"line": {"type": "integer"},
 						"column": {"type": "integer"},
+						"pointer": {"type": "string", "description": "JSON pointer of a contract violation"},
 						"message": {"type": "string"},
 						"note": {"type": "string"},
 						"fix": {"type": "string", "description": "the command that repairs the finding"}
