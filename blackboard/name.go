@@ -1,6 +1,7 @@
 package blackboard
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -40,8 +41,42 @@ func Sanitize(name string) (string, error) {
 	case strings.HasPrefix(s, atomicfile.TempPrefix):
 		return "", &NameError{Name: name, Reason: "starts like a temporary file (" + atomicfile.TempPrefix + ")"}
 	}
+	// The rules apply to the name as given ("git~1", a trailing space)
+	// and as stored.
+	for _, n := range []string{name, s} {
+		if reason := gitUnsafe(n); reason != "" {
+			return "", &NameError{Name: name, Reason: reason}
+		}
+	}
 	return s, nil
 }
+
+// gitUnsafe says why git (or a checkout on Windows or macOS) would not
+// carry the file or folder name s, or "" when it would: an artifact
+// written under such a name is never committed, so the hand-off is lost.
+func gitUnsafe(s string) string {
+	lower := strings.ToLower(s)
+	base, _, _ := strings.Cut(lower, ".")
+	switch {
+	case lower == ".git" || strings.TrimRight(lower, ". ") == ".git":
+		return `names git's own folder (".git" in any case, also with trailing dots), which git never commits`
+	case strings.HasSuffix(s, ".") || strings.HasSuffix(s, " "):
+		return "ends with a dot or a space, which Windows drops and git refuses"
+	case lower == "git~1":
+		return `is "git~1", the short name of .git on Windows, which git refuses`
+	case reservedNames[base]:
+		return fmt.Sprintf("is the reserved device name %s on Windows (CON, PRN, AUX, NUL, COM1–9, LPT1–9, with or without an extension)", strings.ToUpper(base))
+	}
+	return ""
+}
+
+var reservedNames = func() map[string]bool {
+	m := map[string]bool{"con": true, "prn": true, "aux": true, "nul": true}
+	for i := 1; i <= 9; i++ {
+		m[fmt.Sprintf("com%d", i)], m[fmt.Sprintf("lpt%d", i)] = true, true
+	}
+	return m
+}()
 
 // sanitizeField is Sanitize with the field named in the error.
 func sanitizeField(field, name string) (string, error) {

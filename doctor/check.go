@@ -27,6 +27,8 @@ type Check struct {
 // The check ids.
 const (
 	CheckConflicts         = "conflict.markers"
+	CheckControlChars      = "text.control"
+	CheckStaleTemp         = "files.stale-temp"
 	CheckSecrets           = "secrets.stored"
 	CheckConfig            = "config.valid"
 	CheckConfigMCP         = "config.mcp"
@@ -55,6 +57,8 @@ const (
 func Checks() []Check {
 	return []Check{
 		{CheckConflicts, Error, "no file under .foundry holds git conflict markers", false},
+		{CheckControlChars, Error, "no file under .foundry holds control characters (newline, tab and CRLF line ends are text)", false},
+		{CheckStaleTemp, Warning, "no temporary file of a killed writer is older than an hour (the next writer holding the lock removes it)", false},
 		{CheckSecrets, Error, "no secret is stored under .foundry (facts, runbooks, artifacts, schemas)", false},
 		{CheckConfig, Error, "config is valid", false},
 		{CheckConfigMCP, Warning, "config says whether foundry mcp serve may start (an mcp block)", false},

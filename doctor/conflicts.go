@@ -4,16 +4,22 @@
 package doctor
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/foundryhq/foundry/artifacts"
 	"github.com/foundryhq/foundry/blackboard"
 	"github.com/foundryhq/foundry/facts"
 	"github.com/foundryhq/foundry/internal/atomicfile"
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/internal/conflict"
+	"github.com/foundryhq/foundry/internal/ctrl"
 	"github.com/foundryhq/foundry/project"
 )
 
@@ -49,6 +55,9 @@ func (r *run) checkConflicts(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if !d.IsDir() && strings.HasPrefix(d.Name(), atomicfile.TempPrefix) {
+			r.staleTemp(p, d)
+		}
 		if skipConflictScan(p, d) {
 			if d.IsDir() {
 				return fs.SkipDir
@@ -70,8 +79,39 @@ func (r *run) checkConflicts(ctx context.Context) error {
 	})
 }
 
-// conflictsIn records one finding per conflict block of a file.
+// staleTemp reports a temporary file of the working tree older than
+// [confined.StaleAge]: its writer was killed mid-write. (At a revision or
+// in the index a temp file is content someone committed.)
+func (r *run) staleTemp(p string, d fs.DirEntry) {
+	if !r.p.Writable() {
+		return
+	}
+	r.checked(CheckStaleTemp, 1)
+	fi, err := d.Info()
+	if err != nil || time.Since(fi.ModTime()) <= confined.StaleAge {
+		return
+	}
+	r.add(CheckStaleTemp, Finding{File: p, Message: fmt.Sprintf("temporary file left by a killed writer %s ago; the next write holding the folder's lock removes it", time.Since(fi.ModTime()).Round(time.Minute))})
+}
+
+// controlIn records the first control character of a file that is not
+// text (see package ctrl), with its position: printed raw, it would drive
+// the terminal of whoever reads the file.
+func (r *run) controlIn(p string, data []byte) {
+	r.checked(CheckControlChars, 1)
+	c, off, ok := ctrl.Find(string(data))
+	if !ok {
+		return
+	}
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := 1 + utf8.RuneCount(data[bytes.LastIndexByte(data[:off], '\n')+1:off])
+	r.add(CheckControlChars, Finding{File: p, Line: line, Column: col, Message: fmt.Sprintf("holds the control character %U; only newline, tab and a carriage return before a newline are text", c)})
+}
+
+// conflictsIn records one finding per conflict block of a file, and any
+// control character in it.
 func (r *run) conflictsIn(p string, data []byte) {
+	r.controlIn(p, data)
 	r.checked(CheckConflicts, 1)
 	for _, b := range conflict.Find(data) {
 		f := Finding{File: p, Line: b.Start, Message: b.String()}

@@ -299,7 +299,7 @@ warning facts.index: 1 finding in 1 file (INDEX.md matches the facts)
     INDEX.md is missing (` + indexSummary(t, dir) + `)
   fix: run ` + "`foundry memory index`" + `
 
-passed:  conflict.markers, secrets.stored, config.valid, config.mcp, contracts.local, contracts.redefined, contracts.lock, blackboard.parse, blackboard.contract, facts.parse, facts.valid, facts.duplicate-id, facts.supersedes, facts.expired, runbooks.parse, runbooks.slug, runbooks.template, agents.contract, agents.artifact
+passed:  conflict.markers, text.control, files.stale-temp, secrets.stored, config.valid, config.mcp, contracts.local, contracts.redefined, contracts.lock, blackboard.parse, blackboard.contract, facts.parse, facts.valid, facts.duplicate-id, facts.supersedes, facts.expired, runbooks.parse, runbooks.slug, runbooks.template, agents.contract, agents.artifact
 skipped: contracts.breaking-edit, blackboard.tightened (the project is not in a git repository)
 1 error, 1 warning, 0 info in 2 files; 9 files checked.
 `

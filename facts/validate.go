@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/foundryhq/foundry/internal/conflict"
+	"github.com/foundryhq/foundry/internal/ctrl"
 	"github.com/foundryhq/foundry/internal/secrets"
 )
 
@@ -220,6 +221,11 @@ func (r WriteRequest) validate(today string) error {
 	} {
 		if !utf8.ValidString(f.text) {
 			return ruleErr(f.name, "%s is not valid UTF-8 text", f.name)
+		}
+		// A stored escape sequence would drive the terminal of whoever
+		// lists the fact later.
+		if err := ctrl.Check(f.name, f.text); err != nil {
+			return ruleErr(f.name, "%v", err)
 		}
 	}
 	// The type comes first (it decides the body rules), then title and

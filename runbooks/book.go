@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/ctrl"
 	"github.com/foundryhq/foundry/tokens"
 )
 
@@ -233,6 +234,10 @@ func (b *Book) Create(ctx context.Context, n NewRunbook) (Created, error) {
 		return Created{}, fmt.Errorf("%w: title and trigger must be UTF-8 text", ErrInvalidRunbook)
 	case strings.ContainsAny(title, "\r\n") || strings.ContainsAny(trigger, "\r\n"):
 		return Created{}, fmt.Errorf("%w: title and trigger must be one line each", ErrInvalidRunbook)
+	case ctrl.Check("the title", title) != nil:
+		return Created{}, fmt.Errorf("%w: %v", ErrInvalidRunbook, ctrl.Check("the title", title))
+	case ctrl.Check("the trigger", trigger) != nil:
+		return Created{}, fmt.Errorf("%w: %v", ErrInvalidRunbook, ctrl.Check("the trigger", trigger))
 	case len([]rune(title)) > maxTitle:
 		return Created{}, fmt.Errorf("%w: the title has %d characters, at most %d", ErrInvalidRunbook, len([]rune(title)), maxTitle)
 	}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -19,6 +20,10 @@ const ext = ".md"
 
 var yamlLine = regexp.MustCompile(`line [0-9]+`)
 
+// MaxSlugLen caps a runbook slug, so its file name stays far below every
+// file system's limit.
+const MaxSlugLen = 80
+
 var slugPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
 // ValidSlug reports whether s is a runbook slug: [a-z0-9][a-z0-9-]*.
@@ -26,6 +31,10 @@ func ValidSlug(s string) bool { return slugPattern.MatchString(s) }
 
 // CheckSlug returns an error wrapping [ErrInvalidSlug] for an unusable slug.
 func CheckSlug(s string) error {
+	if n := utf8.RuneCountInString(s); n > MaxSlugLen {
+		// The slug is not echoed whole: it may be thousands of characters.
+		return fmt.Errorf("%w %.20q…: %d characters, at most %d", ErrInvalidSlug, s, n, MaxSlugLen)
+	}
 	if ValidSlug(s) {
 		return nil
 	}

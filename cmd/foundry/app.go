@@ -18,6 +18,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/foundryhq/foundry/internal/ctrl"
 	"github.com/foundryhq/foundry/project"
 )
 
@@ -261,6 +262,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	env := &cliEnv{stdin: stdin, stdout: stdout, stderr: stderr}
 	app := newApp(env)
 	norm := normalizeArgs(app, args)
+	if p := commandPath(app, norm); len(p) == 0 || p[0] != "mcp" {
+		// Whatever a command prints may come from the repository: control
+		// characters go out escaped, so stored text cannot drive the
+		// reader's terminal. (mcp serve's stream is JSON, escaped by its
+		// encoder.)
+		out, errOut := ctrl.NewWriter(stdout), ctrl.NewWriter(stderr)
+		defer out.Flush()
+		defer errOut.Flush()
+		env.stdout, env.stderr, stderr = out, errOut, errOut
+		app = newApp(env)
+		norm = normalizeArgs(app, args)
+	}
 	err := app.RunContext(ctx, norm)
 	for _, c := range env.closers {
 		_ = c()
