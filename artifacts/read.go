@@ -105,7 +105,7 @@ func ReadFile(fsys fs.FS, name string) ([]byte, error) {
 	if err := checkInfo(fi); err != nil {
 		return nil, err
 	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
+	b, err := readExact(f, fi.Size())
 	switch {
 	case err != nil:
 		return nil, err
@@ -115,6 +115,29 @@ func ReadFile(fsys fs.FS, name string) ([]byte, error) {
 		return nil, ErrEmpty
 	}
 	return b, nil
+}
+
+// readExact reads f, whose size was size when stat'ed, in one allocation of
+// that size (plus the byte that tells a file that grew), bounded by
+// MaxBytes+1 whatever happens meanwhile.
+func readExact(f io.Reader, size int64) ([]byte, error) {
+	if size < 0 || size > MaxBytes {
+		size = MaxBytes
+	}
+	b := make([]byte, size+1)
+	n, err := io.ReadFull(f, b)
+	switch {
+	case err == io.ErrUnexpectedEOF || err == io.EOF:
+		return b[:n], nil // the usual case: the file is as big as it was
+	case err != nil:
+		return nil, err
+	}
+	// The file grew since it was stat'ed: read on, up to the bound.
+	rest, err := io.ReadAll(io.LimitReader(f, MaxBytes+1-int64(n)))
+	if err != nil {
+		return nil, err
+	}
+	return append(b, rest...), nil
 }
 
 func checkInfo(fi fs.FileInfo) error {
