@@ -22,6 +22,9 @@ var (
 	// ErrHostileNumber means a number has more digits or a larger exponent
 	// than validation accepts (see checkNumber).
 	ErrHostileNumber = errors.New("number too large to validate")
+	// ErrInvalidID means a name is not a contract noun or id
+	// (<noun>.v<major>, lowercase).
+	ErrInvalidID = errors.New("invalid contract name")
 	// ErrValidatorPanic means the JSON Schema library panicked on a
 	// document; the document is reported as not validated.
 	ErrValidatorPanic = errors.New("validator failed")

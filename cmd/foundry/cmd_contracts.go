@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/foundryhq/foundry/contracts"
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/project"
 )
 
@@ -24,7 +26,7 @@ func newContractsCommand(env *cliEnv) *cli.Command {
 	opts := &contractsOptions{}
 	return &cli.Command{
 		Name:  "contracts",
-		Usage: "list the contracts or show one schema",
+		Usage: "list the contracts, show one schema, or scaffold a local one",
 		Description: `Contracts are JSON Schema 2020-12 documents: the ones embedded in foundry
 plus the project's own in .foundry/schemas/<noun>.v<major>.schema.json.
 With --rev or --staged the project's contracts are read from there. Outside
@@ -72,6 +74,29 @@ EXIT STATUS:
 					}
 					opts.id, opts.json, opts.stdout = c.Args().First(), env.json, env.stdout
 					return runContractsShow(env, opts)
+				},
+			},
+			{
+				Name:      "new",
+				Usage:     "write a local contract scaffold to .foundry/schemas/",
+				ArgsUsage: "<noun>",
+				Description: `Writes .foundry/schemas/<noun>.v1.schema.json: a JSON Schema 2020-12 contract
+<noun>.v1 with the fields every artifact carries (schema, producedBy) and a
+summary, to extend with the artifact's own fields. It compiles as written,
+so blackboard write --schema <noun>.v1 accepts artifacts at once. Never
+overwrites a file, never redefines an embedded contract, never writes with
+--rev or --staged.
+
+EXIT STATUS:
+   0  written
+   1  the file exists, the noun names an embedded contract, or a file error
+   2  malformed command line, including a noun that is not lowercase
+      letters, digits and dashes`,
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return usageErrorf("contracts new takes one noun, e.g. incident")
+					}
+					return runContractsNew(env, c.Args().First())
 				},
 			},
 		},
@@ -144,5 +169,42 @@ func runContractsShow(env *cliEnv, opts *contractsOptions) error {
 	}
 	out.WriteByte('\n')
 	_, err = opts.stdout.Write(out.Bytes())
+	return err
+}
+
+func runContractsNew(env *cliEnv, noun string) error {
+	id, file, content, err := contracts.Scaffold(noun)
+	if errors.Is(err, contracts.ErrInvalidID) {
+		return &usageError{err}
+	}
+	if err != nil {
+		return err
+	}
+	p, err := env.openWritable()
+	if err != nil {
+		return err
+	}
+	root, err := confined.Open(p.Root)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if err := root.MkdirAll(contracts.LocalDir); err != nil {
+		return fmt.Errorf("create contract %s: %w", id, err)
+	}
+	err = root.WriteNew(file, content, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return withHint(fmt.Errorf("create contract %s: %s already exists", id, file), "edit it, or pick another noun")
+	}
+	if err != nil {
+		return fmt.Errorf("create contract %s: %w", id, err)
+	}
+	if env.json {
+		return env.printJSON(struct {
+			ID   string `json:"id"`
+			Path string `json:"path"`
+		}{id, file})
+	}
+	_, err = fmt.Fprintf(env.stdout, "Wrote %s (contract %s).\nAdd the artifact's own fields under \"properties\" and \"required\", then commit it.\n", file, id)
 	return err
 }

@@ -40,6 +40,7 @@ var jsonCases = []struct {
 	{schema: "blackboard-read", args: []string{"blackboard", "read", "audit"}},
 	{schema: "blackboard-list", args: []string{"blackboard", "list"}},
 	{schema: "blackboard-archive", args: []string{"blackboard", "archive", "ops"}},
+	{schema: "contracts-new", args: []string{"contracts", "new", "incident-report"}},
 	{schema: "contracts-list", args: []string{"contracts", "list"}},
 	{schema: "tokens", args: []string{"tokens"}},
 	{schema: "version", args: []string{"version"}},
