@@ -293,6 +293,26 @@ func (d decoder) boolean(n *yaml.Node, key string, dst *bool) error {
 	return nil
 }
 
+// maxEcho is the most of an offending value an error message repeats: the
+// message names the key and line; the value may be a whole file.
+const maxEcho = 40
+
+// short cuts s to maxEcho characters, saying how long it was.
+func short(s string) string {
+	if r := []rune(s); len(r) > maxEcho {
+		return fmt.Sprintf("%s… (%d characters)", string(r[:maxEcho]), len(r))
+	}
+	return s
+}
+
+// quoteShort is short for a string shown quoted.
+func quoteShort(s string) string {
+	if r := []rune(s); len(r) > maxEcho {
+		return fmt.Sprintf("%q… (%d characters)", string(r[:maxEcho]), len(r))
+	}
+	return fmt.Sprintf("%q", s)
+}
+
 func describe(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:
@@ -304,15 +324,15 @@ func describe(n *yaml.Node) string {
 	}
 	switch n.Tag {
 	case "!!str":
-		return fmt.Sprintf("string %q", n.Value)
+		return "string " + quoteShort(n.Value)
 	case "!!null":
 		return "nothing"
 	case "!!int":
-		return "integer " + n.Value
+		return "integer " + short(n.Value)
 	case "!!float":
-		return "number " + n.Value
+		return "number " + short(n.Value)
 	case "!!bool":
-		return "boolean " + n.Value
+		return "boolean " + short(n.Value)
 	}
 	return fmt.Sprintf("%q", n.Value)
 }
@@ -321,7 +341,8 @@ var lineRe = regexp.MustCompile(`line (\d+)`)
 
 // yamlErrText drops the "yaml: line N: " prefix the file:line already says.
 func yamlErrText(err error) string {
-	return regexp.MustCompile(`^yaml: (line \d+: )?`).ReplaceAllString(err.Error(), "")
+	// The parser's message can quote the offending text at any length.
+	return short(regexp.MustCompile(`^yaml: (line \d+: )?`).ReplaceAllString(err.Error(), ""))
 }
 
 func yamlErrLine(err error) int {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -190,4 +191,24 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		_, _ = Parse("config.yaml", []byte(in))
 	})
+}
+
+// TestErrorEchoIsShort checks that an error repeats at most 40 characters
+// of the offending value, however long it is.
+func TestErrorEchoIsShort(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("root:x:0:0:root:/root:/bin/bash ", 200)
+	for _, doc := range []string{
+		"memory:\n  indexBudgetTokens: \"" + long + "\"\n",
+		"memory: \"" + long + "\"\n",
+		long + "\n",
+	} {
+		_, err := Parse(".foundry/config.yaml", []byte(doc))
+		if err == nil {
+			t.Fatalf("Parse accepted %.30q…", doc)
+		}
+		if len(err.Error()) > 300 || strings.Count(err.Error(), "root:x") > 2 {
+			t.Errorf("error echoes the value: %.400s", err)
+		}
+	}
 }

@@ -7,8 +7,10 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -360,7 +362,17 @@ func runMCPServe(ctx context.Context, env *cliEnv, opts *mcpOptions) error {
 		})
 	}
 	env.logger.Info("serving MCP on stdio", "root", p.Root, "source", p.Label(), "read_only", o.ReadOnly)
-	return mcp.Serve(ctx, env.stdin, env.stdout, o)
+	// A client that closes its end of stdout ends the session like one
+	// that closes stdin: writes then fail with EPIPE instead of the
+	// process dying of SIGPIPE, in-flight writes finish, and the exit is
+	// clean.
+	signal.Ignore(syscall.SIGPIPE)
+	err = mcp.Serve(ctx, env.stdin, env.stdout, o)
+	if errors.Is(err, syscall.EPIPE) {
+		env.logger.Info("client closed the output stream; shutting down")
+		return nil
+	}
+	return err
 }
 
 // runMCPTokenNew makes a token and prints it once.
