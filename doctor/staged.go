@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/foundryhq/foundry/facts"
@@ -76,21 +77,40 @@ func (r *run) factUniverse(raw []facts.Fact) (map[string][]facts.Fact, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	want := map[string]bool{}
+	// Only the ids a staged fact has or names matter (a clash, a link), and
+	// those a deleted fact file has (checkDeletedFacts follows its links).
+	want, read := map[string]bool{}, map[string]bool{}
 	for _, f := range raw {
-		want[f.Supersedes], want[f.SupersededBy] = true, true
+		want[f.ID] = true
+		for _, id := range []string{f.Supersedes, f.SupersededBy} {
+			want[id], read[id] = true, true
+		}
+	}
+	gone, err := r.deletedFacts()
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range gone {
+		want[g.ID] = true
+		for _, id := range []string{g.Supersedes, g.SupersededBy} {
+			want[id], read[id] = true, true
+		}
 	}
 	for _, e := range es {
-		p := path.Join(facts.Dir, e.Name())
-		if r.only[p] || e.IsDir() || !strings.HasPrefix(e.Name(), "fact-") || !strings.HasSuffix(e.Name(), ".md") {
+		name := e.Name()
+		if !strings.HasPrefix(name, "fact-") || !strings.HasSuffix(name, ".md") {
 			continue
 		}
-		id := "fact-" + strings.SplitN(strings.TrimSuffix(strings.TrimPrefix(e.Name(), "fact-"), ".md"), "-", 2)[0]
-		if !facts.ValidID(id) {
+		id := "fact-" + strings.SplitN(strings.TrimSuffix(strings.TrimPrefix(name, "fact-"), ".md"), "-", 2)[0]
+		if !want[id] || e.IsDir() {
+			continue
+		}
+		p := facts.Dir + "/" + name
+		if r.only[p] {
 			continue
 		}
 		f := facts.Fact{ID: id, Path: p}
-		if want[id] {
+		if read[id] {
 			data, err := fs.ReadFile(r.all, p)
 			if err != nil {
 				return nil, err
@@ -181,25 +201,57 @@ func (o *onlyFS) ReadFile(name string) ([]byte, error) {
 	return fs.ReadFile(o.FS, name)
 }
 
+// ReadDir lists the visible children of a visible folder from the sets
+// alone, so a folder of thousands of files is never listed for the few a
+// commit changes.
 func (o *onlyFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if !o.dirs[name] {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
 	}
-	es, err := fs.ReadDir(o.FS, name)
-	out := make([]fs.DirEntry, 0, len(es))
-	for _, e := range es {
-		if o.visible(path.Join(name, e.Name())) {
-			out = append(out, e)
+	var out []fs.DirEntry
+	add := func(set map[string]bool, dir bool) error {
+		for p := range set {
+			if p == "." || path.Dir(p) != name {
+				continue
+			}
+			if dir {
+				out = append(out, dirEntry(path.Base(p)))
+				continue
+			}
+			fi, err := fs.Stat(o.FS, p)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			out = append(out, fs.FileInfoToDirEntry(fi))
 		}
+		return nil
 	}
-	return out, err
+	if err := add(o.dirs, true); err != nil {
+		return nil, err
+	}
+	if err := add(o.files, false); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return out, nil
 }
 
-// checkDeletedFacts reports, in the staged check, a fact that still links
-// to a fact file the commit deletes: HEAD's version of the deleted file
-// names the other end of each of its links, and only those facts are read.
-func (r *run) checkDeletedFacts(byID map[string][]facts.Fact) error {
+// dirEntry is a folder onlyFS lists without reading it.
+type dirEntry string
+
+func (d dirEntry) Name() string               { return string(d) }
+func (d dirEntry) IsDir() bool                { return true }
+func (d dirEntry) Type() fs.FileMode          { return fs.ModeDir }
+func (d dirEntry) Info() (fs.FileInfo, error) { return nil, fs.ErrInvalid }
+
+// deletedFacts returns, in the staged check, HEAD's version of each fact
+// file the commit deletes (one blob each).
+func (r *run) deletedFacts() ([]facts.Fact, error) {
 	var head fs.FS
+	var out []facts.Fact
 	for _, c := range r.changes {
 		if c.Kind != git.Deleted || path.Dir(c.Path) != facts.Dir || !strings.HasPrefix(path.Base(c.Path), "fact-") {
 			continue
@@ -207,32 +259,38 @@ func (r *run) checkDeletedFacts(byID map[string][]facts.Fact) error {
 		if head == nil {
 			var err error
 			if head, _, err = r.p.Repo.RevFS("HEAD", r.p.RelRoot); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		data, err := fs.ReadFile(head, c.Path)
 		if err != nil {
-			return fmt.Errorf("read %s at HEAD: %w", c.Path, err)
+			return nil, fmt.Errorf("read %s at HEAD: %w", c.Path, err)
 		}
-		gone, err := facts.Parse(c.Path, data)
-		if err != nil || len(byID[gone.ID]) > 0 {
+		if f, err := facts.Parse(c.Path, data); err == nil {
+			f.Path = c.Path
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// checkDeletedFacts reports, in the staged check, a fact that still links
+// to a fact file the commit deletes: HEAD's version of the deleted file
+// names the other end of each of its links, and only those facts are read.
+func (r *run) checkDeletedFacts(byID map[string][]facts.Fact) error {
+	gone, err := r.deletedFacts()
+	if err != nil {
+		return err
+	}
+	for _, g := range gone {
+		if len(byID[g.ID]) > 0 {
 			continue // another fact still has the id
 		}
-		for _, id := range []string{gone.Supersedes, gone.SupersededBy} {
+		for _, id := range []string{g.Supersedes, g.SupersededBy} {
 			for _, f := range byID[id] {
-				if p := f.Path; f.Type == "" { // known by name only: read it
-					b, err := fs.ReadFile(r.all, p)
-					if err != nil {
-						return err
-					}
-					if f, err = facts.Parse(p, b); err != nil {
-						continue
-					}
-					f.Path = p
-				}
 				for _, l := range []struct{ key, id string }{{"supersedes", f.Supersedes}, {"supersededBy", f.SupersededBy}} {
-					if l.id == gone.ID {
-						r.add(CheckFactsSupersedes, Finding{File: f.Path, Message: fmt.Sprintf("%s: %s does not exist: this commit deletes %s", l.key, gone.ID, c.Path)})
+					if l.id == g.ID {
+						r.add(CheckFactsSupersedes, Finding{File: f.Path, Message: fmt.Sprintf("%s: %s does not exist: this commit deletes %s", l.key, g.ID, g.Path)})
 					}
 				}
 			}
