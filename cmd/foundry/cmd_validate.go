@@ -42,6 +42,9 @@ With --auto each file's contract is its own "schema" field. Without files,
 every artifact at that revision; with --staged, only the blackboard files
 the index adds or changes relative to HEAD, as staged (what the pre-commit
 hook runs). Files given with --rev or --staged are read from there too.
+A file named - is read from stdin. A document missing "schema" or
+"producedBy" gets a hint: blackboard write sets both itself, so its input
+may leave them out.
 
 Formats: text (the default above); lines, one "path:line:col: <pointer>:
 <problem>" line per problem; json (also --json) and sarif (SARIF 2.1.0),
@@ -140,6 +143,9 @@ func runValidate(ctx context.Context, env *cliEnv, opts *validateOptions) error 
 	if err != nil {
 		return err
 	}
+	if opts.format == "text" && lacksWriteFields(results) {
+		fmt.Fprintln(opts.stderr, "hint: blackboard write sets \"schema\" and \"producedBy\" itself (from --schema and --agent); an input for it may leave them out, the artifact it writes may not")
+	}
 	for _, r := range results {
 		if !r.OK() {
 			return silentExit(exitFailure)
@@ -148,12 +154,39 @@ func runValidate(ctx context.Context, env *cliEnv, opts *validateOptions) error 
 	return nil
 }
 
+// lacksWriteFields reports a document whose only problem may be that it is
+// a blackboard write input: "schema" or "producedBy" is missing.
+func lacksWriteFields(results []artifacts.Result) bool {
+	for _, r := range results {
+		for _, v := range r.Violations {
+			if v.Pointer == "#" && (v.Message == `missing required property "schema"` || v.Message == `missing required property "producedBy"`) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // validateInputs lists what to read: the files given (from disk, or from
 // the index or revision chosen), or the blackboard's artifacts.
 func validateInputs(env *cliEnv, p *project.Project, files []string) ([]artifacts.Input, error) {
 	var inputs []artifacts.Input
 	if len(files) > 0 {
+		stdinUsed := false
 		for _, f := range files {
+			if f == "-" {
+				// "-" is stdin, as for blackboard write --data-file -.
+				if stdinUsed {
+					return nil, usageErrorf("validate reads stdin (-) once")
+				}
+				stdinUsed = true
+				fsys, err := readStdinFS(env.stdin)
+				if err != nil {
+					return nil, err
+				}
+				inputs = append(inputs, artifacts.Input{Path: "-", FS: fsys, Name: stdinName})
+				continue
+			}
 			abs := f
 			if !filepath.IsAbs(abs) {
 				abs = filepath.Join(env.dir, f)

@@ -1,0 +1,54 @@
+// This file defines the one-file file system that lets validate read an
+// artifact from stdin ("-") through the same reader as files.
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"time"
+
+	"github.com/foundryhq/foundry/artifacts"
+)
+
+// stdinName is the name of the document read from stdin in its FS.
+const stdinName = "stdin"
+
+// readStdinFS reads r, at most artifacts.MaxBytes (one byte more is read to
+// tell a larger input), into a file system holding it as stdinName.
+func readStdinFS(r io.Reader) (fs.FS, error) {
+	data, err := io.ReadAll(io.LimitReader(r, artifacts.MaxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read stdin: %w", err)
+	}
+	return memFile{data}, nil
+}
+
+// memFile is an fs.FS of one regular file, stdinName.
+type memFile struct{ data []byte }
+
+func (m memFile) Open(name string) (fs.File, error) {
+	if name != stdinName {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return &openMem{Reader: bytes.NewReader(m.data), size: int64(len(m.data))}, nil
+}
+
+type openMem struct {
+	*bytes.Reader
+	size int64
+}
+
+func (f *openMem) Stat() (fs.FileInfo, error) { return memInfo{f.size}, nil }
+func (f *openMem) Close() error               { return nil }
+
+type memInfo struct{ size int64 }
+
+func (i memInfo) Name() string       { return stdinName }
+func (i memInfo) Size() int64        { return i.size }
+func (i memInfo) Mode() fs.FileMode  { return 0o444 }
+func (i memInfo) ModTime() time.Time { return time.Time{} }
+func (i memInfo) IsDir() bool        { return false }
+func (i memInfo) Sys() any           { return nil }
