@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -169,4 +170,82 @@ func FuzzHTTPEra(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestHTTPModernRequestsIndependent checks that requests of revision
+// 2026-07-28 are served each on its own, as the revision has no session:
+// two agents sharing one token (or none) may use the same JSON-RPC id at
+// the same time, and a notifications/cancelled naming that id from one of
+// them does not cancel the other's call (on HTTP, closing the response
+// stream is the cancellation).
+func TestHTTPModernRequestsIndependent(t *testing.T) {
+	t.Parallel()
+	started := make(chan struct{}, 2)
+	release := make(chan struct{})
+	reg := mcp.NewRegistry()
+	if err := mcp.AddTool(reg, mcp.Tool{
+		Name: "hold", Description: "Waits until released.", InputSchema: []byte(`{"type":"object"}`), Scope: scopeReadTest,
+		Governance: mcp.Governance{AuditCategory: "test.read"},
+	}, func(ctx context.Context, _ *mcp.Call, _ struct{}) (mcp.Output, error) {
+		started <- struct{}{}
+		select {
+		case <-release:
+			return mcp.Output{Text: "released"}, nil
+		case <-ctx.Done():
+			return mcp.Output{}, ctx.Err()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	url, _, stop := serveLoopback(t, reg, func(o *mcp.HTTPOptions) { o.Tokens = testTokens() })
+	defer stop()
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	send := func(body string, h map[string]string) (int, string) {
+		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		if err != nil {
+			t.Error(err)
+			return 0, ""
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+tokenRW)
+		req.Header.Set("MCP-Protocol-Version", mcp.ModernProtocolVersion)
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Error(err)
+			return 0, ""
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"hold",` + meta + `}}`
+	headers := map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "hold"}
+	answers := make(chan string, 2)
+	for range 2 {
+		go func() {
+			_, b := send(call, headers)
+			answers <- b
+		}()
+	}
+	for range 2 {
+		select {
+		case <-started:
+		case b := <-answers:
+			t.Fatalf("a call with the id of another agent's call in flight was refused: %s", b)
+		}
+	}
+	cancel := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,` + meta + `}}`
+	if st, b := send(cancel, map[string]string{"Mcp-Method": "notifications/cancelled"}); st != http.StatusAccepted {
+		t.Errorf("notifications/cancelled: %d %s", st, b)
+	}
+	close(release)
+	for range 2 {
+		if b := <-answers; !strings.Contains(b, `"text":"released"`) {
+			t.Errorf("held call: %s, want it released", b)
+		}
+	}
 }

@@ -134,7 +134,7 @@ type HTTPHandler struct {
 	mu       sync.Mutex
 	clients  map[string]*limits
 	sessions map[string]*httpSession
-	modern   map[string]*httpSession // stateless connections by client
+	modern   map[string]*jsonrpc.Server // the method tables of stateless requests, by client
 	closed   bool
 	stop     chan struct{}
 	posts    int        // POST requests being served
@@ -179,7 +179,7 @@ func NewHTTPHandler(opts HTTPOptions) (*HTTPHandler, error) {
 		era:      probe,
 		clients:  map[string]*limits{},
 		sessions: map[string]*httpSession{},
-		modern:   map[string]*httpSession{},
+		modern:   map[string]*jsonrpc.Server{},
 		stop:     make(chan struct{}),
 	}
 	h.idle = sync.NewCond(&h.mu)
@@ -595,12 +595,13 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request, tok *Token) {
 		}
 	} else if modern || (r.Header.Get(headerSession) == "" && r.Header.Get(headerProtocol) == ModernProtocolVersion) {
 		// Revision 2026-07-28 has no sessions: each request carries its
-		// era in _meta and is served on the client's stateless
-		// connection, by the same dispatcher; a session id is ignored.
+		// era in _meta and is served on a connection of its own, by the
+		// same dispatcher; a session id is ignored.
 		if s, err = h.stateless(tok); err != nil {
 			httpError(w, http.StatusInternalServerError, "Internal error: "+err.Error())
 			return
 		}
+		defer s.conn.Close()
 	} else {
 		if req != nil && !req.Notification && r.Header.Get(headerSession) == "" {
 			h.sessionless(w, req)
@@ -653,29 +654,32 @@ func (h *HTTPHandler) sessionless(w http.ResponseWriter, req *jsonrpc.Request) {
 	_, _ = w.Write(jsonrpc.ErrorResponse(req, err))
 }
 
-// stateless returns the connection that serves a client's requests of
-// revision 2026-07-28, made on first use. It is no session: it has no id,
-// takes no GET stream and lives as long as the handler.
+// stateless returns a connection for one request of revision 2026-07-28,
+// which has no session: each request is served on its own connection, so
+// that the JSON-RPC ids of different agents sharing a token (or sharing no
+// token) never meet, and one agent cannot cancel another's call by its id
+// (on HTTP, closing the response stream is the cancellation). The
+// connections of a client share one method table, built on first use,
+// with its scopes, audit and limits. Close the connection once the request
+// is answered.
 func (h *HTTPHandler) stateless(tok *Token) (*httpSession, error) {
 	name := clientName(tok)
 	h.mu.Lock()
-	s := h.modern[name]
+	rpc := h.modern[name]
 	h.mu.Unlock()
-	if s != nil {
-		return s, nil
+	if rpc == nil {
+		r, err := h.newServer(tok)
+		if err != nil {
+			return nil, err
+		}
+		h.mu.Lock()
+		if rpc = h.modern[name]; rpc == nil {
+			rpc = r
+			h.modern[name] = r
+		}
+		h.mu.Unlock()
 	}
-	s, err := h.newSession(tok)
-	if err != nil {
-		return nil, err
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if prev := h.modern[name]; prev != nil {
-		go s.end()
-		return prev, nil
-	}
-	h.modern[name] = s
-	return s, nil
+	return &httpSession{client: name, conn: rpc.Open(nil), lastUsed: time.Now()}, nil
 }
 
 // wantsProgress reports whether a request asked for progress
@@ -738,6 +742,19 @@ func writeEvent(w io.Writer, msg []byte) error {
 // newSession makes the state of one session of a client: its own log
 // level and connection over the shared registry, its client's limits.
 func (h *HTTPHandler) newSession(tok *Token) (*httpSession, error) {
+	rpc, err := h.newServer(tok)
+	if err != nil {
+		return nil, err
+	}
+	s := &httpSession{client: clientName(tok), lastUsed: time.Now()}
+	s.conn = rpc.Open(s.unsolicited)
+	return s, nil
+}
+
+// newServer makes the method table that serves a client: a session over
+// the shared registry with the client's scopes, the shared audit log and
+// the client's limits.
+func (h *HTTPHandler) newServer(tok *Token) (*jsonrpc.Server, error) {
 	name := clientName(tok)
 	o := h.opts.Options
 	o.Scopes = h.scopesFor(tok)
@@ -752,14 +769,12 @@ func (h *HTTPHandler) newSession(tok *Token) (*httpSession, error) {
 	if sess.audit != nil {
 		sess.audit.token = name
 	}
-	s := &httpSession{client: name, lastUsed: time.Now()}
-	s.conn = sess.rpcServer(jsonrpc.Options{
+	return sess.rpcServer(jsonrpc.Options{
 		Admit:    h.admit(h.clientLimits(name)),
 		Logger:   sess.log,
 		Trace:    o.Trace,
 		Rejected: sess.rejected,
-	}).Open(s.unsolicited)
-	return s, nil
+	}), nil
 }
 
 // open starts a session for an initialize request, or answers 503 when
@@ -911,17 +926,14 @@ func (h *HTTPHandler) Shutdown() {
 	}
 }
 
-// Close ends every session, cancelling what is still in flight, and stops
-// the reaper of idle sessions.
+// Close ends every session, cancelling what is still in flight in them,
+// and stops the reaper of idle sessions. A stateless request (revision
+// 2026-07-28) belongs to no session: it ends with its HTTP request.
 func (h *HTTPHandler) Close() {
 	h.mu.Lock()
 	h.closed = true
 	sessions := h.sessions
 	h.sessions = map[string]*httpSession{}
-	for _, s := range h.modern {
-		sessions[s.client+" (stateless)"] = s
-	}
-	h.modern = map[string]*httpSession{}
 	select {
 	case <-h.stop:
 	default:
