@@ -15,9 +15,12 @@ const (
 	CodeInternalError  = -32603
 
 	// CodeOverloaded rejects a request over the concurrency or rate limit.
-	// It lies in the implementation-defined range -32000 to -32019 that MCP
-	// leaves to servers.
-	CodeOverloaded = -32000
+	// MCP 2026-07-28 (basic/index, Error Codes) reserves -32020 to -32099
+	// for its own codes, tells new implementations not to use the legacy
+	// sub-range -32000 to -32019 at all (the TypeScript SDK uses -32000
+	// for its local ConnectionClosed) and to allocate codes of their own
+	// outside -32768 to -32000: so this one lies just above that range.
+	CodeOverloaded = -31000
 )
 
 // Error is a JSON-RPC error object. A handler returns one (possibly

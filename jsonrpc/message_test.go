@@ -184,7 +184,7 @@ func TestServerAdmit(t *testing.T) {
 	if first != `{"id":1,"result":{},"jsonrpc":"2.0"}` {
 		t.Errorf("first = %s", first)
 	}
-	if second != `{"id":1,"error":{"code":-32000,"message":"Rate limit exceeded for token a; retry later"},"jsonrpc":"2.0"}` {
+	if second != `{"id":1,"error":{"code":-31000,"message":"Rate limit exceeded for token a; retry later"},"jsonrpc":"2.0"}` {
 		t.Errorf("second = %s", second)
 	}
 	if released != 1 || rejected != 1 {

@@ -481,7 +481,7 @@ func TestServeMaxConcurrency(t *testing.T) {
 	ss.send(`{"jsonrpc":"2.0","id":1,"method":"slow"}`)
 	<-g.started
 	ss.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
-	ss.expect(`{"id":2,"error":{"code":-32000,"message":"Server overloaded: 1 requests already in flight; retry later"},"jsonrpc":"2.0"}`)
+	ss.expect(`{"id":2,"error":{"code":-31000,"message":"Server overloaded: 1 requests already in flight; retry later"},"jsonrpc":"2.0"}`)
 	close(g.release)
 	ss.expect(`{"id":1,"result":{"slow":"done"},"jsonrpc":"2.0"}`)
 	ss.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
@@ -521,12 +521,12 @@ func TestServeLimiter(t *testing.T) {
 	want := []string{
 		`{"id":1,"result":{},"jsonrpc":"2.0"}`,
 		`{"id":2,"result":{},"jsonrpc":"2.0"}`,
-		`{"id":3,"error":{"code":-32000,"message":"Rate limit exceeded; retry later"},"jsonrpc":"2.0"}`,
+		`{"id":3,"error":{"code":-31000,"message":"Rate limit exceeded; retry later"},"jsonrpc":"2.0"}`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("output (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"3 ping -32000"}, rejected); diff != "" {
+	if diff := cmp.Diff([]string{"3 ping -31000"}, rejected); diff != "" {
 		t.Errorf("rejected (-want +got):\n%s", diff)
 	}
 }

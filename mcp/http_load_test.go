@@ -173,7 +173,7 @@ func TestHTTPLoad(t *testing.T) { //nolint:paralleltest // counts goroutines
 				case err != nil:
 					failed.Add(1)
 					firstErr.Do(func() { t.Errorf("client %d call %d: %v", c, i, err) })
-				case bytes.Contains(b, []byte(`"code":-32000`)) && bytes.Contains(b, []byte("Rate limit of client ")):
+				case bytes.Contains(b, []byte(`"code":-31000`)) && bytes.Contains(b, []byte("Rate limit of client ")):
 					rejected.Add(1)
 				case bytes.Contains(b, []byte(`"result"`)) && bytes.Contains(b, []byte("fact-")) && !bytes.Contains(b, []byte(`"isError":true`)):
 					ok.Add(1)
