@@ -357,6 +357,12 @@ func daemonTokens(o DaemonOptions) ([]Token, error) {
 	var out []Token
 	seen := map[string]bool{}
 	for _, e := range entries {
+		// Sessions, scopes and limits belong to a token's name: a
+		// configured token named like the environment's would share the
+		// sessions of that unrestricted token.
+		if e.Name == EnvTokenName && o.EnvToken != "" {
+			return nil, fmt.Errorf("serve mcp over http: a configured token is named %s, the name of the token of the environment variable; rename it: %w", EnvTokenName, ErrInsecure)
+		}
 		if seen[e.Name] {
 			return nil, fmt.Errorf("serve mcp over http: two tokens are named %s", e.Name)
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/foundryhq/foundry/config"
 	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/mcp"
 )
@@ -98,6 +99,12 @@ func TestRunDaemonRefuses(t *testing.T) {
 			wantErr: "beyond loopback, requires bearer tokens and TLS"},
 		{name: "writes without tokens", edit: func(o *mcp.DaemonOptions) { o.Server.Scopes = []string{scopeReadTest, scopeWriteTest} },
 			wantErr: "tools that write requires bearer tokens"},
+		// A configured token named like the environment's would share its
+		// sessions, scopes and limits: a reader could use a writer's session.
+		{name: "a token named like the environment's", edit: func(o *mcp.DaemonOptions) {
+			o.EnvToken = strings.Repeat("t", 20)
+			o.HTTP.Tokens = []config.MCPToken{{Name: mcp.EnvTokenName, Scopes: []string{scopeReadTest}, SHA256: strings.Repeat("ab", 32)}}
+		}, wantErr: "named " + mcp.EnvTokenName},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
