@@ -2,13 +2,12 @@ package contracts
 
 // This file defines how documents are decoded: Foundry's own syntax scan
 // (exact offsets and messages that do not depend on how a JSON library
-// words or counts its errors, and a guard against hostile numbers), then
-// encoding/json for the values; and how byte offsets become the 1-based
+// words or counts its errors, and a guard against hostile numbers), then a
+// direct build of the values (build.go); and how byte offsets become the 1-based
 // line:column positions that violations and parse errors carry.
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -40,16 +39,7 @@ func parse(doc []byte) (any, error) {
 	if err := scan(doc, start); err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(doc[start:]))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		// The scan accepted the document, so this is a difference between
-		// the scan's grammar and the library's; report it at the start
-		// rather than trust the library's offset.
-		return nil, newParseError(doc, start, err)
-	}
-	return v, nil
+	return build(doc, start), nil
 }
 
 func bomLen(doc []byte) int {
