@@ -16,11 +16,12 @@ import (
 // "-", "." and spaces) whose values are secrets whatever they look like:
 // "password", "db_password", "apiKey", "access-token", "privateKey",
 // "passwordHash", "sessionId", "Set-Cookie", "Authorization",
-// "connection_string", "connStr". "tokens" (a count) does not match
-// "token".
+// "connection_string", "connStr", "accountKey", "DB_PWD". "tokens" (a
+// count) does not match "token". The list covers every key package
+// secrets redacts in a key="value" assignment (TestSensitiveKeysMatchTextKeys).
 var sensitiveKeys = []string{
-	"password", "passwd", "passphrase", "passwordhash", "pwhash", "secret", "apikey", "accesskey",
-	"privatekey", "token", "connectionstring", "connstring", "connstr", "dsn", "credential", "credentials",
+	"password", "passwd", "passphrase", "pwd", "passwordhash", "pwhash", "secret", "apikey", "accesskey",
+	"accountkey", "privatekey", "token", "connectionstring", "connstring", "connstr", "dsn", "credential", "credentials",
 	"session", "sessionid", "sessionkey", "cookie", "cookies", "authorization",
 }
 
