@@ -120,10 +120,13 @@ var detectors = []detector{
 		literals: []string{"ls0tls1crudjti"},
 	},
 	{
-		kind:     BearerToken,
+		kind: BearerToken,
+		// A token has a digit or mixes cases; a run of one case
+		// without digits is a placeholder (YOUR_ACCESS_TOKEN) or words
+		// (bearer authentication/authorization).
 		re:       regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`),
 		group:    1,
-		check:    func(_ []string, v string) bool { return !placeholder(v) },
+		check:    func(_ []string, v string) bool { return !placeholder(v) && randomLooking(v) },
 		literals: []string{"bearer"},
 	},
 	{
@@ -367,6 +370,14 @@ func base64PrivateKey(v string) bool {
 	v = v[:len(v)/4*4]
 	b, err := base64.StdEncoding.DecodeString(v)
 	return err == nil && strings.Contains(string(b), "PRIVATE KEY")
+}
+
+// randomLooking reports whether v has a digit or both upper and lower case
+// letters, as a generated token does.
+func randomLooking(v string) bool {
+	return strings.ContainsAny(v, "0123456789") ||
+		strings.ContainsFunc(v, func(r rune) bool { return 'a' <= r && r <= 'z' }) &&
+			strings.ContainsFunc(v, func(r rune) bool { return 'A' <= r && r <= 'Z' })
 }
 
 // awsSecretShape reports whether a 40-character base64 run mixes upper

@@ -78,6 +78,8 @@ func TestFind(t *testing.T) {
 		{"url-safe cursor is no aws secret", "More: call again with cursor YmIxOmF1ZGl0L2FwcHNlYy1yZXZpZXdlci5qc29u.", nil},
 		{"git hash is no aws secret", "commit 4f3ecae1b2c3d4e5f60718293a4b5c6d7e8f9012 fixed it", nil},
 		{"bearer placeholder", "Authorization: Bearer <token>", nil},
+		{"bearer placeholder in capitals", "Send Authorization: Bearer YOUR_ACCESS_TOKEN_HERE on every call", nil},
+		{"bearer prose", "The API takes bearer authentication/authorization headers.", nil},
 
 		{"prose about passwords", "Passwords are hashed with argon2id before storage.", nil},
 		{"password colon prose", "Password: must be rotated every 90 days.", nil},
