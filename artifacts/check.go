@@ -46,6 +46,11 @@ type Options struct {
 	// (the doctor's conflict markers and stored secrets). Calls for
 	// different inputs run concurrently.
 	Each func(i int, doc []byte)
+	// Prepare, when set, turns each document read into the one validated
+	// (validate --as-input: what blackboard write would store). Its error
+	// is the document's. Violations then carry no line and column: they
+	// would point into the prepared document, not the file.
+	Prepare func(doc []byte) ([]byte, error)
 }
 
 // Check reads and validates the inputs on every CPU and returns one result
@@ -103,10 +108,21 @@ func checkOne(reg *contracts.Registry, i int, in Input, opts Options) (res Resul
 	if opts.Each != nil {
 		opts.Each(i, doc)
 	}
+	if opts.Prepare != nil {
+		if doc, err = opts.Prepare(doc); err != nil {
+			res.Err = err
+			return res
+		}
+	}
 	if opts.Contract == "" {
 		res.Contract, res.Violations, res.Err = reg.ValidateAuto(doc)
 	} else {
 		res.Violations, res.Err = reg.Validate(opts.Contract, doc)
+	}
+	if opts.Prepare != nil {
+		for j := range res.Violations {
+			res.Violations[j].Line, res.Violations[j].Column = 0, 0
+		}
 	}
 	if len(res.Violations) > 0 {
 		res.Data = doc

@@ -182,11 +182,9 @@ func (b *Board) Write(ctx context.Context, req WriteRequest) (WriteResult, error
 	if err != nil {
 		return res, err
 	}
-	obj["schema"] = req.Schema
-	obj["producedBy"] = agent
-	doc, err := encode(obj)
+	doc, err := stamp(obj, req.Schema, agent)
 	if err != nil {
-		return res, fmt.Errorf("encode artifact: %w", err)
+		return res, err
 	}
 	vs, err := reg.Validate(req.Schema, doc)
 	if err != nil {
@@ -265,6 +263,33 @@ func (b *Board) record(kind string) {
 }
 
 // decodeObject parses data as one JSON object, keeping numbers exact.
+// AsWritten returns the document [Board.Write] validates for data written
+// as agent against contract schema: data's object with "schema" and
+// "producedBy" set. Errors are those Write returns for an unusable agent
+// name or data that is not a JSON object.
+func AsWritten(data []byte, schema, agent string) ([]byte, error) {
+	agent, err := sanitizeField("agent", agent)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := decodeObject(data)
+	if err != nil {
+		return nil, err
+	}
+	return stamp(obj, schema, agent)
+}
+
+// stamp sets the fields Write owns and encodes the artifact as stored.
+func stamp(obj map[string]any, schema, agent string) ([]byte, error) {
+	obj["schema"] = schema
+	obj["producedBy"] = agent
+	doc, err := encode(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encode artifact: %w", err)
+	}
+	return doc, nil
+}
+
 func decodeObject(data []byte) (map[string]any, error) {
 	if len(data) > MaxDataBytes {
 		return nil, fmt.Errorf("%w: %d bytes, at most %d (8 MiB)", ErrTooLarge, len(data), MaxDataBytes)

@@ -13,12 +13,15 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/foundryhq/foundry/artifacts"
+	"github.com/foundryhq/foundry/blackboard"
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/project"
 )
 
 type validateOptions struct {
 	auto     bool
+	asInput  bool   // check each file as a blackboard write --data-file
+	agent    string // the writing agent under --as-input
 	format   string // text, lines, json or sarif
 	contract string // the contract id, without --auto
 	files    []string
@@ -46,6 +49,13 @@ A file named - is read from stdin. A document missing "schema" or
 "producedBy" gets a hint: blackboard write sets both itself, so its input
 may leave them out.
 
+With --as-input each file is checked as blackboard write would check it
+as its --data-file: "schema" is set to the contract id and "producedBy"
+to --agent (default "validate") before validating, so an input that
+leaves them out passes, and a file that is not a JSON object fails as
+write refuses it. Problems then carry no line and column. --as-input
+needs the contract id; it cannot be used with --auto.
+
 Formats: text (the default above); lines, one "path:line:col: <pointer>:
 <problem>" line per problem; json (also --json) and sarif (SARIF 2.1.0),
 both with path, line, column, pointer and message. Columns count
@@ -61,6 +71,8 @@ EXIT STATUS:
    2  malformed command line`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "auto", Usage: `pick each file's contract from its "schema" field`, Destination: &opts.auto},
+			&cli.BoolFlag{Name: "as-input", Usage: "check each file as a blackboard write --data-file input for the contract", Destination: &opts.asInput},
+			&cli.StringFlag{Name: "agent", Value: "validate", Usage: "with --as-input, the `NAME` write would set as producedBy", Destination: &opts.agent},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text, lines, json or sarif", Destination: &opts.format},
 		},
 		Action: func(c *cli.Context) error {
@@ -75,6 +87,12 @@ EXIT STATUS:
 			case "text", "lines", "json", "sarif":
 			default:
 				return usageErrorf("--format %q: want text, lines, json or sarif", opts.format)
+			}
+			switch {
+			case opts.asInput && opts.auto:
+				return usageErrorf("--as-input and --auto cannot be used together: --as-input needs the contract id")
+			case c.IsSet("agent") && !opts.asInput:
+				return usageErrorf("--agent needs --as-input")
 			}
 			if !opts.auto {
 				if len(args) < 2 {
@@ -125,7 +143,13 @@ func runValidate(ctx context.Context, env *cliEnv, opts *validateOptions) error 
 		// collecting less often saves about a sixth of a large sweep.
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
-	results, err := artifacts.Check(ctx, reg, inputs, artifacts.Options{Contract: opts.contract})
+	copts := artifacts.Options{Contract: opts.contract}
+	if opts.asInput {
+		copts.Prepare = func(doc []byte) ([]byte, error) {
+			return blackboard.AsWritten(doc, opts.contract, opts.agent)
+		}
+	}
+	results, err := artifacts.Check(ctx, reg, inputs, copts)
 	if err != nil {
 		return err
 	}
