@@ -94,6 +94,11 @@ EXIT STATUS:
 			case c.IsSet("agent") && !opts.asInput:
 				return usageErrorf("--agent needs --as-input")
 			}
+			if opts.asInput {
+				if err := checkNames(struct{ field, name string }{"agent", opts.agent}); err != nil {
+					return err
+				}
+			}
 			if !opts.auto {
 				if len(args) < 2 {
 					return usageErrorf("validate needs a contract id and at least one file, or --auto")

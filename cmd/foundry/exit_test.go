@@ -43,6 +43,7 @@ var badFlagValues = map[string]struct {
 	"blackboard write --schema":    {free: "an unknown contract is data not found (exit 1)"},
 	"blackboard write --data-file": {free: "a file name; a missing file is a failure"},
 	"blackboard read --agent":      {values: []string{".."}},
+	"validate --agent":             {values: []string{".", ""}},
 	"blackboard read --limit":      {values: []string{"0", "101"}},
 	"blackboard read --cursor":     {values: []string{"zz", "not-a-cursor"}},
 	"validate --format":            {values: []string{"xml"}},
