@@ -147,6 +147,15 @@ func (s *Store) writeLocked(ctx context.Context, req WriteRequest, today string)
 		if len(ix) == 0 {
 			return WriteResult{}, ruleErr("supersedes", "supersede %s: no such fact", req.Supersedes)
 		}
+		if len(ix) > 1 {
+			// Two branches each wrote this id: which fact is meant only the
+			// repair can tell, from git history, so guessing is refused.
+			paths := make([]string, len(ix))
+			for i, j := range ix {
+				paths[i] = snap.facts[j].Path
+			}
+			return WriteResult{}, ruleErr("supersedes", "supersede %s: %d facts have this id (%s); run foundry doctor --fix to renumber them, then supersede the new id", req.Supersedes, len(ix), strings.Join(paths, ", "))
+		}
 		f := snap.facts[ix[0]]
 		if f.Status == Superseded {
 			return WriteResult{}, ruleErr("supersedes", "supersede %s: already superseded by %s", f.ID, f.SupersededBy)

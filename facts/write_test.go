@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -375,5 +376,32 @@ func TestStoreWriteRefusesSymlinkedMemory(t *testing.T) {
 	}
 	if es, _ := os.ReadDir(outside); len(es) != 1 {
 		t.Errorf("the memory writes left %d entries outside the project, want the 1 that was there", len(es))
+	}
+}
+
+// Superseding an id two files share (two branches each wrote it, no
+// `doctor --fix` yet) refuses, naming both files and the repair, rather than
+// silently picking the first by file name.
+func TestStoreWriteSupersedesDuplicatedIDRefuses(t *testing.T) {
+	t.Parallel()
+	s, root, _ := newTestStore(t)
+	writeFile(t, root, ".foundry/memory/fact-0003-ship-on-fridays.md", string(Format(Fact{ID: "fact-0003", Type: Domain, Title: "Ship on Fridays", Status: Active, Created: "2025-03-01", Body: "a"})))
+	writeFile(t, root, ".foundry/memory/fact-0003-use-launchdarkly.md", string(Format(Fact{ID: "fact-0003", Type: Domain, Title: "Use LaunchDarkly", Status: Active, Created: "2025-03-01", Body: "b"})))
+	before := factFiles(t, root)
+	a, b := readFile(t, root, ".foundry/memory/fact-0003-ship-on-fridays.md"), readFile(t, root, ".foundry/memory/fact-0003-use-launchdarkly.md")
+	_, err := s.Write(context.Background(), WriteRequest{Title: "Ship any day", Type: Domain, Body: "c", Supersedes: "fact-0003"})
+	if !errors.Is(err, ErrInvalid) {
+		t.Fatalf("Write superseding a duplicated id: %v, want ErrInvalid", err)
+	}
+	for _, want := range []string{"fact-0003-ship-on-fridays.md", "fact-0003-use-launchdarkly.md", "foundry doctor --fix"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %q", err, want)
+		}
+	}
+	if got := factFiles(t, root); !slices.Equal(got, before) {
+		t.Errorf("fact files after a refused write: %v, want %v", got, before)
+	}
+	if readFile(t, root, ".foundry/memory/fact-0003-ship-on-fridays.md") != a || readFile(t, root, ".foundry/memory/fact-0003-use-launchdarkly.md") != b {
+		t.Error("a refused write changed a fact file")
 	}
 }
