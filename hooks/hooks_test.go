@@ -312,8 +312,8 @@ func TestRegisterMergeDriver(t *testing.T) {
 	if res, err := hooks.UnregisterMergeDriver(ctx, r.Dir); err != nil || res.Action != hooks.Removed {
 		t.Fatalf("unregister: %+v, %v", res, err)
 	}
-	if got := readFile(t, attrs); got != "*.png binary\n" {
-		t.Fatalf(".gitattributes after unregister = %q", got)
+	if got := readFile(t, attrs); got != "*.png binary" {
+		t.Fatalf(".gitattributes after unregister = %q, want the user's file exactly, without the final newline install added", got)
 	}
 	if _, err := r.TryGit("config", "--local", "merge.foundry-index.driver"); err == nil {
 		t.Fatal("driver still configured after unregister")

@@ -46,6 +46,11 @@ const driverTitle = "Foundry memory index (union of both sides' facts)"
 // again, and never a file the user had.
 const createdKey = "attributescreated"
 
+// newlineKey records that install added a final newline to a .gitattributes
+// that lacked one before appending its line, so uninstall takes it away
+// again and gives the user's file back byte for byte.
+const newlineKey = "attributesnewline"
+
 // AttributesLine routes INDEX.md to the driver; it lives in the
 // .gitattributes of the project root, where the pattern is relative to.
 const AttributesLine = ".foundry/memory/INDEX.md merge=" + DriverName
@@ -86,6 +91,9 @@ func (r *repo) planMergeDriver(ctx context.Context, opts Options) (step, error) 
 	want := []string{"merge." + DriverName + ".name", driverTitle, "merge." + DriverName + ".driver", DriverCommandFor(opts.Executable)}
 	if !existed {
 		want = append(want, "merge."+DriverName+"."+createdKey, "true")
+	}
+	if !found && len(old) > 0 && old[len(old)-1] != '\n' {
+		want = append(want, "merge."+DriverName+"."+newlineKey, "true")
 	}
 	type prior struct {
 		key, value string
@@ -149,6 +157,10 @@ func (r *repo) unregisterMergeDriver(ctx context.Context) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	newline, _, err := r.configGet(ctx, "merge."+DriverName+"."+newlineKey)
+	if err != nil {
+		return Result{}, err
+	}
 	if _, ok, err := r.configGet(ctx, "merge."+DriverName+".driver"); err != nil {
 		return Result{}, err
 	} else if ok {
@@ -169,6 +181,9 @@ func (r *repo) unregisterMergeDriver(ctx context.Context) (Result, error) {
 	}
 	lines := strings.SplitAfter(string(old), "\n")
 	rest := strings.Join(append(lines[:i:i], lines[i+1:]...), "")
+	if newline == "true" && strings.Join(lines[i+1:], "") == "" { // our line still the last
+		rest = strings.TrimSuffix(rest, "\n")
+	}
 	if rest == "" && created == "true" {
 		err = os.Remove(attrs)
 	} else {
