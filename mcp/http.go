@@ -713,8 +713,7 @@ func failed(resp []byte) bool {
 // handler sends, then the response.
 func (h *HTTPHandler) postStream(w http.ResponseWriter, r *http.Request, s *httpSession, req *jsonrpc.Request) {
 	rc := http.NewResponseController(w)
-	w.Header().Set("Content-Type", contentTypeEventStream)
-	w.Header().Set("Cache-Control", "no-cache")
+	setStreamHeaders(w.Header())
 	w.WriteHeader(http.StatusOK)
 	_ = rc.Flush()
 	var mu sync.Mutex
@@ -732,6 +731,15 @@ func (h *HTTPHandler) postStream(w http.ResponseWriter, r *http.Request, s *http
 			h.log.Debug("write response event", "err", err)
 		}
 	}
+}
+
+// setStreamHeaders sets the headers of an SSE response. X-Accel-Buffering
+// keeps reverse proxies such as nginx from holding events back, as MCP
+// 2026-07-28 (Streamable HTTP, Receiving Messages) asks of a server.
+func setStreamHeaders(h http.Header) {
+	h.Set("Content-Type", contentTypeEventStream)
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
 }
 
 func writeEvent(w io.Writer, msg []byte) error {
@@ -871,8 +879,7 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request, tok *Token) {
 	}()
 
 	rc := http.NewResponseController(w)
-	w.Header().Set("Content-Type", contentTypeEventStream)
-	w.Header().Set("Cache-Control", "no-cache")
+	setStreamHeaders(w.Header())
 	w.WriteHeader(http.StatusOK)
 	if rc.Flush() != nil {
 		return

@@ -477,8 +477,8 @@ func TestHTTPStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
-		t.Errorf("Content-Type of a call with progress: %q", ct)
+	if ct, xab := resp.Header.Get("Content-Type"), resp.Header.Get("X-Accel-Buffering"); ct != "text/event-stream" || xab != "no" {
+		t.Errorf("Content-Type and X-Accel-Buffering of a call with progress: %q %q, want text/event-stream and no", ct, xab)
 	}
 	events := sseEvents(t, resp.Body, 6)
 	resp.Body.Close()
@@ -521,6 +521,9 @@ func TestHTTPStreams(t *testing.T) {
 				return
 			}
 			opened <- struct{}{}
+			if xab := resp.Header.Get("X-Accel-Buffering"); xab != "no" {
+				t.Errorf("X-Accel-Buffering of a GET stream: %q, want no", xab)
+			}
 			sc := bufio.NewScanner(resp.Body)
 			for sc.Scan() {
 				if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
