@@ -77,6 +77,32 @@ EXIT STATUS:
 				},
 			},
 			{
+				Name:      "example",
+				Usage:     "print a skeleton artifact that validates against a contract",
+				ArgsUsage: "<contract-id>",
+				Description: `Prints an artifact generated from the contract's schema (embedded or
+project-local), indented by two spaces: its required properties only, each
+the schema's const, its first enum value, its first example, or a value of
+its type meeting its format (date, date-time, uri), pattern and minimums.
+The artifact is validated before it is printed; a property the generator
+cannot satisfy is an error naming its JSON pointer. Fill in the values and
+pass it to blackboard write (which sets "schema" and "producedBy" itself)
+or to validate. It is JSON with or without --json.
+
+EXIT STATUS:
+   0  ok
+   1  unknown contract, a project contract that cannot be loaded, or one no
+      example can be generated for
+   2  malformed command line`,
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return usageErrorf("contracts example takes one contract id")
+					}
+					opts.id, opts.json, opts.stdout = c.Args().First(), env.json, env.stdout
+					return runContractsExample(env, opts)
+				},
+			},
+			{
 				Name:      "new",
 				Usage:     "write a local contract scaffold to .foundry/schemas/",
 				ArgsUsage: "<noun>",
@@ -169,6 +195,19 @@ func runContractsShow(env *cliEnv, opts *contractsOptions) error {
 	}
 	out.WriteByte('\n')
 	_, err = opts.stdout.Write(out.Bytes())
+	return err
+}
+
+func runContractsExample(env *cliEnv, opts *contractsOptions) error {
+	reg, err := loadRegistry(env)
+	if err != nil {
+		return err
+	}
+	doc, err := reg.Example(opts.id)
+	if err != nil {
+		return err
+	}
+	_, err = opts.stdout.Write(doc)
 	return err
 }
 
