@@ -154,7 +154,14 @@ func example(s *jsonschema.Schema, ptr string, depth int) (any, error) {
 	return nil, fmt.Errorf("%w at %s: no type, const or enum to build from", ErrNoExample, ptr)
 }
 
+// maxExampleLength bounds the padding a string's minLength asks for: a
+// local contract is untrusted, and minLength 1e12 must not allocate 1 TB.
+const maxExampleLength = 4096
+
 func exampleString(s *jsonschema.Schema, ptr string) (string, error) {
+	if s.MinLength != nil && *s.MinLength > maxExampleLength {
+		return "", fmt.Errorf("%w at %s: minLength %d", ErrNoExample, ptr, *s.MinLength)
+	}
 	var candidates []string
 	if s.Format != nil {
 		switch s.Format.Name {

@@ -41,6 +41,7 @@ func TestExampleNamesThePointerItCannotSatisfy(t *testing.T) {
 	}{
 		{"pattern", `{"type":"object","required":["code"],"properties":{"code":{"type":"string","pattern":"^ZZ[0-9]{9}$","maxLength":3}}}`, "at #/code"},
 		{"false", `{"type":"object","required":["never"],"properties":{"never":false}}`, "at #/never"},
+		{"huge minLength", `{"type":"object","required":["s"],"properties":{"s":{"type":"string","minLength":999999999999}}}`, "at #/s: minLength"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
