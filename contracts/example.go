@@ -37,7 +37,8 @@ func (r *Registry) Example(id string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := example(s, "#", 0)
+	budget := maxExampleValues
+	v, err := example(s, "#", 0, &budget)
 	if err != nil {
 		return nil, fmt.Errorf("example of %s: %w", id, err)
 	}
@@ -62,9 +63,17 @@ func (r *Registry) Example(id string) ([]byte, error) {
 // fails instead of recursing forever.
 const maxExampleDepth = 32
 
-func example(s *jsonschema.Schema, ptr string, depth int) (any, error) {
+// maxExampleValues bounds the values one example holds: the depth bound
+// alone still lets arrays of minItems 64, or objects requiring two
+// properties of their own kind, multiply to billions of values.
+const maxExampleValues = 10000
+
+func example(s *jsonschema.Schema, ptr string, depth int, budget *int) (any, error) {
 	if depth > maxExampleDepth {
 		return nil, fmt.Errorf("%w at %s: nested too deep", ErrNoExample, ptr)
+	}
+	if *budget--; *budget < 0 {
+		return nil, fmt.Errorf("%w at %s: more than %d values", ErrNoExample, ptr, maxExampleValues)
 	}
 	if s.Bool != nil {
 		if !*s.Bool {
@@ -73,7 +82,7 @@ func example(s *jsonschema.Schema, ptr string, depth int) (any, error) {
 		return map[string]any{}, nil
 	}
 	if s.Ref != nil {
-		return example(s.Ref, ptr, depth+1)
+		return example(s.Ref, ptr, depth+1, budget)
 	}
 	if s.Const != nil {
 		return *s.Const, nil
@@ -96,7 +105,7 @@ func example(s *jsonschema.Schema, ptr string, depth int) (any, error) {
 			if !ok {
 				return nil, fmt.Errorf("%w at %s/%s: required but not described", ErrNoExample, ptr, escapeToken(name))
 			}
-			v, err := example(ps, ptr+"/"+escapeToken(name), depth+1)
+			v, err := example(ps, ptr+"/"+escapeToken(name), depth+1, budget)
 			if err != nil {
 				return nil, err
 			}
@@ -121,7 +130,7 @@ func example(s *jsonschema.Schema, ptr string, depth int) (any, error) {
 				arr = append(arr, "example")
 				continue
 			}
-			v, err := example(item, fmt.Sprintf("%s/%d", ptr, i), depth+1)
+			v, err := example(item, fmt.Sprintf("%s/%d", ptr, i), depth+1, budget)
 			if err != nil {
 				return nil, err
 			}

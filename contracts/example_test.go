@@ -41,6 +41,7 @@ func TestExampleNamesThePointerItCannotSatisfy(t *testing.T) {
 	}{
 		{"pattern", `{"type":"object","required":["code"],"properties":{"code":{"type":"string","pattern":"^ZZ[0-9]{9}$","maxLength":3}}}`, "at #/code"},
 		{"false", `{"type":"object","required":["never"],"properties":{"never":false}}`, "at #/never"},
+		{"nested arrays", `{"type":"object","required":["a"],"properties":{"a":{"type":"array","minItems":64,"items":{"type":"array","minItems":64,"items":{"type":"array","minItems":64,"items":{"type":"string"}}}}}}`, "values"},
 		{"huge minLength", `{"type":"object","required":["s"],"properties":{"s":{"type":"string","minLength":999999999999}}}`, "at #/s: minLength"},
 	}
 	for _, tt := range tests {
