@@ -111,7 +111,8 @@ type HTTPOptions struct {
 	// BodyReadTimeout bounds the reading of one POST body (default 30s).
 	BodyReadTimeout time.Duration
 	// MaxSessions caps the open sessions (default 256); SessionIdle ends a
-	// session unused for that long (default 1h).
+	// session unused for that long (default 1h), as measured by
+	// [Options.Now].
 	MaxSessions int
 	SessionIdle time.Duration
 	// KeepAlive is the interval of comment lines on idle GET streams
@@ -169,6 +170,9 @@ func NewHTTPHandler(opts HTTPOptions) (*HTTPHandler, error) {
 	}
 	if opts.KeepAlive <= 0 {
 		opts.KeepAlive = defaultKeepAlive
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
 	h := &HTTPHandler{
 		opts:     opts,
@@ -293,6 +297,7 @@ type httpSession struct {
 	id     string
 	client string
 	conn   *jsonrpc.Conn
+	now    func() time.Time // the handler's clock of idleness
 
 	mu       sync.Mutex
 	streams  []*sseStream
@@ -305,12 +310,12 @@ type httpSession struct {
 func (s *httpSession) touch() (done func()) {
 	s.mu.Lock()
 	s.active++
-	s.lastUsed = time.Now()
+	s.lastUsed = s.now()
 	s.mu.Unlock()
 	return func() {
 		s.mu.Lock()
 		s.active--
-		s.lastUsed = time.Now()
+		s.lastUsed = s.now()
 		s.mu.Unlock()
 	}
 }
@@ -679,7 +684,7 @@ func (h *HTTPHandler) stateless(tok *Token) (*httpSession, error) {
 		}
 		h.mu.Unlock()
 	}
-	return &httpSession{client: name, conn: rpc.Open(nil), lastUsed: time.Now()}, nil
+	return &httpSession{client: name, conn: rpc.Open(nil), now: h.opts.Now, lastUsed: h.opts.Now()}, nil
 }
 
 // wantsProgress reports whether a request asked for progress
@@ -754,7 +759,7 @@ func (h *HTTPHandler) newSession(tok *Token) (*httpSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &httpSession{client: clientName(tok), lastUsed: time.Now()}
+	s := &httpSession{client: clientName(tok), now: h.opts.Now, lastUsed: h.opts.Now()}
 	s.conn = rpc.Open(s.unsolicited)
 	return s, nil
 }
@@ -874,7 +879,7 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request, tok *Token) {
 	defer func() {
 		s.mu.Lock()
 		s.streams = slices.DeleteFunc(s.streams, func(x *sseStream) bool { return x == st })
-		s.lastUsed = time.Now()
+		s.lastUsed = s.now()
 		s.mu.Unlock()
 	}()
 
@@ -960,6 +965,8 @@ func (h *HTTPHandler) Sessions() int {
 }
 
 // reap ends sessions left idle (no request, no stream) for SessionIdle.
+// The ticker only paces the checks: idleness is measured by opts.Now, so
+// a caller's clock decides when a session has idled long enough.
 func (h *HTTPHandler) reap() {
 	t := time.NewTicker(min(h.opts.SessionIdle/4, time.Minute))
 	defer t.Stop()
@@ -967,7 +974,8 @@ func (h *HTTPHandler) reap() {
 		select {
 		case <-h.stop:
 			return
-		case now := <-t.C:
+		case <-t.C:
+			now := h.opts.Now()
 			var idle []*httpSession
 			h.mu.Lock()
 			for id, s := range h.sessions {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -652,20 +653,35 @@ func TestHTTPOptionsRefused(t *testing.T) {
 
 // TestHTTPSessionBounds checks the bounds on sessions: over MaxSessions an
 // initialize is answered 503, and a session left idle is ended by the
-// reaper, after which its id is unknown.
+// reaper, after which its id is unknown. Idleness is measured by a fake
+// clock, so a slow machine cannot end a session before the test lets it.
 func TestHTTPSessionBounds(t *testing.T) {
 	t.Parallel()
 	reg, err := fakeRegistry()
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := startHTTP(t, reg, func(o *mcp.HTTPOptions) { o.MaxSessions = 1; o.SessionIdle = 40 * time.Millisecond })
+	var clock atomic.Int64 // Unix nanoseconds of the fake clock
+	clock.Store(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).UnixNano())
+	const idle = 40 * time.Millisecond // the reaper checks every 10ms
+	d := startHTTP(t, reg, func(o *mcp.HTTPOptions) {
+		o.MaxSessions = 1
+		o.SessionIdle = idle
+		o.Now = func() time.Time { return time.Unix(0, clock.Load()) }
+	})
 	sid := initSession(t, d, tokenRW)
 	if r := post(t, d, tokenRW, nil, initBody); r.status != http.StatusServiceUnavailable || !strings.Contains(r.body, "1 sessions are open") {
 		t.Errorf("initialize over MaxSessions: %d %s", r.status, r.body)
 	}
+	// While the fake clock stands still no session idles, however many
+	// checks the reaper makes meanwhile; the sleep lets it make some.
+	time.Sleep(3 * idle)
+	if r := post(t, d, tokenRW, map[string]string{"Mcp-Session-Id": sid}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); r.status != http.StatusOK {
+		t.Errorf("ping before the session idled: %d %s", r.status, r.body)
+	}
+	clock.Add(int64(idle + time.Nanosecond))
 	for d.h.Sessions() != 0 {
-		time.Sleep(10 * time.Millisecond) // the reaper runs every 10ms here
+		time.Sleep(5 * time.Millisecond) // until the reaper's next check
 	}
 	if r := post(t, d, tokenRW, map[string]string{"Mcp-Session-Id": sid}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); r.status != http.StatusNotFound {
 		t.Errorf("ping in a reaped session: %d %s", r.status, r.body)

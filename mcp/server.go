@@ -119,7 +119,9 @@ type Options struct {
 	// Trace, when set, receives every JSON-RPC message read or written
 	// (--rpc-trace).
 	Trace *slog.Logger
-	// Now is the clock of audit records; nil means time.Now.
+	// Now is the clock of audit records and, in an HTTP server, the clock
+	// against which the reaper measures how long a session has been idle
+	// (see [HTTPOptions.SessionIdle]); nil means time.Now.
 	Now func() time.Time
 }
 
