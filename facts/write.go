@@ -86,13 +86,14 @@ func (s *Store) locked(ctx context.Context, fn func() error) error {
 	if err := r.MkdirAll(Dir); err != nil {
 		return err
 	}
-	unlock, err := r.Lock(ctx, LockPath)
+	// Every temp file in the memory folder is stale once the lock is held:
+	// only its holder writes there.
+	unlock, err := r.LockClearing(ctx, LockPath, time.Now())
 	if err != nil {
 		return err
 	}
 	defer func() { _ = unlock() }()
 	pause.Point(ctx, "facts.after-lock")
-	r.RemoveStale(Dir, time.Now()) // every temp file is stale under the lock
 	return fn()
 }
 

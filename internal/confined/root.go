@@ -255,6 +255,14 @@ func (r *Root) Rename(oldname, newname string) error {
 // than [StaleAge] in the lock file's folder, left by killed writers, are
 // removed.
 func (r *Root) Lock(ctx context.Context, name string) (unlock func() error, err error) {
+	return r.LockClearing(ctx, name, time.Now().Add(-StaleAge))
+}
+
+// LockClearing is [Root.Lock] for a folder whose temp files are written
+// only under this lock: once held, it removes the temp files of the lock
+// file's folder last modified before the time before (time.Now() for every
+// one), so the folder is listed once per lock.
+func (r *Root) LockClearing(ctx context.Context, name string, before time.Time) (unlock func() error, err error) {
 	if err := r.NoFollow(name); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", name, err)
 	}
@@ -266,7 +274,7 @@ func (r *Root) Lock(ctx context.Context, name string) (unlock func() error, err 
 		f.Close()
 		return nil, fmt.Errorf("lock %s: %w", name, err)
 	}
-	r.RemoveStale(path.Dir(name), time.Now().Add(-StaleAge))
+	r.RemoveStale(path.Dir(name), before)
 	return func() error {
 		uerr := unlockFile(f)
 		if cerr := f.Close(); uerr == nil {
