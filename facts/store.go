@@ -24,7 +24,7 @@ import (
 // Paths of the memory folder, relative to the project root (slash-separated,
 // as fs.FS paths are).
 const (
-	Dir       = ".foundry/memory"
+	Dir       = confined.MemoryDir
 	IndexPath = Dir + "/INDEX.md"
 	LockPath  = Dir + "/.lock"
 )

@@ -13,12 +13,13 @@ import (
 
 	"github.com/foundryhq/foundry/artifacts"
 	"github.com/foundryhq/foundry/internal/atomicfile"
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 // Paths the report measures, relative to the project root.
 const (
-	IndexPath     = ".foundry/memory/INDEX.md"
-	MemoryDir     = ".foundry/memory"
+	MemoryDir     = confined.MemoryDir
+	IndexPath     = MemoryDir + "/INDEX.md"
 	BlackboardDir = artifacts.Dir
 )
 

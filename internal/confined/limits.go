@@ -34,8 +34,8 @@ var limits = []struct {
 	limit   Limit
 }{
 	{".foundry/config.yaml", Limit{"config", 64 * KiB}},
-	{".foundry/memory/INDEX.md", Limit{"memory index", 1 * MiB}},
-	{".foundry/memory/*", Limit{"fact", 64 * KiB}},
+	{MemoryDir + "/INDEX.md", Limit{"memory index", 1 * MiB}},
+	{MemoryDir + "/*", Limit{"fact", 64 * KiB}},
 	{".foundry/runbooks/", Limit{"runbook", 1 * MiB}},
 	{".foundry/schemas/", Limit{"schema", 1 * MiB}},
 	{".foundry/contracts.lock/", Limit{"contract lock", 4 * KiB}},
@@ -53,6 +53,11 @@ const ArtifactMax = 8 * MiB
 // package that needs it, so the size table and the validation core share
 // one definition.
 const BlackboardDir = ".foundry/blackboard"
+
+// MemoryDir holds the facts and INDEX.md, relative to the project root;
+// packages use it as facts.Dir (tokens, which facts imports, uses it
+// directly).
+const MemoryDir = ".foundry/memory"
 
 // DefaultLimit holds every file the table does not name.
 var DefaultLimit = Limit{"file", ArtifactMax}
