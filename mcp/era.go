@@ -171,6 +171,20 @@ func notModern(method string, known bool) *jsonrpc.Error {
 	return jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", method)
 }
 
+// paramsMeta decodes the _meta object of a request's params. mentioned is
+// false, and nothing is decoded, when the params never name the protocol
+// version key: most legacy requests, which so cost no decoding.
+func paramsMeta(params json.RawMessage) (meta map[string]json.RawMessage, mentioned bool, err error) {
+	if len(params) == 0 || params[0] != '{' || !bytes.Contains(params, []byte(MetaProtocolVersion)) {
+		return nil, false, nil
+	}
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	err = json.Unmarshal(params, &p)
+	return p.Meta, true, err
+}
+
 // readMeta decides a request's era from params._meta and validates the
 // per-request fields of a modern one. A request without
 // io.modelcontextprotocol/protocolVersion, or naming a legacy revision
@@ -178,17 +192,14 @@ func notModern(method string, known bool) *jsonrpc.Error {
 // supported list.
 func (s *session) readMeta(req *jsonrpc.Request) (requestInfo, *jsonrpc.Error) {
 	ri := requestInfo{logLevel: -1}
-	// Most legacy requests never mention the key: skip decoding them.
-	if len(req.Params) == 0 || req.Params[0] != '{' || !bytes.Contains(req.Params, []byte(MetaProtocolVersion)) {
+	meta, mentioned, err := paramsMeta(req.Params)
+	switch {
+	case !mentioned:
 		return ri, nil
-	}
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	if err := json.Unmarshal(req.Params, &p); err != nil {
+	case err != nil:
 		return ri, invalidParams("Invalid params: _meta must be an object")
 	}
-	raw, ok := p.Meta[MetaProtocolVersion]
+	raw, ok := meta[MetaProtocolVersion]
 	if !ok {
 		return ri, nil // the key was elsewhere, say in tool arguments
 	}
@@ -208,10 +219,10 @@ func (s *session) readMeta(req *jsonrpc.Request) (requestInfo, *jsonrpc.Error) {
 		return ri, e
 	}
 	ri.modern = true
-	if caps := p.Meta[MetaClientCapabilities]; len(caps) == 0 || caps[0] != '{' {
+	if caps := meta[MetaClientCapabilities]; len(caps) == 0 || caps[0] != '{' {
 		return ri, invalidParams("Invalid params: _meta[%q] must be an object", MetaClientCapabilities)
 	}
-	if raw, ok := p.Meta[MetaLogLevel]; ok {
+	if raw, ok := meta[MetaLogLevel]; ok {
 		var level any
 		_ = json.Unmarshal(raw, &level) // raw is valid JSON: it was decoded above
 		i, err := parseLevel(level)
@@ -220,7 +231,7 @@ func (s *session) readMeta(req *jsonrpc.Request) (requestInfo, *jsonrpc.Error) {
 		}
 		ri.logLevel = i
 	}
-	if info, ok := p.Meta[MetaClientInfo]; ok {
+	if info, ok := meta[MetaClientInfo]; ok {
 		s.log.Debug("modern request", "method", req.Method, "client", string(info))
 	}
 	return ri, nil

@@ -121,16 +121,11 @@ func checkMirrored(h http.Header, req *jsonrpc.Request, required bool) *jsonrpc.
 // as a string (its JSON text when it is not a string), and whether it is
 // there.
 func metaVersion(params json.RawMessage) (string, bool) {
-	if len(params) == 0 || params[0] != '{' || !strings.Contains(string(params), MetaProtocolVersion) {
+	meta, mentioned, err := paramsMeta(params)
+	if !mentioned || err != nil {
 		return "", false
 	}
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return "", false
-	}
-	raw, ok := p.Meta[MetaProtocolVersion]
+	raw, ok := meta[MetaProtocolVersion]
 	if !ok {
 		return "", false
 	}
