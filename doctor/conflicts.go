@@ -88,10 +88,37 @@ func (r *run) staleTemp(p string, d fs.DirEntry) {
 	}
 	r.checked(CheckStaleTemp, 1)
 	fi, err := d.Info()
-	if err != nil || time.Since(fi.ModTime()) <= confined.StaleAge {
+	if err != nil {
 		return
 	}
-	r.add(CheckStaleTemp, Finding{File: p, Message: fmt.Sprintf("temporary file left by a killed writer %s ago; the next write holding the folder's lock removes it", time.Since(fi.ModTime()).Round(time.Minute))})
+	age := r.now().Sub(fi.ModTime())
+	if age <= confined.StaleAge {
+		return
+	}
+	r.add(CheckStaleTemp, Finding{File: p, Message: fmt.Sprintf("temporary file left by a killed writer %s ago; the next write holding the folder's lock removes it", age.Round(time.Minute)),
+		Fix: "foundry doctor --fix"})
+}
+
+// staleTemps lists the temporary files under .foundry/ in fsys last
+// modified before the time before: those [run.staleTemp] reports.
+func staleTemps(fsys fs.FS, before time.Time) []string {
+	var out []string
+	_ = fs.WalkDir(fsys, project.Dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if skipConflictScan(p, d) && d.IsDir() {
+			return fs.SkipDir
+		}
+		if d.IsDir() || !strings.HasPrefix(d.Name(), atomicfile.TempPrefix) {
+			return nil
+		}
+		if fi, err := d.Info(); err == nil && fi.ModTime().Before(before) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
 }
 
 // controlIn records the first control character of a file that is not

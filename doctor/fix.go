@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/foundryhq/foundry/facts"
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 // Change is one repair [Fix] made.
@@ -31,10 +32,11 @@ func (c Change) String() string { return c.Message }
 // becomes the facts of both sides, duplicate ids are renumbered, and every
 // supersedes link follows the fact it meant, settled from git history when
 // the id it names is shared, so each chain agrees at both ends), and a stale
-// or missing INDEX.md is rebuilt. Nothing else is touched: conflict markers
-// in other files are reported, not resolved. Fix refuses a project opened
-// on a revision or the index, and a link history cannot settle
-// ([facts.ErrAmbiguousLink]), changing nothing.
+// or missing INDEX.md is rebuilt; temporary files a killed writer left
+// more than [confined.StaleAge] ago are removed. Nothing else is touched:
+// conflict markers in other files are reported, not resolved. Fix refuses
+// a project opened on a revision or the index, and a link history cannot
+// settle ([facts.ErrAmbiguousLink]), changing nothing.
 func Fix(ctx context.Context, env Env) ([]Change, error) {
 	p := env.Project
 	if err := p.CheckWritable(); err != nil {
@@ -89,6 +91,15 @@ func Fix(ctx context.Context, env Env) ([]Change, error) {
 	if !bytes.Equal(indexBefore, current) {
 		changes = append(changes, Change{Check: CheckFactsIndex, Path: facts.IndexPath,
 			Message: fmt.Sprintf("rebuilt %s: %s", facts.IndexPath, idx.Summary())})
+	}
+	// A temp file this old has no live writer (see confined.StaleAge), so
+	// removing it needs no lock.
+	for _, tmp := range staleTemps(p.FS, now().Add(-confined.StaleAge)) {
+		if err := p.Files.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return changes, fmt.Errorf("fix: remove %s: %w", tmp, err)
+		}
+		changes = append(changes, Change{Check: CheckStaleTemp, Path: tmp,
+			Message: fmt.Sprintf("removed %s, a temporary file left by a killed writer", tmp)})
 	}
 	return changes, nil
 }

@@ -51,6 +51,7 @@ type Progress struct {
 type run struct {
 	env     Env
 	p       *project.Project
+	now     func() time.Time
 	today   string
 	reg     *contracts.Registry
 	results map[string]*CheckResult
@@ -92,6 +93,7 @@ func Run(ctx context.Context, env Env) (*Report, error) {
 	r := &run{
 		env:     env,
 		p:       env.Project,
+		now:     now,
 		today:   now().Format("2006-01-02"),
 		results: map[string]*CheckResult{},
 		rep: &Report{

@@ -55,7 +55,8 @@ two facts of the merge's sides; duplicate ids are renumbered; every
 supersedes link follows the fact it meant (settled from git history when
 the id it names is shared: the fact that carried the id in the commit that
 wrote the link) and each chain is made to agree at both ends; a stale
-INDEX.md is rebuilt. A link nothing settles (an uncommitted merge, say) is
+INDEX.md is rebuilt; a temporary file a killed writer left more than an
+hour ago is removed. A link nothing settles (an uncommitted merge, say) is
 refused with a message and nothing is changed.
 
 EXIT STATUS:
@@ -67,7 +68,7 @@ EXIT STATUS:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text, lines, json or sarif", Destination: &opts.format},
 			&cli.BoolFlag{Name: "no-history", Usage: "skip the git history pass", Destination: &opts.noHistory},
-			&cli.BoolFlag{Name: "fix", Usage: "repair conflicted facts, duplicate ids, supersedes chains and INDEX.md, then check", Destination: &opts.fix},
+			&cli.BoolFlag{Name: "fix", Usage: "repair conflicted facts, duplicate ids, supersedes chains and INDEX.md, remove stale temp files, then check", Destination: &opts.fix},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {

@@ -98,6 +98,11 @@ func TestHostileRepository(t *testing.T) {
 		out := foundry(t, proj, nil, args...)
 		check(t, strings.Join(args, " "), out)
 	}
+	// The corrupt tree is named as such, not taken for a missing .foundry.
+	const corruptMsg = "foundry: read config: open .foundry/config.yaml: read tree .foundry: malformed tree: malformed mode\n"
+	if out := foundry(t, proj, nil, "doctor", "--rev", corrupt); out != corruptMsg {
+		t.Errorf("doctor --rev %s printed %q, want %q", corrupt, out, corruptMsg)
+	}
 	var session []string
 	for i, call := range []string{
 		`"tools/call","params":{"name":"memory_search","arguments":{"query":"secret"}}`,
