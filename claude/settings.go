@@ -9,11 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
+	"path"
 	"reflect"
 
-	"github.com/foundryhq/foundry/internal/atomicfile"
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 // ServerName is the MCP server's name, in .mcp.json and in tool names
@@ -107,7 +106,10 @@ func Setup(root string) ([]FileResult, error) {
 // Plan is a [Setup] checked and merged but not yet written, so a caller
 // that changes other files too (foundry init --claude) can refuse before
 // changing any of them.
-type Plan struct{ files []pendingFile }
+type Plan struct {
+	files []pendingFile
+	root  string
+}
 
 // PlanSetup reads and merges both files of [Setup] and writes nothing: a
 // file that is not a JSON object is an error here.
@@ -120,23 +122,36 @@ func PlanSetupHTTP(root string) (Plan, error) { return planSetup(root, HTTPServe
 func planSetup(root string, entry any) (Plan, error) {
 	// Both files are checked and merged before either is written, so a
 	// file that cannot be merged leaves the other untouched too.
-	mcp, err := mergeFile(root, MCPFile, func(o *object) (FileResult, bool, error) { return mergeMCP(o, entry) })
+	files, err := confined.Open(root)
+	if err != nil {
+		return Plan{}, fmt.Errorf("set up %s: %w", MCPFile, err)
+	}
+	defer files.Close()
+	mcp, err := mergeFile(files, MCPFile, func(o *object) (FileResult, bool, error) { return mergeMCP(o, entry) })
 	if err != nil {
 		return Plan{}, err
 	}
-	settings, err := mergeFile(root, SettingsFile, mergeSettings)
+	settings, err := mergeFile(files, SettingsFile, mergeSettings)
 	if err != nil {
 		return Plan{}, err
 	}
-	return Plan{files: []pendingFile{mcp, settings}}, nil
+	return Plan{files: []pendingFile{mcp, settings}, root: root}, nil
 }
 
 // Write writes the files of the plan that change, and returns what it did
 // to each, up to the first failure.
 func (p Plan) Write() ([]FileResult, error) {
+	if p.root == "" {
+		return nil, nil
+	}
+	files, err := confined.Open(p.root)
+	if err != nil {
+		return nil, fmt.Errorf("set up %s: %w", MCPFile, err)
+	}
+	defer files.Close()
 	var done []FileResult
 	for _, f := range p.files {
-		if err := f.write(); err != nil {
+		if err := f.write(files); err != nil {
 			return done, err
 		}
 		done = append(done, f.res)
@@ -148,18 +163,27 @@ func (p Plan) Write() ([]FileResult, error) {
 // change.
 type pendingFile struct {
 	res  FileResult
-	path string
+	mode fs.FileMode
 	out  []byte
 }
 
 // mergeFile reads the JSON object at rel (empty when absent) and lets merge
 // change it; the result, when it changed, is written by pendingFile.write.
-func mergeFile(root, rel string, merge func(*object) (FileResult, bool, error)) (pendingFile, error) {
-	path := filepath.Join(root, filepath.FromSlash(rel))
-	data, err := os.ReadFile(path)
+// A file that would be written through a symbolic link (the file itself,
+// or .claude/) is refused here, before anything is written: the link could
+// lead out of the project.
+func mergeFile(files *confined.Root, rel string, merge func(*object) (FileResult, bool, error)) (pendingFile, error) {
+	fi, err := files.Lstat(rel)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return pendingFile{}, fmt.Errorf("set up %s: %w", rel, err)
+		return pendingFile{}, fmt.Errorf("set up %s: %w; nothing was changed", rel, err)
+	}
+	var data []byte
+	if exists {
+		// A link is read only while it stays inside the project.
+		if data, err = confined.ReadFile(files.FS(), rel); err != nil {
+			return pendingFile{}, fmt.Errorf("set up %s: %w; nothing was changed", rel, err)
+		}
 	}
 	o := newObject()
 	if exists && len(bytes.TrimSpace(data)) > 0 {
@@ -175,9 +199,15 @@ func mergeFile(root, rel string, merge func(*object) (FileResult, bool, error)) 
 	if !exists {
 		res.Action = Created
 	}
-	p := pendingFile{res: res, path: path}
+	p := pendingFile{res: res, mode: 0o644}
+	if exists {
+		p.mode = fi.Mode().Perm()
+	}
 	if !changed {
 		return p, nil
+	}
+	if err := files.NoFollow(rel); err != nil {
+		return pendingFile{}, fmt.Errorf("set up %s: %w; nothing was changed", rel, err)
 	}
 	if p.out, err = render(o); err != nil {
 		return pendingFile{}, fmt.Errorf("set up %s: %w", rel, err)
@@ -186,18 +216,14 @@ func mergeFile(root, rel string, merge func(*object) (FileResult, bool, error)) 
 }
 
 // write writes the merged file when it changed, keeping its permissions.
-func (p pendingFile) write() error {
+func (p pendingFile) write(files *confined.Root) error {
 	if p.out == nil {
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(p.path), 0o755); err != nil {
+	if err := files.MkdirAll(path.Dir(p.res.Path)); err != nil {
 		return fmt.Errorf("set up %s: %w", p.res.Path, err)
 	}
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(p.path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	if err := atomicfile.WriteFile(p.path, p.out, mode); err != nil {
+	if err := files.WriteFile(p.res.Path, p.out, p.mode); err != nil {
 		return fmt.Errorf("set up %s: %w", p.res.Path, err)
 	}
 	return nil

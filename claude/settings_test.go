@@ -282,3 +282,47 @@ func TestSetupHTTP(t *testing.T) {
 		t.Errorf(".mcp.json (-want +got):\n%s", diff)
 	}
 }
+
+// TestSetupRefusesLinks: Setup writes nothing through a symbolic link out
+// of the project (.claude/, or either file itself), names the link, and
+// changes neither file when one is refused.
+func TestSetupRefusesLinks(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, link, target, want string
+	}{
+		{"claude folder", ".claude", "", "set up .claude/settings.json: refuse to write through .claude: is a symbolic link; nothing was changed"},
+		{"settings file", ".claude/settings.json", "settings.json", "set up .claude/settings.json: open .claude/settings.json: leads outside the project; nothing was changed"},
+		{"mcp file", ".mcp.json", "settings.json", "set up .mcp.json: open .mcp.json: leads outside the project; nothing was changed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			outside, root := t.TempDir(), t.TempDir()
+			writeFile(t, outside, "settings.json", "{}\n")
+			if err := os.MkdirAll(filepath.Join(root, ".claude"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			link := filepath.Join(root, filepath.FromSlash(tt.link))
+			_ = os.Remove(link)
+			if err := os.Symlink(filepath.Join(outside, tt.target), link); err != nil {
+				t.Skipf("no symbolic links here: %v", err)
+			}
+			_, err := claude.Setup(root)
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("Setup error = %v, want %q", err, tt.want)
+			}
+			if data, err := os.ReadFile(filepath.Join(outside, "settings.json")); err != nil || string(data) != "{}\n" {
+				t.Errorf("outside file = %q, %v; want it untouched", data, err)
+			}
+			if es, _ := os.ReadDir(outside); len(es) != 1 {
+				t.Errorf("outside folder holds %d files, want 1", len(es))
+			}
+			if tt.link != ".mcp.json" {
+				if _, err := os.Lstat(filepath.Join(root, ".mcp.json")); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf(".mcp.json written although settings.json was refused (%v)", err)
+				}
+			}
+		})
+	}
+}

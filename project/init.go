@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/foundryhq/foundry/config"
-	"github.com/foundryhq/foundry/internal/atomicfile"
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 // InitResult says what Init created.
@@ -57,12 +57,22 @@ func Init(dir string, opts InitOptions) (InitResult, error) {
 		}
 	}
 	res := InitResult{Root: root, Created: []string{}}
+	// Every write goes through the project folder's confined root, so no
+	// component on the way (.foundry itself included) may be a symbolic
+	// link: a clone that commits .foundry -> /elsewhere gets nothing
+	// written there.
+	files, err := confined.Open(root)
+	if err != nil {
+		return res, fmt.Errorf("init %s: %w", root, err)
+	}
+	defer files.Close()
 	for _, d := range []string{Dir, Dir + "/memory", Dir + "/runbooks", Dir + "/blackboard", Dir + "/schemas"} {
-		p := filepath.Join(root, filepath.FromSlash(d))
-		if _, err := os.Stat(p); err == nil {
+		if fi, err := files.Lstat(d); err == nil && fi.IsDir() {
 			continue
+		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return res, fmt.Errorf("init %s: %w", root, err)
 		}
-		if err := os.Mkdir(p, 0o755); err != nil {
+		if err := files.MkdirAll(d); err != nil {
 			return res, fmt.Errorf("init %s: %w", root, err)
 		}
 		res.Created = append(res.Created, d+"/")
@@ -71,48 +81,48 @@ func Init(dir string, opts InitOptions) (InitResult, error) {
 		{Dir + "/.gitignore", gitignoreTemplate},
 		{config.Path, config.Template},
 	} {
-		p := filepath.Join(root, filepath.FromSlash(f.path))
-		if _, err := os.Stat(p); err == nil {
-			if f.path == config.Path {
-				if res.OptIn, err = addOptIn(p); err != nil {
-					return res, fmt.Errorf("init %s: %w", root, err)
-				}
+		_, err := files.Lstat(f.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			// WriteNew never replaces a file, so of two inits run at
+			// once one writes and the other finds the file there.
+			err = files.WriteNew(f.path, []byte(f.content), 0o644)
+			if err == nil {
+				res.Created = append(res.Created, f.path)
+				continue
 			}
-			continue
-		} else if !errors.Is(err, fs.ErrNotExist) {
+		}
+		if err != nil && !errors.Is(err, fs.ErrExist) {
 			return res, fmt.Errorf("init %s: %w", root, err)
 		}
-		if err := atomicfile.WriteFile(p, []byte(f.content), 0o644); err != nil {
-			return res, fmt.Errorf("init %s: %w", root, err)
+		if f.path == config.Path {
+			if res.OptIn, err = addOptIn(files); err != nil {
+				return res, fmt.Errorf("init %s: %w", root, err)
+			}
 		}
-		res.Created = append(res.Created, f.path)
 	}
 	return res, nil
 }
 
-// addOptIn adds the MCP opt-in to the config file at p when it has no mcp
-// block (a project initialised before init wrote one) and returns its
+// addOptIn adds the MCP opt-in to the project's config file when it has no
+// mcp block (a project initialised before init wrote one) and returns its
 // project-relative path, or "" when nothing changed.
-func addOptIn(p string) (string, error) {
-	info, err := os.Lstat(p)
+func addOptIn(files *confined.Root) (string, error) {
+	info, err := files.Lstat(config.Path)
 	if err != nil {
 		return "", err
 	}
 	if !info.Mode().IsRegular() {
 		return "", fmt.Errorf("add the mcp opt-in to %s: not a regular file", config.Path)
 	}
-	if info.Size() > config.MaxBytes {
-		return "", fmt.Errorf("add the mcp opt-in to %s: file is over %d bytes", config.Path, config.MaxBytes)
-	}
-	data, err := os.ReadFile(p)
+	data, err := confined.ReadFile(files.FS(), config.Path)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("add the mcp opt-in: %w", err)
 	}
 	out, changed, err := config.AddMCPOptIn(config.Path, data)
 	if err != nil || !changed {
 		return "", err
 	}
-	if err := atomicfile.WriteFile(p, out, info.Mode().Perm()); err != nil {
+	if err := files.WriteFile(config.Path, out, info.Mode().Perm()); err != nil {
 		return "", err
 	}
 	return config.Path, nil

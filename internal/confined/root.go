@@ -107,6 +107,15 @@ func Rel(dir, name string) (string, error) {
 	return Clean(name)
 }
 
+// Lstat describes the file name itself, a symbolic link included, without
+// following a link in any component.
+func (r *Root) Lstat(name string) (fs.FileInfo, error) {
+	if err := r.NoFollow(path.Dir(name)); err != nil {
+		return nil, err
+	}
+	return r.r.Lstat(name)
+}
+
 // NoFollow returns an error naming the first component of name (every
 // component, .foundry included, the last one too) that is a symbolic link or
 // not a folder where one is needed. Components that do not exist yet are
