@@ -22,6 +22,15 @@ type repo struct {
 	top  string // the working tree root
 	rel  string // the project root relative to top, slash form, "" at the top
 	hook string // the hooks folder git runs hooks from (honours core.hooksPath)
+	// anchor is the folder hook files are confined to, and hookRel the
+	// hooks folder relative to it (slash form, "." for the folder itself):
+	// no symbolic link is followed below anchor. It is the working tree
+	// root when the hooks folder lies inside it (.git/hooks, or a
+	// core.hooksPath in the tree); the git folder of a linked worktree or
+	// a submodule, whose .git file leads there; otherwise the configured
+	// hooks folder itself.
+	anchor  string
+	hookRel string
 }
 
 // openRepo asks git where the working tree holding dir and its hooks folder
@@ -35,13 +44,20 @@ func openRepo(ctx context.Context, dir string) (*repo, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Git's paths are physical (the top it prints has no link in it, a
+	// relative path climbs from the real folder): so is the project root.
+	// (Git's own absolute paths would resolve the very links a hook write
+	// must refuse, so relative ones are joined here.)
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
 	r := &repo{bin: bin, dir: abs}
-	out, err := r.git(ctx, "rev-parse", "--is-inside-work-tree", "--show-toplevel", "--show-prefix", "--git-path", "hooks")
+	out, err := r.git(ctx, "rev-parse", "--is-inside-work-tree", "--show-toplevel", "--show-prefix", "--git-path", "hooks", "--git-common-dir")
 	if err != nil {
 		return nil, fmt.Errorf("find repository at %s: %w", dir, git.ErrNotRepository)
 	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if len(lines) != 4 || lines[0] != "true" {
+	if len(lines) != 5 || lines[0] != "true" {
 		return nil, fmt.Errorf("find repository at %s: %w", dir, git.ErrNotRepository)
 	}
 	r.top = filepath.FromSlash(lines[1])
@@ -50,7 +66,28 @@ func openRepo(ctx context.Context, dir string) (*repo, error) {
 	if !filepath.IsAbs(r.hook) {
 		r.hook = filepath.Join(abs, r.hook)
 	}
+	common := filepath.FromSlash(lines[4])
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(abs, common)
+	}
+	r.anchor, r.hookRel = r.hook, "."
+	for _, a := range []string{r.top, common} {
+		if rel, ok := within(a, r.hook); ok {
+			r.anchor, r.hookRel = a, rel
+			break
+		}
+	}
 	return r, nil
+}
+
+// within returns p relative to dir in slash form when p is dir or lies
+// below it.
+func within(dir, p string) (string, bool) {
+	rel, err := filepath.Rel(dir, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
 }
 
 // git runs the git binary in the project root and returns its stdout.

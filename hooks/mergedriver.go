@@ -16,6 +16,7 @@ import (
 
 	"github.com/foundryhq/foundry/facts"
 	"github.com/foundryhq/foundry/internal/atomicfile"
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 // DriverName is the merge driver's name in .gitattributes and git config.
@@ -82,7 +83,7 @@ func UnregisterMergeDriver(ctx context.Context, root string) (Result, error) {
 func (r *repo) planMergeDriver(ctx context.Context, opts Options) (step, error) {
 	attrs := filepath.Join(r.dir, ".gitattributes")
 	s := step{res: Result{Hook: MergeIndex, Path: attrs, Action: Unchanged}}
-	old, err := os.ReadFile(attrs)
+	old, err := r.readAttributes()
 	existed := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return step{}, err
@@ -169,7 +170,7 @@ func (r *repo) unregisterMergeDriver(ctx context.Context) (Result, error) {
 		}
 		res.Action = Removed
 	}
-	old, err := os.ReadFile(attrs)
+	old, err := r.readAttributes()
 	if errors.Is(err, fs.ErrNotExist) {
 		return res, nil
 	} else if err != nil {
@@ -194,6 +195,18 @@ func (r *repo) unregisterMergeDriver(ctx context.Context) (Result, error) {
 	}
 	res.Action = Removed
 	return res, nil
+}
+
+// readAttributes reads the project root's .gitattributes, following a
+// symbolic link only while it stays inside the project, within the size
+// limit of any file Foundry reads.
+func (r *repo) readAttributes() ([]byte, error) {
+	root, err := confined.Open(r.dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return confined.ReadFile(root.FS(), ".gitattributes")
 }
 
 // attributesLineAt finds [AttributesLine] in a .gitattributes file, ignoring

@@ -14,7 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/foundryhq/foundry/internal/atomicfile"
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 // Hook names, as the CLI spells them.
@@ -156,56 +156,69 @@ func UninstallPreCommit(ctx context.Context, root string) (Result, error) {
 
 // planPreCommit decides how to install the pre-commit hook. A hook Foundry
 // did not write is chained: moved to "<hook>.pre-foundry", where the new
-// hook runs it first.
+// hook runs it first. Every file is reached through the root of
+// [repo.inHooks], so no write follows a symbolic link out of the
+// repository; a hook file that is itself a link is foreign (Foundry never
+// writes one) and is moved aside as it is, its target neither read nor
+// changed.
 func (r *repo) planPreCommit(opts Options) (step, error) {
 	hook := filepath.Join(r.hook, PreCommit)
-	chained := hook + chainSuffix
+	rel := path.Join(r.hookRel, PreCommit)
+	relChained := rel + chainSuffix
 	s := step{res: Result{Hook: PreCommit, Path: hook}}
 	script := PreCommitScript(r.rel, opts.Executable)
-	write := func() error {
-		if err := os.MkdirAll(r.hook, 0o755); err != nil {
+	write := func(root *confined.Root) error { return root.WriteFile(rel, script, 0o755) }
+	var fi fs.FileInfo
+	var old []byte
+	var chainTaken bool
+	err := r.inHooks(false, func(root *confined.Root) error {
+		var err error
+		if fi, old, err = readHook(root, rel); err != nil {
 			return err
 		}
-		return atomicfile.WriteFile(hook, script, 0o755)
-	}
-	old, err := os.ReadFile(hook)
+		_, err = root.Lstat(relChained)
+		chainTaken = err == nil
+		return nil
+	})
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		s.res.Action = Installed
-		s.do = write
-		s.undo = func() { _ = os.Remove(hook) }
 	case err != nil:
-		return step{}, err
+		return step{}, fmt.Errorf("%s: %w", hook, err)
+	case fi == nil:
+		s.res.Action = Installed
+		s.do = func() error { return r.inHooks(true, write) }
+		s.undo = func() { _ = r.inHooks(false, func(root *confined.Root) error { return root.Remove(rel) }) }
 	case IsFoundryHook(old):
-		fi, err := os.Stat(hook)
-		if err != nil {
-			return step{}, err
-		}
 		s.res.Action = Updated
 		if bytes.Equal(old, script) && fi.Mode().Perm()&0o100 != 0 {
 			s.res.Action = Unchanged
 			return s, nil
 		}
-		s.do = write
-		s.undo = func() { _ = atomicfile.WriteFile(hook, old, fi.Mode().Perm()) }
-	default:
-		if _, err := os.Lstat(chained); err == nil {
-			return step{}, fmt.Errorf("%s: cannot chain the hook there: %s already exists; merge the two by hand", hook, chained)
+		s.do = func() error { return r.inHooks(true, write) }
+		s.undo = func() {
+			_ = r.inHooks(false, func(root *confined.Root) error { return root.WriteFile(rel, old, fi.Mode().Perm()) })
 		}
-		s.res.Action, s.res.Backup = Chained, chained
+	default:
+		if chainTaken {
+			return step{}, fmt.Errorf("%s: cannot chain the hook there: %s already exists; merge the two by hand", hook, hook+chainSuffix)
+		}
+		s.res.Action, s.res.Backup = Chained, hook+chainSuffix
 		s.do = func() error {
-			if err := os.Rename(hook, chained); err != nil {
-				return err
-			}
-			if err := write(); err != nil {
-				_ = os.Rename(chained, hook)
-				return err
-			}
-			return nil
+			return r.inHooks(true, func(root *confined.Root) error {
+				if err := root.Rename(rel, relChained); err != nil {
+					return err
+				}
+				if err := write(root); err != nil {
+					_ = root.Rename(relChained, rel)
+					return err
+				}
+				return nil
+			})
 		}
 		s.undo = func() {
-			_ = os.Remove(hook)
-			_ = os.Rename(chained, hook)
+			_ = r.inHooks(false, func(root *confined.Root) error {
+				_ = root.Remove(rel)
+				return root.Rename(relChained, rel)
+			})
 		}
 	}
 	return s, nil
@@ -216,26 +229,76 @@ func (r *repo) planPreCommit(opts Options) (step, error) {
 // and the error matches [ErrForeignHook].
 func (r *repo) uninstallPreCommit() (Result, error) {
 	hook := filepath.Join(r.hook, PreCommit)
-	chained := hook + chainSuffix
+	rel := path.Join(r.hookRel, PreCommit)
+	relChained := rel + chainSuffix
 	res := Result{Hook: PreCommit, Path: hook, Action: Absent}
-	old, err := os.ReadFile(hook)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return Result{}, err
-	case !IsFoundryHook(old):
-		return Result{}, fmt.Errorf("%s: %w; it was left in place", hook, ErrForeignHook)
-	default:
-		if err := os.Remove(hook); err != nil {
-			return Result{}, err
+	err := r.inHooks(false, func(root *confined.Root) error {
+		fi, old, err := readHook(root, rel)
+		switch {
+		case err != nil:
+			return err
+		case fi == nil:
+		case !IsFoundryHook(old):
+			return fmt.Errorf("%w; it was left in place", ErrForeignHook)
+		default:
+			if err := root.Remove(rel); err != nil {
+				return err
+			}
+			res.Action = Removed
 		}
-		res.Action = Removed
-	}
-	if _, err := os.Lstat(chained); err == nil {
-		if err := os.Rename(chained, hook); err != nil {
-			return Result{}, fmt.Errorf("restore %s: %w", chained, err)
+		if _, err := root.Lstat(relChained); err == nil {
+			if err := root.Rename(relChained, rel); err != nil {
+				return fmt.Errorf("restore %s: %w", hook+chainSuffix, err)
+			}
+			res.Action, res.Backup = Restored, hook+chainSuffix
 		}
-		res.Action, res.Backup = Restored, chained
+		return nil
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("%s: %w", hook, err)
 	}
 	return res, nil
+}
+
+// inHooks runs fn on the root hook files are confined to ([repo.anchor]);
+// paths under it are [repo.hookRel]/<hook>. With mkdir the hooks folder is
+// created first, following no link below the anchor. Without it, a hooks
+// folder that does not exist is no error: fn is not run.
+func (r *repo) inHooks(mkdir bool, fn func(root *confined.Root) error) error {
+	if mkdir && r.hookRel == "." {
+		// The configured folder itself: the user chose it, links and all.
+		if err := os.MkdirAll(r.hook, 0o755); err != nil {
+			return err
+		}
+	}
+	root, err := confined.Open(r.anchor)
+	if errors.Is(err, fs.ErrNotExist) && !mkdir {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	defer root.Close()
+	if mkdir && r.hookRel != "." {
+		if err := root.MkdirAll(r.hookRel); err != nil {
+			return err
+		}
+	}
+	return fn(root)
+}
+
+// readHook describes the hook file rel under root, nil when there is none,
+// and reads it when it is a regular file. A symbolic link is never
+// followed: its data is nil, so it counts as a foreign hook.
+func readHook(root *confined.Root, rel string) (fs.FileInfo, []byte, error) {
+	fi, err := root.Lstat(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	} else if err != nil {
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return fi, nil, nil
+	}
+	data, err := confined.ReadFile(root.FS(), rel)
+	return fi, data, err
 }
