@@ -19,6 +19,11 @@ import (
 // in the working tree, so git keeps them.
 const ArchiveDir = ".foundry/archive/blackboard"
 
+// WriteLock is the blackboard's lock file, relative to the project root
+// (gitignored): an artifact is written, and a wave archived, while holding
+// it.
+const WriteLock = Dir + "/.lock"
+
 // WaveSummary is one wave of [Board.List].
 type WaveSummary struct {
 	Wave      string   `json:"wave"`
@@ -115,17 +120,36 @@ func (b *Board) Archive(ctx context.Context, wave string) (ArchiveResult, error)
 	if b.opts.Root == "" {
 		return ArchiveResult{}, fmt.Errorf("archive wave: %w", ErrReadOnly)
 	}
-	names, err := b.artifactNames(ctx, wave)
-	if err != nil {
-		return ArchiveResult{}, err
-	}
-	res := ArchiveResult{Wave: wave, From: path.Join(Dir, wave), To: path.Join(ArchiveDir, wave), Artifacts: len(names)}
+	from := path.Join(Dir, wave)
 	root, err := confined.Open(b.opts.Root)
 	if err != nil {
 		return ArchiveResult{}, fmt.Errorf("archive wave %s: %w", wave, err)
 	}
 	defer root.Close()
-	if _, err := fs.Stat(root.FS(), res.To); err == nil {
+	// The wave itself is moved, so it must be a real folder: a link would
+	// be archived as a link, and git would keep no artifact of it.
+	to := path.Join(ArchiveDir, wave)
+	for _, p := range []string{from, to} {
+		if err := root.NoFollow(p); err != nil {
+			return ArchiveResult{}, fmt.Errorf("archive wave %s: %w", wave, err)
+		}
+	}
+	if _, err := b.artifactNames(ctx, wave); err != nil {
+		return ArchiveResult{}, err // an unknown wave
+	}
+	// Under the blackboard's lock no writer adds to the wave while it
+	// moves, and two archives cannot both find the archive name free.
+	unlock, err := root.Lock(ctx, WriteLock)
+	if err != nil {
+		return ArchiveResult{}, fmt.Errorf("archive wave %s: %w", wave, err)
+	}
+	defer unlock()
+	names, err := b.artifactNames(ctx, wave)
+	if err != nil {
+		return ArchiveResult{}, err
+	}
+	res := ArchiveResult{Wave: wave, From: from, To: to, Artifacts: len(names)}
+	if _, err := root.Lstat(res.To); err == nil {
 		return ArchiveResult{}, fmt.Errorf("archive wave %s: %w: %s", wave, ErrArchived, res.To)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return ArchiveResult{}, fmt.Errorf("archive wave %s: %w", wave, err)

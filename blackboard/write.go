@@ -233,6 +233,15 @@ func (b *Board) Write(ctx context.Context, req WriteRequest) (WriteResult, error
 		}
 		return res, fmt.Errorf("write artifact: %w", err)
 	}
+	if err := root.MkdirAll(Dir); err != nil {
+		return fail(err)
+	}
+	// The lock keeps an archive of the wave from moving it mid-write.
+	unlock, err := root.Lock(ctx, WriteLock)
+	if err != nil {
+		return fail(err)
+	}
+	defer unlock()
 	if err := root.MkdirAll(path.Join(Dir, wave)); err != nil {
 		return fail(err)
 	}

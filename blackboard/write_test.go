@@ -308,6 +308,7 @@ func TestWriteHostileNamesStayInside(t *testing.T) {
 			want := []string{
 				".foundry/",
 				".foundry/blackboard/",
+				WriteLock,
 				".foundry/blackboard/" + res.Wave + "/",
 				tt.wantPath,
 				".foundry/contracts.lock/",
