@@ -219,18 +219,31 @@ func renderIndex(entries []IndexEntry, active, budget int) IndexResult {
 
 // renderSorted is renderIndex for entries already in index order.
 func renderSorted(entries []IndexEntry, active, budget int) IndexResult {
+	all := 0
+	for _, e := range entries {
+		all += len(e.Line) + 1
+	}
+	return renderLines(func(i int) string { return entries[i].Line }, len(entries), all, active, budget)
+}
+
+// renderLines renders INDEX.md for active facts in total, of which n are
+// the candidates for listing, in index order: line(i) is the i-th one's
+// line, all the byte size of the n lines with their newlines. Only the
+// lines that fit the budget, and one more, are asked for, so the cost does
+// not grow with n.
+func renderLines(line func(i int) string, n, all, active, budget int) IndexResult {
 	if budget <= 0 {
 		budget = DefaultIndexBudget
 	}
-	if active < len(entries) {
-		active = len(entries)
+	if active < n {
+		active = n
 	}
 
 	// size(k) is the byte size of the file listing the first k entries; the
 	// summary line holds the token figure of the whole file, so it is solved
 	// as a small fixed point.
 	fixed := len(indexHeader) + len(indexIntro) + 1 // +1: blank line before the list
-	if len(entries) == 0 {
+	if n == 0 {
 		fixed += len(emptyLine)
 	}
 	render := func(k, lineBytes int) (summary, omitted string, tok int) {
@@ -252,15 +265,11 @@ func renderSorted(entries []IndexEntry, active, budget int) IndexResult {
 	k, lineBytes := 0, 0
 	// Listing every fact drops the "omitted" line, so the whole list can fit
 	// where all but the last fact do not.
-	all := 0
-	for _, e := range entries {
-		all += len(e.Line) + 1
+	if _, _, tok := render(n, all); tok <= budget {
+		k, lineBytes = n, all
 	}
-	if _, _, tok := render(len(entries), all); tok <= budget {
-		k, lineBytes = len(entries), all
-	}
-	for k < len(entries) {
-		next := lineBytes + len(entries[k].Line) + 1
+	for k < n {
+		next := lineBytes + len(line(k)) + 1
 		if _, _, tok := render(k+1, next); tok > budget {
 			break
 		}
@@ -269,15 +278,17 @@ func renderSorted(entries []IndexEntry, active, budget int) IndexResult {
 	summary, omitted, tok := render(k, lineBytes)
 
 	var b bytes.Buffer
+	b.Grow(fixed + len(summary) + 1 + lineBytes + len(omitted))
 	b.WriteString(indexHeader)
 	b.WriteString(summary + "\n")
 	b.WriteString(indexIntro)
 	b.WriteString("\n")
-	if len(entries) == 0 {
+	if n == 0 {
 		b.WriteString(emptyLine)
 	}
-	for _, e := range entries[:k] {
-		b.WriteString(e.Line + "\n")
+	for i := range k {
+		b.WriteString(line(i))
+		b.WriteByte('\n')
 	}
 	b.WriteString(omitted)
 	return IndexResult{Content: b.Bytes(), Listed: k, Active: active, Omitted: active - k, Tokens: tok, Budget: budget}
@@ -396,25 +407,54 @@ func (s *Store) Index(ctx context.Context) (IndexResult, error) {
 		return IndexResult{}, err
 	}
 	if s.ixOrder == nil {
-		s.ixOrder = &indexOrder{}
+		s.ixOrder = &indexOrder{expiring: map[*entry]bool{}}
 		for _, e := range s.sorted {
 			if e.fact.current() {
 				s.ixOrder.add(e)
 			}
 		}
 	}
-	today := s.today()
-	entries := make([]IndexEntry, 0, len(s.ixOrder.list))
-	for _, e := range s.ixOrder.list {
-		if !e.fact.Expired(today) {
-			entries = append(entries, e.ix.e)
-		}
-	}
-	return renderSorted(entries, len(entries), s.opts.IndexBudget), nil
+	return s.ixOrder.render(s.today(), s.opts.IndexBudget), nil
 }
 
-// indexOrder keeps the facts that are not superseded in index order.
-type indexOrder struct{ list []*entry }
+// indexOrder keeps the facts that are not superseded in index order, with
+// the figures INDEX.md needs of all of them, so that rendering it reads
+// only the lines it lists.
+type indexOrder struct {
+	list     []*entry
+	bytes    int             // of every line in list, with its newline
+	expiring map[*entry]bool // the facts in list that have an expiry date
+}
+
+// render renders INDEX.md for the facts in the order not expired on today:
+// the bytes of [BuildIndex] for them.
+func (o *indexOrder) render(today string, budget int) IndexResult {
+	n, all := len(o.list), o.bytes
+	expired := map[*entry]bool{}
+	for e := range o.expiring {
+		if e.fact.Expired(today) {
+			expired[e] = true
+			n--
+			all -= len(e.ix.e.Line) + 1
+		}
+	}
+	line := func(i int) string { return o.list[i].ix.e.Line }
+	if len(expired) > 0 {
+		// The lines not expired, gathered as far as they are asked for.
+		var lines []string
+		pos := 0
+		line = func(i int) string {
+			for len(lines) <= i {
+				if e := o.list[pos]; !expired[e] {
+					lines = append(lines, e.ix.e.Line)
+				}
+				pos++
+			}
+			return lines[i]
+		}
+	}
+	return renderLines(line, n, all, n, budget)
+}
 
 func (o *indexOrder) search(e *entry) int {
 	return sort.Search(len(o.list), func(i int) bool { return !o.list[i].ix.before(*e.ix) })
@@ -426,6 +466,10 @@ func (o *indexOrder) add(e *entry) {
 		e.ix = &k
 	}
 	o.list = slices.Insert(o.list, o.search(e), e)
+	o.bytes += len(e.ix.e.Line) + 1
+	if e.raw.Expires != "" {
+		o.expiring[e] = true
+	}
 	e.inOrder = true
 }
 
@@ -434,7 +478,12 @@ func (o *indexOrder) remove(e *entry) {
 		o.list = slices.Delete(o.list, i, i+1)
 	} else if i := slices.Index(o.list, e); i >= 0 { // equal keys: two files, one line
 		o.list = slices.Delete(o.list, i, i+1)
+	} else {
+		e.inOrder = false
+		return
 	}
+	o.bytes -= len(e.ix.e.Line) + 1
+	delete(o.expiring, e)
 	e.inOrder = false
 }
 

@@ -25,6 +25,7 @@ type entry struct {
 
 	ix      *keyedEntry // its INDEX.md line and order, computed when first needed
 	inOrder bool        // in Store.ixOrder
+	norm    string      // normTitle of its title, set when it joins Store.byNorm
 }
 
 func newEntry(f Fact) *entry { return &entry{raw: f, fact: f, idnum: IDNumber(f.ID), slot: -1} }
@@ -83,6 +84,15 @@ func (s *Store) linkEntry(e *entry) {
 		s.supers[t] = append(s.supers[t], e)
 		s.pending[t] = true
 	}
+	if s.byNorm != nil {
+		s.addNorm(e)
+	}
+}
+
+// addNorm adds e to the facts by normalised title.
+func (s *Store) addNorm(e *entry) {
+	e.norm = normTitle(e.raw.Title)
+	s.byNorm[e.norm] = append(s.byNorm[e.norm], e)
 }
 
 // unlinkEntry removes an entry that linkEntry added, and takes it out of the index.
@@ -102,6 +112,14 @@ func (s *Store) unlinkEntry(e *entry) {
 			delete(s.supers, t)
 		}
 		s.pending[t] = true
+	}
+	if s.byNorm != nil {
+		list := slices.DeleteFunc(s.byNorm[e.norm], func(x *entry) bool { return x == e })
+		if len(list) == 0 {
+			delete(s.byNorm, e.norm)
+		} else {
+			s.byNorm[e.norm] = list
+		}
 	}
 	if s.idx != nil && e.slot >= 0 {
 		s.idx.remove(e)
@@ -175,6 +193,7 @@ type liveIndex struct {
 	total    float64 // sum of their lengths
 	expiries map[string]int
 
+	lens     []float64 // document length by slot, dense so norms are recomputed in one pass
 	norms    []float64 // BM25 length norm by slot, for normsFor
 	normsFor float64   // the average length norms were computed with; 0 when stale
 
@@ -209,6 +228,7 @@ func (x *liveIndex) add(e *entry, memo map[string]string) {
 	}
 	e.slot = int32(len(x.docs))
 	x.docs = append(x.docs, e)
+	x.lens = append(x.lens, e.an.length)
 	x.insert(e)
 	x.n++
 	x.total += e.an.length
@@ -224,10 +244,27 @@ func (x *liveIndex) insert(e *entry) {
 		if pl == nil {
 			pl = &postingList{}
 			x.postings[t.term] = pl
-			x.vocab, x.deletions = nil, nil
+			x.addTerm(t.term)
 		}
 		pl.ps = append(pl.ps, posting{slot: e.slot, tf: float32(t.tf)})
 		pl.live++
+	}
+}
+
+// addTerm adds a new term to the sorted vocabulary and the typo lookup,
+// where they are built, in the places a rebuild would give it: one fact's
+// new words cost no rebuild of either.
+func (x *liveIndex) addTerm(term string) {
+	if x.vocab != nil {
+		i, _ := slices.BinarySearch(x.vocab, term)
+		x.vocab = slices.Insert(x.vocab, i, term)
+	}
+	if x.deletions != nil {
+		for _, d := range deletionForms(term) {
+			list := x.deletions[d]
+			i, _ := slices.BinarySearch(list, term)
+			x.deletions[d] = slices.Insert(list, i, term)
+		}
 	}
 }
 
@@ -253,14 +290,15 @@ func (x *liveIndex) remove(e *entry) {
 
 // compact renumbers the slots densely and rebuilds the postings.
 func (x *liveIndex) compact() {
-	docs := make([]*entry, 0, x.n)
+	docs, lens := make([]*entry, 0, x.n), make([]float64, 0, x.n)
 	for _, e := range x.docs {
 		if e != nil {
 			e.slot = int32(len(docs))
 			docs = append(docs, e)
+			lens = append(lens, e.an.length)
 		}
 	}
-	x.docs, x.dead = docs, 0
+	x.docs, x.lens, x.dead = docs, lens, 0
 	clear(x.postings)
 	for _, e := range docs {
 		x.insert(e)
@@ -316,15 +354,15 @@ func (x *liveIndex) rank(q Query, today string) SearchResult {
 	avgLen := x.total / float64(x.n)
 	if x.normsFor != avgLen || len(x.norms) != len(x.docs) {
 		x.norms = slices.Grow(x.norms[:0], len(x.docs))[:len(x.docs)]
-		for i, e := range x.docs {
-			if e != nil {
-				x.norms[i] = bm25K1 * (1 - bm25B + bm25B*e.an.length/avgLen)
-			}
+		for i, l := range x.lens { // a removed fact's norm is never read
+			x.norms[i] = bm25K1 * (1 - bm25B + bm25B*l/avgLen)
 		}
 		x.normsFor = avgLen
 	}
-	if len(x.scores) < len(x.docs) {
-		x.scores = make([]float64, len(x.docs))
+	if n := len(x.docs) - len(x.scores); n > 0 {
+		// Grown by append, so adding facts one at a time reallocates
+		// rarely; scores are all zero between searches.
+		x.scores = append(x.scores, make([]float64, n)...)
 	}
 	n := float64(x.n)
 	scores, touched := x.scores, x.touched[:0]
@@ -492,4 +530,66 @@ func siftDown(h []hitRef, i int) {
 		h[i], h[worst] = h[worst], h[i]
 		i = worst
 	}
+}
+
+// candidates returns, in id order, the indexed facts that may have a title
+// term set whose Jaccard index with set, a sorted term set, reaches t: those
+// sharing one of set's rarest terms. A title reaching t shares at least
+// ⌈t·|set|⌉ of set's terms, so it misses at most |set| − ⌈t·|set|⌉ of them
+// and holds one of any |set| − ⌈t·|set|⌉ + 1; the rarest have the shortest
+// posting lists. Title terms are a fact's terms, so every such fact has a
+// posting.
+func (x *liveIndex) candidates(set []string, t float64) []*entry {
+	if len(set) == 0 {
+		return nil // the Jaccard index with an empty set is 0
+	}
+	need := int(math.Ceil(t*float64(len(set)) - 1e-9))
+	if need < 1 {
+		var all []*entry
+		for _, e := range x.docs {
+			if e != nil {
+				all = append(all, e)
+			}
+		}
+		slices.SortFunc(all, entryOrder)
+		return all
+	}
+	df := func(term string) int {
+		if pl := x.postings[term]; pl != nil {
+			return pl.live
+		}
+		return 0
+	}
+	probe := slices.Clone(set)
+	slices.SortStableFunc(probe, func(a, b string) int { return df(a) - df(b) })
+	probe = probe[:min(len(probe), len(set)-need+1)]
+	var slots []int32
+	for _, term := range probe {
+		if pl := x.postings[term]; pl != nil {
+			for _, p := range pl.ps {
+				if x.docs[p.slot] != nil {
+					slots = append(slots, p.slot)
+				}
+			}
+		}
+	}
+	slices.Sort(slots)
+	slots = slices.Compact(slots)
+	out := make([]*entry, len(slots))
+	for i, slot := range slots {
+		out[i] = x.docs[slot]
+	}
+	slices.SortFunc(out, entryOrder)
+	return out
+}
+
+// entryOrder is entry.before as a comparison.
+func entryOrder(a, b *entry) int {
+	switch {
+	case a.before(b):
+		return -1
+	case b.before(a):
+		return 1
+	}
+	return 0
 }

@@ -84,6 +84,9 @@ type Store struct {
 	snapVer uint64
 	stems   map[string]string // word → stem memo; bounded by the vocabulary
 	titles  map[string]*titleInfo
+	nums    map[int]int         // id number of each fact file (see fileNum) → files with it
+	maxNum  int                 // the highest key of nums; -1 when it must be recomputed
+	byNorm  map[string][]*entry // normalised title → facts; built by the first write, then kept current
 
 	cached     map[string]*cacheRecord // the persisted cache, until the first scan
 	cacheTime  int64                   // its modification time, ns
@@ -94,6 +97,8 @@ type Store struct {
 	w        watcher // nil when not watching
 	watchOff bool    // watching failed; revalidate on every call
 	synced   bool    // the live state reflects one full scan at least
+
+	cleared time.Time // when this store last cleared stale temp files, by Options.Now
 
 	rootOnce sync.Once
 	wroot    *confined.Root // writes; opened on the first one
@@ -117,7 +122,7 @@ func NewStore(fsys fs.FS, opts Options) *Store {
 	}
 	return &Store{
 		fsys: fsys, opts: opts, files: map[string]*cachedFile{}, stems: map[string]string{}, titles: map[string]*titleInfo{},
-		byID: map[string][]*entry{}, supers: map[string][]*entry{}, pending: map[string]bool{},
+		byID: map[string][]*entry{}, supers: map[string][]*entry{}, pending: map[string]bool{}, nums: map[int]int{},
 	}
 }
 
@@ -190,6 +195,30 @@ type cachedFile struct {
 	fact    Fact
 	err     error  // parse error; the file is skipped
 	e       *entry // the parsed fact in the live state; nil with err
+	num     int    // see fileNum
+}
+
+// fileNum is the id number a fact file at p claims, 0 for none: the larger
+// of the number in its name and its parsed id's, so that a new id is never
+// one a file already uses in either place.
+func fileNum(p string, c *cachedFile) int {
+	n := max(0, fileNumber(path.Base(p)))
+	if c.err == nil {
+		n = max(n, IDNumber(c.fact.ID))
+	}
+	return n
+}
+
+// maxID returns the highest id number any fact file claims (see fileNum).
+// The caller holds s.mu.
+func (s *Store) maxID() int {
+	if s.maxNum < 0 {
+		s.maxNum = 0
+		for n := range s.nums {
+			s.maxNum = max(s.maxNum, n)
+		}
+	}
+	return s.maxNum
 }
 
 // snapshot is the parsed state of the memory folder at one moment.
@@ -397,13 +426,26 @@ func (s *Store) revalidate(p string, info fs.FileInfo, force bool) bool {
 
 // setFile records the new state of the fact file at p, nil when it is gone.
 func (s *Store) setFile(p string, c *cachedFile) {
-	if old := s.files[p]; old != nil && old.e != nil {
-		s.unlinkEntry(old.e)
+	if old := s.files[p]; old != nil {
+		if old.e != nil {
+			s.unlinkEntry(old.e)
+		}
+		if s.nums[old.num]--; s.nums[old.num] <= 0 {
+			delete(s.nums, old.num)
+			if old.num == s.maxNum {
+				s.maxNum = -1
+			}
+		}
 	}
 	if c == nil {
 		delete(s.files, p)
 	} else {
 		s.files[p] = c
+		c.num = fileNum(p, c)
+		s.nums[c.num]++
+		if s.maxNum >= 0 && c.num > s.maxNum {
+			s.maxNum = c.num
+		}
 		if c.err == nil {
 			c.e = newEntry(c.fact)
 			s.linkEntry(c.e)
@@ -415,11 +457,8 @@ func (s *Store) setFile(p string, c *cachedFile) {
 // buildSnapshot copies the live state, which keeps the facts sorted and
 // their status derived, into an immutable snapshot.
 func (s *Store) buildSnapshot() *snapshot {
-	snap := &snapshot{byID: make(map[string][]int, len(s.sorted)), raw: make([]Fact, len(s.sorted)), facts: make([]Fact, len(s.sorted))}
-	for p, c := range s.files {
-		if n := fileNumber(path.Base(p)); n > snap.maxID {
-			snap.maxID = n
-		}
+	snap := &snapshot{byID: make(map[string][]int, len(s.sorted)), raw: make([]Fact, len(s.sorted)), facts: make([]Fact, len(s.sorted)), maxID: s.maxID()}
+	for _, c := range s.files {
 		if c.err != nil {
 			snap.problems = append(snap.problems, c.err)
 		}
@@ -430,9 +469,6 @@ func (s *Store) buildSnapshot() *snapshot {
 	}
 	for i, f := range snap.facts {
 		snap.byID[f.ID] = append(snap.byID[f.ID], i)
-		if n := IDNumber(f.ID); n > snap.maxID {
-			snap.maxID = n
-		}
 	}
 	return snap
 }

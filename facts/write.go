@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -73,8 +74,11 @@ func (r WriteResult) String() string {
 
 // locked runs fn holding the memory lock, after removing temporary files
 // that a killed writer may have left (any present now are stale, since only
-// a lock holder creates them). Every write goes through the project's
-// [confined.Root]: no symbolic link is followed, .foundry itself included.
+// a lock holder creates them): on the store's first lock, then once
+// [confined.StaleAge] has passed since it last did, so a temp file older
+// than that is gone after the next write while a write does not list a
+// large folder. Every write goes through the project's [confined.Root]: no
+// symbolic link is followed, .foundry itself included.
 func (s *Store) locked(ctx context.Context, fn func() error) error {
 	if s.opts.Root == "" {
 		return ErrReadOnly
@@ -87,10 +91,23 @@ func (s *Store) locked(ctx context.Context, fn func() error) error {
 		return err
 	}
 	// Every temp file in the memory folder is stale once the lock is held:
-	// only its holder writes there.
-	unlock, err := r.LockClearing(ctx, LockPath, time.Now())
+	// only its holder writes there. One left after the last clearing was
+	// made since, so it is older than StaleAge only once that has passed.
+	var before time.Time
+	now := s.opts.Now()
+	s.mu.Lock()
+	if s.cleared.IsZero() || now.Before(s.cleared) || now.Sub(s.cleared) >= confined.StaleAge {
+		before = time.Now()
+	}
+	s.mu.Unlock()
+	unlock, err := r.LockClearing(ctx, LockPath, before)
 	if err != nil {
 		return err
+	}
+	if !before.IsZero() {
+		s.mu.Lock()
+		s.cleared = now
+		s.mu.Unlock()
 	}
 	defer func() { _ = unlock() }()
 	pause.Point(ctx, "facts.after-lock")
@@ -135,79 +152,123 @@ func (s *Store) Write(ctx context.Context, req WriteRequest) (WriteResult, error
 	return res, nil
 }
 
-func (s *Store) writeLocked(ctx context.Context, req WriteRequest, today string) (WriteResult, error) {
-	snap, err := s.load(ctx)
-	if err != nil {
-		return WriteResult{}, err
+// writePlan is what a write decided from the live state, before it touches
+// a file.
+type writePlan struct {
+	unchanged *WriteResult // an active fact already states it
+	link      bool         // linkNew, which states it, supersedes old
+	linkNew   entryCopy
+	old       *entryCopy // the fact to supersede
+	similar   []Fact
+	id        string
+}
+
+// entryCopy is a fact as derived and as its file states it.
+type entryCopy struct{ fact, raw Fact }
+
+// plan decides a write from the live state, which it brings up to date; the
+// caller holds the memory lock and s.mu. Every check looks facts up by id,
+// normalised title or title term, so a write costs nothing in proportion to
+// the number of facts.
+func (s *Store) plan(req WriteRequest, today string) (writePlan, error) {
+	if err := s.sync(); err != nil {
+		return writePlan{}, err
+	}
+	if s.opts.Watch {
+		// A long-running store keeps the search index anyway; its title
+		// terms find the similar facts.
+		s.indexAll()
 	}
 	title, body := normTitle(req.Title), normBody(req.Body)
-
-	var old *Fact // the fact to supersede
+	var p writePlan
+	var old *entry // the fact to supersede
 	if req.Supersedes != "" {
-		ix := snap.byID[req.Supersedes]
-		if len(ix) == 0 {
-			return WriteResult{}, ruleErr("supersedes", "supersede %s: no such fact", req.Supersedes)
+		list := s.byID[req.Supersedes]
+		if len(list) == 0 {
+			return p, ruleErr("supersedes", "supersede %s: no such fact", req.Supersedes)
 		}
-		if len(ix) > 1 {
+		if len(list) > 1 {
 			// Two branches each wrote this id: which fact is meant only the
 			// repair can tell, from git history, so guessing is refused.
-			paths := make([]string, len(ix))
-			for i, j := range ix {
-				paths[i] = snap.facts[j].Path
+			paths := make([]string, len(list))
+			for i, e := range list {
+				paths[i] = e.raw.Path
 			}
-			return WriteResult{}, ruleErr("supersedes", "supersede %s: %d facts have this id (%s); run foundry doctor --fix to renumber them, then supersede the new id", req.Supersedes, len(ix), strings.Join(paths, ", "))
+			return p, ruleErr("supersedes", "supersede %s: %d facts have this id (%s); run foundry doctor --fix to renumber them, then supersede the new id", req.Supersedes, len(list), strings.Join(paths, ", "))
 		}
-		f := snap.facts[ix[0]]
-		if f.Status == Superseded {
-			return WriteResult{}, ruleErr("supersedes", "supersede %s: already superseded by %s", f.ID, f.SupersededBy)
+		if f := list[0].fact; f.Status == Superseded {
+			return p, ruleErr("supersedes", "supersede %s: already superseded by %s", f.ID, f.SupersededBy)
 		}
-		old = &f
+		old = list[0]
 	}
-	s.mu.Lock()
-	norms := make([]string, len(snap.facts)) // "" where the cheap fields differ
-	for i, f := range snap.facts {
-		if f.current() && f.Type == req.Type && f.Scope == req.Scope {
-			norms[i] = s.title(f.Title).norm
+	if s.byNorm == nil {
+		s.byNorm = make(map[string][]*entry, len(s.sorted))
+		for _, e := range s.sorted {
+			s.addNorm(e)
 		}
 	}
-	s.mu.Unlock()
-	for i := len(snap.facts) - 1; i >= 0; i-- { // newest first
-		f := snap.facts[i]
-		if !f.current() || f.Type != req.Type || f.Scope != req.Scope || norms[i] != title {
+	same := slices.Clone(s.byNorm[title])
+	slices.SortFunc(same, func(a, b *entry) int { return entryOrder(b, a) }) // newest first
+	for _, e := range same {
+		f := e.fact
+		if !f.current() || f.Type != req.Type || f.Scope != req.Scope {
 			continue
 		}
 		if normBody(f.Body) == body && !f.Expired(today) {
-			if req.Supersedes != "" && old.ID != f.ID && f.Supersedes == "" {
+			if req.Supersedes != "" && old.fact.ID != f.ID && f.Supersedes == "" {
 				// The fact was written before its writer knew it replaced
 				// another (the similar-title warning says so): link them now.
-				return s.link(ctx, snap, f, *old)
+				p.link, p.linkNew, p.old = true, entryCopy{e.fact, e.raw}, &entryCopy{old.fact, old.raw}
+				return p, nil
 			}
-			return WriteResult{Action: Unchanged, ID: f.ID, Path: f.Path}, nil
+			p.unchanged = &WriteResult{Action: Unchanged, ID: f.ID, Path: f.Path}
+			return p, nil
 		}
 		if old == nil {
-			old = &f
+			old = e
 		}
 		break
 	}
 	skip := ""
 	if old != nil {
-		skip = old.ID
+		skip = old.fact.ID
+		p.old = &entryCopy{old.fact, old.raw}
 	}
-	similar := s.nearDuplicates(snap, req.Title, skip, today)
+	p.similar = s.nearDuplicates(req.Title, skip, today)
+	p.id = FormatID(s.maxID() + 1)
+	return p, nil
+}
+
+func (s *Store) writeLocked(ctx context.Context, req WriteRequest, today string) (WriteResult, error) {
+	if err := ctx.Err(); err != nil {
+		return WriteResult{}, err
+	}
+	s.mu.Lock()
+	p, err := s.plan(req, today)
+	s.mu.Unlock()
+	switch {
+	case err != nil:
+		return WriteResult{}, err
+	case p.unchanged != nil:
+		return *p.unchanged, nil
+	case p.link:
+		return s.link(ctx, p.linkNew, *p.old)
+	}
 	var warnings []string
-	for _, f := range similar {
+	for _, f := range p.similar {
 		warnings = append(warnings, fmt.Sprintf("warning: similar to %s %q; if the new fact replaces it, supersede it explicitly", f.ID, f.Title))
 	}
 
-	id := FormatID(snap.maxID + 1)
+	id := p.id
 	f := Fact{
 		ID: id, Type: req.Type, Title: req.Title, Scope: req.Scope, Tags: req.Tags,
 		Confidence: req.Confidence, Source: req.Source, Created: today, Expires: req.Expires,
 		Status: Active, Body: req.Body,
 		Path: path.Join(Dir, FileName(id, req.Title)),
 	}
+	old := p.old
 	if old != nil {
-		f.Supersedes = old.ID
+		f.Supersedes = old.fact.ID
 	}
 	r, err := s.root()
 	if err != nil {
@@ -222,15 +283,15 @@ func (s *Store) writeLocked(ctx context.Context, req WriteRequest, today string)
 	undo := func(err error) (WriteResult, error) {
 		_ = r.Remove(f.Path)
 		if oldContent != nil {
-			_ = r.WriteFile(old.Path, oldContent, 0o644)
+			_ = r.WriteFile(old.raw.Path, oldContent, 0o644)
 		}
 		return WriteResult{}, err
 	}
 	pause.Point(ctx, "facts.after-fact-written")
-	res := WriteResult{Action: Created, ID: id, Path: f.Path, Warnings: warnings, Similar: similar}
+	res := WriteResult{Action: Created, ID: id, Path: f.Path, Warnings: warnings, Similar: p.similar}
 	if old != nil {
-		res.Supersedes = old.ID
-		raw := rawFact(snap, old.Path)
+		res.Supersedes = old.fact.ID
+		raw := old.raw
 		raw.Status, raw.SupersededBy = Superseded, id
 		content, err := confined.ReadFile(r.FS(), raw.Path)
 		if err != nil {
@@ -250,14 +311,19 @@ func (s *Store) writeLocked(ctx context.Context, req WriteRequest, today string)
 	return res, nil
 }
 
-// nearDuplicates returns a warning for each active fact (other than skip)
-// whose title is close to title.
-func (s *Store) nearDuplicates(snap *snapshot, title, skip, today string) []Fact {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var similar []Fact
+// nearDuplicates returns the active facts (other than skip) whose titles
+// are close to title, in id order. With the search index built, only the
+// facts sharing a title term it names are compared; otherwise every fact
+// is. The caller holds s.mu.
+func (s *Store) nearDuplicates(title, skip, today string) []Fact {
 	set := sortedTerms(title, s.stems)
-	for _, f := range snap.facts {
+	cands := s.sorted
+	if s.idx != nil {
+		cands = s.idx.candidates(set, nearDuplicate)
+	}
+	var similar []Fact
+	for _, e := range cands {
+		f := e.fact
 		if !isActive(f, today) || f.ID == skip {
 			continue
 		}
@@ -268,16 +334,16 @@ func (s *Store) nearDuplicates(snap *snapshot, title, skip, today string) []Fact
 	return similar
 }
 
-// link records that the existing fact f supersedes old, both already
-// written: f gains supersedes, old is marked superseded by f, and the index
-// is rebuilt. A failure restores both files.
-func (s *Store) link(ctx context.Context, snap *snapshot, f, old Fact) (WriteResult, error) {
-	if old.Status == Superseded {
-		return WriteResult{}, ruleErr("supersedes", "supersede %s: already superseded by %s", old.ID, old.SupersededBy)
+// link records that the existing fact nw supersedes old, both already
+// written: nw gains supersedes, old is marked superseded by nw, and the
+// index is rebuilt. A failure restores both files.
+func (s *Store) link(ctx context.Context, nw, old entryCopy) (WriteResult, error) {
+	if old.fact.Status == Superseded {
+		return WriteResult{}, ruleErr("supersedes", "supersede %s: already superseded by %s", old.fact.ID, old.fact.SupersededBy)
 	}
-	rawNew, rawOld := rawFact(snap, f.Path), rawFact(snap, old.Path)
-	rawNew.Supersedes = old.ID
-	rawOld.Status, rawOld.SupersededBy = Superseded, f.ID
+	rawNew, rawOld := nw.raw, old.raw
+	rawNew.Supersedes = old.fact.ID
+	rawOld.Status, rawOld.SupersededBy = Superseded, nw.fact.ID
 	root, err := s.root()
 	if err != nil {
 		return WriteResult{}, err
@@ -306,17 +372,7 @@ func (s *Store) link(ctx context.Context, snap *snapshot, f, old Fact) (WriteRes
 	if err != nil {
 		return undo(err)
 	}
-	return WriteResult{Action: Unchanged, ID: f.ID, Path: f.Path, Supersedes: old.ID, Index: idx, Rewritten: rewritten}, nil
-}
-
-// rawFact returns the fact of the file at p as written in it.
-func rawFact(snap *snapshot, p string) Fact {
-	for _, f := range snap.raw {
-		if f.Path == p {
-			return f
-		}
-	}
-	return Fact{}
+	return WriteResult{Action: Unchanged, ID: nw.fact.ID, Path: nw.fact.Path, Supersedes: old.fact.ID, Index: idx, Rewritten: rewritten}, nil
 }
 
 // titleInfo is what dedup and the similar-title warning need of a title.
@@ -370,15 +426,22 @@ func (s *Store) Retire(ctx context.Context, id, reason string) (RetireResult, er
 	}
 	var res RetireResult
 	err := s.locked(ctx, func() error {
-		snap, err := s.load(ctx)
-		if err != nil {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
-		ix := snap.byID[id]
-		if len(ix) == 0 {
+		s.mu.Lock()
+		err := s.sync()
+		var f, raw Fact
+		if list := s.byID[id]; err == nil && len(list) > 0 {
+			f, raw = list[0].fact, list[0].raw
+		}
+		s.mu.Unlock()
+		switch {
+		case err != nil:
+			return err
+		case f.ID == "":
 			return fmt.Errorf("%w: %s", ErrNotFound, id)
 		}
-		f := snap.facts[ix[0]]
 		switch f.Status {
 		case Superseded:
 			return ruleErr("status", "%s is already superseded by %s", id, f.SupersededBy)
@@ -389,7 +452,6 @@ func (s *Store) Retire(ctx context.Context, id, reason string) (RetireResult, er
 		if err != nil {
 			return err
 		}
-		raw := rawFact(snap, f.Path)
 		content, err := confined.ReadFile(r.FS(), raw.Path)
 		if err != nil {
 			return err

@@ -270,7 +270,9 @@ func (r *Root) Lock(ctx context.Context, name string) (unlock func() error, err 
 // LockClearing is [Root.Lock] for a folder whose temp files are written
 // only under this lock: once held, it removes the temp files of the lock
 // file's folder last modified before the time before (time.Now() for every
-// one), so the folder is listed once per lock.
+// one), so the folder is listed once per lock. A zero before removes
+// nothing and lists nothing: a holder that cleared the folder recently
+// spares a large folder's listing.
 func (r *Root) LockClearing(ctx context.Context, name string, before time.Time) (unlock func() error, err error) {
 	if err := r.NoFollow(name); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", name, err)
@@ -283,7 +285,9 @@ func (r *Root) LockClearing(ctx context.Context, name string, before time.Time) 
 		f.Close()
 		return nil, fmt.Errorf("lock %s: %w", name, err)
 	}
-	r.RemoveStale(path.Dir(name), before)
+	if !before.IsZero() {
+		r.RemoveStale(path.Dir(name), before)
+	}
 	return func() error {
 		uerr := unlockFile(f)
 		if cerr := f.Close(); uerr == nil {

@@ -1,0 +1,282 @@
+package facts
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/foundryhq/foundry/internal/confined"
+)
+
+// movingClock is a clock a test advances.
+type movingClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *movingClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *movingClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// TestIndexIncrementalMatchesRebuild checks that INDEX.md as a store keeps
+// it current, one change at a time, has the bytes of BuildIndex over all
+// facts after every write, supersession, link, retirement, hand edit,
+// removal and expiry, with a budget small enough to omit facts.
+func TestIndexIncrementalMatchesRebuild(t *testing.T) {
+	t.Parallel()
+	for _, watch := range []bool{true, false} {
+		t.Run(fmt.Sprintf("watch=%v", watch), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			facts := genFacts(t, 120)
+			for i := range facts {
+				if i%7 == 0 {
+					facts[i].Expires = fixedNow().AddDate(0, 0, i/7+1).Format(DateLayout)
+				}
+			}
+			root := writeTree(t, facts)
+			clock := &movingClock{now: fixedNow()}
+			const budget = 900
+			s := OpenDir(root, Options{Now: clock.Now, Watch: watch, IndexBudget: budget})
+			t.Cleanup(func() { _ = s.Close() })
+			check := func(step string) {
+				t.Helper()
+				all, err := s.Facts(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := BuildIndex(all, s.Today(), budget)
+				got, err := s.Index(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(string(want.Content), string(got.Content)); diff != "" {
+					t.Fatalf("%s: incremental index differs from a rebuild (-rebuild +incremental):\n%s", step, diff)
+				}
+				if got.Omitted == 0 {
+					t.Fatalf("%s: the budget omits nothing; the test needs it to", step)
+				}
+			}
+			write := func(step string, req WriteRequest) WriteResult {
+				t.Helper()
+				res, err := s.Write(ctx, req)
+				if err != nil {
+					t.Fatalf("%s: %v", step, err)
+				}
+				if on := readFile(t, root, IndexPath); res.Action == Created && on != string(res.Index.Content) {
+					t.Fatalf("%s: INDEX.md on disk is not the index the write reports", step)
+				}
+				check(step)
+				return res
+			}
+			check("start")
+			for i := range 12 {
+				write(fmt.Sprintf("write %d", i), WriteRequest{Title: fmt.Sprintf("Payment retries back off %d times", i), Type: []Type{Constraint, Decision, Glossary}[i%3], Body: decisionBody(fmt.Sprintf("Rule %d.", i)), Confidence: []Confidence{High, Low}[i%2]})
+			}
+			res := write("same title, new body", WriteRequest{Title: "Payment retries back off 3 times", Type: Constraint, Body: decisionBody("Rule three, revised.")})
+			if res.Supersedes == "" {
+				t.Fatal("a new body under the same title superseded nothing")
+			}
+			write("explicit supersede", WriteRequest{Title: "Refunds go through the ledger service", Type: Decision, Body: decisionBody("Ledger."), Supersedes: facts[3].ID})
+			later := write("unlinked", WriteRequest{Title: "Queue consumers are idempotent by key", Type: Convention, Body: "Key on the message id."})
+			write("link", WriteRequest{Title: "Queue consumers are idempotent by key", Type: Convention, Body: "Key on the message id.", Supersedes: facts[5].ID})
+			if _, err := s.Retire(ctx, later.ID, "the queue was removed"); err != nil {
+				t.Fatal(err)
+			}
+			check("retire")
+			if _, err := s.Retire(ctx, facts[0].ID, "no longer true"); err != nil {
+				t.Fatal(err)
+			}
+			check("retire a listed fact")
+			edited := facts[10]
+			edited.Title, edited.Type, edited.Confidence = "Hand edited to the top of the index", Constraint, High
+			writeFile(t, root, edited.Path, string(Format(edited)))
+			check("hand edit")
+			if err := os.Remove(filepath.Join(root, filepath.FromSlash(facts[11].Path))); err != nil {
+				t.Fatal(err)
+			}
+			check("removal")
+			for day := range 20 {
+				clock.advance(24 * time.Hour)
+				check(fmt.Sprintf("day %d", day+1))
+			}
+			write("after expiries", WriteRequest{Title: "Nightly export finishes before six", Type: Metric, Body: "Measured nightly."})
+		})
+	}
+}
+
+// TestNearDuplicatesIndexedMatchesScan checks that the similar-title check
+// through the search index's title terms finds exactly the facts a
+// comparison with every fact finds.
+func TestNearDuplicatesIndexedMatchesScan(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	facts := genFacts(t, 600)
+	for i := range facts {
+		switch i % 11 {
+		case 0:
+			facts[i].Expires = "2025-01-01" // expired
+		case 1:
+			facts[i].Status, facts[i].RetiredReason = Retired, "gone"
+		}
+	}
+	s := OpenDir(writeTree(t, facts), Options{Now: fixedNow})
+	if _, err := s.Search(ctx, Query{Text: "warm up"}); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var titles []string
+	for _, f := range facts {
+		ws := strings.Fields(f.Title)
+		titles = append(titles, f.Title, strings.Join(ws[:max(1, len(ws)-1)], " "), strings.Join(ws[:max(1, len(ws)/2)], " "))
+		rng.Shuffle(len(ws), func(i, j int) { ws[i], ws[j] = ws[j], ws[i] })
+		titles = append(titles, strings.Join(ws, " ")+" extra words here")
+	}
+	titles = append(titles, "", "the and of", "zzzz unknown words only")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	found := 0
+	for _, title := range titles {
+		skip := facts[rng.IntN(len(facts))].ID
+		idx := s.idx
+		indexed := s.nearDuplicates(title, skip, "2025-03-14")
+		s.idx = nil
+		scanned := s.nearDuplicates(title, skip, "2025-03-14")
+		s.idx = idx
+		if !cmp.Equal(indexed, scanned) {
+			t.Fatalf("title %q: indexed check found %d facts, a scan %d", title, len(indexed), len(scanned))
+		}
+		found += len(indexed)
+	}
+	if found < len(facts) {
+		t.Errorf("only %d similar facts over %d titles; the test does not exercise the check", found, len(titles))
+	}
+}
+
+// TestStoreWriteKeepsLiveStateCurrent checks that dedup and id allocation,
+// which look facts up instead of scanning them, follow hand edits and
+// removals, with and without file-system events.
+func TestStoreWriteKeepsLiveStateCurrent(t *testing.T) {
+	t.Parallel()
+	for _, watch := range []bool{true, false} {
+		t.Run(fmt.Sprintf("watch=%v", watch), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			root := t.TempDir()
+			s := OpenDir(root, Options{Now: fixedNow, Watch: watch})
+			t.Cleanup(func() { _ = s.Close() })
+			write := func(title, body string) WriteResult {
+				t.Helper()
+				res, err := s.Write(ctx, WriteRequest{Title: title, Body: body, Type: Convention})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res
+			}
+			a := write("Services log in structured JSON", "One object per line.")
+			write("Feature flags live in the config service", "Not in env vars.")
+			c := write("Migrations run before the deploy starts", "Always.")
+			// The title edited by hand: dedup knows the new one, not the old.
+			f, err := s.Get(ctx, a.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Title = "Services log in plain text lines"
+			writeFile(t, root, a.Path, string(Format(f)))
+			if got := write("Services log in plain text lines", "One object per line."); got.Action != Unchanged || got.ID != a.ID {
+				t.Errorf("same title and body as the edited fact: %+v", got)
+			}
+			if got := write("Services log in structured JSON", "One object per line."); got.Action != Created || got.Supersedes != "" {
+				t.Errorf("the title before the edit: %+v", got)
+			}
+			// The fact with the highest id removed: its id is free again.
+			last := write("Caches expire within five minutes", "TTL 300s.")
+			if err := os.Remove(filepath.Join(root, filepath.FromSlash(last.Path))); err != nil {
+				t.Fatal(err)
+			}
+			if got := write("Retries use exponential backoff with jitter", "Base 100ms."); got.ID != last.ID {
+				t.Errorf("id after removing %s = %s, want it again", last.ID, got.ID)
+			}
+			// A file claiming a higher id by name only.
+			writeFile(t, root, ".foundry/memory/fact-0090-hand.md", string(Format(Fact{ID: c.ID, Type: Domain, Title: "Copied by hand under a new name", Body: "b"})))
+			if got := write("Alerts page the on-call engineer first", "Then the lead."); got.ID != "fact-0091" {
+				t.Errorf("id after a file named fact-0090 = %s, want fact-0091", got.ID)
+			}
+		})
+	}
+}
+
+// TestStoreWriteClearsStaleTempsEachHour checks that a long-running store
+// removes a temp file older than StaleAge, left after its last clearing,
+// on its first write once StaleAge has passed since that clearing.
+func TestStoreWriteClearsStaleTempsEachHour(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root := t.TempDir()
+	clock := &movingClock{now: time.Now()}
+	s := OpenDir(root, Options{Now: clock.Now})
+	write := func(title string) {
+		t.Helper()
+		if _, err := s.Write(ctx, WriteRequest{Title: title, Body: "b", Type: Domain}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("First fact clears the folder")
+	tmp := filepath.Join(root, filepath.FromSlash(Dir), confined.TempPrefix+"fact-0009-x.md-dead")
+	writeFile(t, root, Dir+"/"+filepath.Base(tmp), "left by a killed writer\n")
+	old := time.Now().Add(-2 * confined.StaleAge)
+	if err := os.Chtimes(tmp, old, old); err != nil {
+		t.Fatal(err)
+	}
+	clock.advance(confined.StaleAge + time.Minute)
+	write("Second fact an hour later")
+	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Errorf("temp file older than %v not removed by a write %v after the last clearing: %v", confined.StaleAge, confined.StaleAge+time.Minute, err)
+	}
+}
+
+// TestVocabularyKeptCurrent checks that the sorted vocabulary and the typo
+// lookup, kept current as facts with new words are indexed, equal the ones
+// built from scratch afterwards.
+func TestVocabularyKeptCurrent(t *testing.T) {
+	t.Parallel()
+	facts := genFacts(t, 300)
+	x := newLiveIndex()
+	memo := map[string]string{}
+	for _, f := range facts[:200] {
+		x.add(newEntry(f), memo)
+	}
+	x.expand("webhok quokkas") // builds both: a typo that matches nothing
+	if x.vocab == nil || x.deletions == nil {
+		t.Fatal("expand built no vocabulary or typo lookup")
+	}
+	for i, f := range facts[200:] {
+		f.Body += fmt.Sprintf(" Newword%d aab zyx%d", i, i%7)
+		x.add(newEntry(f), memo)
+	}
+	vocab, deletions := x.vocab, x.deletions
+	x.vocab, x.deletions = nil, nil
+	x.expand("webhok quokkas")
+	if diff := cmp.Diff(x.vocab, vocab); diff != "" {
+		t.Errorf("vocabulary kept current differs from a rebuild (-rebuild +kept):\n%s", diff)
+	}
+	if diff := cmp.Diff(x.deletions, deletions); diff != "" {
+		t.Errorf("typo lookup kept current differs from a rebuild (-rebuild +kept):\n%s", diff)
+	}
+}
