@@ -105,4 +105,3 @@ func TestArchiveTakesTheLock(t *testing.T) {
 		t.Errorf("the wave moved while the lock was held: %v", err)
 	}
 }
-

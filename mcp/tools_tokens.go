@@ -34,7 +34,10 @@ func (f *foundry) addTokenReport(r *Registry) error {
 					"malformed": {"type": "integer"}
 				}, "required": ["counts", "total", "malformed"]},
 				"eagerTokens": {"type": "integer", "description": "loading every fact and artifact into a session"},
-				"indexFirstTokens": {"type": "integer", "description": "the index-first path"}
+				"indexFirstTokens": {"type": "integer", "description": "the index-first path"},
+				"refused": {"type": "array", "description": "files left out: symbolic links out of the project", "items": {"type": "object", "properties": {
+					"path": {"type": "string"}, "reason": {"type": "string"}
+				}, "required": ["path", "reason"]}}
 			},
 			"required": ["index", "facts", "blackboard", "events", "eagerTokens", "indexFirstTokens"]
 		}`),

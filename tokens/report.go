@@ -14,6 +14,7 @@ import (
 	"github.com/foundryhq/foundry/artifacts"
 	"github.com/foundryhq/foundry/internal/atomicfile"
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/ctrl"
 )
 
 // Paths the report measures, relative to the project root.
@@ -34,6 +35,15 @@ type Report struct {
 	EagerTokens int `json:"eagerTokens"`
 	// IndexFirstTokens is what the index-first path costs: Index.Tokens.
 	IndexFirstTokens int `json:"indexFirstTokens"`
+	// Refused lists the files and folders left out of the figures because
+	// reading them was refused: a symbolic link out of the project.
+	Refused []Refused `json:"refused,omitempty"`
+}
+
+// Refused is one file or folder the report left out, and why.
+type Refused struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // IndexCost measures .foundry/memory/INDEX.md against its budget.
@@ -71,6 +81,7 @@ func BuildReport(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report,
 	}
 	fi, err := fs.Stat(fsys, IndexPath)
 	switch {
+	case r.refuse(IndexPath, err):
 	case err == nil:
 		r.Index.Built = true
 		r.Index.Bytes = int(fi.Size())
@@ -80,7 +91,9 @@ func BuildReport(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report,
 	}
 
 	facts, err := readDir(fsys, MemoryDir)
-	if err != nil {
+	if r.refuse(MemoryDir, err) {
+		facts = nil
+	} else if err != nil {
 		return r, fmt.Errorf("measure facts: %w", err)
 	}
 	for _, e := range facts {
@@ -89,8 +102,8 @@ func BuildReport(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report,
 			continue
 		}
 		n, err := fileSize(fsys, path.Join(MemoryDir, name))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // removed since the listing, or a dangling link
+		if errors.Is(err, fs.ErrNotExist) || r.refuse(path.Join(MemoryDir, name), err) {
+			continue // removed since the listing, a dangling link, or one out of the project
 		}
 		if err != nil {
 			return r, fmt.Errorf("measure facts: %w", err)
@@ -101,7 +114,9 @@ func BuildReport(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report,
 	}
 
 	waves, err := readDir(fsys, BlackboardDir)
-	if err != nil {
+	if r.refuse(BlackboardDir, err) {
+		waves = nil
+	} else if err != nil {
 		return r, fmt.Errorf("measure blackboard: %w", err)
 	}
 	for _, w := range waves {
@@ -111,20 +126,22 @@ func BuildReport(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report,
 		if err := ctx.Err(); err != nil {
 			return r, err
 		}
-		r.Blackboard.Waves++
 		dir := path.Join(BlackboardDir, w.Name())
 		files, err := readDir(fsys, dir)
-		if err != nil {
+		if r.refuse(dir, err) {
+			continue
+		} else if err != nil {
 			return r, fmt.Errorf("measure blackboard: %w", err)
 		}
+		r.Blackboard.Waves++
 		for _, e := range files {
 			name := e.Name()
 			if e.IsDir() || !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, atomicfile.TempPrefix) {
 				continue
 			}
 			n, err := fileSize(fsys, path.Join(dir, name))
-			if errors.Is(err, fs.ErrNotExist) {
-				continue // removed since the listing, or a dangling link
+			if errors.Is(err, fs.ErrNotExist) || r.refuse(path.Join(dir, name), err) {
+				continue // removed since the listing, a dangling link, or one out of the project
 			}
 			if err != nil {
 				return r, fmt.Errorf("measure blackboard: %w", err)
@@ -136,13 +153,25 @@ func BuildReport(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report,
 	}
 
 	if eventsFS != nil {
-		if r.Events, err = ReadEvents(eventsFS); err != nil {
+		if r.Events, err = ReadEvents(eventsFS); r.refuse(EventsPath, err) {
+			r.Events = EventCounts{Counts: []EventCount{}}
+		} else if err != nil {
 			return r, err
 		}
 	}
 	r.EagerTokens = r.Facts.Tokens + r.Blackboard.Tokens
 	r.IndexFirstTokens = r.Index.Tokens
 	return r, nil
+}
+
+// refuse records name in r.Refused when err refuses a symbolic link out of
+// the project ([confined.ErrOutside]), and reports whether it did.
+func (r *Report) refuse(name string, err error) bool {
+	if !errors.Is(err, confined.ErrOutside) {
+		return false
+	}
+	r.Refused = append(r.Refused, Refused{Path: name, Reason: confined.ErrOutside.Error()})
+	return true
 }
 
 // readDir lists dir; a missing folder is empty.
@@ -196,7 +225,11 @@ func (r Report) Text() string {
 	if r.Events.Malformed > 0 {
 		fmt.Fprintf(&b, " (%d malformed %s skipped)", r.Events.Malformed, plural(r.Events.Malformed, "line", "lines"))
 	}
-	b.WriteString("\n\n")
+	b.WriteString("\n")
+	for _, f := range r.Refused {
+		fmt.Fprintf(&b, "- Not measured: %s (%s)\n", ctrl.Escape(f.Path), f.Reason)
+	}
+	b.WriteString("\n")
 	fmt.Fprintf(&b, "Loading all memory eagerly would cost ~%d tokens per session; the index-first path costs ~%d.\n",
 		r.EagerTokens, r.IndexFirstTokens)
 	return b.String()

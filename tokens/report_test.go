@@ -10,6 +10,8 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 // file returns a file of n bytes.
@@ -157,5 +159,56 @@ func TestBuildReportDanglingLinks(t *testing.T) {
 	}
 	if r.Facts.Count != 1 || r.Facts.Tokens != 100 || r.Blackboard.Artifacts != 1 || r.Blackboard.Tokens != 200 {
 		t.Errorf("report = %+v %+v, want the one fact (100 tokens) and the one artifact (200 tokens)", r.Facts, r.Blackboard)
+	}
+}
+
+// TestBuildReportRefusesLinksOut: INDEX.md, a fact, an artifact, a wave and
+// the event log linked out of the project are reported as not measured,
+// by name, and the rest is still measured.
+func TestBuildReportRefusesLinksOut(t *testing.T) {
+	t.Parallel()
+	root, outside := t.TempDir(), t.TempDir()
+	for _, d := range []string{MemoryDir, BlackboardDir + "/audit", ".foundry/metrics"} {
+		if err := os.MkdirAll(filepath.Join(root, filepath.FromSlash(d)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for p, n := range map[string]int{MemoryDir + "/fact-0001-a.md": 400, BlackboardDir + "/audit/a.json": 800, "secret.txt": 4000} {
+		dir := root
+		if p == "secret.txt" {
+			dir = outside
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(p)), []byte(strings.Repeat("x", n)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := []string{IndexPath, MemoryDir + "/fact-0002-leak.md", BlackboardDir + "/audit/leak.json", EventsPath}
+	for _, p := range links {
+		if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(root, filepath.FromSlash(p))); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+	}
+	if err := os.Symlink(outside, filepath.Join(root, filepath.FromSlash(BlackboardDir+"/outside"))); err != nil {
+		t.Fatal(err)
+	}
+	fsys := confined.OpenFS(root)
+	r, err := BuildReport(context.Background(), fsys, fsys, 4000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Index.Built || r.Facts.Count != 1 || r.Facts.Tokens != 100 || r.Blackboard.Waves != 1 || r.Blackboard.Artifacts != 1 || r.Blackboard.Tokens != 200 || r.Events.Total != 0 {
+		t.Errorf("report = %+v %+v %+v %+v, want only the fact and the artifact inside", r.Index, r.Facts, r.Blackboard, r.Events)
+	}
+	want := []Refused{
+		{IndexPath, "leads outside the project"},
+		{MemoryDir + "/fact-0002-leak.md", "leads outside the project"},
+		{BlackboardDir + "/audit/leak.json", "leads outside the project"},
+		{EventsPath, "leads outside the project"},
+	}
+	if diff := cmp.Diff(want, r.Refused); diff != "" {
+		t.Errorf("refused (-want +got):\n%s", diff)
+	}
+	if text := r.Text(); !strings.Contains(text, "\n- Not measured: .foundry/memory/INDEX.md (leads outside the project)\n") {
+		t.Errorf("text does not name INDEX.md:\n%s", text)
 	}
 }

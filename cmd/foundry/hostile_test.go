@@ -98,6 +98,10 @@ func TestHostileRepository(t *testing.T) {
 		out := foundry(t, proj, nil, args...)
 		check(t, strings.Join(args, " "), out)
 	}
+	// tokens names the linked INDEX.md and still measures the rest.
+	if out := foundry(t, proj, nil, "tokens"); !strings.Contains(out, "- Not measured: .foundry/memory/INDEX.md (leads outside the project)\n") || !strings.Contains(out, "- Facts stored: ") {
+		t.Errorf("tokens over a linked INDEX.md:\n%s", out)
+	}
 	// The corrupt tree is named as such, not taken for a missing .foundry.
 	const corruptMsg = "foundry: read config: open .foundry/config.yaml: read tree .foundry: malformed tree: malformed mode\n"
 	if out := foundry(t, proj, nil, "doctor", "--rev", corrupt); out != corruptMsg {
