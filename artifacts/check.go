@@ -6,12 +6,16 @@ package artifacts
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"path"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/foundryhq/foundry/contracts"
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 // Result is the outcome for one input: violations against Contract, or
@@ -55,30 +59,53 @@ type Options struct {
 
 // Check reads and validates the inputs on every CPU and returns one result
 // per input, in input order. It returns an error only when ctx ends first.
+//
+// Each worker takes a batch of consecutive inputs at a time: inputs in one
+// folder of a [confined.Root] are read through that folder, opened once
+// per batch (see [confined.Folder]). The workers are few and long-lived, so
+// their stacks grow once, not once per document.
 func Check(ctx context.Context, reg *contracts.Registry, inputs []Input, opts Options) ([]Result, error) {
 	results := make([]Result, len(inputs))
+	batches := batches(inputs)
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
 	var (
+		next atomic.Int64
 		mu   sync.Mutex
 		done int
 	)
-	for i, in := range inputs {
-		if gctx.Err() != nil {
-			break
-		}
+	for range min(runtime.GOMAXPROCS(0), len(batches)) {
 		g.Go(func() error {
-			if err := gctx.Err(); err != nil {
-				return err
+			for {
+				if err := gctx.Err(); err != nil {
+					return err
+				}
+				k := int(next.Add(1) - 1)
+				if k >= len(batches) {
+					return nil
+				}
+				b := batches[k]
+				var folder *confined.Folder
+				if b.root != nil {
+					folder, _ = b.root.OpenFolder(b.dir) // on failure, each input is read through the root
+				}
+				for i := b.start; i < b.end; i++ {
+					in := inputs[i]
+					fsys, name := in.FS, in.Name
+					if folder != nil {
+						fsys, name = folder, path.Base(in.Name)
+					}
+					results[i] = checkOne(reg, i, in, fsys, name, opts)
+					if opts.Progress != nil {
+						mu.Lock()
+						done++
+						opts.Progress(done, len(inputs))
+						mu.Unlock()
+					}
+				}
+				if folder != nil {
+					folder.Close()
+				}
 			}
-			results[i] = checkOne(reg, i, in, opts)
-			if opts.Progress != nil {
-				mu.Lock()
-				done++
-				opts.Progress(done, len(inputs))
-				mu.Unlock()
-			}
-			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
@@ -90,7 +117,38 @@ func Check(ctx context.Context, reg *contracts.Registry, inputs []Input, opts Op
 	return results, nil
 }
 
-func checkOne(reg *contracts.Registry, i int, in Input, opts Options) (res Result) {
+// batchMax bounds a batch, so that the last batches still spread over the
+// workers.
+const batchMax = 32
+
+// batch is inputs[start:end]; root and dir are set when all of them are
+// files of the folder dir of root.
+type batch struct {
+	start, end int
+	root       *confined.Root
+	dir        string
+}
+
+// batches splits inputs into runs of consecutive files of one folder of one
+// root, each at most batchMax long; an input of any other file system is a
+// batch of its own.
+func batches(inputs []Input) []batch {
+	var bs []batch
+	for i, in := range inputs {
+		root, dir := confined.RootOf(in.FS), path.Dir(in.Name)
+		if n := len(bs); root != nil && n > 0 {
+			last := &bs[n-1]
+			if last.root == root && last.dir == dir && last.end-last.start < batchMax {
+				last.end++
+				continue
+			}
+		}
+		bs = append(bs, batch{start: i, end: i + 1, root: root, dir: dir})
+	}
+	return bs
+}
+
+func checkOne(reg *contracts.Registry, i int, in Input, fsys fs.FS, name string, opts Options) (res Result) {
 	// A worker's panic would end the process: it becomes this document's
 	// error instead.
 	defer func() {
@@ -99,7 +157,7 @@ func checkOne(reg *contracts.Registry, i int, in Input, opts Options) (res Resul
 		}
 	}()
 	res = Result{Path: in.Path, Contract: opts.Contract}
-	doc, err := ReadFile(in.FS, in.Name)
+	doc, err := ReadFile(fsys, name)
 	if err != nil {
 		res.Err = err
 		return res

@@ -86,20 +86,26 @@ func File(shown, osPath string) Input {
 // at most [MaxBytes], not empty. The size is checked before the file is
 // read and bounded while it is, in case it grows meanwhile; a device or a
 // pipe is refused before it is opened, since opening one can block.
+//
+// A [*confined.Folder] opens without blocking, so there the kind is checked
+// once, on the open file.
 func ReadFile(fsys fs.FS, name string) ([]byte, error) {
-	fi, err := fs.Stat(fsys, name)
-	if err != nil {
-		return nil, readError(err)
-	}
-	if err := checkInfo(fi); err != nil {
-		return nil, err
+	if _, ok := fsys.(*confined.Folder); !ok {
+		fi, err := fs.Stat(fsys, name)
+		if err != nil {
+			return nil, readError(err)
+		}
+		if err := checkInfo(fi); err != nil {
+			return nil, err
+		}
 	}
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, readError(err)
 	}
 	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
+	fi, err := f.Stat()
+	if err != nil {
 		return nil, err
 	}
 	if err := checkInfo(fi); err != nil {
@@ -155,6 +161,10 @@ func checkInfo(fi fs.FileInfo) error {
 func readError(err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return ErrNotFound
+	}
+	var tl *confined.TooLargeError
+	if errors.As(err, &tl) { // the file system's own bound refused it first
+		return &TooLargeError{Size: tl.Size}
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

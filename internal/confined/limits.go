@@ -125,10 +125,13 @@ func Bounded(fsys fs.FS) fs.FS {
 	if b, ok := fsys.(boundedFS); ok {
 		return b
 	}
-	return boundedFS{fsys}
+	return boundedFS{fsys: fsys}
 }
 
-type boundedFS struct{ fsys fs.FS }
+type boundedFS struct {
+	fsys fs.FS
+	root *Root // the Root fsys reads, for [RootOf]; nil for other file systems
+}
 
 var (
 	_ fs.ReadFileFS = boundedFS{}

@@ -65,7 +65,7 @@ func (r *Root) Close() error { return r.r.Close() }
 // FS returns the files under the root for reading: a symbolic link is
 // followed only to a target inside the root, and every file is held to its
 // size limit (see [Bounded]).
-func (r *Root) FS() fs.FS { return Bounded(r.r.FS()) }
+func (r *Root) FS() fs.FS { return boundedFS{fsys: r.r.FS(), root: r} }
 
 // Path returns the OS path of name, for messages and for tools that need
 // one; opening it bypasses the root's checks.

@@ -1,0 +1,83 @@
+package confined_test
+
+import (
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/foundryhq/foundry/internal/confined"
+)
+
+// TestFolderReadsAsRoot checks that reading a file through a Folder gives
+// what reading the joined path through the root's FS gives, content or
+// error, for links the folder cannot resolve on its own (to a sibling
+// folder, out of the project), oversized files, missing ones and folders.
+func TestFolderReadsAsRoot(t *testing.T) {
+	t.Parallel()
+	root, secret := project(t)
+	const dir = ".foundry/blackboard/w1"
+	write := func(name, content string) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(dir+"/a.json", `{"a": 1}`)
+	write(".foundry/blackboard/w2/b.json", `{"b": 2}`)
+	write(dir+"/big.json", "")
+	if err := os.Truncate(filepath.Join(root, dir, "big.json"), confined.ArtifactMax+1); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, dir, "sub.json"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, "a.json", filepath.Join(root, dir, "same.json"))
+	symlink(t, "../w2/b.json", filepath.Join(root, dir, "sibling.json"))
+	symlink(t, "../../../../secret.txt", filepath.Join(root, dir, "rel.json"))
+	symlink(t, secret, filepath.Join(root, dir, "abs.json"))
+	symlink(t, "nowhere.json", filepath.Join(root, dir, "dangling.json"))
+
+	r := open(t, root)
+	f, err := r.OpenFolder(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, name := range []string{"a.json", "same.json", "sibling.json", "rel.json", "abs.json", "dangling.json", "missing.json", "big.json", "sub.json", "../w2/b.json"} {
+		t.Run(name, func(t *testing.T) {
+			full := dir + "/" + name
+			want, werr := readOpen(r.FS(), full)
+			got, err := readOpen(f, name)
+			if string(got) != string(want) || (err == nil) != (werr == nil) {
+				t.Fatalf("ReadFile through the folder = %q, %v; through the root %q, %v", got, err, want, werr)
+			}
+			if name == "../w2/b.json" {
+				return // not a valid fs.FS name in either, for different reasons
+			}
+			if err != nil && err.Error() != werr.Error() {
+				t.Errorf("error through the folder %q, through the root %q", err, werr)
+			}
+			fi, err := f.Stat(name)
+			wfi, werr := fs.Stat(r.FS(), full)
+			if (err == nil) != (werr == nil) || err == nil && (fi.Size() != wfi.Size() || fi.Mode() != wfi.Mode()) {
+				t.Errorf("Stat through the folder = %v, %v; through the root %v, %v", fi, err, wfi, werr)
+			}
+		})
+	}
+}
+
+// readOpen reads name through fsys.Open, the way a Folder is read.
+func readOpen(fsys fs.FS, name string) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
