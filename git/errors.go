@@ -18,6 +18,11 @@ var (
 	ErrPathNotFound = errors.New("path not found")
 	// ErrShallow means a shallow clone lacks the history a request needs.
 	ErrShallow = errors.New("shallow clone lacks this history")
+	// ErrIndexUnsupported means the git index holds something Foundry does
+	// not read: a split index (core.splitIndex), a sparse index
+	// (index.sparse), an index format newer than version 4, or a damaged
+	// file. The error wrapping it says which.
+	ErrIndexUnsupported = errors.New("git index not supported")
 	// ErrObjectTooLarge means an object's header gives a size over
 	// maxObjectBytes: it is not inflated.
 	ErrObjectTooLarge = errors.New("git object too large")

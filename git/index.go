@@ -8,7 +8,6 @@ package git
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -32,11 +31,12 @@ const (
 	extSkipWorktree = 1 << 14
 )
 
-// errIndexUnexpected means the index holds something indexFile does not
-// read (a split or sparse index, an unknown mode, unsorted entries, a
-// malformed file…): the caller falls back to go-git's decoder, which either
-// reads the file or reports why it cannot.
-var errIndexUnexpected = errors.New("index not readable by the fast reader")
+// The two index formats git writes on request that Foundry does not read,
+// named with the way back to an ordinary index.
+const (
+	splitIndex  = "a split index (core.splitIndex); turn it off with git update-index --no-split-index"
+	sparseIndex = "a sparse index (index.sparse); turn it off with git sparse-checkout init --no-sparse-index"
+)
 
 // indexFile is one snapshot of a git index, read but not decoded: entries
 // are located by offset, and their fields are decoded only when asked for.
@@ -67,11 +67,11 @@ type indexEntry struct {
 // parseIndex reads an index file's bytes. It checks the whole structure but
 // not the trailing checksum, as git itself does outside git fsck (read-cache
 // verifies it only when verify_index_checksum is set). Anything it does not
-// handle comes back as errIndexUnexpected. The data must not be modified
+// handle comes back as ErrIndexUnsupported. The data must not be modified
 // afterwards: names alias it.
 func parseIndex(data []byte) (*indexFile, error) {
 	unexpected := func(format string, args ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{errIndexUnexpected}, args...)...)
+		return fmt.Errorf("%w: "+format, append([]any{ErrIndexUnsupported}, args...)...)
 	}
 	if len(data) < indexHeaderLen+indexHashLen || string(data[:4]) != "DIRC" {
 		return nil, unexpected("no DIRC header")
@@ -96,6 +96,10 @@ func parseIndex(data []byte) (*indexFile, error) {
 	}
 	off := indexHeaderLen
 	prev, prevStage := "", -1
+	// A split index leaves the names of the entries it replaces empty: an
+	// empty name is reported after the extensions, so that a split index
+	// is declined as one.
+	emptyAt := -1
 	for i := range ix.ents {
 		if end-off < entryFixedLen {
 			return nil, unexpected("entry %d truncated", i)
@@ -127,13 +131,12 @@ func parseIndex(data []byte) (*indexFile, error) {
 			start := len(v4names)
 			v4names = append(v4names, prev[:len(prev)-int(strip)]...)
 			v4names = append(v4names, data[nameOff+n:nameOff+n+nul]...)
-			if len(v4names) == start {
-				return nil, unexpected("entry %d: empty name", i)
-			}
 			ix.ents[i] = indexEntry{off: uint32(off), nameStart: uint32(start), nameEnd: uint32(len(v4names)), extendedFl: ext}
-			// Bytes already appended never change, even when a later append
-			// moves the buffer, so the name can alias them.
-			name = unsafe.String(&v4names[start], len(v4names)-start)
+			if len(v4names) > start {
+				// Bytes already appended never change, even when a later
+				// append moves the buffer, so the name can alias them.
+				name = unsafe.String(&v4names[start], len(v4names)-start)
+			}
 			next = nameOff + n + nul + 1
 		} else {
 			nlen := int(flags & flagNameMask)
@@ -160,12 +163,21 @@ func parseIndex(data []byte) (*indexFile, error) {
 			name = ix.names[nameOff : nameOff+nlen]
 			next = off + size
 		}
-		switch filemode.FileMode(binary.BigEndian.Uint32(data[off+entryModeOff:])) {
+		switch m := filemode.FileMode(binary.BigEndian.Uint32(data[off+entryModeOff:])); m {
 		case filemode.Regular, filemode.Executable, filemode.Symlink, filemode.Submodule:
+		case filemode.Dir:
+			return nil, unexpected("%s", sparseIndex)
 		default:
-			return nil, unexpected("entry %d: mode", i)
+			return nil, unexpected("entry %d: mode %o", i, uint32(m))
 		}
 		stage := int(flags>>12) & 3
+		if name == "" {
+			if emptyAt < 0 {
+				emptyAt = i
+			}
+			prev, prevStage, off = name, -1, next
+			continue
+		}
 		// Sorted by name then stage. The components the name shares whole
 		// with the previous one were checked with it; only the rest needs
 		// checking.
@@ -205,10 +217,17 @@ func parseIndex(data []byte) (*indexFile, error) {
 		switch {
 		case sig == "TREE":
 			ix.tree = payload
+		case sig == "link":
+			return nil, unexpected("%s", splitIndex)
+		case sig == "sdir":
+			return nil, unexpected("%s", sparseIndex)
 		case sig[0] < 'A' || sig[0] > 'Z':
-			return nil, unexpected("required extension %q", sig) // "link" (split index), "sdir" (sparse index)
+			return nil, unexpected("required extension %q", sig)
 		}
 		off += 8 + int(n)
+	}
+	if emptyAt >= 0 {
+		return nil, unexpected("entry %d: empty name", emptyAt)
 	}
 	return ix, nil
 }

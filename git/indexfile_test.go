@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -49,54 +50,33 @@ func TestIndexFileEnv(t *testing.T) {
 		t.Errorf("IndexFS with GIT_INDEX_FILE: %q, %v; want the alternate index's content", b, err)
 	}
 
-	// The go-git path reads the same index.
-	plain, err := git.Open(r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	git.WithoutGitBinary(plain)
-	if got, err := plain.StagedChanges("p"); err != nil || !cmp.Equal(got, []git.Change{{Path: "a.json", Kind: git.Modified}}) {
-		t.Errorf("StagedChanges without the git binary, with GIT_INDEX_FILE = %v, %v", got, err)
-	}
-
 	// Without the variable, the repository's own index: nothing staged.
 	if err := os.Unsetenv("GIT_INDEX_FILE"); err != nil { // t.Setenv restores it after the test
 		t.Fatal(err)
 	}
-	for _, rp := range []*git.Repo{repo, plain} {
-		got, err = rp.StagedChanges("p")
-		if err != nil || len(got) != 0 {
-			t.Errorf("StagedChanges without GIT_INDEX_FILE = %v, %v; want none", got, err)
-		}
+	got, err = repo.StagedChanges("p")
+	if err != nil || len(got) != 0 {
+		t.Errorf("StagedChanges without GIT_INDEX_FILE = %v, %v; want none", got, err)
 	}
 }
 
-// TestStagedChangesBothWays checks that the git binary and the go-git walk
+// TestStagedChangesLikeGit checks that StagedChanges and git diff-index
 // report the same changes: adds, modifications, deletions, renames, a mode
 // change (not a change of content), files outside the folder, names that need quoting, an unborn HEAD.
-func TestStagedChangesBothWays(t *testing.T) {
+func TestStagedChangesLikeGit(t *testing.T) {
 	t.Parallel()
 	r := gittest.New(t)
 	both := func(dir string) ([]git.Change, []git.Change) {
 		t.Helper()
-		fast, err := git.Open(r.Dir)
+		repo, err := git.Open(r.Dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		slow, err := git.Open(r.Dir)
+		got, err := repo.StagedChanges(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		git.WithoutGitBinary(slow)
-		a, err := fast.StagedChanges(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := slow.StagedChanges(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a, b
+		return got, gitStaged(t, r, dir)
 	}
 	r.Write("p/bb/w/new one.json", "{}")
 	r.Write("p/bb/w/é*?.json", "{}")
@@ -104,10 +84,10 @@ func TestStagedChangesBothWays(t *testing.T) {
 	fast, slow := both("p/bb")
 	want := []git.Change{{Path: "w/new one.json", Kind: git.Added}, {Path: "w/é*?.json", Kind: git.Added}}
 	if diff := cmp.Diff(want, fast); diff != "" {
-		t.Errorf("unborn HEAD, git binary (-want +got):\n%s", diff)
+		t.Errorf("unborn HEAD (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(fast, slow); diff != "" {
-		t.Errorf("unborn HEAD, git binary vs go-git (-binary +go-git):\n%s", diff)
+		t.Errorf("unborn HEAD (-StagedChanges +git diff-index):\n%s", diff)
 	}
 
 	r.Write("p/bb/w/mod.json", "{}")
@@ -132,70 +112,57 @@ func TestStagedChangesBothWays(t *testing.T) {
 		{Path: "w/renamed.json", Kind: git.Added},
 	}
 	if diff := cmp.Diff(want, fast); diff != "" {
-		t.Errorf("git binary (-want +got):\n%s", diff)
+		t.Errorf("StagedChanges (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(fast, slow); diff != "" {
-		t.Errorf("git binary vs go-git (-binary +go-git):\n%s", diff)
+		t.Errorf("StagedChanges (-StagedChanges +git diff-index):\n%s", diff)
 	}
 	if fast, slow = both(""); !cmp.Equal(fast, slow) || len(fast) != 6 {
-		t.Errorf("whole repository: binary %v, go-git %v", fast, slow)
+		t.Errorf("whole repository: StagedChanges %v, git diff-index %v", fast, slow)
 	}
 }
 
-// TestIndexOnlyGitReads checks indexes neither the fast reader nor go-git's
-// decoder reads: a split index (its entries mostly in a shared file) and a
-// sparse index (whole folders as one entry). git ls-files lists them.
-func TestIndexOnlyGitReads(t *testing.T) {
+// TestIndexUnsupportedNamed checks the indexes Foundry does not read, a
+// split index (its entries mostly in a shared file) and a sparse index
+// (whole folders as one entry): every reader of the index fails naming what
+// the index is and how to turn it off, with or without a git binary on PATH.
+func TestIndexUnsupportedNamed(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		name  string
 		setup func(r *gittest.Repo)
+		want  string
 	}{
 		{"split index", func(r *gittest.Repo) {
 			r.Git("config", "core.splitIndex", "true")
 			r.Git("update-index", "--split-index")
-		}},
+		}, "a split index (core.splitIndex); turn it off with git update-index --no-split-index"},
 		{"sparse index", func(r *gittest.Repo) {
 			if _, err := r.TryGit("sparse-checkout", "set", "--cone", "--sparse-index", "p"); err != nil {
 				testenv.Missing(t, "git with sparse-index support", err)
 			}
-		}},
+		}, "a sparse index (index.sparse); turn it off with git sparse-checkout init --no-sparse-index"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			r := gittest.New(t)
 			r.Write("p/bb/a.json", "1")
-			r.Write("p/bb/old.json", "old")
 			r.Write("q/deep/x", "x")
 			r.CommitAll("base")
 			tt.setup(r)
-			r.Write("p/bb/a.json", "2")
 			r.Write("p/bb/b.json", "new")
-			r.Git("add", "p/bb/a.json", "p/bb/b.json")
-			r.Git("rm", "-q", "p/bb/old.json")
+			r.Git("add", "p/bb/b.json")
 			repo, err := git.Open(r.Dir)
 			if err != nil {
 				t.Fatal(err)
 			}
-			x, err := repo.ReadIndex()
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := x.StagedChanges("p")
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := []git.Change{{Path: "bb/a.json", Kind: git.Modified}, {Path: "bb/b.json", Kind: git.Added}, {Path: "bb/old.json", Kind: git.Deleted}}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("StagedChanges (-want +got):\n%s", diff)
-			}
-			for name, want := range map[string]string{"p/bb/a.json": "2", "p/bb/b.json": "new", "q/deep/x": "x"} {
-				if b, err := fs.ReadFile(x.FS(""), name); err != nil || string(b) != want {
-					t.Errorf("%s in the index = %q, %v; want %q", name, b, err, want)
+			_, err1 := repo.ReadIndex()
+			_, err2 := repo.StagedChanges("p")
+			_, err3 := repo.IndexFS("")
+			for _, err := range []error{err1, err2, err3} {
+				if !errors.Is(err, git.ErrIndexUnsupported) || !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("error = %v; want ErrIndexUnsupported naming %q", err, tt.want)
 				}
-			}
-			if _, err := fs.Stat(x.FS(""), "p/bb/old.json"); err == nil {
-				t.Errorf("p/bb/old.json is still in the index view")
 			}
 		})
 	}

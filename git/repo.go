@@ -30,8 +30,6 @@ type Repo struct {
 	// mu serialises object reads: go-git's storage caches are not safe for
 	// concurrent use, and one Repo is shared by every request of a server.
 	mu sync.Mutex
-	// staged pins how StagedChanges answers (tests of each way).
-	staged stagedMethod
 }
 
 // Open finds the repository that holds dir, walking up as git does, and opens

@@ -1,21 +1,17 @@
 package git
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	billy "github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -106,8 +102,7 @@ func (t *treeLister) listFull(full string) ([]entry, bool, error) {
 // then reads them sees one consistent index even while git rewrites it.
 type Index struct {
 	repo *Repo
-	ix   *indexFile   // the fast reader's result, or
-	idx  *index.Index // go-git's, for an index only it reads
+	ix   *indexFile
 }
 
 // ReadIndex reads the git index. Like git itself it honours GIT_INDEX_FILE,
@@ -118,13 +113,22 @@ type Index struct {
 // The file is read once and its entries are decoded only as they are looked
 // up (by binary search over the sorted entries), so reading a few files or
 // the staged changes costs little more than reading the file, however many
-// files the index holds.
+// files the index holds. An index it does not read (a split or sparse
+// index, a damaged file) is an error wrapping [ErrIndexUnsupported] that
+// says what it holds.
 func (r *Repo) ReadIndex() (*Index, error) {
-	ix, idx, err := r.readIndex()
+	data, name, err := r.indexBytes()
 	if err != nil {
 		return nil, err
 	}
-	return &Index{repo: r, ix: ix, idx: idx}, nil
+	if data == nil {
+		return &Index{repo: r, ix: &indexFile{}}, nil
+	}
+	ix, err := parseIndex(data)
+	if err != nil {
+		return nil, fmt.Errorf("read git index %s: %w", name, err)
+	}
+	return &Index{repo: r, ix: ix}, nil
 }
 
 // IndexFS returns a read-only view of the folder sub as it is in the git
@@ -146,123 +150,7 @@ func (x *Index) FS(sub string) fs.FS {
 	if sub = strings.Trim(sub, "/"); sub != "" {
 		prefix = sub + "/"
 	}
-	if x.ix != nil {
-		return &objectFS{repo: x.repo, dirs: &indexLister{ix: x.ix, prefix: prefix}, label: "index"}
-	}
-	return &objectFS{repo: x.repo, dirs: mapIndex(x.idx.Entries, prefix), label: "index"}
-}
-
-// mapIndex lists the folders of a decoded index under prefix, the way
-// indexLister does from the file: every folder holding an entry exists,
-// gitlinks are left out, the first stage of a path wins.
-func mapIndex(entries []*index.Entry, prefix string) mapLister {
-	dirs := map[string][]entry{".": nil}
-	seen := map[string]bool{}
-	dirSeen := map[string]bool{}
-	for _, e := range entries {
-		if !strings.HasPrefix(e.Name, prefix) || seen[e.Name] {
-			continue
-		}
-		seen[e.Name] = true // the first stage of a conflicted path wins
-		rel := strings.TrimPrefix(e.Name, prefix)
-		dir, base := path.Split(rel)
-		dir = strings.TrimSuffix(dir, "/")
-		if dir == "" {
-			dir = "."
-		}
-		if e.Mode != filemode.Submodule && !e.IntentToAdd {
-			dirs[dir] = append(dirs[dir], entry{name: base, hash: e.Hash, exec: isExec(e.Mode)})
-		} else if dirs[dir] == nil {
-			dirs[dir] = []entry{}
-		}
-		// Make every ancestor folder exist, each listed once in its parent.
-		for d := dir; d != "." && !dirSeen[d]; {
-			dirSeen[d] = true
-			parent, name := path.Split(d)
-			parent = strings.TrimSuffix(parent, "/")
-			if parent == "" {
-				parent = "."
-			}
-			dirs[parent] = append(dirs[parent], entry{name: name, isDir: true})
-			d = parent
-		}
-	}
-	for _, es := range dirs {
-		sortEntries(es)
-	}
-	return mapLister(dirs)
-}
-
-type mapLister map[string][]entry
-
-func (m mapLister) list(dir string) ([]entry, bool, error) {
-	es, ok := m[dir]
-	return es, ok, nil
-}
-
-// readIndex reads the git index once (see ReadIndex). The fast reader
-// answers (ix) unless the file holds something only go-git's decoder reads
-// (idx); exactly one of the two is non-nil.
-func (r *Repo) readIndex() (ix *indexFile, idx *index.Index, err error) {
-	data, name, err := r.indexBytes()
-	if err != nil || data == nil {
-		return &indexFile{}, nil, err
-	}
-	if ix, err := parseIndex(data); err == nil {
-		return ix, nil, nil
-	}
-	idx = &index.Index{}
-	if err := index.NewDecoder(bytes.NewReader(data)).Decode(idx); err != nil {
-		// A split or sparse index: git itself reads it whole.
-		if idx, ok := r.indexWithGitBinary(); ok {
-			return nil, idx, nil
-		}
-		return nil, nil, fmt.Errorf("read git index %s: %w", name, err)
-	}
-	return nil, idx, nil
-}
-
-// indexWithGitBinary lists the index with `git ls-files --stage`, which
-// reads what go-git's decoder does not (a split index's shared part, a
-// sparse index's folders expanded). ok is false when git is not on PATH or
-// fails.
-func (r *Repo) indexWithGitBinary() (*index.Index, bool) {
-	bin, err := exec.LookPath("git")
-	if err != nil {
-		return nil, false
-	}
-	cmd := exec.Command(bin, "ls-files", "--stage", "-z", "--full-name")
-	cmd.Dir = r.root
-	if p := os.Getenv("GIT_INDEX_FILE"); p != "" {
-		// The file indexBytes read, whatever folder git runs in.
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return nil, false
-		}
-		cmd.Env = append(os.Environ(), "GIT_INDEX_FILE="+abs)
-	}
-	raw, err := cmd.Output()
-	if err != nil {
-		return nil, false
-	}
-	idx := &index.Index{Version: 2}
-	// Each entry is "<mode> <id> <stage>" TAB <path> NUL.
-	for rec := range strings.SplitSeq(strings.TrimSuffix(string(raw), "\x00"), "\x00") {
-		if rec == "" {
-			continue
-		}
-		meta, name, ok := strings.Cut(rec, "\t")
-		f := strings.Fields(meta)
-		if !ok || len(f) != 3 || !plumbing.IsHash(f[1]) || len(f[2]) != 1 || f[2][0] < '0' || f[2][0] > '3' {
-			return nil, false
-		}
-		mode, err := filemode.New(f[0])
-		if err != nil {
-			return nil, false
-		}
-		idx.Entries = append(idx.Entries, &index.Entry{Name: name, Hash: plumbing.NewHash(f[1]), Mode: mode, Stage: index.Stage(f[2][0] - '0')})
-	}
-	return idx, true
+	return &objectFS{repo: x.repo, dirs: &indexLister{ix: x.ix, prefix: prefix}, label: "index"}
 }
 
 // indexBytes returns the content of the index file and its name for
