@@ -12,6 +12,10 @@ var (
 	ErrNotRepository = errors.New("not a git repository")
 	// ErrRevisionNotFound means a revision spec resolves to no commit.
 	ErrRevisionNotFound = errors.New("revision not found")
+	// ErrUnsupportedRevision means a revision spec uses syntax Foundry does
+	// not read (a reflog date, :/message, ^{/text}, REV:path…); the error
+	// wrapping it names the part.
+	ErrUnsupportedRevision = errors.New("revision syntax not supported")
 	// ErrNoCommits means the repository has no commit yet (an unborn HEAD).
 	ErrNoCommits = errors.New("repository has no commits yet")
 	// ErrPathNotFound means a path does not exist in the chosen view.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,7 +14,6 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage"
@@ -112,10 +110,14 @@ type Commit struct {
 	When    string // author date, YYYY-MM-DD
 }
 
-// Resolve turns a revision spec (HEAD~5, HEAD^2, a tag, a branch, an
-// abbreviated hash) into a commit. Specs go-git cannot parse (@{-1},
-// HEAD@{2}, :/message, dates) are handed to the git binary when it is on
-// PATH.
+// Resolve turns a revision spec into a commit: a branch, tag or other ref,
+// a full or abbreviated hash, HEAD or @, <ref>@{N} and @{N} (the value a ref
+// or the current branch had N changes ago), @{-N} (the branch checked out
+// before the N-th last switch), [<branch>]@{u} (its upstream), each
+// followed by any number of ~N, ^N and ^{commit}. The reflogs and config are
+// read natively, so the answer never depends on a git binary; other syntax
+// (reflog dates, :/message, ^{/text}, REV:path) is an error wrapping
+// [ErrUnsupportedRevision] that names it.
 func (r *Repo) Resolve(rev string) (Commit, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -136,66 +138,7 @@ func (r *Repo) resolveLocked(rev string) (*object.Commit, error) {
 	if rev == "" {
 		return nil, fmt.Errorf("resolve revision: empty spec: %w", ErrRevisionNotFound)
 	}
-	if strings.HasPrefix(rev, "-") {
-		return nil, fmt.Errorf("resolve revision %q: %w", rev, ErrRevisionNotFound)
-	}
-	var h *plumbing.Hash
-	var err error
-	if !goGitMisreads(rev) {
-		h, err = r.repo.ResolveRevision(plumbing.Revision(rev))
-	}
-	if err != nil || h == nil || h.IsZero() {
-		if _, herr := r.repo.Head(); errors.Is(herr, plumbing.ErrReferenceNotFound) {
-			return nil, fmt.Errorf("resolve revision %q: %w", rev, ErrNoCommits)
-		}
-		fh, ferr := r.resolveWithGitBinary(rev)
-		if ferr != nil {
-			return nil, ferr
-		}
-		h = &fh
-	}
-	c, err := r.repo.CommitObject(*h)
-	if err != nil {
-		if r.shallow() {
-			return nil, fmt.Errorf("resolve revision %q: %w (fetch more history with git fetch --deepen or --unshallow)", rev, ErrShallow)
-		}
-		return nil, fmt.Errorf("resolve revision %q: %w", rev, ErrRevisionNotFound)
-	}
-	return c, nil
-}
-
-// goGitMisreads reports whether go-git would resolve rev to a wrong commit
-// rather than fail: its parser accepts reflog entries (HEAD@{2}), dates
-// (main@{yesterday}), upstreams (@{u}), peels to other types (^{tree}) and
-// REV:path, but its resolver skips them. No ref name holds "@{", "^{" or
-// ":", so a plain ref never matches.
-func goGitMisreads(rev string) bool {
-	s := strings.NewReplacer("^{}", "", "^{commit}", "").Replace(rev)
-	return strings.Contains(s, "@{") || strings.Contains(s, "^{") || strings.Contains(s, ":")
-}
-
-// resolveWithGitBinary asks git rev-parse for specs go-git does not know.
-func (r *Repo) resolveWithGitBinary(rev string) (plumbing.Hash, error) {
-	notFound := func() error {
-		if r.shallow() {
-			return fmt.Errorf("resolve revision %q: %w (fetch more history with git fetch --deepen or --unshallow)", rev, ErrShallow)
-		}
-		return fmt.Errorf("resolve revision %q: %w", rev, ErrRevisionNotFound)
-	}
-	bin, err := exec.LookPath("git")
-	if err != nil {
-		return plumbing.ZeroHash, notFound()
-	}
-	// Resolve first, then peel: appending ^{commit} to the spec would change
-	// the meaning of :/message searches.
-	s, err := runGit(bin, r.root, "rev-parse", "--verify", "--quiet", "--end-of-options", rev)
-	if err == nil {
-		s, err = runGit(bin, r.root, "rev-parse", "--verify", "--quiet", s+"^{commit}")
-	}
-	if err != nil || !plumbing.IsHash(s) {
-		return plumbing.ZeroHash, notFound()
-	}
-	return plumbing.NewHash(s), nil
+	return r.resolveSpec(rev)
 }
 
 func (r *Repo) shallow() bool {
@@ -207,15 +150,6 @@ func (r *Repo) shallow() bool {
 func (r *Repo) HasCommits() bool {
 	_, err := r.repo.Head()
 	return err == nil
-}
-
-func runGit(bin, dir string, args ...string) (string, error) {
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	err := cmd.Run()
-	return strings.TrimSpace(out.String()), err
 }
 
 // readOnlyExtensions are the repository extensions (lower case) that change

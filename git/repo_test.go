@@ -141,17 +141,12 @@ func TestResolve(t *testing.T) {
 		{"side", side},
 		{first[:7], first},
 		{"HEAD~2", first},
-		{"@{-1}", side},       // git binary fallback
-		{":/side work", side}, // git binary fallback
+		{"@{-1}", side},
 		{"HEAD@{0}", r.Git("rev-parse", "HEAD")},
-		// go-git parses these but ignores the reflog, the date, the peel:
-		// the git binary answers.
 		{"HEAD@{1}", second},
 		{"main@{1}", second},
-		{"main@{2026-01-01 10:01:30 +0000}", first},
 		{"v1.1^{}", first},
 		{"v1.1^{commit}", first},
-		{"HEAD^{/^first}", first},
 	}
 	for _, tt := range tests {
 		t.Run(tt.rev, func(t *testing.T) {
@@ -164,7 +159,7 @@ func TestResolve(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []string{"nope", "HEAD~99", "-x", "", "HEAD^{tree}", "HEAD:f", "HEAD@{99}"} {
+	for _, bad := range []string{"nope", "HEAD~99", "-x", "", "HEAD@{99}"} {
 		if _, err := repo.Resolve(bad); !errors.Is(err, git.ErrRevisionNotFound) {
 			t.Errorf("Resolve(%q) error = %v, want ErrRevisionNotFound", bad, err)
 		}

@@ -101,6 +101,8 @@ func hintFor(err error) string {
 		return "--rev and --staged read from git; run `git init` first or drop the flag"
 	case errors.Is(err, git.ErrShallow):
 		return "this clone is shallow; run `git fetch --unshallow` to read older revisions"
+	case errors.Is(err, git.ErrUnsupportedRevision):
+		return "pass the commit itself instead, e.g. --rev \"$(git rev-parse --verify '<rev>')\""
 	case errors.Is(err, git.ErrRevisionNotFound):
 		return "check the spec with `git rev-parse --verify <rev>`"
 	case errors.As(err, &cfgErr):
