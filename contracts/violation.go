@@ -476,14 +476,21 @@ func ratText(r *big.Rat) string {
 }
 
 // repairLocations restores the instance locations of propertyNames and
-// contentSchema problems. jsonschema/v6 stores its validator's location
-// slice in those errors without copying it, so the traversal of a later
-// sibling overwrites it: {"pn": {"long": 1}, "z": 1} would report the
-// property name under "#/z". The length of the stored slice is still
-// right, and every other error carries a copy, so the location is found
-// again in inst: below the nearest ancestor's location, at that depth, a
-// value the problem can be about (an object holding the property, a
-// string), distinct for problems of the same keyword.
+// contentSchema problems. jsonschema/v6 (v6.0.3, validator.go, the
+// propertyNames and contentSchema blocks of (*validator).objValidate and
+// (*validator).strValidate) stores its validator's location slice in those
+// errors as verr.InstanceLocation = vd.vloc, without the slices.Clone that
+// vd.instanceLocation() gives every other error, so the traversal of a
+// later sibling overwrites it: {"pn": {"long": 1}, "z": 1} would report the
+// property name under "#/z". Upstream has no issue for it; the open pull
+// request https://github.com/santhosh-tekuri/jsonschema/pull/269 makes both
+// sites call vd.instanceLocation(). Once a release holds that fix, this
+// function and relocate can go (TestViolationLocationsNotAliased shows
+// when). The length of the stored slice is still right, and every other
+// error carries a copy, so the location is found again in inst: below the
+// nearest ancestor's location, at that depth, a value the problem can be
+// about (an object holding the property, a string), distinct for problems
+// of the same keyword.
 func repairLocations(e *jsonschema.ValidationError, inst any) {
 	used := map[string]bool{}
 	var walk func(e *jsonschema.ValidationError, parent []string)
