@@ -12,6 +12,7 @@ import (
 	"github.com/foundryhq/foundry/blackboard"
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/facts"
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/internal/secrets"
 	"github.com/foundryhq/foundry/runbooks"
 )
@@ -20,8 +21,9 @@ import (
 const secretAdvice = "; remove it and rotate the credential: git history keeps it"
 
 // maxSecretScanBytes bounds a file the check reads; a larger one is
-// skipped (the other checks already report it).
-const maxSecretScanBytes = 8 << 20
+// skipped (the other checks already report it). No file Foundry accepts is
+// larger than an artifact.
+const maxSecretScanBytes = confined.ArtifactMax
 
 // storedSecrets returns the provider-format secrets of a JSON artifact by
 // pointer. A cheap scan of the raw text comes first: most artifacts hold

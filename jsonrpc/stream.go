@@ -14,11 +14,15 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/internal/pause"
 )
 
-// DefaultMaxMessageBytes is the largest request line served by default.
-const DefaultMaxMessageBytes = 8 << 20
+// DefaultMaxMessageBytes is the largest request line served by default. A
+// request must be able to carry the largest document the server's tools
+// validate (an artifact, as contract_validate's data), so the limit is the
+// artifact limit, defined once in internal/confined's table of limits.
+const DefaultMaxMessageBytes = confined.ArtifactMax
 
 // idSlack is how far past the size limit a line is still buffered, so that
 // a slightly oversized request can be parsed and its rejection carry its id.

@@ -52,7 +52,7 @@ var httpProtocolVersions = append(slices.Clone(ProtocolVersions), "2025-03-26")
 
 // Defaults of the HTTP transport.
 const (
-	DefaultMaxBodyBytes      = 8 << 20
+	DefaultMaxBodyBytes      = jsonrpc.DefaultMaxMessageBytes // a POST body carries one message
 	DefaultTotalConcurrency  = 64
 	DefaultTotalPerMinute    = 6000
 	DefaultTotalBurst        = 1200
