@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -215,8 +214,6 @@ var frontMatterKeys = []string{
 	"created", "expires", "supersedes", "supersededBy", "status", "retiredReason",
 }
 
-var yamlLine = regexp.MustCompile(`line ([0-9]+)`)
-
 // Parse reads a fact file. path only labels errors. It checks the structure
 // (front matter, known keys, id, type, title, date and enum forms) but not the
 // write rules such as the title length, so a hand-edited file that bends a
@@ -306,17 +303,12 @@ func parseFrontYAML(path, front string) (Fact, map[string]int, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(front), &doc); err != nil {
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		line := 0
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			line = n + 1 // the opening delimiter line
-			if yamlParserError(msg) {
-				line++ // yaml.v3 reports parser errors with 0-based lines
-			}
-			msg = strings.TrimPrefix(strings.TrimPrefix(msg, m[0]), ": ")
-		}
-		return Fact{}, nil, fail(line, "front matter: %s", msg)
+		// The parser's errors carry their position only in their text, so
+		// the line is found by parsing, and the problem named by looking
+		// at that line.
+		lines := strings.SplitAfter(front, "\n")
+		n := yamlErrorLine(lines)
+		return Fact{}, nil, fail(n+2, "front matter: not valid YAML%s", yamlProblem(lines[n]))
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return Fact{}, nil, fail(2, "front matter is empty")
@@ -448,15 +440,93 @@ func plainSafe(s string) bool {
 	return true
 }
 
-// yamlParserError reports whether a yaml.v3 message comes from its parser
-// (0-based line numbers) rather than its scanner (1-based).
-func yamlParserError(msg string) bool {
-	for _, p := range []string{"expected key", "expected node content", "expected ',' or", "expected '-' indicator", "expected <document start>"} {
-		if strings.Contains(msg, "did not find "+p) {
-			return true
+// yamlExactTries bounds how many prefixes yamlErrorLine tries one by one
+// before it bisects: front matter is a few lines, but a hostile file may
+// hold thousands.
+const yamlExactTries = 64
+
+// yamlErrorLine returns the 0-based line of front matter that fails to
+// parse as YAML (split into lines that keep their newlines): the line after
+// the longest run of whole lines from the start that parses. A value
+// spread over lines ("tags: [a,\n b]") leaves shorter runs unparsable, so
+// runs are tried from the longest down; the parser stops at its first
+// problem, so each try costs about the text before it. Past yamlExactTries
+// the rest is bisected, which finds a line whose addition breaks the
+// parse, though not always the last.
+func yamlErrorLine(lines []string) int {
+	ends := make([]int, len(lines)+1) // ends[k]: the length of the first k lines
+	for i, l := range lines {
+		ends[i+1] = ends[i] + len(l)
+	}
+	text := []byte(strings.Join(lines, ""))
+	parses := func(k int) bool {
+		var n yaml.Node
+		return yaml.Unmarshal(text[:ends[k]], &n) == nil
+	}
+	hi := len(lines) // the whole text does not parse
+	for k := hi - 1; k > 0 && hi-k <= yamlExactTries; k-- {
+		if parses(k) {
+			return k
+		}
+		hi = k
+	}
+	lo := 0 // nothing parses as the empty document
+	for hi-lo > 1 {
+		if mid := (lo + hi) / 2; parses(mid) {
+			lo = mid
+		} else {
+			hi = mid
 		}
 	}
-	return false
+	return lo
+}
+
+// yamlProblem names what makes one front matter line unparsable, for the
+// shapes a hand edit most often breaks, as text to append to "not valid
+// YAML"; "" when the line shows none of them.
+func yamlProblem(line string) string {
+	_, val, ok := strings.Cut(strings.TrimRight(line, "\r\n"), ":")
+	val = strings.TrimSpace(val)
+	if !ok || val == "" {
+		return ""
+	}
+	switch val[0] {
+	case '[', '{':
+		if !balanced(val) {
+			return fmt.Sprintf(": %q is not closed on this line", val[:1])
+		}
+	case '"', '\'':
+		if len(val) < 2 || val[len(val)-1] != val[0] {
+			return ": the quoted value is not closed on this line"
+		}
+	default:
+		if strings.Contains(val, ": ") {
+			return `: the value holds ": "; put it in quotes`
+		}
+	}
+	return ""
+}
+
+// balanced reports whether every bracket of a flow value outside quotes is
+// closed within it.
+func balanced(v string) bool {
+	depth := 0
+	var quote byte
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '[' || c == '{':
+			depth++
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return depth <= 0 && quote == 0
 }
 
 // field returns the string field of f that front matter key sets, or nil.

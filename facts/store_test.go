@@ -248,7 +248,7 @@ func TestStoreMalformedWarnsOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := "warning: skip fact file .foundry/memory/fact-0001-bad.md:4: front matter: did not find expected ',' or ']'\n"
+	want := "warning: skip fact file .foundry/memory/fact-0001-bad.md:4: front matter: not valid YAML: \"[\" is not closed on this line\n"
 	if diff := cmp.Diff(want, warn.String()); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
