@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
 )
@@ -22,25 +23,79 @@ var extraStopWords = map[string]bool{
 
 // words splits s into lowercase runs of letters and digits. Apostrophes
 // inside a word are dropped ("don't" → "dont").
+//
+// Most text is ASCII and most words are already lowercase: such a word is
+// returned as a slice of s, read byte by byte; a word with an upper-case
+// letter, an apostrophe or a non-ASCII rune is copied into a buffer, and
+// only non-ASCII bytes are decoded as runes. FuzzWordsASCII holds the
+// result to the rune-by-rune definition.
 func words(s string) []string {
 	var out []string
-	var b strings.Builder
-	flush := func() {
-		if b.Len() > 0 {
-			out = append(out, b.String())
-			b.Reset()
+	var buf []byte
+	const (
+		none     = iota
+		verbatim // the word so far is s[start:i]
+		buffered // the word so far is buf
+	)
+	mode, start := none, 0
+	// copyOut moves a verbatim word into buf, before a byte that makes
+	// it differ from s.
+	copyOut := func(i int) {
+		if mode == verbatim {
+			buf = append(buf[:0], s[start:i]...)
+		} else if mode == none {
+			buf = buf[:0]
 		}
+		mode = buffered
 	}
-	for _, r := range s {
+	flush := func(i int) {
+		switch mode {
+		case verbatim:
+			out = append(out, s[start:i])
+		case buffered:
+			out = append(out, string(buf))
+		}
+		mode = none
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+				switch mode {
+				case none:
+					mode, start = verbatim, i
+				case buffered:
+					buf = append(buf, c)
+				}
+			case 'A' <= c && c <= 'Z':
+				copyOut(i)
+				buf = append(buf, c+('a'-'A'))
+			case c == '\'':
+				if mode == verbatim {
+					copyOut(i)
+				}
+			default:
+				flush(i)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			b.WriteRune(unicode.ToLower(r))
-		case r == '\'' || r == '’':
+			copyOut(i)
+			buf = utf8.AppendRune(buf, unicode.ToLower(r))
+		case r == '’':
+			if mode == verbatim {
+				copyOut(i)
+			}
 		default:
-			flush()
+			flush(i)
 		}
+		i += size
 	}
-	flush()
+	flush(len(s))
 	return out
 }
 
@@ -64,7 +119,10 @@ func termsMemo(s string, memo map[string]string) []string {
 		}
 		st, ok := memo[w]
 		if !ok {
-			st = english.Stem(w, true)
+			// A word may be a slice of a whole fact body: the memo
+			// outlives it, so it keeps copies.
+			w = strings.Clone(w)
+			st = strings.Clone(english.Stem(w, true))
 			memo[w] = st
 		}
 		out = append(out, st)
