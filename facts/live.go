@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/foundryhq/foundry/internal/textdist"
@@ -197,9 +198,6 @@ type liveIndex struct {
 	norms    []float64 // BM25 length norm by slot, for normsFor
 	normsFor float64   // the average length norms were computed with; 0 when stale
 
-	scores  []float64 // scratch, by slot; all zero between searches
-	touched []int32   // scratch
-
 	vocab []string // every term with a posting list, sorted; nil when stale
 	// deletions maps each term, and each form of it with one rune deleted,
 	// to the terms it comes from: two words one edit apart share a key
@@ -303,7 +301,7 @@ func (x *liveIndex) compact() {
 	for _, e := range docs {
 		x.insert(e)
 	}
-	x.norms, x.scores, x.normsFor, x.vocab, x.deletions = nil, nil, 0, nil, nil
+	x.norms, x.normsFor, x.vocab, x.deletions = nil, 0, nil, nil
 }
 
 // active is the number of indexed facts not expired on today.
@@ -344,28 +342,63 @@ func better(a, b hitRef) bool {
 	return a.e.before(b.e)
 }
 
+// prepare computes what ranking q reads but does not keep current as the
+// index changes: the length norms, the sorted vocabulary and, when a word of
+// q can only match by a typo, the deletion map. After it, and until the
+// index changes, rank(q) only reads the index, so searches can run side by
+// side under a read lock. The caller holds the store's lock for writing.
+func (x *liveIndex) prepare(q string) {
+	if x.n > 0 {
+		if avgLen := x.total / float64(x.n); x.normsFor != avgLen || len(x.norms) != len(x.docs) {
+			x.norms = slices.Grow(x.norms[:0], len(x.docs))[:len(x.docs)]
+			for i, l := range x.lens { // a removed fact's norm is never read
+				x.norms[i] = bm25K1 * (1 - bm25B + bm25B*l/avgLen)
+			}
+			x.normsFor = avgLen
+		}
+	}
+	x.buildVocab()
+	if x.needsTypos(queryWords(q)) {
+		x.buildDeletions()
+	}
+}
+
+// ready reports whether rank(q) would only read the index: prepare(q) ran
+// since the index last changed.
+func (x *liveIndex) ready(q string) bool {
+	if x.n > 0 && (x.normsFor != x.total/float64(x.n) || len(x.norms) != len(x.docs)) {
+		return false
+	}
+	return x.vocab != nil && (x.deletions != nil || !x.needsTypos(queryWords(q)))
+}
+
+// rankScratch holds the per-search score arrays, so searches running side
+// by side each have their own without allocating them on every call.
+var rankScratch = sync.Pool{New: func() any { return new(scratch) }}
+
+type scratch struct {
+	scores  []float64 // by slot; all zero between searches
+	touched []int32
+}
+
 // rank scores the indexed facts against a validated query with BM25 and
-// keeps the best q.Limit in a bounded heap.
+// keeps the best q.Limit in a bounded heap. It only reads the index once
+// prepare(q.Text) has run (see ready).
 func (x *liveIndex) rank(q Query, today string) SearchResult {
 	res := SearchResult{Query: q.Text, Hits: []Hit{}, Active: x.active(today), Type: q.Type}
 	if x.n == 0 {
 		return res
 	}
-	avgLen := x.total / float64(x.n)
-	if x.normsFor != avgLen || len(x.norms) != len(x.docs) {
-		x.norms = slices.Grow(x.norms[:0], len(x.docs))[:len(x.docs)]
-		for i, l := range x.lens { // a removed fact's norm is never read
-			x.norms[i] = bm25K1 * (1 - bm25B + bm25B*l/avgLen)
-		}
-		x.normsFor = avgLen
-	}
-	if n := len(x.docs) - len(x.scores); n > 0 {
+	x.prepare(q.Text) // a no-op when ready
+	sc := rankScratch.Get().(*scratch)
+	defer rankScratch.Put(sc)
+	if n := len(x.docs) - len(sc.scores); n > 0 {
 		// Grown by append, so adding facts one at a time reallocates
 		// rarely; scores are all zero between searches.
-		x.scores = append(x.scores, make([]float64, n)...)
+		sc.scores = append(sc.scores, make([]float64, n)...)
 	}
 	n := float64(x.n)
-	scores, touched := x.scores, x.touched[:0]
+	scores, touched := sc.scores, sc.touched[:0]
 	for _, qt := range x.expand(q.Text) {
 		pl := x.postings[qt.term]
 		if pl == nil || pl.live == 0 {
@@ -406,7 +439,7 @@ func (x *liveIndex) rank(q Query, today string) SearchResult {
 			siftDown(heap, 0)
 		}
 	}
-	x.touched = touched[:0]
+	sc.touched = touched[:0]
 	sort.Slice(heap, func(i, j int) bool { return better(heap[i], heap[j]) })
 	for _, h := range heap {
 		res.Hits = append(res.Hits, Hit{Fact: h.e.fact, Score: h.score})
@@ -451,13 +484,7 @@ func (x *liveIndex) expand(q string) []queryTerm {
 	for _, w := range qws {
 		add(w.stem, 1)
 	}
-	if x.vocab == nil {
-		x.vocab = make([]string, 0, len(x.postings))
-		for t := range x.postings {
-			x.vocab = append(x.vocab, t)
-		}
-		sort.Strings(x.vocab)
-	}
+	x.buildVocab()
 	for _, w := range qws {
 		for _, p := range []string{w.raw, w.stem} {
 			if utf8.RuneCountInString(p) < minPrefixRunes {
@@ -469,17 +496,10 @@ func (x *liveIndex) expand(q string) []queryTerm {
 		}
 	}
 	for _, w := range qws {
-		if pl := x.postings[w.stem]; (pl != nil && pl.live > 0) || utf8.RuneCountInString(w.raw) < minTypoRunes {
+		if !x.typoWord(w) {
 			continue
 		}
-		if x.deletions == nil {
-			x.deletions = make(map[string][]string, len(x.vocab)*8)
-			for _, t := range x.vocab {
-				for _, d := range deletionForms(t) {
-					x.deletions[d] = append(x.deletions[d], t)
-				}
-			}
-		}
+		x.buildDeletions()
 		for _, word := range []string{w.stem, w.raw} {
 			for _, d := range deletionForms(word) {
 				for _, t := range x.deletions[d] {
@@ -491,6 +511,46 @@ func (x *liveIndex) expand(q string) []queryTerm {
 		}
 	}
 	return out
+}
+
+// typoWord reports whether query word w is looked up one typo away: it is
+// long enough and matches no term as it is.
+func (x *liveIndex) typoWord(w queryWord) bool {
+	pl := x.postings[w.stem]
+	return (pl == nil || pl.live == 0) && utf8.RuneCountInString(w.raw) >= minTypoRunes
+}
+
+// needsTypos reports whether any of the query words is looked up one typo
+// away, so ranking them needs the deletion map.
+func (x *liveIndex) needsTypos(qws []queryWord) bool {
+	return slices.ContainsFunc(qws, x.typoWord)
+}
+
+// buildVocab sorts the vocabulary, when a change left it stale.
+func (x *liveIndex) buildVocab() {
+	if x.vocab != nil {
+		return
+	}
+	x.vocab = make([]string, 0, len(x.postings))
+	for t := range x.postings {
+		x.vocab = append(x.vocab, t)
+	}
+	sort.Strings(x.vocab)
+}
+
+// buildDeletions builds the deletion map of the vocabulary, when a change
+// left it stale.
+func (x *liveIndex) buildDeletions() {
+	if x.deletions != nil {
+		return
+	}
+	x.buildVocab()
+	x.deletions = make(map[string][]string, len(x.vocab)*8)
+	for _, t := range x.vocab {
+		for _, d := range deletionForms(t) {
+			x.deletions[d] = append(x.deletions[d], t)
+		}
+	}
 }
 
 // deletionForms returns s and every form of s with one rune deleted.

@@ -7,6 +7,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/foundryhq/foundry/internal/pause"
 )
 
 // Search limits: a store's default comes from config
@@ -81,24 +83,49 @@ func (s *Store) Search(ctx context.Context, q Query) (SearchResult, error) {
 	return res, nil
 }
 
-// rank brings the live index up to date and ranks a validated query.
+// rank brings the live index up to date and ranks a validated query. When
+// the watcher has no pending event and the index is ready for the query,
+// nothing needs changing: the search ranks under the lock held for reading,
+// side by side with other searches. Otherwise it brings the live state up
+// to date and ranks under the lock held for writing.
 func (s *Store) rank(ctx context.Context, q Query) (SearchResult, error) {
+	s.mu.RLock()
+	if s.current(q.Text) {
+		defer s.mu.RUnlock()
+		pause.Point(ctx, "facts.ranking")
+		return s.rankLocked(q), nil
+	}
+	s.mu.RUnlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.sync(); err != nil {
 		return SearchResult{}, err
 	}
 	s.indexAll()
+	res := s.rankLocked(q)
+	s.saveCache(ctx)
+	return res, nil
+}
+
+// current reports whether the live state is up to date and a search for
+// query q would change nothing: a working watcher with no pending event,
+// the index built and prepared for q, no cache left to save. The caller
+// holds s.mu, for reading at least.
+func (s *Store) current(query string) bool {
+	return s.w != nil && s.synced && len(s.pending) == 0 && s.idx != nil && s.idx.ready(query) &&
+		!(s.opts.Cache && s.cacheDirty && !s.cacheSaved) && s.w.quiet()
+}
+
+// rankLocked ranks q on the live index, which the caller keeps from
+// changing.
+func (s *Store) rankLocked(q Query) SearchResult {
 	today := s.today()
 	if id := strings.ToLower(q.Text); ValidID(id) {
 		if list := s.byID[id]; len(list) > 0 && (q.Type == "" || list[0].fact.Type == q.Type) {
-			s.saveCache(ctx)
-			return SearchResult{Query: q.Text, Hits: []Hit{{Fact: list[0].fact}}, Active: s.idx.active(today), Type: q.Type}, nil
+			return SearchResult{Query: q.Text, Hits: []Hit{{Fact: list[0].fact}}, Active: s.idx.active(today), Type: q.Type}
 		}
 	}
-	res := s.idx.rank(q, today)
-	s.saveCache(ctx)
-	return res, nil
+	return s.idx.rank(q, today)
 }
 
 // indexAll builds the search index on first use; from then on every change

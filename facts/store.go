@@ -71,7 +71,7 @@ type Store struct {
 	fsys fs.FS
 	opts Options
 
-	mu      sync.Mutex
+	mu      sync.RWMutex           // held for reading only to rank; everything else changes the live state
 	files   map[string]*cachedFile // by path
 	byID    map[string][]*entry    // parsed facts by id, sorted by path
 	sorted  []*entry               // parsed facts by id number, then path

@@ -15,5 +15,9 @@ type watcher interface {
 	// folder or its parent replaced, a watch not yet in place): the caller
 	// must then rescan the folder. An error means the watcher is broken.
 	drain() (paths []string, full bool, err error)
+	// quiet reports, without consuming anything and safely alongside
+	// other calls of quiet, that no event is pending and every watch is
+	// in place: a drain now would return nothing.
+	quiet() bool
 	close() error
 }

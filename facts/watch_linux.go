@@ -147,6 +147,17 @@ func (w *inotifyWatcher) drain() (paths []string, full bool, err error) {
 	return paths, full, nil
 }
 
+func (w *inotifyWatcher) quiet() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fd < 0 || w.parentWD < 0 || w.memWD < 0 {
+		return false
+	}
+	// TIOCINQ is FIONREAD on Linux: the bytes of events queued.
+	n, err := unix.IoctlGetInt(w.fd, unix.TIOCINQ)
+	return err == nil && n == 0
+}
+
 func (w *inotifyWatcher) close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
