@@ -13,16 +13,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/foundryhq/foundry/blackboard"
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/git"
 	"github.com/foundryhq/foundry/internal/confined"
 )
-
-// maxExactPaths is how many failing artifacts the walk follows by exact
-// path; beyond it the walk selects the whole blackboard, which costs less
-// than matching every path against a long list.
-const maxExactPaths = 64
 
 func (r *run) checkHistory(ctx context.Context) error {
 	hist := &r.rep.History
@@ -58,17 +52,17 @@ func (r *run) checkHistory(ctx context.Context) error {
 			failing = append(failing, a)
 		}
 	}
-	prefixes := []string{contracts.LocalDir + "/"}
-	if len(failing) > maxExactPaths {
-		prefixes = append(prefixes, blackboard.Dir+"/")
-	} else {
-		for _, a := range failing {
-			prefixes = append(prefixes, a.path)
-		}
+	// Contract files are followed through the whole history; of a failing
+	// artifact only the commit that last wrote it matters, so the walk
+	// stops looking for it once that commit is found.
+	var latest []string
+	for _, a := range failing {
+		latest = append(latest, a.path)
 	}
 	h, err := r.p.Repo.History(ctx, rev, git.HistoryOptions{
 		Sub:      r.p.RelRoot,
-		Prefixes: prefixes,
+		Prefixes: []string{contracts.LocalDir + "/"},
+		Latest:   latest,
 		Progress: func(n int) {
 			if n%64 == 0 {
 				r.progress("history", n, 0)
@@ -79,7 +73,7 @@ func (r *run) checkHistory(ctx context.Context) error {
 		return err
 	}
 	hist.Ran, hist.From, hist.Commits, hist.Truncated = true, h.Head.Short, h.Commits, h.Truncated
-	hr := &historyRun{run: r, h: h, regs: map[string]*contracts.Registry{}}
+	hr := &historyRun{run: r, h: h, regs: map[string]*contracts.Registry{}, atCommit: map[string]*contracts.Registry{}}
 	if err := hr.breakingEdits(); err != nil {
 		return err
 	}
@@ -96,7 +90,10 @@ type historyRun struct {
 	*run
 	h    *git.History
 	regs map[string]*contracts.Registry // by schema folder tree hash; nil when it does not load
-	sc   []git.PathChange               // schemaCommits, once computed
+	// atCommit is registryAt's answer by commit hash: every failing
+	// artifact asks again about the commits that changed a schema.
+	atCommit map[string]*contracts.Registry
+	sc       []git.PathChange // schemaCommits, once computed
 }
 
 // isContractFile reports whether p is a project-local contract or shared
@@ -216,6 +213,15 @@ func editNote(p, where string, published git.Commit) string {
 // of commits of a history share a handful of schema versions, and each is
 // loaded and compiled once.
 func (hr *historyRun) registryAt(hash string) *contracts.Registry {
+	if reg, ok := hr.atCommit[hash]; ok {
+		return reg
+	}
+	reg := hr.loadRegistryAt(hash)
+	hr.atCommit[hash] = reg
+	return reg
+}
+
+func (hr *historyRun) loadRegistryAt(hash string) *contracts.Registry {
 	fsys, _, err := hr.p.Repo.RevFS(hash, hr.p.RelRoot)
 	if err != nil {
 		return nil

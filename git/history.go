@@ -28,6 +28,12 @@ type HistoryOptions struct {
 	// that exact path and, when it is a folder, everything under it. An
 	// empty list selects every path.
 	Prefixes []string
+	// Latest are exact file paths, relative to Sub, of which only the
+	// latest change is wanted: each is recorded by the first commit of the
+	// walk that changes it (what [History.LastChange] returns when the path
+	// is followed in full), and from then on the walk no longer descends
+	// toward it. A path also under Prefixes is followed in full.
+	Latest []string
 	// Progress, when set, is called after each commit with the number of
 	// commits walked so far.
 	Progress func(commits int)
@@ -102,6 +108,7 @@ func (r *Repo) History(ctx context.Context, rev string, opts HistoryOptions) (*H
 	w := &walker{
 		repo:    r,
 		filter:  newPathFilter(opts.Sub, opts.Prefixes),
+		latest:  newLatestPaths(opts.Sub, opts.Latest),
 		sub:     strings.Trim(opts.Sub, "/"),
 		trees:   map[plumbing.Hash][]treeEntry{},
 		changes: map[string][]PathChange{},
@@ -155,6 +162,7 @@ var errTruncated = errors.New("history truncated")
 type walker struct {
 	repo    *Repo
 	filter  pathFilter
+	latest  latestPaths
 	sub     string
 	trees   map[plumbing.Hash][]treeEntry
 	changes map[string][]PathChange
@@ -224,6 +232,9 @@ func (w *walker) commit(c *object.Commit, seq int, shallow bool, queue func(*obj
 		return nil
 	}
 	info := describe(c)
+	for p := range changed {
+		w.latest.found(p)
+	}
 	for p, blob := range changed {
 		rel := p
 		if w.sub != "" {
@@ -289,6 +300,9 @@ func (w *walker) diff(dir string, a, b plumbing.Hash, out map[string]plumbing.Ha
 			full = dir + "/" + full
 		}
 		sel := w.filter.match(full)
+		if sel != selected {
+			sel = max(sel, w.latest.match(full))
+		}
 		if sel == skip {
 			continue
 		}
@@ -472,6 +486,55 @@ func (f pathFilter) match(full string) int {
 		}
 	}
 	return res
+}
+
+// latestPaths are the paths of [HistoryOptions.Latest] whose latest change
+// the walk has not met yet, as full paths from the working tree root, and
+// how many of them lie under each folder, so that matching an entry costs
+// a map lookup however many paths there are.
+type latestPaths struct {
+	files map[string]bool
+	dirs  map[string]int
+}
+
+func newLatestPaths(sub string, paths []string) latestPaths {
+	l := latestPaths{files: map[string]bool{}, dirs: map[string]int{}}
+	for _, p := range paths {
+		full := path.Join(strings.Trim(sub, "/"), strings.Trim(p, "/"))
+		if full == "." || l.files[full] {
+			continue
+		}
+		l.files[full] = true
+		for d := path.Dir(full); d != "."; d = path.Dir(d) {
+			l.dirs[d]++
+		}
+	}
+	return l
+}
+
+// match says whether full is a pending path (selected) or a folder on the
+// way to one (descend).
+func (l latestPaths) match(full string) int {
+	switch {
+	case l.files[full]:
+		return selected
+	case l.dirs[full] > 0:
+		return descend
+	}
+	return skip
+}
+
+// found marks the latest change of full as recorded, if it was pending.
+func (l latestPaths) found(full string) {
+	if !l.files[full] {
+		return
+	}
+	delete(l.files, full)
+	for d := path.Dir(full); d != "."; d = path.Dir(d) {
+		if l.dirs[d]--; l.dirs[d] == 0 {
+			delete(l.dirs, d)
+		}
+	}
 }
 
 // queued is a commit waiting in the walk, ordered newest first by committer

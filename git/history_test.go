@@ -3,6 +3,7 @@ package git_test
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -256,5 +257,78 @@ func TestHistoryErrors(t *testing.T) {
 	}
 	if _, err := repo.ReadBlob("x", "zz"); !errors.Is(err, git.ErrPathNotFound) {
 		t.Errorf("ReadBlob of a malformed id: %v, want ErrPathNotFound", err)
+	}
+}
+
+// TestHistoryLatestMatchesFullWalk checks that a walk asking only for the
+// latest change of some paths (HistoryOptions.Latest) records for each the
+// change a full walk returns from LastChange, over a history with edits, a
+// deletion, a rename, a file that becomes a folder, a merge whose branches
+// both edit a path, and a path no commit touches; and that contract files
+// under Prefixes are still followed in full.
+func TestHistoryLatestMatchesFullWalk(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	r.Write("proj/.foundry/schemas/x.v1.schema.json", "s1")
+	r.Write("proj/.foundry/blackboard/w1/a.json", "a1")
+	r.Write("proj/.foundry/blackboard/w1/b.json", "b1")
+	r.Write("proj/.foundry/blackboard/w2/c.json", "c1")
+	r.Write("proj/.foundry/blackboard/w2/d.json", "d1")
+	r.CommitAll("base")
+	r.Write("proj/.foundry/blackboard/w1/a.json", "a2")
+	r.Remove("proj/.foundry/blackboard/w1/b.json")
+	r.CommitAll("edit a, delete b")
+	r.Git("mv", "proj/.foundry/blackboard/w2/c.json", "proj/.foundry/blackboard/w2/renamed.json")
+	r.Write("proj/.foundry/schemas/x.v1.schema.json", "s2")
+	r.CommitAll("rename c, edit x")
+	r.Git("checkout", "-q", "-b", "side")
+	r.Write("proj/.foundry/blackboard/w2/d.json", "d-side")
+	r.Write("proj/.foundry/blackboard/w1/a.json", "a-side")
+	r.CommitAll("side edits d and a")
+	r.Git("checkout", "-q", "main")
+	r.Write("proj/.foundry/blackboard/w1/a.json", "a-main")
+	r.Remove("proj/.foundry/blackboard/w2/d.json")
+	r.Write("proj/.foundry/blackboard/w2/d.json/inner.json", "folder now")
+	r.CommitAll("main edits a, d becomes a folder")
+	if _, err := r.TryGit("merge", "-q", "--no-edit", "side"); err == nil {
+		t.Fatal("merge did not conflict")
+	}
+	r.Write("proj/.foundry/blackboard/w1/a.json", "a-merged")
+	if err := os.RemoveAll(filepath.Join(r.Dir, "proj/.foundry/blackboard/w2/d.json")); err != nil {
+		t.Fatal(err)
+	}
+	r.Write("proj/.foundry/blackboard/w2/d.json", "d-side")
+	r.CommitAll("merge side")
+
+	repo := openRepo(t, r.Dir)
+	paths := []string{
+		".foundry/blackboard/w1/a.json", ".foundry/blackboard/w1/b.json", ".foundry/blackboard/w2/c.json",
+		".foundry/blackboard/w2/renamed.json", ".foundry/blackboard/w2/d.json", ".foundry/blackboard/w2/d.json/inner.json",
+		".foundry/blackboard/w9/never.json",
+	}
+	full, err := repo.History(context.Background(), "HEAD", git.HistoryOptions{Sub: "proj"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	latest, err := repo.History(context.Background(), "HEAD", git.HistoryOptions{Sub: "proj", Prefixes: []string{".foundry/schemas/"}, Latest: paths})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		want, wok := full.LastChange(p)
+		got, ok := latest.LastChange(p)
+		if ok != wok || got.Commit.Hash != want.Commit.Hash || got.Blob != want.Blob || got.Seq != want.Seq {
+			t.Errorf("%s: latest change %v, %v (%q); the full walk says %v, %v (%q)", p, got.Blob, ok, got.Commit.Subject, want.Blob, wok, want.Commit.Subject)
+		}
+		if n := len(latest.Changes(p)); n > 1 {
+			t.Errorf("%s: %d changes recorded, want only the latest", p, n)
+		}
+	}
+	const schema = ".foundry/schemas/x.v1.schema.json"
+	if diff := cmp.Diff(changesOf(full, schema), changesOf(latest, schema)); diff != "" {
+		t.Errorf("%s (-full walk +with Latest):\n%s", schema, diff)
+	}
+	if n := len(changesOf(full, ".foundry/blackboard/w1/a.json")); n < 4 {
+		t.Errorf("a.json changed %d times in the full walk: the fixture lost its history", n)
 	}
 }

@@ -138,11 +138,28 @@ func loosePath(h plumbing.Hash) string {
 // errNotHere means read found no object: go-git's storage looks further.
 var errNotHere = errors.New("object not in a loose file or a listed pack")
 
-// read finds h in a loose file, then in the packs.
+// read finds h in the packs already listed, then in a loose file, then in
+// the packs listed again, as git does: looking in a pack's index is a
+// binary search in memory, while looking for a loose file costs an open
+// (through go-billy's chroot, an lstat of every folder on the way too), so
+// a history walk over a packed repository would otherwise pay a failed
+// open for every object it reads.
 func (s *lazyStorage) read(h plumbing.Hash) (plumbing.EncodedObject, error) {
 	if obj, ok := s.cache.Get(h); ok {
 		return obj, nil
 	}
+	s.mu.Lock()
+	if s.packs == nil {
+		s.listPacks()
+	}
+	for _, p := range s.packs {
+		if _, err := p.idx.FindOffset(h); err == nil {
+			obj, err := s.readPacked(h)
+			s.mu.Unlock()
+			return obj, err
+		}
+	}
+	s.mu.Unlock()
 	f, err := s.dotgit.Open(loosePath(h))
 	switch {
 	case err == nil:
@@ -160,6 +177,12 @@ func (s *lazyStorage) read(h plumbing.Hash) (plumbing.EncodedObject, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.readPacked(h)
+}
+
+// readPacked reads h from the pack that holds it, refusing from its header
+// an object over maxObjectBytes. s.mu is held.
+func (s *lazyStorage) readPacked(h plumbing.Hash) (plumbing.EncodedObject, error) {
 	p, off, err := s.packed(h)
 	if err != nil {
 		return nil, err

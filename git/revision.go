@@ -200,6 +200,15 @@ func (r *Repo) commitAt(rev string, h plumbing.Hash) (*object.Commit, error) {
 // resolveName resolves a ref name or a (possibly abbreviated) hash with
 // go-git, which tries them as git does.
 func (r *Repo) resolveName(rev, name string) (plumbing.Hash, error) {
+	// A full object id names that commit, as in git, whatever refs exist:
+	// looking it up first spares go-git's search of refs/<name>,
+	// refs/tags/<name>, … (an lstat each), which the doctor's history pass,
+	// resolving hundreds of commits, would pay every time.
+	if plumbing.IsHash(name) {
+		if c, err := r.repo.CommitObject(plumbing.NewHash(name)); err == nil {
+			return c.Hash, nil
+		}
+	}
 	h, err := r.repo.ResolveRevision(plumbing.Revision(name))
 	if err != nil || h == nil || h.IsZero() {
 		if _, herr := r.repo.Head(); errors.Is(herr, plumbing.ErrReferenceNotFound) {
