@@ -35,6 +35,20 @@ type Registry struct {
 	emb   *set // the embedded contracts, shared by every registry
 	local *set // nil when the project adds no contract of its own
 	ids   []string
+	// broken lists the local schema files Load left out, in path order;
+	// brokenIDs maps the contract id each would define to its problem.
+	broken    []BrokenFile
+	brokenIDs map[string]error
+}
+
+// BrokenFile is a project-local schema file [Load] left out: badly named,
+// unreadable (over its size limit, a link out of the project), not
+// parseable JSON, or a redefinition of an embedded file. The other
+// contracts load without it; using the contract it would define fails
+// with Err.
+type BrokenFile struct {
+	Path string // project-relative, e.g. .foundry/schemas/incident.v1.schema.json
+	Err  error  // names Path
 }
 
 // set is a group of schema files that resolve each other by file name, with
@@ -77,10 +91,13 @@ var embedded = sync.OnceValues(func() (*set, error) {
 // Load returns the embedded contracts plus the project-local ones found in
 // .foundry/schemas/*.schema.json of project, an fs.FS rooted at the project
 // root (nil means none). Local shared pieces (*.defs.json) are loaded too,
-// for local contracts to $ref. A local file that redefines an embedded file
-// with different content is an error wrapping [ErrContractRedefined];
-// identical content is fine. Nothing is compiled here: Load is cheap enough
-// to call per command.
+// for local contracts to $ref. One bad local file does not take the others
+// down: a file that is badly named, unreadable, not parseable JSON, or
+// redefines an embedded file with different content (an error wrapping
+// [ErrContractRedefined]; identical content is fine) is left out and listed
+// by [Registry.Broken], and using the contract it would define fails with
+// its error. Nothing is compiled here: Load is cheap enough to call per
+// command. The error is for a folder that cannot be listed or read.
 func Load(project fs.FS) (*Registry, error) {
 	emb, err := embedded()
 	if err != nil {
@@ -91,13 +108,11 @@ func Load(project fs.FS) (*Registry, error) {
 		r.ids = append(r.ids, id)
 	}
 	if project != nil {
-		local, err := loadLocal(project, emb)
-		if err != nil {
+		if err := r.loadLocal(project); err != nil {
 			return nil, fmt.Errorf("load contracts: %w", err)
 		}
-		if local != nil {
-			r.local = local
-			for id := range local.entries {
+		if r.local != nil {
+			for id := range r.local.entries {
 				r.ids = append(r.ids, id)
 			}
 		}
@@ -106,56 +121,77 @@ func Load(project fs.FS) (*Registry, error) {
 	return r, nil
 }
 
-func loadLocal(project fs.FS, emb *set) (*set, error) {
+// Broken returns the local schema files Load left out, in path order.
+func (r *Registry) Broken() []BrokenFile { return slices.Clone(r.broken) }
+
+func (r *Registry) loadLocal(project fs.FS) error {
 	contracts, err := fs.Glob(project, LocalDir+"/*"+contractSuffix)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defs, err := fs.Glob(project, LocalDir+"/*"+defsSuffix)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var local *set
+	emb := r.emb
 	for _, p := range append(contracts, defs...) {
 		name := path.Base(p)
 		if _, ok := ParseFileName(name); !ok {
-			return nil, fmt.Errorf("%s: name must be <noun>.v<major>%s (lowercase)", p, suffixOf(name))
+			r.leaveOut(p, fmt.Errorf("%s: name must be <noun>.v<major>%s (lowercase)", p, suffixOf(name)))
+			continue
 		}
 		b, err := fs.ReadFile(project, p)
 		if errors.Is(err, confined.ErrTooLarge) || errors.Is(err, confined.ErrOutside) {
 			// A hostile file must not take every contract down with it:
 			// doctor's contracts.local reports it.
+			r.leaveOut(p, fmt.Errorf("read %s: %w", p, err))
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", p, err)
+			return fmt.Errorf("read %s: %w", p, err)
 		}
 		doc, err := parse(b)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
+			r.leaveOut(p, fmt.Errorf("%s: %w", p, err))
+			continue
 		}
 		if eb, ok := emb.files[name]; ok {
 			edoc, err := parse(eb)
 			if err != nil {
-				return nil, fmt.Errorf("embedded %s: %w", name, err)
+				return fmt.Errorf("embedded %s: %w", name, err)
 			}
 			if !reflect.DeepEqual(doc, edoc) {
-				return nil, fmt.Errorf("%s: %w (%s differs from the embedded version)", p, ErrContractRedefined, idOf(name))
+				r.leaveOut(p, fmt.Errorf("%s: %w (%s differs from the embedded version)", p, ErrContractRedefined, idOf(name)))
 			}
 			continue
 		}
-		if local == nil {
-			local = &set{files: map[string][]byte{}, entries: map[string]*entry{}}
+		if r.local == nil {
+			r.local = &set{files: map[string][]byte{}, entries: map[string]*entry{}}
 			for n, eb := range emb.files {
-				local.files[n] = eb
+				r.local.files[n] = eb
 			}
 		}
-		local.files[name] = b
+		r.local.files[name] = b
 		if id, ok := strings.CutSuffix(name, contractSuffix); ok {
-			local.entries[id] = &entry{}
+			r.local.entries[id] = &entry{}
 		}
 	}
-	return local, nil
+	slices.SortFunc(r.broken, func(a, b BrokenFile) int { return strings.Compare(a.Path, b.Path) })
+	return nil
+}
+
+// leaveOut records the local file p as broken with err; a contract file's
+// id then fails with err wherever it is used. (A redefined embedded
+// contract keeps its embedded meaning, so its id fails too: which of the
+// two was meant is the user's to settle.)
+func (r *Registry) leaveOut(p string, err error) {
+	r.broken = append(r.broken, BrokenFile{Path: p, Err: err})
+	if id, ok := strings.CutSuffix(path.Base(p), contractSuffix); ok {
+		if r.brokenIDs == nil {
+			r.brokenIDs = map[string]error{}
+		}
+		r.brokenIDs[id] = err
+	}
 }
 
 func suffixOf(name string) string {
@@ -220,6 +256,9 @@ func (r *Registry) Embedded(id string) bool {
 }
 
 func (r *Registry) find(id string) (*set, bool) {
+	if _, ok := r.brokenIDs[id]; ok {
+		return nil, false // unknown reports why
+	}
 	if _, ok := r.emb.entries[id]; ok {
 		return r.emb, true
 	}
@@ -232,6 +271,9 @@ func (r *Registry) find(id string) (*set, bool) {
 }
 
 func (r *Registry) unknown(id string) error {
+	if err, ok := r.brokenIDs[id]; ok {
+		return fmt.Errorf("load contract %s: %w", id, err)
+	}
 	return fmt.Errorf("%w %q (available: %s)", ErrUnknownContract, id, strings.Join(r.ids, ", "))
 }
 

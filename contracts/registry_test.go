@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"slices"
 	"testing"
 	"testing/fstest"
 
@@ -356,32 +357,40 @@ func TestLoadLocal(t *testing.T) {
 		}, wantIDs: 12},
 		{name: "redefined embedded contract", files: fstest.MapFS{
 			".foundry/schemas/finding.v1.schema.json": {Data: []byte(strings.Replace(string(finding), `"maxLength": 120`, `"maxLength": 200`, 1))},
-		}, wantErr: "load contracts: .foundry/schemas/finding.v1.schema.json: redefines a published contract (finding.v1 differs from the embedded version)", wantIs: contracts.ErrContractRedefined},
+		}, wantErr: ".foundry/schemas/finding.v1.schema.json: redefines a published contract (finding.v1 differs from the embedded version)", wantIs: contracts.ErrContractRedefined},
 		{name: "redefined shared piece", files: fstest.MapFS{
 			".foundry/schemas/evidence.v1.defs.json": {Data: []byte(`{"type": "object"}`)},
-		}, wantErr: "load contracts: .foundry/schemas/evidence.v1.defs.json: redefines a published contract (evidence.v1 differs from the embedded version)", wantIs: contracts.ErrContractRedefined},
+		}, wantErr: ".foundry/schemas/evidence.v1.defs.json: redefines a published contract (evidence.v1 differs from the embedded version)", wantIs: contracts.ErrContractRedefined},
 		{name: "bad name", files: fstest.MapFS{
 			".foundry/schemas/Incident.schema.json": {Data: []byte(`{}`)},
-		}, wantErr: "load contracts: .foundry/schemas/Incident.schema.json: name must be <noun>.v<major>.schema.json (lowercase)"},
+		}, wantErr: ".foundry/schemas/Incident.schema.json: name must be <noun>.v<major>.schema.json (lowercase)"},
 		{name: "not JSON", files: fstest.MapFS{
 			".foundry/schemas/incident.v1.schema.json": {Data: []byte("{\n  oops\n}")},
-		}, wantErr: "load contracts: .foundry/schemas/incident.v1.schema.json: not parseable JSON at 2:3: invalid character 'o' looking for beginning of object key string"},
+		}, wantErr: ".foundry/schemas/incident.v1.schema.json: not parseable JSON at 2:3: invalid character 'o' looking for beginning of object key string"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			r, err := contracts.Load(tt.files)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if tt.wantErr != "" {
-				if err == nil || err.Error() != tt.wantErr {
-					t.Fatalf("error = %v, want %q", err, tt.wantErr)
+				// One bad file is left out, named; the others load.
+				broken := r.Broken()
+				if len(broken) != 1 || broken[0].Err.Error() != tt.wantErr {
+					t.Fatalf("Broken = %v, want one with %q", broken, tt.wantErr)
 				}
-				if tt.wantIs != nil && !errors.Is(err, tt.wantIs) {
+				if tt.wantIs != nil && !errors.Is(broken[0].Err, tt.wantIs) {
 					t.Errorf("errors.Is(%v) = false", tt.wantIs)
+				}
+				if got := len(r.IDs()); got != 11 {
+					t.Errorf("%d ids, want the 11 embedded: %v", got, r.IDs())
 				}
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
+			if len(r.Broken()) != 0 {
+				t.Errorf("Broken = %v, want none", r.Broken())
 			}
 			if got := len(r.IDs()); got != tt.wantIDs {
 				t.Errorf("%d ids, want %d: %v", got, tt.wantIDs, r.IDs())
@@ -488,5 +497,46 @@ func TestDigestCoversSharedPieces(t *testing.T) {
 	}
 	if a != digest(`{"$id":"bits.v1.defs.json","$defs":{"x":{"type":"string"}}}`) {
 		t.Error("digest is not stable")
+	}
+}
+
+// TestLoadOneBrokenSchema: a local schema that does not parse, or that
+// redefines an embedded contract, takes no other contract down: the good
+// local contract and the embedded ones validate, and only using the broken
+// one fails, naming its file.
+func TestLoadOneBrokenSchema(t *testing.T) {
+	t.Parallel()
+	const note = `{"$id": "note.v1.schema.json", "type": "object", "required": ["title"], "properties": {"title": {"type": "string"}}}`
+	r, err := contracts.Load(fstest.MapFS{
+		".foundry/schemas/note.v1.schema.json":     {Data: []byte(note)},
+		".foundry/schemas/incident.v1.schema.json": {Data: []byte("{\n  oops\n}")},
+		".foundry/schemas/risk.v1.schema.json":     {Data: []byte(`{"type": "object"}`)},
+	})
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if vs, err := r.Validate("note.v1", []byte(`{"title": 3}`)); err != nil || len(vs) != 1 || vs[0].Pointer != "#/title" {
+		t.Errorf("note.v1: %v, %v; want one violation at #/title", vs, err)
+	}
+	if vs, err := r.Validate("finding.v1", []byte(`{}`)); err != nil || len(vs) == 0 {
+		t.Errorf("finding.v1: %v, %v; want violations", vs, err)
+	}
+	for id, want := range map[string]string{
+		"incident.v1": "load contract incident.v1: .foundry/schemas/incident.v1.schema.json: not parseable JSON at 2:3: invalid character 'o' looking for beginning of object key string",
+		"risk.v1":     "load contract risk.v1: .foundry/schemas/risk.v1.schema.json: redefines a published contract (risk.v1 differs from the embedded version)",
+	} {
+		if _, err := r.Validate(id, []byte(`{}`)); err == nil || err.Error() != want {
+			t.Errorf("Validate(%s) error = %v, want %q", id, err, want)
+		}
+		if _, err := r.Schema(id); err == nil || err.Error() != want {
+			t.Errorf("Schema(%s) error = %v, want %q", id, err, want)
+		}
+	}
+	var paths []string
+	for _, b := range r.Broken() {
+		paths = append(paths, b.Path)
+	}
+	if want := []string{".foundry/schemas/incident.v1.schema.json", ".foundry/schemas/risk.v1.schema.json"}; !slices.Equal(paths, want) {
+		t.Errorf("Broken = %v, want %v", paths, want)
 	}
 }

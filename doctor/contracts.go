@@ -85,7 +85,12 @@ func (r *run) checkLocalContracts(context.Context) error {
 			return err
 		}
 		one := fstest.MapFS{p: &fstest.MapFile{Data: data}}
-		_, err = contracts.Load(one)
+		reg, err := contracts.Load(one)
+		if err == nil {
+			if broken := reg.Broken(); len(broken) > 0 {
+				err = broken[0].Err
+			}
+		}
 		var perr *contracts.ParseError
 		switch {
 		case err == nil:
@@ -99,14 +104,19 @@ func (r *run) checkLocalContracts(context.Context) error {
 			r.add(CheckContractsLocal, Finding{File: p, Line: perr.Line, Column: perr.Column, Message: "not parseable JSON: " + perr.Err.Error()})
 			bad[p] = true
 		default:
-			r.add(CheckContractsLocal, Finding{File: p, Message: strings.TrimPrefix(err.Error(), "load contracts: "+p+": ")})
+			r.add(CheckContractsLocal, Finding{File: p, Message: strings.TrimPrefix(strings.TrimPrefix(err.Error(), "load contracts: "), p+": ")})
 			bad[p] = true
 		}
 	}
 	reg, err := contracts.Load(hideFiles{r.all, bad})
-	if err != nil {
-		// Every file loads on its own, so only a combination fails; report
-		// it and carry on with the embedded contracts.
+	if err == nil {
+		for _, b := range reg.Broken() {
+			// Every file loads on its own, so only a combination fails.
+			r.add(CheckContractsLocal, Finding{File: b.Path, Message: strings.TrimPrefix(b.Err.Error(), b.Path+": ")})
+		}
+	} else {
+		// The folder could not be read; carry on with the embedded
+		// contracts.
 		r.add(CheckContractsLocal, Finding{File: contracts.LocalDir, Message: err.Error()})
 		if reg, err = contracts.Load(nil); err != nil {
 			return err
