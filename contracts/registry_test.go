@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"sync"
-	"slices"
 	"testing"
 	"testing/fstest"
 
