@@ -104,15 +104,17 @@ func Load(project fs.FS) (*Registry, error) {
 		return nil, fmt.Errorf("load contracts: %w", err)
 	}
 	r := &Registry{emb: emb}
-	for id := range emb.entries {
-		r.ids = append(r.ids, id)
-	}
 	if project != nil {
 		if err := r.loadLocal(project); err != nil {
 			return nil, fmt.Errorf("load contracts: %w", err)
 		}
-		if r.local != nil {
-			for id := range r.local.entries {
+	}
+	for _, s := range []*set{emb, r.local} {
+		if s == nil {
+			continue
+		}
+		for id := range s.entries {
+			if _, broken := r.brokenIDs[id]; !broken {
 				r.ids = append(r.ids, id)
 			}
 		}
@@ -239,7 +241,7 @@ func (s *set) compiled(id string) (*jsonschema.Schema, error) {
 }
 
 // IDs returns the sorted contract ids, e.g. "adr.v1" … "tracker-item.v1",
-// embedded and local together.
+// embedded and local together, without those of [Registry.Broken] files.
 func (r *Registry) IDs() []string { return slices.Clone(r.ids) }
 
 // Has reports whether id names a contract.

@@ -148,6 +148,9 @@ func runContractsList(env *cliEnv, opts *contractsOptions) error {
 	if err != nil {
 		return err
 	}
+	for _, b := range reg.Broken() {
+		fmt.Fprintf(env.stderr, "warning: left out %s\n", b.Err)
+	}
 	type entry struct {
 		ID     string `json:"id"`
 		Origin string `json:"origin"`

@@ -306,13 +306,20 @@ func renderHookResults(env *cliEnv, opts *hookOptions, results []hooks.Result) e
 	return err
 }
 
-// shownPath makes p relative to dir when it lies below it.
+// shownPath makes p relative to dir when it lies below it. Package hooks
+// reports physical paths, so dir is tried with its links resolved too.
 func shownPath(dir, p string) string {
 	if p == "" {
 		return ""
 	}
-	if rel, err := filepath.Rel(dir, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return filepath.ToSlash(rel)
+	dirs := []string{dir}
+	if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir {
+		dirs = append(dirs, real)
+	}
+	for _, d := range dirs {
+		if rel, err := filepath.Rel(d, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel)
+		}
 	}
 	return p
 }

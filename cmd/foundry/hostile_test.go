@@ -30,7 +30,7 @@ func TestHostileRepository(t *testing.T) {
 	base := t.TempDir()
 	outside := filepath.Join(base, "outside")
 	proj := filepath.Join(base, "proj")
-	for _, d := range []string{filepath.Join(outside, "metrics"), proj} {
+	for _, d := range []string{filepath.Join(outside, "metrics"), filepath.Join(outside, "hooks"), proj} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -154,6 +154,35 @@ func TestHostileRepository(t *testing.T) {
 		check(t, "mcp serve", out)
 		if n := strings.Count(out, `"jsonrpc":"2.0"`); n < len(chunk)+1 {
 			t.Errorf("mcp serve answered %d of %d requests:\n%s", n, len(chunk)+1, out)
+		}
+	}
+	// Commands that install files outside .foundry/ write through no link
+	// either, and name the one they refuse.
+	for _, link := range []struct{ path, target string }{
+		{".claude", outside},
+		{".git/hooks", filepath.Join(outside, "hooks")},
+	} {
+		p := filepath.Join(proj, filepath.FromSlash(link.path))
+		if err := os.RemoveAll(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(link.target, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"init", "--claude"}, "refuse to write through .claude: is a symbolic link"},
+		{[]string{"hook", "install", "pre-commit"}, "refuse to write through .git/hooks: is a symbolic link"},
+		{[]string{"hook", "uninstall", "pre-commit"}, "refuse to write through .git/hooks: is a symbolic link"},
+		{[]string{"blackboard", "archive", "outside-wave-link"}, "refuse to write through .foundry/blackboard/outside-wave-link: is a symbolic link"},
+	} {
+		out := foundry(t, proj, nil, tc.args...)
+		check(t, strings.Join(tc.args, " "), out)
+		if !strings.Contains(out, tc.want) {
+			t.Errorf("%s: want %q in:\n%s", strings.Join(tc.args, " "), tc.want, out)
 		}
 	}
 	if after := snapshot(t, outside); after != before {
