@@ -9,12 +9,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"path"
 	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/internal/pause"
 	"github.com/foundryhq/foundry/tokens"
 )
@@ -491,9 +493,9 @@ func (o *indexOrder) remove(e *entry) {
 // lock, and returns its figures.
 func (s *Store) RebuildIndex(ctx context.Context) (IndexResult, error) {
 	var res IndexResult
-	err := s.locked(ctx, func() error {
+	err := s.locked(ctx, func(mem *confined.WriteFolder) error {
 		var err error
-		res, err = s.writeIndex(ctx)
+		res, err = s.writeIndex(ctx, mem)
 		return err
 	})
 	if err != nil {
@@ -502,17 +504,14 @@ func (s *Store) RebuildIndex(ctx context.Context) (IndexResult, error) {
 	return res, nil
 }
 
-// writeIndex renders and writes INDEX.md; the caller holds the lock.
-func (s *Store) writeIndex(ctx context.Context) (IndexResult, error) {
+// writeIndex renders and writes INDEX.md into mem, the memory folder; the
+// caller holds the lock.
+func (s *Store) writeIndex(ctx context.Context, mem *confined.WriteFolder) (IndexResult, error) {
 	res, err := s.Index(ctx)
 	if err != nil {
 		return IndexResult{}, err
 	}
-	r, err := s.root()
-	if err != nil {
-		return IndexResult{}, err
-	}
-	if err := r.WriteFile(IndexPath, res.Content, 0o644); err != nil {
+	if err := mem.WriteFile(path.Base(IndexPath), res.Content, 0o644); err != nil {
 		return IndexResult{}, err
 	}
 	pause.Point(ctx, "facts.after-index-written")

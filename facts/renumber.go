@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/internal/conflict"
 	"github.com/foundryhq/foundry/internal/pause"
 )
@@ -751,7 +752,7 @@ func (s *Store) Repair(ctx context.Context, prov Provenance) (RepairResult, erro
 		return RepairResult{Unsplit: p.unsplit}, nil
 	}
 	var res RepairResult
-	err = s.locked(ctx, func() error {
+	err = s.locked(ctx, func(mem *confined.WriteFolder) error {
 		files, err := s.readFiles()
 		if err != nil {
 			return err
@@ -767,7 +768,7 @@ func (s *Store) Repair(ctx context.Context, prov Provenance) (RepairResult, erro
 		if !res.Changed() {
 			return nil
 		}
-		_, err = s.writeIndex(ctx)
+		_, err = s.writeIndex(ctx, mem)
 		return err
 	})
 	if err != nil {

@@ -103,6 +103,7 @@ type Store struct {
 	rootOnce sync.Once
 	wroot    *confined.Root // writes; opened on the first one
 	wrootErr error
+	mem      *confined.WriteFolder // the memory folder, held open from the first write on
 }
 
 // NewStore returns a store reading through fsys, which is rooted at the

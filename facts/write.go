@@ -77,18 +77,12 @@ func (r WriteResult) String() string {
 // a lock holder creates them): on the store's first lock, then once
 // [confined.StaleAge] has passed since it last did, so a temp file older
 // than that is gone after the next write while a write does not list a
-// large folder. Every write goes through the project's [confined.Root]: no
-// symbolic link is followed, .foundry itself included.
-func (s *Store) locked(ctx context.Context, fn func() error) error {
+// large folder. fn writes through mem, the memory folder the store holds
+// open (see [Store.folder]): no symbolic link is followed, .foundry itself
+// included, and no path is walked again for each file.
+func (s *Store) locked(ctx context.Context, fn func(mem *confined.WriteFolder) error) error {
 	if s.opts.Root == "" {
 		return ErrReadOnly
-	}
-	r, err := s.root()
-	if err != nil {
-		return err
-	}
-	if err := r.MkdirAll(Dir); err != nil {
-		return err
 	}
 	// Every temp file in the memory folder is stale once the lock is held:
 	// only its holder writes there. One left after the last clearing was
@@ -100,18 +94,62 @@ func (s *Store) locked(ctx context.Context, fn func() error) error {
 		before = time.Now()
 	}
 	s.mu.Unlock()
-	unlock, err := r.LockClearing(ctx, LockPath, before)
+	for attempt := 0; ; attempt++ {
+		mem, fresh, err := s.folder(attempt > 0)
+		if err != nil {
+			return err
+		}
+		unlock, err := mem.LockClearing(ctx, path.Base(LockPath), before)
+		if err == nil && mem.Current() {
+			defer func() { _ = unlock() }()
+			if !before.IsZero() {
+				s.mu.Lock()
+				s.cleared = now
+				s.mu.Unlock()
+			}
+			pause.Point(ctx, "facts.after-lock")
+			return fn(mem)
+		}
+		if err == nil {
+			_ = unlock()
+		}
+		// The folder held was removed or replaced, and its lock guards
+		// nothing any more: lock the one now at the path.
+		switch {
+		case err != nil && fresh:
+			return err
+		case attempt == 2:
+			return fmt.Errorf("lock %s: %w", LockPath, confined.ErrReplaced)
+		}
+	}
+}
+
+// folder returns the memory folder, held open from the first write on:
+// opened (and created) the first time, and again with reopen. fresh
+// reports that it was opened now.
+func (s *Store) folder(reopen bool) (mem *confined.WriteFolder, fresh bool, err error) {
+	s.mu.Lock()
+	mem = s.mem
+	s.mu.Unlock()
+	if mem != nil && !reopen {
+		return mem, false, nil
+	}
+	r, err := s.root()
 	if err != nil {
-		return err
+		return nil, false, err
 	}
-	if !before.IsZero() {
-		s.mu.Lock()
-		s.cleared = now
-		s.mu.Unlock()
+	if err := r.MkdirAll(Dir); err != nil {
+		return nil, false, err
 	}
-	defer func() { _ = unlock() }()
-	pause.Point(ctx, "facts.after-lock")
-	return fn()
+	if mem, err = r.OpenWriteFolder(Dir); err != nil {
+		return nil, false, err
+	}
+	// A folder replaced is not closed here: a reader may still hold it,
+	// and its descriptor is released when it is garbage collected.
+	s.mu.Lock()
+	s.mem = mem
+	s.mu.Unlock()
+	return mem, true, nil
 }
 
 // Write stores one fact, enforcing every rule of memory_write:
@@ -138,9 +176,9 @@ func (s *Store) Write(ctx context.Context, req WriteRequest) (WriteResult, error
 		return WriteResult{}, fmt.Errorf("write fact: %w", err)
 	}
 	var res WriteResult
-	err := s.locked(ctx, func() error {
+	err := s.locked(ctx, func(mem *confined.WriteFolder) error {
 		var err error
-		res, err = s.writeLocked(ctx, req, today)
+		res, err = s.writeLocked(ctx, mem, req, today)
 		return err
 	})
 	if err != nil {
@@ -239,7 +277,7 @@ func (s *Store) plan(req WriteRequest, today string) (writePlan, error) {
 	return p, nil
 }
 
-func (s *Store) writeLocked(ctx context.Context, req WriteRequest, today string) (WriteResult, error) {
+func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req WriteRequest, today string) (WriteResult, error) {
 	if err := ctx.Err(); err != nil {
 		return WriteResult{}, err
 	}
@@ -252,7 +290,7 @@ func (s *Store) writeLocked(ctx context.Context, req WriteRequest, today string)
 	case p.unchanged != nil:
 		return *p.unchanged, nil
 	case p.link:
-		return s.link(ctx, p.linkNew, *p.old)
+		return s.link(ctx, mem, p.linkNew, *p.old)
 	}
 	var warnings []string
 	for _, f := range p.similar {
@@ -270,20 +308,16 @@ func (s *Store) writeLocked(ctx context.Context, req WriteRequest, today string)
 	if old != nil {
 		f.Supersedes = old.fact.ID
 	}
-	r, err := s.root()
-	if err != nil {
-		return WriteResult{}, err
-	}
-	if err := r.WriteFile(f.Path, Format(f), 0o644); err != nil {
+	if err := mem.WriteFile(path.Base(f.Path), Format(f), 0o644); err != nil {
 		return WriteResult{}, err
 	}
 	// A write that fails after this point is undone: the new fact removed,
 	// the superseded one restored, so a failed write leaves nothing.
 	var oldContent []byte
 	undo := func(err error) (WriteResult, error) {
-		_ = r.Remove(f.Path)
+		_ = mem.Remove(path.Base(f.Path))
 		if oldContent != nil {
-			_ = r.WriteFile(old.raw.Path, oldContent, 0o644)
+			_ = mem.WriteFile(path.Base(old.raw.Path), oldContent, 0o644)
 		}
 		return WriteResult{}, err
 	}
@@ -293,18 +327,18 @@ func (s *Store) writeLocked(ctx context.Context, req WriteRequest, today string)
 		res.Supersedes = old.fact.ID
 		raw := old.raw
 		raw.Status, raw.SupersededBy = Superseded, id
-		content, err := confined.ReadFile(r.FS(), raw.Path)
+		content, err := confined.ReadFile(mem.FS(), path.Base(raw.Path))
 		if err != nil {
 			return undo(err)
 		}
-		if err := r.WriteFile(raw.Path, Format(raw), 0o644); err != nil {
+		if err := mem.WriteFile(path.Base(raw.Path), Format(raw), 0o644); err != nil {
 			return undo(err)
 		}
 		oldContent = content
 		res.Rewritten = append(res.Rewritten, Rewritten{Path: raw.Path, Before: content})
 		pause.Point(ctx, "facts.after-supersede")
 	}
-	res.Index, err = s.writeIndex(ctx)
+	res.Index, err = s.writeIndex(ctx, mem)
 	if err != nil {
 		return undo(err)
 	}
@@ -337,17 +371,13 @@ func (s *Store) nearDuplicates(title, skip, today string) []Fact {
 // link records that the existing fact nw supersedes old, both already
 // written: nw gains supersedes, old is marked superseded by nw, and the
 // index is rebuilt. A failure restores both files.
-func (s *Store) link(ctx context.Context, nw, old entryCopy) (WriteResult, error) {
+func (s *Store) link(ctx context.Context, mem *confined.WriteFolder, nw, old entryCopy) (WriteResult, error) {
 	if old.fact.Status == Superseded {
 		return WriteResult{}, ruleErr("supersedes", "supersede %s: already superseded by %s", old.fact.ID, old.fact.SupersededBy)
 	}
 	rawNew, rawOld := nw.raw, old.raw
 	rawNew.Supersedes = old.fact.ID
 	rawOld.Status, rawOld.SupersededBy = Superseded, nw.fact.ID
-	root, err := s.root()
-	if err != nil {
-		return WriteResult{}, err
-	}
 	var restore []func()
 	undo := func(err error) (WriteResult, error) {
 		for _, r := range restore {
@@ -357,18 +387,18 @@ func (s *Store) link(ctx context.Context, nw, old entryCopy) (WriteResult, error
 	}
 	var rewritten []Rewritten
 	for _, raw := range []Fact{rawNew, rawOld} {
-		content, err := confined.ReadFile(root.FS(), raw.Path)
+		base := path.Base(raw.Path)
+		content, err := confined.ReadFile(mem.FS(), base)
 		if err != nil {
 			return undo(err)
 		}
-		if err := root.WriteFile(raw.Path, Format(raw), 0o644); err != nil {
+		if err := mem.WriteFile(base, Format(raw), 0o644); err != nil {
 			return undo(err)
 		}
-		p := raw.Path
-		restore = append(restore, func() { _ = root.WriteFile(p, content, 0o644) })
-		rewritten = append(rewritten, Rewritten{Path: p, Before: content})
+		restore = append(restore, func() { _ = mem.WriteFile(base, content, 0o644) })
+		rewritten = append(rewritten, Rewritten{Path: raw.Path, Before: content})
 	}
-	idx, err := s.writeIndex(ctx)
+	idx, err := s.writeIndex(ctx, mem)
 	if err != nil {
 		return undo(err)
 	}
@@ -425,7 +455,7 @@ func (s *Store) Retire(ctx context.Context, id, reason string) (RetireResult, er
 		return RetireResult{}, fmt.Errorf("retire fact: %w", &SecretError{Field: "reason", Kinds: secrets.Kinds(found)})
 	}
 	var res RetireResult
-	err := s.locked(ctx, func() error {
+	err := s.locked(ctx, func(mem *confined.WriteFolder) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -448,21 +478,18 @@ func (s *Store) Retire(ctx context.Context, id, reason string) (RetireResult, er
 		case Retired:
 			return ruleErr("status", "%s is already retired: %s", id, f.RetiredReason)
 		}
-		r, err := s.root()
-		if err != nil {
-			return err
-		}
-		content, err := confined.ReadFile(r.FS(), raw.Path)
+		base := path.Base(raw.Path)
+		content, err := confined.ReadFile(mem.FS(), base)
 		if err != nil {
 			return err
 		}
 		raw.Status, raw.RetiredReason = Retired, reason
-		if err := r.WriteFile(raw.Path, Format(raw), 0o644); err != nil {
+		if err := mem.WriteFile(base, Format(raw), 0o644); err != nil {
 			return err
 		}
-		idx, err := s.writeIndex(ctx)
+		idx, err := s.writeIndex(ctx, mem)
 		if err != nil {
-			_ = r.WriteFile(raw.Path, content, 0o644)
+			_ = mem.WriteFile(base, content, 0o644)
 			return err
 		}
 		res = RetireResult{ID: id, Path: raw.Path, Reason: reason, Index: idx}

@@ -2,6 +2,7 @@ package facts
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -278,5 +279,68 @@ func TestVocabularyKeptCurrent(t *testing.T) {
 	}
 	if diff := cmp.Diff(x.deletions, deletions); diff != "" {
 		t.Errorf("typo lookup kept current differs from a rebuild (-rebuild +kept):\n%s", diff)
+	}
+}
+
+// TestStoreWriteAfterMemoryFolderReplaced checks that a store holding the
+// memory folder open writes into the folder at its path when that one was
+// moved away, replaced, removed or made a symbolic link since.
+func TestStoreWriteAfterMemoryFolderReplaced(t *testing.T) {
+	t.Parallel()
+	for _, watch := range []bool{true, false} {
+		t.Run(fmt.Sprintf("watch=%v", watch), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			root := t.TempDir()
+			s := OpenDir(root, Options{Now: fixedNow, Watch: watch})
+			t.Cleanup(func() { _ = s.Close() })
+			write := func(title string) (WriteResult, error) {
+				return s.Write(ctx, WriteRequest{Title: title, Body: "b", Type: Domain})
+			}
+			if _, err := write("First fact fills the folder"); err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join(root, filepath.FromSlash(Dir))
+			if err := os.Rename(dir, dir+".moved"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			res, err := write("Second fact goes to the new folder")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := factFiles(t, root); len(got) != 1 || got[0] != filepath.Base(res.Path) {
+				t.Errorf("facts in the folder now at %s: %v, want only %s", Dir, got, res.Path)
+			}
+			if !strings.Contains(readFile(t, root, IndexPath), res.ID) {
+				t.Errorf("INDEX.md of the new folder does not list %s", res.ID)
+			}
+			if es, _ := os.ReadDir(dir + ".moved"); len(es) != 3 { // fact, INDEX.md, .lock
+				t.Errorf("the folder moved away has %d entries, want the 3 it had", len(es))
+			}
+			if err := os.RemoveAll(dir); err != nil {
+				t.Fatal(err)
+			}
+			if res, err = write("Third fact recreates the folder"); err != nil {
+				t.Fatal(err)
+			}
+			if got := factFiles(t, root); len(got) != 1 || got[0] != filepath.Base(res.Path) {
+				t.Errorf("facts after the folder was removed: %v, want only %s", got, res.Path)
+			}
+			if err := os.RemoveAll(dir); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(dir+".moved", dir); err != nil {
+				t.Skipf("no symbolic links here: %v", err)
+			}
+			if _, err := write("Fourth fact must not follow the link"); !errors.Is(err, ErrSymlink) {
+				t.Errorf("write through a linked memory folder: %v, want ErrSymlink", err)
+			}
+			if es, _ := os.ReadDir(dir + ".moved"); len(es) != 3 {
+				t.Errorf("the linked folder has %d entries, want the 3 it had", len(es))
+			}
+		})
 	}
 }

@@ -43,9 +43,13 @@ var (
 // to its methods is a slash path relative to it. It is safe for concurrent
 // use.
 type Root struct {
-	dir string
-	r   *os.Root
+	dir   string
+	r     *os.Root
+	under string // the root's path under the project's, in messages; "" for the project's
 }
+
+// shown is name as messages show it: relative to the project's root.
+func (r *Root) shown(name string) string { return path.Join(r.under, name) }
 
 // Open opens the folder dir as a Root.
 func Open(dir string) (*Root, error) {
@@ -136,13 +140,13 @@ func (r *Root) NoFollow(name string) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("check %s: %w", p, err)
+			return fmt.Errorf("check %s: %w", r.shown(p), err)
 		}
 		switch {
 		case fi.Mode()&fs.ModeSymlink != 0:
-			return fmt.Errorf("refuse to write through %s: %w", p, ErrSymlink)
+			return fmt.Errorf("refuse to write through %s: %w", r.shown(p), ErrSymlink)
 		case i < len(parts)-1 && !fi.IsDir():
-			return fmt.Errorf("refuse to write through %s: %w", p, ErrNotDir)
+			return fmt.Errorf("refuse to write through %s: %w", r.shown(p), ErrNotDir)
 		}
 	}
 	return nil
@@ -155,7 +159,7 @@ func (r *Root) MkdirAll(name string) error {
 		return err
 	}
 	if err := r.r.MkdirAll(name, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", name, err)
+		return fmt.Errorf("create %s: %w", r.shown(name), err)
 	}
 	return nil
 }
@@ -177,7 +181,7 @@ func (r *Root) WriteNew(name string, data []byte, perm fs.FileMode) error {
 	err := r.publish(name, data, perm, r.r.Link)
 	var le *os.LinkError
 	if errors.As(err, &le) && os.IsExist(le.Err) {
-		return fmt.Errorf("write %s: %w", name, fs.ErrExist)
+		return fmt.Errorf("write %s: %w", r.shown(name), fs.ErrExist)
 	}
 	return err
 }
@@ -191,7 +195,7 @@ func (r *Root) publish(name string, data []byte, perm fs.FileMode, place func(ol
 	tmp := dir + TempPrefix + base + "-" + randomSuffix()
 	f, err := r.r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
+		return fmt.Errorf("write %s: %w", r.shown(name), err)
 	}
 	defer r.r.Remove(tmp) // after a rename it no longer exists; after a link it must go
 	_, err = f.Write(data)
@@ -205,11 +209,11 @@ func (r *Root) publish(name string, data []byte, perm fs.FileMode, place func(ol
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
+		return fmt.Errorf("write %s: %w", r.shown(name), err)
 	}
 	pause.Point(context.Background(), "atomicfile.after-temp")
 	if err := place(tmp, name); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
+		return fmt.Errorf("write %s: %w", r.shown(name), err)
 	}
 	r.syncDir(dir)
 	return nil
@@ -237,8 +241,7 @@ func (r *Root) syncDir(dir string) {
 
 // Remove removes the file name (a symbolic link itself, never its target).
 func (r *Root) Remove(name string) error {
-	dir, _ := path.Split(name)
-	if err := r.NoFollow(dir); err != nil {
+	if err := r.NoFollow(path.Dir(name)); err != nil {
 		return err
 	}
 	return r.r.Remove(name)
@@ -275,15 +278,15 @@ func (r *Root) Lock(ctx context.Context, name string) (unlock func() error, err 
 // spares a large folder's listing.
 func (r *Root) LockClearing(ctx context.Context, name string, before time.Time) (unlock func() error, err error) {
 	if err := r.NoFollow(name); err != nil {
-		return nil, fmt.Errorf("lock %s: %w", name, err)
+		return nil, fmt.Errorf("lock %s: %w", r.shown(name), err)
 	}
 	f, err := r.r.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", name, err)
+		return nil, fmt.Errorf("lock %s: %w", r.shown(name), err)
 	}
 	if err := lockFile(ctx, f); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", name, err)
+		return nil, fmt.Errorf("lock %s: %w", r.shown(name), err)
 	}
 	if !before.IsZero() {
 		r.RemoveStale(path.Dir(name), before)
