@@ -74,7 +74,7 @@ func (f *Folder) Stat(name string) (fs.FileInfo, error) {
 // would, with one difference that makes a stat before opening unneeded:
 // the file is opened non-blocking, so opening a named pipe or a device
 // whose open would wait returns at once and the caller can refuse it from
-// the open file's Stat.
+// the open file's Stat. That Stat answers as of the opening.
 func (f *Folder) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
@@ -96,5 +96,5 @@ func (f *Folder) Open(name string) (fs.File, error) {
 		file.Close()
 		return f.root.Open(full)
 	}
-	return &boundedFile{File: file, name: full, left: LimitFor(full).Max}, nil
+	return &boundedFile{File: file, name: full, left: LimitFor(full).Max, opened: fi}, nil
 }

@@ -1,6 +1,7 @@
 package confined_test
 
 import (
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -80,4 +81,51 @@ func readOpen(fsys fs.FS, name string) ([]byte, error) {
 	}
 	defer f.Close()
 	return io.ReadAll(f)
+}
+
+// TestRootReadDir checks that listing a folder through the root gives the
+// names, types and (lstat) information the OS gives, sorted, for files,
+// folders and links, and refuses a folder reached through a link out of the
+// project.
+func TestRootReadDir(t *testing.T) {
+	t.Parallel()
+	root, secret := project(t)
+	dir := filepath.Join(root, ".foundry", "blackboard")
+	for _, name := range []string{"b.json", "a.json", "c.txt"} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "w1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, "a.json", filepath.Join(dir, "link.json"))
+	symlink(t, filepath.Dir(secret), filepath.Join(root, ".foundry", "out"))
+	r := open(t, root)
+	got, err := fs.ReadDir(r.FS(), ".foundry/blackboard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := fs.ReadDir(os.DirFS(root), ".foundry/blackboard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || len(got) != 5 {
+		t.Fatalf("%d entries, the OS lists %d (want 5)", len(got), len(want))
+	}
+	for i := range got {
+		g, w := got[i], want[i]
+		gi, gerr := g.Info()
+		wi, werr := w.Info()
+		if g.Name() != w.Name() || g.Type() != w.Type() || g.IsDir() != w.IsDir() || gerr != nil || werr != nil ||
+			gi.Size() != wi.Size() || gi.Mode() != wi.Mode() || gi.Name() != wi.Name() {
+			t.Errorf("entry %d: %v (%v, %v); the OS says %v (%v, %v)", i, g, gi, gerr, w, wi, werr)
+		}
+	}
+	if _, err := fs.ReadDir(r.FS(), ".foundry/out"); !errors.Is(err, confined.ErrOutside) {
+		t.Errorf("ReadDir through a link out of the project: %v, want ErrOutside", err)
+	}
 }

@@ -165,6 +165,13 @@ func (b boundedFS) Stat(name string) (fs.FileInfo, error) {
 }
 
 func (b boundedFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if b.root != nil {
+		if !fs.ValidPath(name) {
+			return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}
+		}
+		es, err := b.root.readDir(name)
+		return es, escaped(name, err)
+	}
 	es, err := fs.ReadDir(b.fsys, name)
 	return es, escaped(name, err)
 }
@@ -251,6 +258,17 @@ type boundedFile struct {
 	fs.File
 	name string
 	left int64
+	// opened is the file's information as of its opening, when the opener
+	// had it already (a [Folder] stats the open file to check it): Stat
+	// returns it instead of asking again.
+	opened fs.FileInfo
+}
+
+func (f *boundedFile) Stat() (fs.FileInfo, error) {
+	if f.opened != nil {
+		return f.opened, nil
+	}
+	return f.File.Stat()
 }
 
 func (f *boundedFile) Read(p []byte) (int, error) {
