@@ -32,27 +32,39 @@ func TestViolationLocationsNotAliased(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var verr *jsonschema.ValidationError
-	if !errors.As(sch.Validate(inst), &verr) {
-		t.Fatal("the instance validates")
-	}
+	// The library visits the properties in map order, so the aliased
+	// location shows only when z comes after pn: try until it does.
 	var found []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if _, ok := e.ErrorKind.(*kind.PropertyNames); ok {
-			found = append(found, "/"+strings.Join(e.InstanceLocation, "/"))
+	aliased := false
+	for range 64 {
+		var verr *jsonschema.ValidationError
+		if !errors.As(sch.Validate(inst), &verr) {
+			t.Fatal("the instance validates")
 		}
-		for _, c := range e.Causes {
-			walk(c)
+		found = found[:0]
+		var walk func(e *jsonschema.ValidationError)
+		walk = func(e *jsonschema.ValidationError) {
+			if _, ok := e.ErrorKind.(*kind.PropertyNames); ok {
+				found = append(found, "/"+strings.Join(e.InstanceLocation, "/"))
+			}
+			for _, c := range e.Causes {
+				walk(c)
+			}
+		}
+		walk(verr)
+		if len(found) == 1 && found[0] == "/z" {
+			aliased = true
+			break
 		}
 	}
-	walk(verr)
-	if len(found) != 1 || found[0] != "/z" {
-		t.Fatalf("the library reports the propertyNames problem at %v, not at the aliased /z: the upstream bug is fixed; remove repairLocations", found)
+	if !aliased {
+		t.Fatalf("the library reports the propertyNames problem at %v, never at the aliased /z: the upstream bug is fixed; remove repairLocations", found)
 	}
-	// And the repair puts it back where it belongs.
-	vs := violationsOf(sch.Validate(inst), inst, nil)
-	if len(vs) != 1 || vs[0].Pointer != "#/pn" {
-		t.Errorf("violations after repair = %v, want one at #/pn", vs)
+	// And the repair puts it back where it belongs, in either order.
+	for range 64 {
+		vs := violationsOf(sch.Validate(inst), inst, nil)
+		if len(vs) != 1 || vs[0].Pointer != "#/pn" {
+			t.Fatalf("violations after repair = %v, want one at #/pn", vs)
+		}
 	}
 }
