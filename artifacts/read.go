@@ -127,11 +127,23 @@ func ReadFile(fsys fs.FS, name string) ([]byte, error) {
 // that size (plus the byte that tells a file that grew), bounded by
 // MaxBytes+1 whatever happens meanwhile.
 func readExact(f io.Reader, size int64) ([]byte, error) {
-	if size < 0 || size > MaxBytes {
+	stated := size >= 0 && size <= MaxBytes
+	if !stated {
 		size = MaxBytes
 	}
 	b := make([]byte, size+1)
-	n, err := io.ReadFull(f, b)
+	// A file as big as it was stat'ed comes whole from one read, and one
+	// read is one system call: asking again only to be told EOF would
+	// cost a second for every artifact of a bulk validation.
+	n, err := f.Read(b)
+	switch {
+	case err == nil && int64(n) == size && stated:
+		return b[:n], nil
+	case err == nil:
+		var m int
+		m, err = io.ReadFull(f, b[n:])
+		n += m
+	}
 	switch {
 	case err == io.ErrUnexpectedEOF || err == io.EOF:
 		return b[:n], nil // the usual case: the file is as big as it was

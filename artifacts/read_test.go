@@ -3,9 +3,11 @@ package artifacts
 import (
 	"bytes"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"testing/iotest"
 )
 
 // TestReadExact: one read of the stat'ed size, and the same bytes when the
@@ -27,9 +29,11 @@ func TestReadExact(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := readExact(strings.NewReader(tt.content), tt.size)
-			if err != nil || len(got) != tt.want || string(got) != tt.content[:tt.want] {
-				t.Errorf("readExact = %q, %v; want %q", got, err, tt.content[:tt.want])
+			for _, r := range []io.Reader{strings.NewReader(tt.content), iotest.OneByteReader(strings.NewReader(tt.content))} {
+				got, err := readExact(r, tt.size)
+				if err != nil || len(got) != tt.want || string(got) != tt.content[:tt.want] {
+					t.Errorf("readExact = %q, %v; want %q", got, err, tt.content[:tt.want])
+				}
 			}
 		})
 	}
