@@ -98,6 +98,9 @@ func (s *Store) rank(ctx context.Context, q Query) (SearchResult, error) {
 	s.mu.RUnlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.idx == nil { // the first search builds the live state and the index
+		defer pauseGC()()
+	}
 	if err := s.sync(); err != nil {
 		return SearchResult{}, err
 	}

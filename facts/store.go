@@ -173,6 +173,9 @@ const racyWindow = 2 * time.Second
 type hasher interface{ Hash() string }
 
 func keyOf(fi fs.FileInfo) fileKey {
+	if k, ok := fi.(interface{ key() fileKey }); ok { // listFacts's
+		return k.key()
+	}
 	k := fileKey{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
 	if h, ok := fi.(hasher); ok {
 		k.hash = h.Hash()
@@ -298,6 +301,9 @@ func (s *Store) sync() error {
 			return nil
 		}
 	}
+	if !s.synced {
+		defer pauseGC()()
+	}
 	if err := s.rescan(); err != nil {
 		return err
 	}
@@ -314,13 +320,24 @@ func (s *Store) watchFailed(err error) {
 // rescan lists the memory folder and re-reads the files whose identity
 // changed since they were read.
 func (s *Store) rescan() error {
+	var infos []fs.FileInfo
+	var err error
 	if !s.cacheTried {
+		// Listing waits on the kernel, decoding the cache on the
+		// processor: the first scan does both at once.
 		s.cacheTried = true
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			infos, err = s.listMemory()
+		}()
 		s.loadCache()
+		<-done
+	} else {
+		infos, err = s.listMemory()
 	}
-	entries, err := fs.ReadDir(s.fsys, Dir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("read %s: %w", Dir, err)
+	if err != nil {
+		return err
 	}
 	fromCache, stale := s.cached != nil, false
 	defer func() {
@@ -329,20 +346,12 @@ func (s *Store) rescan() error {
 		}
 		s.cached = nil
 	}()
-	seen := make(map[string]bool, len(entries))
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !isFactFile(name) {
+	seen := make(map[string]bool, len(infos))
+	for _, info := range infos {
+		if info.IsDir() {
 			continue
 		}
-		p := path.Join(Dir, name)
-		info, err := e.Info()
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // removed since the listing
-		}
-		if err != nil {
-			return fmt.Errorf("stat %s: %w", p, err)
-		}
+		p := Dir + "/" + info.Name()
 		seen[p] = true
 		if fromCache && s.files[p] == nil && s.adopt(p, info) {
 			continue
@@ -358,6 +367,39 @@ func (s *Store) rescan() error {
 		}
 	}
 	return nil
+}
+
+// listMemory returns the fact files of the memory folder with their
+// lstat, sorted by name; nothing when the folder does not exist. A working
+// tree is listed by listFacts where it can be; anything else through the
+// store's fs.FS.
+func (s *Store) listMemory() ([]fs.FileInfo, error) {
+	infos, ok, err := s.listFacts()
+	if ok {
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", Dir, err)
+		}
+		return infos, nil
+	}
+	entries, err := fs.ReadDir(s.fsys, Dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read %s: %w", Dir, err)
+	}
+	infos = make([]fs.FileInfo, 0, len(entries))
+	for _, e := range entries {
+		if !isFactFile(e.Name()) {
+			continue
+		}
+		info, err := e.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since the listing
+		}
+		if err != nil {
+			return nil, fmt.Errorf("stat %s: %w", path.Join(Dir, e.Name()), err)
+		}
+		infos = append(infos, info)
+	}
+	return infos, nil
 }
 
 // refresh re-reads the one fact file at p, which an event named.

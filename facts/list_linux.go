@@ -1,0 +1,124 @@
+//go:build linux
+
+package facts
+
+// This file defines the listing of the memory folder of a working tree on
+// Linux: one pass of getdents and one fstatat per fact file relative to the
+// folder's descriptor, spread over the processors. fs.ReadDir through an
+// os.Root also stats every entry, but allocates a DirEntry and a FileInfo
+// for each, and names a file by its whole path where one component does.
+
+import (
+	"errors"
+	"io/fs"
+	"path"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// statInfo is a fact file's lstat, as an fs.FileInfo.
+type statInfo struct {
+	name string
+	st   unix.Stat_t
+	err  error // of the fstatat
+}
+
+func (fi *statInfo) Name() string { return fi.name }
+func (fi *statInfo) Size() int64  { return fi.st.Size }
+func (fi *statInfo) Mode() fs.FileMode {
+	switch fi.st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return fs.ModeDir | fs.FileMode(fi.st.Mode&0o777)
+	case unix.S_IFREG:
+		return fs.FileMode(fi.st.Mode & 0o777)
+	case unix.S_IFLNK:
+		return fs.ModeSymlink | fs.FileMode(fi.st.Mode&0o777)
+	}
+	return fs.ModeIrregular | fs.FileMode(fi.st.Mode&0o777)
+}
+func (fi *statInfo) ModTime() time.Time { return time.Unix(fi.st.Mtim.Unix()) }
+func (fi *statInfo) IsDir() bool        { return fi.st.Mode&unix.S_IFMT == unix.S_IFDIR }
+func (fi *statInfo) Sys() any           { return nil }
+
+// key is the file's identity, with the status-change time and inode a
+// FileInfo from os carries in its Sys.
+func (fi *statInfo) key() fileKey {
+	return fileKey{size: fi.st.Size, mtime: fi.st.Mtim.Nano(), ctime: fi.st.Ctim.Nano(), dev: fi.st.Dev, ino: fi.st.Ino}
+}
+
+// listFacts returns the fact files of the memory folder of the working tree
+// with their lstat, sorted by name, and ok; ok is false where this way of
+// listing does not apply (no working tree), and the caller lists through
+// its fs.FS. A missing folder lists nothing. A file removed between the
+// listing and its stat is left out.
+func (s *Store) listFacts() (list []fs.FileInfo, ok bool, err error) {
+	if s.opts.Root == "" {
+		return nil, false, nil
+	}
+	r, err := s.root()
+	if err != nil {
+		return nil, false, nil
+	}
+	d, err := r.OpenDir(Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, true, err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, true, err
+	}
+	names = slices.DeleteFunc(names, func(n string) bool { return !isFactFile(n) })
+	slices.Sort(names)
+	infos := make([]statInfo, len(names))
+	fd := int(d.Fd())
+	stat := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			fi := &infos[i]
+			fi.name = names[i]
+			for {
+				fi.err = unix.Fstatat(fd, fi.name, &fi.st, unix.AT_SYMLINK_NOFOLLOW)
+				if fi.err != unix.EINTR {
+					break
+				}
+			}
+		}
+	}
+	// A system call per file dominates; spread them when there are enough
+	// to be worth a goroutine.
+	workers := min(runtime.GOMAXPROCS(0), 4, 1+len(names)/2048)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*len(names)/workers, (w+1)*len(names)/workers
+		if w == workers-1 {
+			stat(lo, hi)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			stat(lo, hi)
+		}()
+	}
+	wg.Wait()
+	runtime.KeepAlive(d)
+	list = make([]fs.FileInfo, 0, len(infos))
+	for i := range infos {
+		switch err := infos[i].err; {
+		case err == nil:
+			list = append(list, &infos[i])
+		case errors.Is(err, unix.ENOENT):
+			// removed since the listing
+		default:
+			return nil, true, &fs.PathError{Op: "stat", Path: path.Join(Dir, infos[i].name), Err: err}
+		}
+	}
+	return list, true, nil
+}
