@@ -346,13 +346,20 @@ func (s *Store) rescan() error {
 		}
 		s.cached = nil
 	}()
-	seen := make(map[string]bool, len(infos))
+	// What was known and is not listed any more is removed; the first
+	// scan knows nothing, and need not keep track.
+	var seen map[string]bool
+	if len(s.files) > 0 {
+		seen = make(map[string]bool, len(infos))
+	}
 	for _, info := range infos {
 		if info.IsDir() {
 			continue
 		}
 		p := Dir + "/" + info.Name()
-		seen[p] = true
+		if seen != nil {
+			seen[p] = true
+		}
 		if fromCache && s.files[p] == nil && s.adopt(p, info) {
 			continue
 		}
@@ -360,6 +367,9 @@ func (s *Store) rescan() error {
 		if !s.revalidate(p, info, false) {
 			delete(seen, p)
 		}
+	}
+	if seen == nil {
+		return nil
 	}
 	for p := range s.files {
 		if !seen[p] {
