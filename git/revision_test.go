@@ -2,7 +2,9 @@ package git_test
 
 import (
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -169,4 +171,37 @@ func FuzzResolve(f *testing.F) {
 			t.Fatalf("Resolve(%q): %v wraps no sentinel", spec, err)
 		}
 	})
+}
+
+// TestResolveInLinkedWorktree checks that a linked worktree reads its own
+// HEAD reflog (logs/HEAD in its git folder) and the branches' reflogs of
+// the common folder, as git does.
+func TestResolveInLinkedWorktree(t *testing.T) {
+	t.Parallel()
+	r := revisionFixture(t)
+	wt := filepath.Join(t.TempDir(), "wt")
+	r.Git("worktree", "add", "-q", "-b", "wtb", wt, "side")
+	r.Git("-C", wt, "checkout", "-q", "-b", "wtx")
+	if err := os.WriteFile(filepath.Join(wt, "h"), []byte("wt"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.Git("-C", wt, "add", "h")
+	r.Git("-C", wt, "commit", "-q", "-m", "in the worktree")
+	r.Git("-C", wt, "checkout", "-q", "wtb")
+	repo, err := git.Open(wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	for _, spec := range []string{"HEAD@{0}", "HEAD@{1}", "HEAD@{2}", "@{-1}", "@{-2}", "@{0}", "wtx@{1}", "main@{1}", "side@{1}"} {
+		want := r.Git("-C", wt, "rev-parse", "--verify", "--end-of-options", spec+"^{commit}")
+		c, err := repo.Resolve(spec)
+		if err != nil || c.Hash != want {
+			t.Errorf("Resolve(%q) in the worktree = %s, %v; git rev-parse says %s", spec, c.Hash, err, want)
+		}
+	}
+	// wtb has one entry, so @{1} names nothing, for git too.
+	if _, err := repo.Resolve("@{1}"); !errors.Is(err, git.ErrRevisionNotFound) {
+		t.Errorf("Resolve(@{1}) in the worktree = %v, want ErrRevisionNotFound", err)
+	}
 }
