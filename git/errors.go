@@ -23,9 +23,9 @@ var (
 	// ErrShallow means a shallow clone lacks the history a request needs.
 	ErrShallow = errors.New("shallow clone lacks this history")
 	// ErrIndexUnsupported means the git index holds something Foundry does
-	// not read: a split index (core.splitIndex), a sparse index
-	// (index.sparse), an index format newer than version 4, or a damaged
-	// file. The error wrapping it says which.
+	// not read: a sparse index (index.sparse), a split index whose shared
+	// file is missing or damaged, an index format newer than version 4, or
+	// a damaged file. The error wrapping it says which.
 	ErrIndexUnsupported = errors.New("git index not supported")
 	// ErrObjectTooLarge means an object's header gives a size over
 	// maxObjectBytes: it is not inflated.

@@ -31,10 +31,11 @@ const (
 	extSkipWorktree = 1 << 14
 )
 
-// The two index formats git writes on request that Foundry does not read,
-// named with the way back to an ordinary index.
+// The index formats git writes on request that parseIndex does not read
+// alone: a sparse index, named with the way back to an ordinary index, and
+// a split index, which needs its shared file.
 const (
-	splitIndex  = "a split index (core.splitIndex); turn it off with git update-index --no-split-index"
+	splitIndex  = "a split index (core.splitIndex), which ReadIndex merges with its shared file"
 	sparseIndex = "a sparse index (index.sparse); turn it off with git sparse-checkout init --no-sparse-index"
 )
 
@@ -68,26 +69,39 @@ type indexEntry struct {
 // not the trailing checksum, as git itself does outside git fsck (read-cache
 // verifies it only when verify_index_checksum is set). Anything it does not
 // handle comes back as ErrIndexUnsupported. The data must not be modified
-// afterwards: names alias it.
+// afterwards: names alias it. A split index is declined here; ReadIndex
+// reads one through readSplitIndex.
 func parseIndex(data []byte) (*indexFile, error) {
+	ix, link, err := parseIndexParts(data)
+	if err == nil && link != nil {
+		return nil, fmt.Errorf("%w: %s", ErrIndexUnsupported, splitIndex)
+	}
+	return ix, err
+}
+
+// parseIndexParts is parseIndex that also reads the part of a split index
+// in this file: link is the payload of its "link" extension (nil for an
+// ordinary index), and only then may entries have empty names (the
+// entries that replace shared ones).
+func parseIndexParts(data []byte) (ix *indexFile, link []byte, err error) {
 	unexpected := func(format string, args ...any) error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrIndexUnsupported}, args...)...)
 	}
 	if len(data) < indexHeaderLen+indexHashLen || string(data[:4]) != "DIRC" {
-		return nil, unexpected("no DIRC header")
+		return nil, nil, unexpected("no DIRC header")
 	}
 	version := binary.BigEndian.Uint32(data[4:])
 	if version < 2 || version > 4 {
-		return nil, unexpected("version %d", version)
+		return nil, nil, unexpected("version %d", version)
 	}
 	count := binary.BigEndian.Uint32(data[8:])
 	end := len(data) - indexHashLen
 	// Every entry takes at least entryFixedLen+2 bytes, which bounds the
 	// allocation below by the file's size whatever count claims.
 	if uint64(count) > uint64(end-indexHeaderLen)/(entryFixedLen+2) {
-		return nil, unexpected("%d entries in %d bytes", count, len(data))
+		return nil, nil, unexpected("%d entries in %d bytes", count, len(data))
 	}
-	ix := &indexFile{data: data, ents: make([]indexEntry, count)}
+	ix = &indexFile{data: data, ents: make([]indexEntry, count)}
 	var v4names []byte
 	if version == 4 {
 		v4names = make([]byte, 0, 64*int(count))
@@ -97,23 +111,22 @@ func parseIndex(data []byte) (*indexFile, error) {
 	off := indexHeaderLen
 	prev, prevStage := "", -1
 	// A split index leaves the names of the entries it replaces empty: an
-	// empty name is reported after the extensions, so that a split index
-	// is declined as one.
+	// empty name is an error only once the extensions show no "link".
 	emptyAt := -1
 	for i := range ix.ents {
 		if end-off < entryFixedLen {
-			return nil, unexpected("entry %d truncated", i)
+			return nil, nil, unexpected("entry %d truncated", i)
 		}
 		flags := binary.BigEndian.Uint16(data[off+entryFlagsOff:])
 		nameOff := off + entryFixedLen
 		var ext uint16
 		if flags&flagExtended != 0 {
 			if version < 3 || end-nameOff < 2 {
-				return nil, unexpected("entry %d: extended flags", i)
+				return nil, nil, unexpected("entry %d: extended flags", i)
 			}
 			ext = binary.BigEndian.Uint16(data[nameOff:])
 			if ext&^(extIntentToAdd|extSkipWorktree) != 0 {
-				return nil, unexpected("entry %d: extended flags %#x", i, ext)
+				return nil, nil, unexpected("entry %d: extended flags %#x", i, ext)
 			}
 			nameOff += 2
 		}
@@ -122,11 +135,11 @@ func parseIndex(data []byte) (*indexFile, error) {
 		if version == 4 {
 			strip, n := uvarint(data[nameOff:end])
 			if n <= 0 || strip > uint64(len(prev)) {
-				return nil, unexpected("entry %d: name prefix", i)
+				return nil, nil, unexpected("entry %d: name prefix", i)
 			}
 			nul := bytes.IndexByte(data[nameOff+n:end], 0)
 			if nul < 0 {
-				return nil, unexpected("entry %d: unterminated name", i)
+				return nil, nil, unexpected("entry %d: unterminated name", i)
 			}
 			start := len(v4names)
 			v4names = append(v4names, prev[:len(prev)-int(strip)]...)
@@ -144,19 +157,19 @@ func parseIndex(data []byte) (*indexFile, error) {
 				// A name of 4095 bytes or more: its length is where its NUL is.
 				nlen = bytes.IndexByte(data[nameOff:end], 0)
 				if nlen < flagNameMask {
-					return nil, unexpected("entry %d: long name", i)
+					return nil, nil, unexpected("entry %d: long name", i)
 				}
 			} else if end-nameOff < nlen || bytes.IndexByte(data[nameOff:nameOff+nlen], 0) >= 0 {
-				return nil, unexpected("entry %d: name", i)
+				return nil, nil, unexpected("entry %d: name", i)
 			}
 			// Entries are padded with 1 to 8 NULs to a multiple of 8 bytes.
 			size := (nameOff - off + nlen + 8) &^ 7
 			if end-off < size {
-				return nil, unexpected("entry %d truncated", i)
+				return nil, nil, unexpected("entry %d truncated", i)
 			}
 			for _, b := range data[nameOff+nlen : off+size] {
 				if b != 0 {
-					return nil, unexpected("entry %d: padding", i)
+					return nil, nil, unexpected("entry %d: padding", i)
 				}
 			}
 			ix.ents[i] = indexEntry{off: uint32(off), nameStart: uint32(nameOff), nameEnd: uint32(nameOff + nlen), extendedFl: ext}
@@ -166,9 +179,9 @@ func parseIndex(data []byte) (*indexFile, error) {
 		switch m := filemode.FileMode(binary.BigEndian.Uint32(data[off+entryModeOff:])); m {
 		case filemode.Regular, filemode.Executable, filemode.Symlink, filemode.Submodule:
 		case filemode.Dir:
-			return nil, unexpected("%s", sparseIndex)
+			return nil, nil, unexpected("%s", sparseIndex)
 		default:
-			return nil, unexpected("entry %d: mode %o", i, uint32(m))
+			return nil, nil, unexpected("entry %d: mode %o", i, uint32(m))
 		}
 		stage := int(flags>>12) & 3
 		if name == "" {
@@ -185,13 +198,13 @@ func parseIndex(data []byte) (*indexFile, error) {
 		switch {
 		case cp == len(name) && cp == len(prev):
 			if stage <= prevStage {
-				return nil, unexpected("entry %d: not sorted", i)
+				return nil, nil, unexpected("entry %d: not sorted", i)
 			}
 		case cp == len(name) || cp < len(prev) && name[cp] < prev[cp]:
-			return nil, unexpected("entry %d: not sorted", i)
+			return nil, nil, unexpected("entry %d: not sorted", i)
 		}
 		if !cleanPath(name[strings.LastIndexByte(name[:cp], '/')+1:]) {
-			return nil, unexpected("entry %d: path %q", i, name)
+			return nil, nil, unexpected("entry %d: path %q", i, name)
 		}
 		if stage != 0 || ext&extIntentToAdd != 0 {
 			ix.unusual = true
@@ -206,30 +219,30 @@ func parseIndex(data []byte) (*indexFile, error) {
 	// payload. One whose signature starts with a capital letter is optional.
 	for off < end {
 		if end-off < 8 {
-			return nil, unexpected("extension header truncated")
+			return nil, nil, unexpected("extension header truncated")
 		}
 		sig := string(data[off : off+4])
 		n := binary.BigEndian.Uint32(data[off+4:])
 		if uint64(n) > uint64(end-off-8) {
-			return nil, unexpected("extension %q truncated", sig)
+			return nil, nil, unexpected("extension %q truncated", sig)
 		}
 		payload := data[off+8 : off+8+int(n)]
 		switch {
 		case sig == "TREE":
 			ix.tree = payload
 		case sig == "link":
-			return nil, unexpected("%s", splitIndex)
+			link = payload
 		case sig == "sdir":
-			return nil, unexpected("%s", sparseIndex)
+			return nil, nil, unexpected("%s", sparseIndex)
 		case sig[0] < 'A' || sig[0] > 'Z':
-			return nil, unexpected("required extension %q", sig)
+			return nil, nil, unexpected("required extension %q", sig)
 		}
 		off += 8 + int(n)
 	}
-	if emptyAt >= 0 {
-		return nil, unexpected("entry %d: empty name", emptyAt)
+	if emptyAt >= 0 && link == nil {
+		return nil, nil, unexpected("entry %d: empty name", emptyAt)
 	}
-	return ix, nil
+	return ix, link, nil
 }
 
 // uvarint decodes git's offset varint (varint.c: each continuation adds one

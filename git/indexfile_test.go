@@ -122,10 +122,10 @@ func TestStagedChangesLikeGit(t *testing.T) {
 	}
 }
 
-// TestIndexUnsupportedNamed checks the indexes Foundry does not read, a
-// split index (its entries mostly in a shared file) and a sparse index
-// (whole folders as one entry): every reader of the index fails naming what
-// the index is and how to turn it off, with or without a git binary on PATH.
+// TestIndexUnsupportedNamed checks the index Foundry does not read, a
+// sparse index (whole folders as one entry): every reader of the index
+// fails naming what the index is and how to turn it off, with or without a
+// git binary on PATH. (A split index is read: TestSplitIndexMatchesGit.)
 func TestIndexUnsupportedNamed(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -133,10 +133,6 @@ func TestIndexUnsupportedNamed(t *testing.T) {
 		setup func(r *gittest.Repo)
 		want  string
 	}{
-		{"split index", func(r *gittest.Repo) {
-			r.Git("config", "core.splitIndex", "true")
-			r.Git("update-index", "--split-index")
-		}, "a split index (core.splitIndex); turn it off with git update-index --no-split-index"},
 		{"sparse index", func(r *gittest.Repo) {
 			if _, err := r.TryGit("sparse-checkout", "set", "--cone", "--sparse-index", "p"); err != nil {
 				testenv.Missing(t, "git with sparse-index support", err)

@@ -43,8 +43,8 @@ type Change struct {
 // the repository: like git, it compares HEAD's trees with the index's
 // cache-tree (the TREE extension, which records the tree id of every folder
 // whose entries have not changed since it was last written) and descends
-// only into folders whose ids differ. An index the reader does not read (a
-// split or sparse index) is an error wrapping [ErrIndexUnsupported].
+// only into folders whose ids differ. An index it does not read (a sparse
+// index) is an error wrapping [ErrIndexUnsupported].
 func (r *Repo) StagedChanges(dir string) ([]Change, error) {
 	x, err := r.ReadIndex()
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -113,9 +114,9 @@ type Index struct {
 // The file is read once and its entries are decoded only as they are looked
 // up (by binary search over the sorted entries), so reading a few files or
 // the staged changes costs little more than reading the file, however many
-// files the index holds. An index it does not read (a split or sparse
-// index, a damaged file) is an error wrapping [ErrIndexUnsupported] that
-// says what it holds.
+// files the index holds. A split index (core.splitIndex) is merged with its
+// shared file first. An index it does not read (a sparse index, a damaged
+// file) is an error wrapping [ErrIndexUnsupported] that says what it holds.
 func (r *Repo) ReadIndex() (*Index, error) {
 	data, name, err := r.indexBytes()
 	if err != nil {
@@ -124,7 +125,10 @@ func (r *Repo) ReadIndex() (*Index, error) {
 	if data == nil {
 		return &Index{repo: r, ix: &indexFile{}}, nil
 	}
-	ix, err := parseIndex(data)
+	ix, link, err := parseIndexParts(data)
+	if err == nil && link != nil {
+		ix, err = readSplitIndex(ix, link, r.sharedIndexLoader())
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read git index %s: %w", name, err)
 	}
@@ -151,6 +155,26 @@ func (x *Index) FS(sub string) fs.FS {
 		prefix = sub + "/"
 	}
 	return &objectFS{repo: x.repo, dirs: &indexLister{ix: x.ix, prefix: prefix}, label: "index"}
+}
+
+// sharedIndexLoader returns how a split index's shared file is read, where
+// git looks for it: in the git folder, else beside GIT_INDEX_FILE.
+func (r *Repo) sharedIndexLoader() func(name string) ([]byte, error) {
+	return func(name string) ([]byte, error) {
+		data, err := func() ([]byte, error) {
+			st, ok := r.repo.Storer.(interface{ Filesystem() billy.Filesystem })
+			if !ok {
+				return nil, fs.ErrNotExist
+			}
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			return readAll(st.Filesystem(), name)
+		}()
+		if p := os.Getenv("GIT_INDEX_FILE"); p != "" && errors.Is(err, fs.ErrNotExist) {
+			data, err = os.ReadFile(filepath.Join(filepath.Dir(p), name))
+		}
+		return data, err
+	}
 }
 
 // indexBytes returns the content of the index file and its name for
