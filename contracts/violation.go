@@ -481,7 +481,7 @@ func ratText(r *big.Rat) string {
 // (*validator).strValidate) stores its validator's location slice in those
 // errors as verr.InstanceLocation = vd.vloc, without the slices.Clone that
 // vd.instanceLocation() gives every other error, so the traversal of a
-// later sibling overwrites it: {"pn": {"long": 1}, "z": 1} would report the
+// later sibling overwrites it: {"pn": {"long": 1}, "z": 1} can report the
 // property name under "#/z". Upstream has no issue for it; the open pull
 // request https://github.com/santhosh-tekuri/jsonschema/pull/269 makes both
 // sites call vd.instanceLocation(). Once a release holds that fix, this
