@@ -5,7 +5,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/foundryhq/foundry/internal/confined"
 )
@@ -103,5 +105,45 @@ func TestArchiveTakesTheLock(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, ".foundry", "blackboard", "w", "a.json")); err != nil {
 		t.Errorf("the wave moved while the lock was held: %v", err)
+	}
+}
+
+// TestWriteClearsStaleTemps: a write removes the temp files killed writers
+// left over an hour ago in its wave's folder and in the contracts lock,
+// and keeps younger ones, which a live writer may own.
+func TestWriteClearsStaleTemps(t *testing.T) {
+	t.Parallel()
+	root := newProject(t)
+	old, fresh := time.Now().Add(-2*confined.StaleAge), time.Now()
+	files := map[string]time.Time{
+		".foundry/blackboard/w/" + confined.TempPrefix + "a.json-1":     old,
+		".foundry/blackboard/w/" + confined.TempPrefix + "b.json-2":     fresh,
+		LockDir + "/" + confined.TempPrefix + "finding.v1-3":            old,
+		LockDir + "/" + confined.TempPrefix + "finding.v1-4":            fresh,
+		".foundry/blackboard/other/" + confined.TempPrefix + "c.json-5": old,
+	}
+	for p, mtime := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte("half"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(full, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	valid := []byte(`{"id":"F-1","severity":"low","title":"t","summary":"s","failureScenario":"f","confidence":"low"}`)
+	if _, err := openBoard(root, nil).Write(context.Background(), WriteRequest{Wave: "w", Agent: "a", Schema: "finding.v1", Data: valid}); err != nil {
+		t.Fatal(err)
+	}
+	for p, mtime := range files {
+		_, err := os.Stat(filepath.Join(root, filepath.FromSlash(p)))
+		// Another wave's folder is that wave's writers' business.
+		wantGone := mtime.Equal(old) && !strings.Contains(p, "/other/")
+		if gone := os.IsNotExist(err); gone != wantGone {
+			t.Errorf("%s: gone = %v, want %v", p, gone, wantGone)
+		}
 	}
 }

@@ -245,9 +245,12 @@ func (b *Board) Write(ctx context.Context, req WriteRequest) (WriteResult, error
 	if err := root.MkdirAll(path.Join(Dir, wave)); err != nil {
 		return fail(err)
 	}
-	// Artifacts are written without a lock, so only temp files older than
+	// Writers of older versions take no lock, and the contracts lock entry
+	// is written before the lock is taken, so only temp files older than
 	// any live write can be a killed writer's leftovers.
-	root.RemoveStale(path.Join(Dir, wave), time.Now().Add(-confined.StaleAge))
+	stale := time.Now().Add(-confined.StaleAge)
+	root.RemoveStale(path.Join(Dir, wave), stale)
+	root.RemoveStale(LockDir, stale)
 	target := path.Join(Dir, wave, agent+".json")
 	if _, err := root.FS().(fs.StatFS).Stat(target); err == nil {
 		res.Replaced = true
