@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -198,9 +199,29 @@ func foundry(t *testing.T, dir string, stdin *strings.Reader, args ...string) st
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var out bytes.Buffer
+	// One buffer takes both streams, which the MCP server writes from
+	// different goroutines (responses, logs): writes are serialised.
+	var out lockedBuffer
 	run(ctx, append([]string{"foundry", "-C", dir}, args...), stdin, &out, &out)
 	return out.String()
+}
+
+// lockedBuffer is a bytes.Buffer safe for concurrent writers.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func check(t *testing.T, what, out string) {
