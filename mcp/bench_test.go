@@ -79,3 +79,40 @@ func memoryRegistry(tb testing.TB, n int) *mcp.Registry {
 	tb.Cleanup(func() { reg.Close() })
 	return reg
 }
+
+// BenchmarkServeSearchAfterWrite measures the memory_search right after a
+// memory_write through Serve, on a project of 10,000 facts, the write
+// untimed: what a write costs the next search (goal P8: within 2x of
+// BenchmarkServeMemorySearch). Like scripts/bench-mcp, it writes titles no
+// two of which are similar, and searches a code word of fixed width, so the
+// search is a one-hit search like the warm one.
+func BenchmarkServeSearchAfterWrite(b *testing.B) {
+	const n = 10_000
+	reg := memoryRegistry(b, n)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go func() {
+		_ = mcp.Serve(context.Background(), inR, outW, mcp.Options{Registry: reg, RequestsPerMinute: -1})
+		outW.Close()
+	}()
+	out := bufio.NewReaderSize(outR, 1<<20)
+	call := func(line string) {
+		fmt.Fprintln(inW, line)
+		if _, err := out.ReadBytes('\n'); err != nil {
+			b.Fatal(err)
+		}
+	}
+	search := func(id int, q string) {
+		call(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":%q}}}`, id, q))
+	}
+	search(0, "kw00001")
+	b.ResetTimer()
+	for i := range b.N {
+		b.StopTimer()
+		call(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"memory_write","arguments":{"title":"Benchmark stores kwbench%05d beside kwpair%05d","body":"Measured.","type":"convention"}}}`, 2*i+1, i, i))
+		b.StartTimer()
+		search(2*i+2, fmt.Sprintf("kwbench%05d", i))
+	}
+	b.StopTimer()
+	inW.Close()
+}
