@@ -75,6 +75,17 @@ func (s *lazyStorage) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 	if obj, ok := s.cache.Get(h); ok {
 		return obj.Size(), nil
 	}
+	// The packs already listed first, as in read.
+	s.mu.Lock()
+	if p := s.listedPack(h); p != nil {
+		defer s.mu.Unlock()
+		p, off, err := s.packed(h)
+		if err != nil {
+			return 0, err
+		}
+		return p.pack.GetSizeByOffset(off)
+	}
+	s.mu.Unlock()
 	f, err := s.dotgit.Open(loosePath(h))
 	switch {
 	case err == nil:
@@ -149,15 +160,9 @@ func (s *lazyStorage) read(h plumbing.Hash) (plumbing.EncodedObject, error) {
 		return obj, nil
 	}
 	s.mu.Lock()
-	if s.packs == nil {
-		s.listPacks()
-	}
-	for _, p := range s.packs {
-		if _, err := p.idx.FindOffset(h); err == nil {
-			obj, err := s.readPacked(h)
-			s.mu.Unlock()
-			return obj, err
-		}
+	if s.listedPack(h) != nil {
+		defer s.mu.Unlock()
+		return s.readPacked(h)
 	}
 	s.mu.Unlock()
 	f, err := s.dotgit.Open(loosePath(h))
@@ -252,9 +257,10 @@ func readLoose(f io.Reader, h plumbing.Hash) (plumbing.EncodedObject, error) {
 	return obj, nil
 }
 
-// findPacked returns the pack holding h, listing the packs again when they
-// changed since the last listing (a gc or a fetch since). s.mu is held.
-func (s *lazyStorage) findPacked(h plumbing.Hash) *lazyPack {
+// listedPack returns the pack holding h among those listed already (listing
+// them on first use), without listing them again when none does. s.mu is
+// held.
+func (s *lazyStorage) listedPack(h plumbing.Hash) *lazyPack {
 	if s.packs == nil {
 		s.listPacks()
 	}
@@ -262,6 +268,15 @@ func (s *lazyStorage) findPacked(h plumbing.Hash) *lazyPack {
 		if _, err := p.idx.FindOffset(h); err == nil {
 			return p
 		}
+	}
+	return nil
+}
+
+// findPacked returns the pack holding h, listing the packs again when they
+// changed since the last listing (a gc or a fetch since). s.mu is held.
+func (s *lazyStorage) findPacked(h plumbing.Hash) *lazyPack {
+	if p := s.listedPack(h); p != nil {
+		return p
 	}
 	if s.listPacks() {
 		for _, p := range s.packs {
