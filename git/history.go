@@ -352,13 +352,20 @@ func (w *walker) tree(h plumbing.Hash) ([]treeEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", h.String()[:7], err)
 	}
-	raw := make([]byte, obj.Size())
-	_, err = io.ReadFull(rd, raw)
+	// Read into a builder, whose String is the bytes read without a copy
+	// (every entry name is a substring of it); an object in memory writes
+	// itself there in one copy.
+	var raw strings.Builder
+	raw.Grow(int(obj.Size()))
+	n, err := io.Copy(&raw, rd)
 	rd.Close()
+	if err == nil && n != obj.Size() {
+		err = io.ErrUnexpectedEOF
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", h.String()[:7], err)
 	}
-	es, err := parseTree(raw)
+	es, err := parseTree(raw.String())
 	if err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", h.String()[:7], err)
 	}
@@ -371,8 +378,7 @@ func (w *walker) tree(h plumbing.Hash) ([]treeEntry, error) {
 
 // parseTree decodes a raw tree object: entries of "<octal mode> <name>\0"
 // followed by a 20-byte object id. Submodules are left out.
-func parseTree(raw []byte) ([]treeEntry, error) {
-	s := string(raw) // one allocation; every name is a substring of it
+func parseTree(s string) ([]treeEntry, error) {
 	es := make([]treeEntry, 0, strings.Count(s, "\x00"))
 	for len(s) > 0 {
 		sp := strings.IndexByte(s, ' ')

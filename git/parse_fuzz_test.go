@@ -33,7 +33,7 @@ func FuzzParseTree(f *testing.F) {
 	f.Add([]byte(""))
 	f.Add([]byte(" \x00"))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		es, err := parseTree(raw)
+		es, err := parseTree(string(raw))
 		if err != nil {
 			return
 		}
@@ -42,7 +42,7 @@ func FuzzParseTree(f *testing.F) {
 				t.Fatalf("entry name %q holds a NUL", e.name)
 			}
 		}
-		again, err := parseTree(encodeTree(es))
+		again, err := parseTree(string(encodeTree(es)))
 		if err != nil {
 			t.Fatalf("re-encoded tree does not parse: %v", err)
 		}
