@@ -35,7 +35,7 @@ const (
 
 // cacheMagic opens the cache file; the version in it changes with the
 // format, the parser or the text analysis.
-const cacheMagic = "foundry search cache 1\n"
+const cacheMagic = "foundry search cache 2\n"
 
 // maxCacheBytes bounds the cache file read.
 const maxCacheBytes = 256 << 20
@@ -139,6 +139,12 @@ func (s *Store) encodeCache() []byte {
 					terms = append(terms, t.term)
 				}
 			}
+			for _, f := range an.forms {
+				if _, ok := vocab[f.word]; !ok {
+					vocab[f.word] = uint64(len(terms))
+					terms = append(terms, f.word)
+				}
+			}
 		}
 	}
 	b := []byte(cacheMagic)
@@ -178,6 +184,11 @@ func (s *Store) encodeCache() []byte {
 		for _, t := range an.terms {
 			b = binary.AppendUvarint(b, vocab[t.term])
 			b = binary.AppendUvarint(b, uint64(t.tf))
+		}
+		b = binary.AppendUvarint(b, uint64(len(an.forms)))
+		for _, f := range an.forms {
+			b = binary.AppendUvarint(b, vocab[f.word])
+			b = binary.AppendUvarint(b, uint64(f.term))
 		}
 	}
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
@@ -306,6 +317,20 @@ func decodeCache(data []byte) (map[string]*cacheRecord, bool) {
 				}
 				an.terms[i] = termTF{terms[ti], float64(tf)}
 				an.length += float64(tf)
+			}
+			n = d.uvarint()
+			if d.bad || n > uint64(len(d.s)) {
+				return nil, false
+			}
+			if n > 0 {
+				an.forms = make([]form, n)
+			}
+			for i := range an.forms {
+				wi, ti := d.uvarint(), d.uvarint()
+				if wi >= uint64(len(terms)) || ti >= uint64(len(an.terms)) {
+					return nil, false
+				}
+				an.forms[i] = form{terms[wi], int32(ti)}
 			}
 			r.an = an
 		default:

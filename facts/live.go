@@ -39,11 +39,21 @@ func (e *entry) before(o *entry) bool {
 	return e.raw.Path < o.raw.Path
 }
 
-// analysis is what the index keeps of one fact: weighted term frequencies
-// and the document length.
+// analysis is what the index keeps of one fact: weighted term frequencies,
+// the document length, and the words of the fact as written whose stem is
+// another string ("staging" of the term "stage"): people type a word's
+// beginning or a typo of the word they see, not of its stem, so the
+// forgiving matches compare against these and score their stems.
 type analysis struct {
 	terms  []termTF // sorted by term
 	length float64
+	forms  []form // sorted by word, distinct
+}
+
+// form is a word of a fact as written that differs from its term.
+type form struct {
+	word string
+	term int32 // index of its term in analysis.terms
 }
 
 type termTF struct {
@@ -53,12 +63,16 @@ type termTF struct {
 
 func analyze(f Fact, memo map[string]string) *analysis {
 	tf := map[string]float64{}
+	forms := map[string]string{} // word → stem
 	a := &analysis{}
 	add := func(text string, w float64) {
-		for _, t := range termsMemo(text, memo) {
-			tf[t] += w
+		eachTerm(text, memo, func(word, stem string) {
+			tf[stem] += w
 			a.length += w
-		}
+			if word != stem {
+				forms[word] = stem
+			}
+		})
 	}
 	add(f.Title, titleWeight)
 	add(strings.Join(f.Tags, " "), tagWeight)
@@ -68,6 +82,14 @@ func analyze(f Fact, memo map[string]string) *analysis {
 		a.terms = append(a.terms, termTF{t, n})
 	}
 	sort.Slice(a.terms, func(i, j int) bool { return a.terms[i].term < a.terms[j].term })
+	if len(forms) > 0 {
+		a.forms = make([]form, 0, len(forms))
+		for w, stem := range forms {
+			i, _ := slices.BinarySearchFunc(a.terms, stem, func(t termTF, s string) int { return strings.Compare(t.term, s) })
+			a.forms = append(a.forms, form{w, int32(i)})
+		}
+		sort.Slice(a.forms, func(i, j int) bool { return a.forms[i].word < a.forms[j].word })
+	}
 	return a
 }
 
@@ -198,12 +220,27 @@ type liveIndex struct {
 	norms    []float64 // BM25 length norm by slot, for normsFor
 	normsFor float64   // the average length norms were computed with; 0 when stale
 
-	vocab []string // every term with a posting list, sorted; nil when stale
-	// deletions maps each term, and each form of it with one rune deleted,
-	// to the terms it comes from: two words one edit apart share a key
-	// (SymSpell), so a typo is looked up, not scanned for. Built on the
+	// forms maps each word of the indexed facts as written that differs
+	// from its term to the term. Like postings, it keeps the words of
+	// removed facts, with no live fact, until the next compaction.
+	forms map[string]*formRef
+
+	// vocab is every term with a posting list and every word of forms,
+	// sorted: what a query word's prefix or typo is matched against. nil
+	// when stale.
+	vocab []string
+	// deletions maps each word of vocab, and each form of it with one rune
+	// deleted, to the words it comes from: two words one edit apart share a
+	// key (SymSpell), so a typo is looked up, not scanned for. Built on the
 	// first query that needs it; nil when stale.
 	deletions map[string][]string
+}
+
+// formRef is the term of a word as written and the number of indexed facts
+// that contain the word.
+type formRef struct {
+	term string
+	live int
 }
 
 type postingList struct {
@@ -217,7 +254,7 @@ type posting struct {
 }
 
 func newLiveIndex() *liveIndex {
-	return &liveIndex{postings: map[string]*postingList{}, expiries: map[string]int{}}
+	return &liveIndex{postings: map[string]*postingList{}, forms: map[string]*formRef{}, expiries: map[string]int{}}
 }
 
 func (x *liveIndex) add(e *entry, memo map[string]string) {
@@ -247,6 +284,15 @@ func (x *liveIndex) insert(e *entry) {
 		pl.ps = append(pl.ps, posting{slot: e.slot, tf: float32(t.tf)})
 		pl.live++
 	}
+	for _, f := range e.an.forms {
+		r := x.forms[f.word]
+		if r == nil {
+			r = &formRef{term: e.an.terms[f.term].term}
+			x.forms[f.word] = r
+			x.vocab, x.deletions = nil, nil
+		}
+		r.live++
+	}
 }
 
 // addTerm adds a new term to the sorted vocabulary and the typo lookup,
@@ -269,6 +315,9 @@ func (x *liveIndex) addTerm(term string) {
 func (x *liveIndex) remove(e *entry) {
 	for _, t := range e.an.terms {
 		x.postings[t.term].live--
+	}
+	for _, f := range e.an.forms {
+		x.forms[f.word].live--
 	}
 	x.docs[e.slot] = nil
 	e.slot = -1
@@ -298,6 +347,7 @@ func (x *liveIndex) compact() {
 	}
 	x.docs, x.lens, x.dead = docs, lens, 0
 	clear(x.postings)
+	clear(x.forms)
 	for _, e := range docs {
 		x.insert(e)
 	}
@@ -450,11 +500,14 @@ func (x *liveIndex) rank(q Query, today string) SearchResult {
 	return res
 }
 
-// The forgiving matches of a query word: a vocabulary term it is a prefix
-// of, from minPrefixRunes runes ("postgres" finds "postgresql"), and, for a
-// word of minTypoRunes runes or more that matches no term as it is, a term
-// one edit away (Damerau–Levenshtein: "webhok" finds "webhook"). They count
-// for less than the word itself, so exact and stemmed matches rank first.
+// The forgiving matches of a query word: a word of the facts it is a
+// prefix of, from minPrefixRunes runes ("postgres" finds "postgresql",
+// "stagin" finds "staging"), and, for a word of minTypoRunes runes or more
+// that matches no term as it is, a word one edit away (Damerau–Levenshtein:
+// "webhok" finds "webhook", "stagibg" finds "staging"). The words matched
+// are the facts' terms and their words as written; a match scores the
+// term. They count for less than the word itself, so exact and stemmed
+// matches rank first.
 const (
 	minPrefixRunes = 4
 	minTypoRunes   = 5
@@ -469,8 +522,9 @@ type queryTerm struct {
 }
 
 // expand returns the terms of query q: its own stemmed terms with weight 1,
-// then the vocabulary terms they are prefixes of, then the typo matches of
-// the words that match nothing. Each term appears once, at its best weight.
+// then the terms of the words they are prefixes of, then the terms of the
+// typo matches of the words that match nothing. Each term appears once, at
+// its best weight.
 func (x *liveIndex) expand(q string) []queryTerm {
 	qws := queryWords(q)
 	seen := make(map[string]bool, len(qws))
@@ -479,6 +533,16 @@ func (x *liveIndex) expand(q string) []queryTerm {
 		if !seen[t] {
 			seen[t] = true
 			out = append(out, queryTerm{t, w})
+		}
+	}
+	// match adds the terms a vocabulary word stands for: itself when it is
+	// a term, the term of its written form when it is one.
+	match := func(v string, w float64) {
+		if _, ok := x.postings[v]; ok {
+			add(v, w)
+		}
+		if r := x.forms[v]; r != nil && r.live > 0 {
+			add(r.term, w)
 		}
 	}
 	for _, w := range qws {
@@ -491,7 +555,7 @@ func (x *liveIndex) expand(q string) []queryTerm {
 				continue
 			}
 			for i := sort.SearchStrings(x.vocab, p); i < len(x.vocab) && strings.HasPrefix(x.vocab[i], p); i++ {
-				add(x.vocab[i], prefixWeight)
+				match(x.vocab[i], prefixWeight)
 			}
 		}
 	}
@@ -502,9 +566,9 @@ func (x *liveIndex) expand(q string) []queryTerm {
 		x.buildDeletions()
 		for _, word := range []string{w.stem, w.raw} {
 			for _, d := range deletionForms(word) {
-				for _, t := range x.deletions[d] {
-					if !seen[t] && textdist.WithinOne(word, t) {
-						add(t, typoWeight)
+				for _, v := range x.deletions[d] {
+					if textdist.WithinOne(word, v) {
+						match(v, typoWeight)
 					}
 				}
 			}
@@ -526,14 +590,20 @@ func (x *liveIndex) needsTypos(qws []queryWord) bool {
 	return slices.ContainsFunc(qws, x.typoWord)
 }
 
-// buildVocab sorts the vocabulary, when a change left it stale.
+// buildVocab sorts the vocabulary, terms and words as written, when a
+// change left it stale.
 func (x *liveIndex) buildVocab() {
 	if x.vocab != nil {
 		return
 	}
-	x.vocab = make([]string, 0, len(x.postings))
+	x.vocab = make([]string, 0, len(x.postings)+len(x.forms))
 	for t := range x.postings {
 		x.vocab = append(x.vocab, t)
+	}
+	for w := range x.forms {
+		if _, ok := x.postings[w]; !ok {
+			x.vocab = append(x.vocab, w)
+		}
 	}
 	sort.Strings(x.vocab)
 }

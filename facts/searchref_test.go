@@ -20,6 +20,7 @@ type refSearchIndex struct {
 	lengths  []float64
 	avgLen   float64
 	postings map[string][]refPosting
+	stemOf   map[string]string // words as written that differ from their stem
 }
 
 type refPosting struct {
@@ -28,7 +29,7 @@ type refPosting struct {
 }
 
 func refBuildSearchIndex(facts []Fact, memo map[string]string) *refSearchIndex {
-	idx := &refSearchIndex{postings: map[string][]refPosting{}}
+	idx := &refSearchIndex{postings: map[string][]refPosting{}, stemOf: map[string]string{}}
 	total := 0.0
 	for i, f := range facts {
 		if f.Status == Superseded {
@@ -37,10 +38,13 @@ func refBuildSearchIndex(facts []Fact, memo map[string]string) *refSearchIndex {
 		tf := map[string]float64{}
 		length := 0.0
 		add := func(text string, w float64) {
-			for _, t := range termsMemo(text, memo) {
+			eachTerm(text, memo, func(word, t string) {
 				tf[t] += w
 				length += w
-			}
+				if word != t {
+					idx.stemOf[word] = t
+				}
+			})
 		}
 		add(f.Title, titleWeight)
 		add(strings.Join(f.Tags, " "), tagWeight)
@@ -121,26 +125,37 @@ func refRankFacts(facts []Fact, idx *refSearchIndex, q Query, today string) Sear
 // The derivation of status the live state replaced, on a whole folder.
 
 // refExpand is liveIndex.expand over the reference index, by brute force:
-// the query's stems at weight 1, then every vocabulary term a word (as typed
-// or stemmed, of 4 runes or more) is a prefix of, then for each word of 5
-// runes or more that matches no term, every term one edit away.
+// the query's stems at weight 1, then the term of every vocabulary word (a
+// term or a word as written) a query word (as typed or stemmed, of 4 runes
+// or more) is a prefix of, then for each query word of 5 runes or more that
+// matches no term, the term of every vocabulary word one edit away.
 func refExpand(idx *refSearchIndex, q string) []queryTerm {
 	var vocab []string
 	for t := range idx.postings {
 		vocab = append(vocab, t)
 	}
+	for w := range idx.stemOf {
+		if _, ok := idx.postings[w]; !ok {
+			vocab = append(vocab, w)
+		}
+	}
 	sort.Strings(vocab)
 	seen := map[string]bool{}
 	var out []queryTerm
-	add := func(t string, w float64) {
-		if !seen[t] {
-			seen[t] = true
-			out = append(out, queryTerm{t, w})
+	add := func(v string, w float64) {
+		for _, t := range []string{v, idx.stemOf[v]} {
+			if len(idx.postings[t]) > 0 && !seen[t] {
+				seen[t] = true
+				out = append(out, queryTerm{t, w})
+			}
 		}
 	}
 	qws := queryWords(q)
 	for _, w := range qws {
-		add(w.stem, 1)
+		if !seen[w.stem] {
+			seen[w.stem] = true
+			out = append(out, queryTerm{w.stem, 1})
+		}
 	}
 	for _, w := range qws {
 		for _, p := range []string{w.raw, w.stem} {

@@ -107,14 +107,22 @@ func terms(s string) []string { return termsMemo(s, nil) }
 // termsMemo is terms with a memo of stems, for analysing many documents:
 // stemming dominates the cost, and a vocabulary is far smaller than a text.
 func termsMemo(s string, memo map[string]string) []string {
-	ws := words(s)
-	out := ws[:0]
-	for _, w := range ws {
+	var out []string
+	eachTerm(s, memo, func(_, stem string) { out = append(out, stem) })
+	return out
+}
+
+// eachTerm calls fn with every word of s that carries meaning, as written
+// (lowercased) and stemmed, in order: the one filter and stemmer behind
+// terms and the surface forms the forgiving matches of search compare
+// against. memo may be nil.
+func eachTerm(s string, memo map[string]string, fn func(word, stem string)) {
+	for _, w := range words(s) {
 		if len(w) < 2 || english.IsStopWord(w) || extraStopWords[w] {
 			continue
 		}
 		if memo == nil {
-			out = append(out, english.Stem(w, true))
+			fn(w, english.Stem(w, true))
 			continue
 		}
 		st, ok := memo[w]
@@ -125,9 +133,8 @@ func termsMemo(s string, memo map[string]string) []string {
 			st = strings.Clone(english.Stem(w, true))
 			memo[w] = st
 		}
-		out = append(out, st)
+		fn(w, st)
 	}
-	return out
 }
 
 // queryWord is one word of a query: as typed (lowercased) and stemmed.
@@ -138,12 +145,7 @@ type queryWord struct{ raw, stem string }
 // the word as typed.
 func queryWords(s string) []queryWord {
 	var out []queryWord
-	for _, w := range words(s) {
-		if len(w) < 2 || english.IsStopWord(w) || extraStopWords[w] {
-			continue
-		}
-		out = append(out, queryWord{raw: w, stem: english.Stem(w, true)})
-	}
+	eachTerm(s, nil, func(w, stem string) { out = append(out, queryWord{raw: w, stem: stem}) })
 	return out
 }
 
