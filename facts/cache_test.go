@@ -61,6 +61,16 @@ func TestSearchCacheReadsOneFile(t *testing.T) {
 	if diff := cmp.Diff(want, second); diff != "" {
 		t.Errorf("search from the cache differs from an uncached one (-want +got):\n%s", diff)
 	}
+	// The cache keeps the words as written that the forgiving matches
+	// compare against, not only their stems.
+	fq := Query{Text: "stagin producton", Limit: MaxLimit}
+	forgiving, reads := cachedSearch(t, root, fq)
+	if reads != 0 || len(forgiving.Hits) == 0 {
+		t.Errorf("forgiving search from the cache: %d hits, %d fact files read; want hits and 0 reads", len(forgiving.Hits), reads)
+	}
+	if diff := cmp.Diff(plainSearch(t, root, fq), forgiving); diff != "" {
+		t.Errorf("forgiving search from the cache differs from an uncached one (-want +got):\n%s", diff)
+	}
 	// A fresh process lists and stats; the cache is current, so it is not
 	// written again.
 	info, _ := os.Stat(filepath.Join(root, filepath.FromSlash(searchCachePath)))

@@ -75,7 +75,7 @@ func TestLiveRankingMatchesReference(t *testing.T) {
 		queries = append(queries, q.Q)
 	}
 	// Broad queries match most facts, so ties and the heap's bound matter.
-	queries = append(queries, "the service uses a team", "migration tool", "deploy production release")
+	queries = append(queries, "the service uses a team", "migration tool", "deploy production release", "stagin", "stagibg")
 
 	s := NewStore(m, Options{Now: fixedNow})
 	checkAgainstReference(t, s, queries, "initial")
@@ -102,7 +102,7 @@ func TestLiveRankingMatchesReference(t *testing.T) {
 	}{
 		{"edit body", func() {
 			f := fact(names[3])
-			f.Body += " Migration tool deploy release."
+			f.Body += " Migration tool deploy release stage."
 			m[names[3]] = &fstest.MapFile{Data: Format(f)}
 		}},
 		{"new fact superseding another", func() {
@@ -125,6 +125,15 @@ func TestLiveRankingMatchesReference(t *testing.T) {
 		{"removed superseding fact", func() {
 			for p := range m {
 				if strings.HasPrefix(path.Base(p), FormatID(n+1)) {
+					delete(m, p)
+				}
+			}
+		}},
+		{"removed the only fact saying staging", func() {
+			// "stage" stays, from the edited body: a word of a removed
+			// fact must no longer lead to it.
+			for p, mf := range m {
+				if strings.Contains(string(mf.Data), "staging") {
 					delete(m, p)
 				}
 			}
