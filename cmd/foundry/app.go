@@ -288,7 +288,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	report(stderr, err, asJSON)
 	path := commandPath(app, norm)
 	var usage *usageError
-	if errors.As(err, &usage) && !asJSON {
+	// A usage error that suggests what to type ("did you mean doctor?")
+	// ends with the suggestion; the others say where the usage is. `foundry
+	// help NAME` is `foundry NAME --help`, so its usage is foundry's.
+	if errors.As(err, &usage) && !asJSON && hintFor(err) == "" {
+		if len(path) > 0 && path[0] == "help" {
+			path = path[1:]
+		}
 		fmt.Fprintf(stderr, "run '%s --help' for usage\n", strings.Join(append([]string{"foundry"}, path...), " "))
 	}
 	if slices.Equal(path, []string{"hook", "claude"}) {
