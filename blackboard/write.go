@@ -167,6 +167,16 @@ func (b *Board) Write(ctx context.Context, req WriteRequest) (WriteResult, error
 		return WriteResult{}, err
 	}
 	res := WriteResult{Wave: wave, Agent: agent, Schema: req.Schema}
+	// The contract before the data: an unknown contract id is the mistake
+	// to fix first, whatever the data holds (nothing, not an object).
+	reg, err := b.contracts()
+	if err != nil {
+		return res, err
+	}
+	digest, err := reg.Digest(req.Schema)
+	if err != nil {
+		return res, err
+	}
 	obj, err := decodeObject(req.Data)
 	if err != nil {
 		return res, err
@@ -176,10 +186,6 @@ func (b *Board) Write(ctx context.Context, req WriteRequest) (WriteResult, error
 		return res, fmt.Errorf("write artifact: %w", &SecretError{Secrets: found})
 	}
 	if err := ctx.Err(); err != nil {
-		return res, err
-	}
-	reg, err := b.contracts()
-	if err != nil {
 		return res, err
 	}
 	doc, err := stamp(obj, req.Schema, agent)
@@ -197,9 +203,7 @@ func (b *Board) Write(ctx context.Context, req WriteRequest) (WriteResult, error
 		b.record(tokens.KindGateBlocked)
 		return res, nil
 	}
-	if res.ContractDigest, err = reg.Digest(req.Schema); err != nil {
-		return res, err
-	}
+	res.ContractDigest = digest
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
