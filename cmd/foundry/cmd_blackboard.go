@@ -55,8 +55,8 @@ atomically to .foundry/blackboard/<wave>/<agent>.json, pretty-printed with
 sorted keys; "Replaced …" instead of "Wrote …" says it replaced the
 agent's earlier artifact of the wave. An invalid one is not written: the
 violations are printed on stdout, one "- <json-pointer>: <problem>" line
-each, and the exit status is 1. The first artifact accepted under a contract records the contract's
-content hash in .foundry/contracts.lock/<id>.
+each, and the exit status is 1. The first artifact accepted under a
+contract records the contract's content hash in .foundry/contracts.lock/<id>.
 
 EXIT STATUS:
    0  written

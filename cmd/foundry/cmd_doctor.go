@@ -29,15 +29,16 @@ func newDoctorCommand(env *cliEnv) *cli.Command {
 		ArgsUsage: " ",
 		Description: `Sweeps the project at the working tree, the index (--staged) or any
 revision (--rev REV, read from git objects): no file under .foundry/ holds
-git conflict markers (each is named with its line); every blackboard artifact
-parses, names a known contract and satisfies it; fact files parse, are
-valid fact.v1 artifacts, have unique ids, supersedes links that exist and
-agree at both ends, and an up-to-date INDEX.md (expired facts are listed); runbooks parse and have
-valid slugs; the config is valid; project-local schemas compile and do not
-redefine an embedded contract; agent definitions (.claude/agents/*.md,
-agents/*.md) name existing contracts under "## Input contract" and
-"## Output contract", and the artifacts at the paths they declare satisfy
-them; the contracts lock matches the contracts this binary ships.
+git conflict markers (each is named with its line); every blackboard
+artifact parses, names a known contract and satisfies it; fact files parse,
+are valid fact.v1 artifacts, have unique ids, supersedes links that exist
+and agree at both ends, and an up-to-date INDEX.md (expired facts are
+listed); runbooks parse and have valid slugs; the config is valid;
+project-local schemas compile and do not redefine an embedded contract;
+agent definitions (.claude/agents/*.md, agents/*.md) name existing contracts
+under "## Input contract" and "## Output contract", and the artifacts at the
+paths they declare satisfy them; the contracts lock matches the contracts
+this binary ships.
 
 In a git repository a history pass (skip it with --no-history) flags every
 breaking edit of a published .foundry/schemas/*.schema.json and reports an

@@ -49,8 +49,8 @@ EXIT STATUS:
 				ArgsUsage: "[pre-commit|merge-index]...",
 				Description: `pre-commit: writes a hook that runs
     foundry hook pre-commit
-(see its help) in the hooks folder git uses (core.hooksPath when it is set). A hook that
-foundry did not write is chained, never lost: it is moved to
+(see its help) in the hooks folder git uses (core.hooksPath when it is set).
+A hook that foundry did not write is chained, never lost: it is moved to
 <hook>.pre-foundry, foundry's hook runs it first (its failure blocks the
 commit), and uninstall puts it back as it was. The hook runs the foundry
 found on PATH, or else this binary's path as recorded now.

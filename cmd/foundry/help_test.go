@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 )
@@ -54,6 +55,7 @@ func TestEveryCommandDocumentsExitCodes(t *testing.T) {
 			checkFlagHelp(t, out)
 		})
 	}
+	checkDescriptionWidth(t, nil, commands(&cliEnv{}))
 	for _, g := range groups {
 		t.Run(strings.Join(g.path, " "), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -99,5 +101,27 @@ func checkFlagHelp(t *testing.T, help string) {
 		case len(strings.TrimRight(flag, ",")) > 2 && !strings.HasPrefix(flag, "--"):
 			t.Errorf("long flag with one dash: %q", line)
 		}
+	}
+}
+
+// maxDescriptionRunes is the width of a prose line of a command's
+// description, before help indents it: a line left long by an edit reads
+// as a wrapping mistake in an 80-column terminal.
+const maxDescriptionRunes = 80
+
+// checkDescriptionWidth fails on a prose line (one that does not start
+// with a space: indented lines are examples and tables, laid out by hand)
+// longer than maxDescriptionRunes, in every command's description.
+func checkDescriptionWidth(t *testing.T, prefix []string, cmds []*cli.Command) {
+	t.Helper()
+	for _, c := range cmds {
+		p := append(append([]string{}, prefix...), c.Name)
+		for i, line := range strings.Split(c.Description, "\n") {
+			if !strings.HasPrefix(line, " ") && utf8.RuneCountInString(line) > maxDescriptionRunes {
+				t.Errorf("help of %q, description line %d has %d runes, want at most %d: %q",
+					strings.Join(p, " "), i+1, utf8.RuneCountInString(line), maxDescriptionRunes, line)
+			}
+		}
+		checkDescriptionWidth(t, p, c.Subcommands)
 	}
 }
