@@ -331,7 +331,7 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 		if err != nil {
 			return undo(err)
 		}
-		if err := mem.WriteFile(path.Base(raw.Path), Format(raw), 0o644); err != nil {
+		if err := mem.WriteFile(path.Base(raw.Path), editFront(content, raw, "status", "supersededBy"), 0o644); err != nil {
 			return undo(err)
 		}
 		oldContent = content
@@ -386,13 +386,17 @@ func (s *Store) link(ctx context.Context, mem *confined.WriteFolder, nw, old ent
 		return WriteResult{}, err
 	}
 	var rewritten []Rewritten
-	for _, raw := range []Fact{rawNew, rawOld} {
+	for _, ed := range []struct {
+		raw  Fact
+		keys []string
+	}{{rawNew, []string{"supersedes"}}, {rawOld, []string{"status", "supersededBy"}}} {
+		raw := ed.raw
 		base := path.Base(raw.Path)
 		content, err := confined.ReadFile(mem.FS(), base)
 		if err != nil {
 			return undo(err)
 		}
-		if err := mem.WriteFile(base, Format(raw), 0o644); err != nil {
+		if err := mem.WriteFile(base, editFront(content, raw, ed.keys...), 0o644); err != nil {
 			return undo(err)
 		}
 		restore = append(restore, func() { _ = mem.WriteFile(base, content, 0o644) })
@@ -484,7 +488,7 @@ func (s *Store) Retire(ctx context.Context, id, reason string) (RetireResult, er
 			return err
 		}
 		raw.Status, raw.RetiredReason = Retired, reason
-		if err := mem.WriteFile(base, Format(raw), 0o644); err != nil {
+		if err := mem.WriteFile(base, editFront(content, raw, "status", "retiredReason"), 0o644); err != nil {
 			return err
 		}
 		idx, err := s.writeIndex(ctx, mem)
