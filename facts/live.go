@@ -289,25 +289,30 @@ func (x *liveIndex) insert(e *entry) {
 		if r == nil {
 			r = &formRef{term: e.an.terms[f.term].term}
 			x.forms[f.word] = r
-			x.vocab, x.deletions = nil, nil
+			x.addTerm(f.word)
 		}
 		r.live++
 	}
 }
 
-// addTerm adds a new term to the sorted vocabulary and the typo lookup,
-// where they are built, in the places a rebuild would give it: one fact's
-// new words cost no rebuild of either.
+// addTerm adds a new term or word as written to the sorted vocabulary and
+// the typo lookup, where they are built, in the places a rebuild would give
+// it: one fact's new words cost no rebuild of either. A string already
+// there (a word that is also another word's term) is not added twice.
 func (x *liveIndex) addTerm(term string) {
 	if x.vocab != nil {
-		i, _ := slices.BinarySearch(x.vocab, term)
+		i, found := slices.BinarySearch(x.vocab, term)
+		if found {
+			return
+		}
 		x.vocab = slices.Insert(x.vocab, i, term)
 	}
 	if x.deletions != nil {
 		for _, d := range deletionForms(term) {
 			list := x.deletions[d]
-			i, _ := slices.BinarySearch(list, term)
-			x.deletions[d] = slices.Insert(list, i, term)
+			if i, found := slices.BinarySearch(list, term); !found {
+				x.deletions[d] = slices.Insert(list, i, term)
+			}
 		}
 	}
 }
@@ -348,10 +353,11 @@ func (x *liveIndex) compact() {
 	x.docs, x.lens, x.dead = docs, lens, 0
 	clear(x.postings)
 	clear(x.forms)
+	x.vocab, x.deletions = nil, nil // rebuilt on the next query, not word by word now
 	for _, e := range docs {
 		x.insert(e)
 	}
-	x.norms, x.normsFor, x.vocab, x.deletions = nil, 0, nil, nil
+	x.norms, x.normsFor = nil, 0
 }
 
 // active is the number of indexed facts not expired on today.
@@ -623,11 +629,17 @@ func (x *liveIndex) buildDeletions() {
 	}
 }
 
-// deletionForms returns s and every form of s with one rune deleted.
+// deletionForms returns s and every distinct form of s with one rune
+// deleted: deleting either rune of a doubled pair gives one form, listed
+// once, so a word is listed once under each key.
 func deletionForms(s string) []string {
 	out := []string{s}
+	prev := utf8.RuneError
 	for i, r := range s {
-		out = append(out, s[:i]+s[i+utf8.RuneLen(r):])
+		if i == 0 || r != prev {
+			out = append(out, s[:i]+s[i+utf8.RuneLen(r):])
+		}
+		prev = r
 	}
 	return out
 }

@@ -268,8 +268,13 @@ func TestVocabularyKeptCurrent(t *testing.T) {
 		t.Fatal("expand built no vocabulary or typo lookup")
 	}
 	for i, f := range facts[200:] {
-		f.Body += fmt.Sprintf(" Newword%d aab zyx%d", i, i%7)
+		// "quokkaed" is a word as written whose term, "quokka", differs:
+		// it joins the vocabulary too.
+		f.Body += fmt.Sprintf(" Newword%d aab zyx%d quokkaed", i, i%7)
 		x.add(newEntry(f), memo)
+	}
+	if r := x.forms["quokkaed"]; r == nil || r.term != "quokka" {
+		t.Fatalf(`forms["quokkaed"] = %+v, want the term "quokka"`, r)
 	}
 	vocab, deletions := x.vocab, x.deletions
 	x.vocab, x.deletions = nil, nil
