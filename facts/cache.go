@@ -281,6 +281,7 @@ func decodeCache(data []byte) (map[string]*cacheRecord, bool) {
 		return nil, false
 	}
 	recs := make(map[string]*cacheRecord, nrecs)
+	var formSlab []form
 	for range nrecs {
 		p := d.str()
 		r := &cacheRecord{}
@@ -306,7 +307,7 @@ func decodeCache(data []byte) (map[string]*cacheRecord, bool) {
 		case "\x00":
 		case "\x01":
 			n := d.uvarint()
-			if d.bad || n > uint64(len(d.s)) {
+			if d.bad || n > uint64(len(d.s)-d.off)/2 {
 				return nil, false
 			}
 			an := &analysis{terms: make([]termTF, n)}
@@ -319,11 +320,18 @@ func decodeCache(data []byte) (map[string]*cacheRecord, bool) {
 				an.length += float64(tf)
 			}
 			n = d.uvarint()
-			if d.bad || n > uint64(len(d.s)) {
+			if d.bad || n > uint64(len(d.s)-d.off)/2 {
 				return nil, false
 			}
 			if n > 0 {
-				an.forms = make([]form, n)
+				// The words of all records share a few large arrays:
+				// one allocation per record would be ten thousand.
+				if uint64(cap(formSlab)-len(formSlab)) < n {
+					formSlab = make([]form, 0, max(n, 4096))
+				}
+				k := len(formSlab)
+				formSlab = formSlab[:k+int(n)]
+				an.forms = formSlab[k : k+int(n) : k+int(n)]
 			}
 			for i := range an.forms {
 				wi, ti := d.uvarint(), d.uvarint()

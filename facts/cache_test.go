@@ -2,8 +2,11 @@ package facts
 
 import (
 	"context"
+	"encoding/binary"
+	"hash/crc32"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -221,4 +224,42 @@ func TestSearchCacheSeesEveryChange(t *testing.T) {
 	expect("checkout main", "wombatstore")
 	gitCmd(t, gitBin, root, "checkout", "-q", "other")
 	expect("checkout other", "wombatstore", w2.ID)
+}
+
+// FuzzDecodeCache: a cache file is read from the project folder, so any
+// bytes may be there; decoding never panics and what it accepts is
+// consistent (every word as written names one of its fact's terms). The
+// fuzzer varies the content and the checksum is appended to it, so that
+// mutations reach the decoder rather than stop at the checksum.
+func FuzzDecodeCache(f *testing.F) {
+	root := writeTree(f, genFacts(f, 20))
+	if _, err := NewStore(os.DirFS(root), Options{Root: root, Now: fixedNow, Cache: true}).Search(context.Background(), Query{Text: "deploy", Limit: 5}); err != nil {
+		f.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(searchCachePath)))
+	if err != nil {
+		f.Fatal(err)
+	}
+	if _, ok := decodeCache(data); !ok {
+		f.Fatal("the cache just written does not decode")
+	}
+	f.Add(data[:len(data)-4])
+	f.Add([]byte(cacheMagic))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		data := binary.LittleEndian.AppendUint32(slices.Clip(body), crc32.Checksum(body, castagnoli))
+		recs, ok := decodeCache(data)
+		if !ok {
+			return
+		}
+		for p, r := range recs {
+			if r.an == nil {
+				continue
+			}
+			for _, fm := range r.an.forms {
+				if fm.term < 0 || int(fm.term) >= len(r.an.terms) {
+					t.Fatalf("%s: word %q names term %d of %d", p, fm.word, fm.term, len(r.an.terms))
+				}
+			}
+		}
+	})
 }
