@@ -62,6 +62,21 @@ func TestActionDefinition(t *testing.T) {
 			uploaded = s.With["sarif_file"] == "${{ inputs.sarif-dir }}"
 		}
 	}
+	// Code scanning resolves SARIF paths from the repository root: every
+	// SARIF run in a project folder names its files from there.
+	sarifRuns := 0
+	for _, l := range strings.Split(string(script), "\n") {
+		if !strings.Contains(l, "--format sarif") || strings.HasPrefix(strings.TrimSpace(l), "#") {
+			continue
+		}
+		sarifRuns++
+		if !strings.Contains(l, `-C "$dir"`) || !strings.Contains(l, `--sarif-prefix "$dir"`) {
+			t.Errorf("scripts/action-check runs %q: a SARIF run needs -C \"$dir\" and --sarif-prefix \"$dir\"", strings.TrimSpace(l))
+		}
+	}
+	if sarifRuns != 2 {
+		t.Errorf("scripts/action-check has %d SARIF runs, want 2 (doctor, validate)", sarifRuns)
+	}
 	if !checked || !uploaded {
 		t.Errorf("check step runs scripts/action-check: %v; upload step uploads inputs.sarif-dir: %v", checked, uploaded)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"path"
 	"strings"
 
 	"github.com/foundryhq/foundry/contracts"
@@ -192,6 +193,11 @@ type SARIF struct {
 	// BaseURI, when set, is the file: URI of the folder that problem files
 	// are relative to (the project root), declared as PROJECTROOT.
 	BaseURI string
+	// Prefix, when set, is the slash-separated path of the project's
+	// folder in its repository ("services/shop"): it goes before every
+	// problem file, so each names its file from the repository root, as
+	// code scanning reads them, and BaseURI is left out.
+	Prefix string
 	// Rules are declared first, in order; rules that problems name and
 	// that are missing here are added after them, described by
 	// RuleDescription.
@@ -284,7 +290,7 @@ func WriteSARIF(w io.Writer, s SARIF) error {
 		addRule(ru)
 	}
 	baseID := ""
-	if s.BaseURI != "" {
+	if s.BaseURI != "" && s.Prefix == "" {
 		baseID = "PROJECTROOT"
 		r.OriginalURIBaseIDs = map[string]map[string]string{baseID: {"uri": s.BaseURI}}
 	}
@@ -298,7 +304,11 @@ func WriteSARIF(w io.Writer, s SARIF) error {
 		}
 		res := result{RuleID: p.Rule, RuleIndex: index[p.Rule], Level: p.Level, Message: message{p.Message}}
 		if p.File != "" {
-			loc := location{PhysicalLocation: physicalLocation{ArtifactLocation: artifactLocation{URI: (&url.URL{Path: p.File}).String(), URIBaseID: baseID}}}
+			file := p.File
+			if s.Prefix != "" {
+				file = path.Join(s.Prefix, file)
+			}
+			loc := location{PhysicalLocation: physicalLocation{ArtifactLocation: artifactLocation{URI: (&url.URL{Path: file}).String(), URIBaseID: baseID}}}
 			if p.Line > 0 {
 				loc.PhysicalLocation.Region = &region{StartLine: p.Line, StartColumn: p.Column}
 			}

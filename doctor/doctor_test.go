@@ -328,7 +328,7 @@ skipped: contracts.breaking-edit, blackboard.tightened (the project is not in a 
 			} `json:"results"`
 		} `json:"runs"`
 	}
-	b, err := rep.SARIF()
+	b, err := rep.SARIF("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +384,7 @@ func TestSARIFURIs(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFiles(t, dir, map[string]string{".foundry/blackboard/w/my note #2 100%.json": `{"schema": "note.v1", "producedBy": "x"}`})
-	b, err := runDoctor(t, dir, project.Source{}, true).SARIF()
+	b, err := runDoctor(t, dir, project.Source{}, true).SARIF("")
 	if err != nil {
 		t.Fatal(err)
 	}

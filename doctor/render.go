@@ -224,8 +224,10 @@ func (r *Report) Problems() []artifacts.Problem {
 
 // SARIF renders the report as a SARIF 2.1.0 log with the writer `foundry
 // validate` uses: one rule per check, one result per finding, located in
-// its file relative to the project root (PROJECTROOT).
-func (r *Report) SARIF() ([]byte, error) {
+// its file relative to the project root (PROJECTROOT), or, with a prefix
+// (the project's folder in its repository, see artifacts.SARIF.Prefix),
+// relative to the repository root.
+func (r *Report) SARIF(prefix string) ([]byte, error) {
 	rules := make([]artifacts.Rule, len(r.Checks))
 	for i, c := range r.Checks {
 		rules[i] = artifacts.Rule{ID: c.ID, Description: c.Title, Level: sarifLevel(c.Severity)}
@@ -242,6 +244,7 @@ func (r *Report) SARIF() ([]byte, error) {
 		Tool:           "foundry doctor",
 		InformationURI: "https://github.com/foundryhq/foundry",
 		BaseURI:        (&url.URL{Scheme: "file", Path: root}).String(),
+		Prefix:         prefix,
 		Rules:          rules,
 		Problems:       r.Problems(),
 	})

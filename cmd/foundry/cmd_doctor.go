@@ -15,6 +15,7 @@ import (
 
 type doctorOptions struct {
 	format    string // text, lines, json or sarif
+	prefix    string // --sarif-prefix, cleaned; "" for none
 	noHistory bool
 	fix       bool
 	stdout    io.Writer
@@ -49,7 +50,9 @@ The summary groups findings by check with counts per file. --format lines
 prints one "path:line:col: <pointer>: <problem>" line per error and
 warning (the form of foundry validate --format lines and the pre-commit
 hook), then a count, --json the full report,
---format sarif a SARIF 2.1.0 log. Columns count characters. --fix (working
+--format sarif a SARIF 2.1.0 log (with --sarif-prefix DIR, the project's
+folder in its repository, files are named from the repository root, as
+code scanning wants them). Columns count characters. --fix (working
 tree only) repairs what a merge leaves in memory, printing what it changed,
 and then checks the project: a fact file with conflict markers becomes the
 two facts of the merge's sides; duplicate ids are renumbered; every
@@ -68,6 +71,7 @@ EXIT STATUS:
    3  doctor found errors`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text, lines, json or sarif", Destination: &opts.format},
+			sarifPrefixFlag(&opts.prefix),
 			&cli.BoolFlag{Name: "no-history", Usage: "skip the git history pass", Destination: &opts.noHistory},
 			&cli.BoolFlag{Name: "fix", Usage: "repair conflicted facts, duplicate ids, supersedes chains and INDEX.md, remove stale temp files, then check", Destination: &opts.fix},
 		},
@@ -85,6 +89,10 @@ EXIT STATUS:
 			case "text", "lines", "json", "sarif":
 			default:
 				return usageErrorf("--format %q: want text, lines, json or sarif", opts.format)
+			}
+			var err error
+			if opts.prefix, err = checkSARIFPrefix(c, opts.format, opts.prefix); err != nil {
+				return err
 			}
 			opts.stdout, opts.stderr = env.stdout, env.stderr
 			return runDoctor(c.Context, env, opts)
@@ -152,7 +160,7 @@ func runDoctor(ctx context.Context, env *cliEnv, opts *doctorOptions) error {
 		}
 	case "sarif":
 		var b []byte
-		if b, err = rep.SARIF(); err == nil {
+		if b, err = rep.SARIF(opts.prefix); err == nil {
 			_, err = opts.stdout.Write(b)
 		}
 	default:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -23,6 +24,7 @@ type validateOptions struct {
 	asInput  bool   // check each file as a blackboard write --data-file
 	agent    string // the writing agent under --as-input
 	format   string // text, lines, json or sarif
+	prefix   string // --sarif-prefix, cleaned; "" for none
 	contract string // the contract id, without --auto
 	files    []string
 	stdout   io.Writer
@@ -59,7 +61,9 @@ needs the contract id; it cannot be used with --auto.
 Formats: text (the default above); lines, one "path:line:col: <pointer>:
 <problem>" line per problem; json (also --json) and sarif (SARIF 2.1.0),
 both with path, line, column, pointer and message. Columns count
-characters.
+characters. With --sarif-prefix DIR, the project's folder in its
+repository, SARIF names files from the repository root, as code scanning
+wants them.
 
 A file that is missing, a folder, empty, larger than 8 MiB or not
 parseable JSON is an error, as is a file without a "schema" field under
@@ -74,6 +78,7 @@ EXIT STATUS:
 			&cli.BoolFlag{Name: "as-input", Usage: "check each file as a blackboard write --data-file input for the contract", Destination: &opts.asInput},
 			&cli.StringFlag{Name: "agent", Value: "validate", Usage: "with --as-input, the `NAME` write would set as producedBy", Destination: &opts.agent},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text, lines, json or sarif", Destination: &opts.format},
+			sarifPrefixFlag(&opts.prefix),
 		},
 		Action: func(c *cli.Context) error {
 			args := c.Args().Slice()
@@ -87,6 +92,10 @@ EXIT STATUS:
 			case "text", "lines", "json", "sarif":
 			default:
 				return usageErrorf("--format %q: want text, lines, json or sarif", opts.format)
+			}
+			var err error
+			if opts.prefix, err = checkSARIFPrefix(c, opts.format, opts.prefix); err != nil {
+				return err
 			}
 			switch {
 			case opts.asInput && opts.auto:
@@ -164,7 +173,7 @@ func runValidate(ctx context.Context, env *cliEnv, opts *validateOptions) error 
 	case "json":
 		err = artifacts.WriteJSON(opts.stdout, results)
 	case "sarif":
-		err = artifacts.WriteSARIF(opts.stdout, artifacts.SARIF{Tool: "foundry", Version: currentVersion().Version,
+		err = artifacts.WriteSARIF(opts.stdout, artifacts.SARIF{Tool: "foundry", Version: currentVersion().Version, Prefix: opts.prefix,
 			RuleDescription: artifacts.ValidateRuleDescription, Problems: artifacts.Problems(results)})
 	default:
 		err = artifacts.WriteText(opts.stdout, opts.stderr, results)
@@ -255,4 +264,29 @@ func validateInputs(env *cliEnv, p *project.Project, files []string) ([]artifact
 		inputs = append(inputs, artifacts.Input{Path: shown, FS: p.FS, Name: name})
 	}
 	return inputs, nil
+}
+
+// sarifPrefixFlag is --sarif-prefix of doctor and validate.
+func sarifPrefixFlag(dest *string) cli.Flag {
+	return &cli.StringFlag{Name: "sarif-prefix", Usage: "with --format sarif, name files from the repository root: `DIR` is the project's folder in it", Destination: dest}
+}
+
+// checkSARIFPrefix returns --sarif-prefix cleaned, as a slash path: it
+// needs --format sarif and a folder inside the repository, named relative
+// to its root; "." is no prefix.
+func checkSARIFPrefix(c *cli.Context, format, prefix string) (string, error) {
+	if !c.IsSet("sarif-prefix") {
+		return "", nil
+	}
+	if format != "sarif" {
+		return "", usageErrorf("--sarif-prefix needs --format sarif")
+	}
+	p := path.Clean(filepath.ToSlash(prefix))
+	if prefix == "" || path.IsAbs(p) || filepath.VolumeName(prefix) != "" || p == ".." || strings.HasPrefix(p, "../") {
+		return "", usageErrorf("--sarif-prefix %q: want the project's folder relative to the repository root, inside it", prefix)
+	}
+	if p == "." {
+		return "", nil
+	}
+	return p, nil
 }

@@ -22,6 +22,8 @@ var badFlagValues = map[string]struct {
 	free   string // why the value has no syntax of its own
 }{
 	"doctor --format":              {values: []string{"xml", ""}},
+	"doctor --sarif-prefix":        {values: []string{"../up", "/abs", ""}},
+	"validate --sarif-prefix":      {values: []string{"svc/../..", "/abs", ""}},
 	"memory search --type":         {values: []string{"bogus", "decisions"}},
 	"memory search --limit":        {values: []string{"0", "26", "-1"}},
 	"memory write --title":         {free: "a title's length and wording are content rules (exit 1)"},
@@ -64,7 +66,8 @@ var baseArgs = map[string][]string{
 	"blackboard write":   {"--wave", "w", "--agent", "a", "--schema", "finding.v1", "--data-file", "x.json"},
 	"blackboard read":    {"w"},
 	"blackboard archive": {"w"},
-	"validate":           {"--auto"},
+	"validate":           {"--auto", "--format", "sarif"},
+	"doctor":             {"--format", "sarif"},
 	"contracts show":     {"finding.v1"},
 	"plugin build":       {"out"},
 	"hook merge-index":   {"a", "b", "c", "d"},
