@@ -28,22 +28,15 @@ var keyOrder = []string{"id", "type", "title", "scope", "tags", "confidence", "s
 func editFront(content []byte, want Fact, set ...string) []byte {
 	canonical := Format(want)
 	text, bom := strings.CutPrefix(string(content), "\ufeff")
+	// A file written with CRLF is edited as LF and written back with CRLF.
+	crlf := strings.Contains(text, "\r\n")
+	text = strings.ReplaceAll(text, "\r\n", "\n")
 	lines := strings.SplitAfter(text, "\n")
-	if len(lines) == 0 || strings.TrimRight(lines[0], " \t\r\n") != delimiter {
+	end, opened := frontBounds(lines)
+	if !opened || end < 0 {
 		return canonical
 	}
-	end := -1
-	for i := 1; i < len(lines); i++ {
-		if strings.TrimRight(lines[i], " \t\r\n") == delimiter {
-			end = i
-			break
-		}
-	}
-	if end < 0 {
-		return canonical
-	}
-	crlf := strings.HasSuffix(lines[0], "\r\n")
-	front := strings.ReplaceAll(strings.Join(lines[1:end], ""), "\r\n", "\n")
+	front := strings.Join(lines[1:end], "")
 	var doc yaml.Node
 	if yaml.Unmarshal([]byte(front), &doc) != nil || doc.Kind != yaml.DocumentNode ||
 		len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
@@ -59,21 +52,17 @@ func editFront(content []byte, want Fact, set ...string) []byte {
 	if enc.Encode(&doc) != nil || enc.Close() != nil {
 		return canonical
 	}
-	newFront := b.String()
+	out := lines[0] + b.String() + strings.Join(lines[end:], "")
 	if crlf {
-		newFront = strings.ReplaceAll(newFront, "\n", "\r\n")
+		out = strings.ReplaceAll(out, "\n", "\r\n")
 	}
-	var out strings.Builder
 	if bom {
-		out.WriteString("\ufeff")
+		out = "\ufeff" + out
 	}
-	out.WriteString(lines[0])
-	out.WriteString(newFront)
-	out.WriteString(strings.Join(lines[end:], ""))
-	if got, err := Parse(want.Path, []byte(out.String())); err != nil || !bytes.Equal(Format(got), canonical) {
+	if got, err := Parse(want.Path, []byte(out)); err != nil || !bytes.Equal(Format(got), canonical) {
 		return canonical
 	}
-	return []byte(out.String())
+	return []byte(out)
 }
 
 // frontValue is the front-matter value of key in f, as Format writes it.

@@ -231,15 +231,9 @@ func Parse(path string, data []byte) (Fact, error) {
 	text := strings.TrimPrefix(string(data), "\ufeff")
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	lines := strings.SplitAfter(text, "\n")
-	if len(lines) == 0 || strings.TrimRight(lines[0], " \t\n") != delimiter {
+	end, opened := frontBounds(lines)
+	if !opened {
 		return fail(1, "missing front matter: the file must start with a %q line", delimiter)
-	}
-	end := -1
-	for i := 1; i < len(lines); i++ {
-		if strings.TrimRight(lines[i], " \t\n") == delimiter {
-			end = i
-			break
-		}
 	}
 	if end < 0 {
 		return fail(len(lines), "front matter is not closed by a %q line", delimiter)
@@ -293,6 +287,22 @@ func Parse(path string, data []byte) (Fact, error) {
 		f.Tags = []string{} // "tags": [], never null, in every JSON answer
 	}
 	return f, nil
+}
+
+// frontBounds finds the front matter of a file split after each "\n"
+// (CRLF already made LF): opened is false when the first line is not the
+// opening delimiter, end is the index of the closing one, -1 when there is
+// none.
+func frontBounds(lines []string) (end int, opened bool) {
+	if len(lines) == 0 || strings.TrimRight(lines[0], " \t\n") != delimiter {
+		return -1, false
+	}
+	for i := 1; i < len(lines); i++ {
+		if strings.TrimRight(lines[i], " \t\n") == delimiter {
+			return i, true
+		}
+	}
+	return -1, true
 }
 
 // parseFrontYAML decodes front matter with the YAML parser, reporting errors
