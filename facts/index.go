@@ -248,36 +248,42 @@ func renderLines(line func(i int) string, n, all, active, budget int) IndexResul
 	if n == 0 {
 		fixed += len(emptyLine)
 	}
-	render := func(k, lineBytes int) (summary, omitted string, tok int) {
+	// The sizes are computed, not rendered: this runs once per listed line.
+	render := func(k, lineBytes int) (tok int) {
 		r := IndexResult{Listed: k, Active: active, Omitted: active - k}
+		base := fixed + lineBytes
 		if r.Omitted > 0 {
-			omitted = omittedLine(r.Omitted, budget)
+			base += omittedLineLen(r.Omitted, budget)
 		}
-		base := fixed + lineBytes + len(omitted)
 		r.Tokens = tokens.Estimate(base)
 		for range 8 {
-			t := tokens.Estimate(base + len(r.Summary()) + 1)
+			t := tokens.Estimate(base + r.summaryLen() + 1)
 			if t == r.Tokens {
 				break
 			}
 			r.Tokens = t
 		}
-		return r.Summary(), omitted, r.Tokens
+		return r.Tokens
 	}
 	k, lineBytes := 0, 0
 	// Listing every fact drops the "omitted" line, so the whole list can fit
 	// where all but the last fact do not.
-	if _, _, tok := render(n, all); tok <= budget {
+	if render(n, all) <= budget {
 		k, lineBytes = n, all
 	}
 	for k < n {
 		next := lineBytes + len(line(k)) + 1
-		if _, _, tok := render(k+1, next); tok > budget {
+		if render(k+1, next) > budget {
 			break
 		}
 		k, lineBytes = k+1, next
 	}
-	summary, omitted, tok := render(k, lineBytes)
+	tok := render(k, lineBytes)
+	summary := IndexResult{Listed: k, Active: active, Omitted: active - k, Tokens: tok}.Summary()
+	omitted := ""
+	if active > k {
+		omitted = omittedLine(active-k, budget)
+	}
 
 	var b bytes.Buffer
 	b.Grow(fixed + len(summary) + 1 + lineBytes + len(omitted))
@@ -297,6 +303,37 @@ func renderLines(line func(i int) string, n, all, active, budget int) IndexResul
 }
 
 const emptyLine = "No facts yet. Store one with memory_write.\n"
+
+// omittedLineLen is len(omittedLine(n, budget)), without rendering it.
+func omittedLineLen(n, budget int) int {
+	noun := len("facts")
+	if n == 1 {
+		noun = len("fact")
+	}
+	return len("\n more  omitted over the -token budget; find them with memory_search.\n") + decimalLen(n) + noun + decimalLen(budget)
+}
+
+// summaryLen is len(r.Summary()), without rendering it.
+func (r IndexResult) summaryLen() int {
+	n := len("/ facts listed, ~ tokens.") + decimalLen(r.Listed) + decimalLen(r.Active) + decimalLen(r.Tokens)
+	if r.Omitted > 0 {
+		n += len(",  omitted") + decimalLen(r.Omitted)
+	}
+	return n
+}
+
+// decimalLen is the length of n in decimal, as %d writes it.
+func decimalLen(n int) int {
+	l := 1
+	if n < 0 {
+		l++
+		n = -n
+	}
+	for ; n >= 10; n /= 10 {
+		l++
+	}
+	return l
+}
 
 func omittedLine(n, budget int) string {
 	noun := "facts"

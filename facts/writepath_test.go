@@ -349,3 +349,21 @@ func TestStoreWriteAfterMemoryFolderReplaced(t *testing.T) {
 		})
 	}
 }
+
+// TestIndexSizesComputed checks the sizes INDEX.md's budget is solved with
+// against the lines they stand for.
+func TestIndexSizesComputed(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{0, 1, 2, 9, 10, 11, 99, 100, 101, 999, 1000, 12345, 1000000, -1, -10} {
+		for _, budget := range []int{1, 70, 4000, 100000} {
+			if got, want := omittedLineLen(n, budget), len(omittedLine(n, budget)); got != want {
+				t.Errorf("omittedLineLen(%d, %d) = %d, want %d", n, budget, got, want)
+			}
+		}
+		for _, r := range []IndexResult{{Listed: n, Active: n}, {Listed: n, Active: 2*n + 3, Omitted: n + 3, Tokens: n * 17}, {Listed: 0, Active: n, Omitted: n, Tokens: 4000}} {
+			if got, want := r.summaryLen(), len(r.Summary()); got != want {
+				t.Errorf("summaryLen of %+v = %d, want %d", r, got, want)
+			}
+		}
+	}
+}
