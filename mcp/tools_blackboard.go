@@ -7,9 +7,9 @@ import (
 	"context"
 	"encoding/json"
 	"path"
-	"regexp"
 
 	"github.com/foundryhq/foundry/blackboard"
+	"github.com/foundryhq/foundry/contracts"
 )
 
 // board returns the project's blackboard. Writes record blackboard_write
@@ -38,10 +38,6 @@ type blackboardWriteResult struct {
 	Schema string `json:"schema"`
 	Digest string `json:"digest"`
 }
-
-// contractID is the shape of a contract id whose lock entry a write may
-// create; anything else is refused by the write itself.
-var contractID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*\.v[0-9]+$`)
 
 func (f *foundry) addBlackboardWrite(r *Registry) error {
 	return AddTool(r, Tool{
@@ -87,7 +83,9 @@ func (f *foundry) addBlackboardWrite(r *Registry) error {
 		if werr == nil && aerr == nil {
 			watch = append(watch, path.Join(blackboard.Dir, wave, agent+".json"))
 		}
-		if contractID.MatchString(in.Schema) {
+		// Only a contract id names a lock entry a write may create;
+		// anything else is refused by the write itself.
+		if contracts.ValidID(in.Schema) {
 			watch = append(watch, blackboard.LockDir+"/"+in.Schema)
 		}
 		snap := f.snapshot(watch...)
