@@ -66,7 +66,9 @@ func Closest(word string, candidates []string, max int) []string {
 		if d > max && len(word) >= 2 && len(c) > len(word) && c[:len(word)] == word {
 			d = max
 		}
-		if d <= max && c != word {
+		// A name listed twice (a global flag that is also the command's)
+		// is suggested once.
+		if d <= max && c != word && !slices.ContainsFunc(hits, func(h hit) bool { return h.s == c }) {
 			hits = append(hits, hit{c, d})
 		}
 	}

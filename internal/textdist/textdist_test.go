@@ -69,6 +69,10 @@ func TestClosest(t *testing.T) {
 			t.Errorf("Closest(%q) (-want +got):\n%s", tt.word, diff)
 		}
 	}
+	// A candidate listed twice is suggested once.
+	if diff := cmp.Diff([]string{"json"}, Closest("jsn", []string{"json", "C", "json"}, 2)); diff != "" {
+		t.Errorf("Closest with a repeated candidate (-want +got):\n%s", diff)
+	}
 }
 
 func FuzzDistance(f *testing.F) {
