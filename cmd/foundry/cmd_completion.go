@@ -59,6 +59,9 @@ func newCompleteCommand(env *cliEnv, app func() *cli.App) *cli.Command {
 		Name:            completeCommand,
 		Hidden:          true,
 		SkipFlagParsing: true,
+		// Without it urfave/cli gives every command a help subcommand, and
+		// `foundry h<TAB>` would print __complete's help as candidates.
+		HideHelp: true,
 		Action: func(c *cli.Context) error {
 			words := c.Args().Slice()
 			if len(words) == 0 {
@@ -104,6 +107,7 @@ func complete(ctx context.Context, app *cli.App, words []string) []string {
 		nargs   int    // positional arguments before cur
 		pending string // a flag waiting for its value
 		dir     = "."
+		help    bool // the line is `foundry help COMMAND…`
 	)
 	for i := 0; i < len(words)-1; i++ {
 		w := words[i]
@@ -121,6 +125,10 @@ func complete(ctx context.Context, app *cli.App, words []string) []string {
 			} else if takes, ok := globals[name]; ok && takes && !hasValue {
 				pending = name
 			}
+			continue
+		}
+		if nargs == 0 && cmd == nil && !help && (w == "help" || w == "h") {
+			help = true // `foundry help memory search`: only commands follow
 			continue
 		}
 		if nargs == 0 {
@@ -149,12 +157,15 @@ func complete(ctx context.Context, app *cli.App, words []string) []string {
 			}
 		}
 		cands = append(cands, "--help")
+	case help && nargs > 0:
 	case len(cmds) > 0 && nargs == 0:
 		for _, c := range cmds {
 			if !c.Hidden {
 				cands = append(cands, c.Name)
 			}
 		}
+	case help:
+		// A leaf command named after help takes no more words.
 	default:
 		cands = argumentsOf(ctx, dir, cmdPath, nargs)
 	}
