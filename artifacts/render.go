@@ -89,10 +89,13 @@ func Problems(results []Result) []Problem {
 	return out
 }
 
-// WriteLines writes one "path:line:col: message" line per problem (the
-// position left out when unknown, "(project)" for no file), the format of
-// compilers that editors and CI read, then summary on a line of its own
-// when it is not empty. A clean run prints nothing, as linters do.
+// WriteLines writes one "path:line:col: <pointer>: <problem>" line per
+// problem, the format of compilers that editors and CI read, then summary
+// on a line of its own when it is not empty. A clean run prints nothing, as
+// linters do. Every line has that one form, whichever command wrote it: a
+// problem with no position is placed at 1:1, one whose message starts with
+// no JSON pointer (a document that could not be validated, a doctor
+// finding) at "#", the whole document, and one with no file at "(project)".
 func WriteLines(w io.Writer, problems []Problem, summary string) error {
 	var sb strings.Builder
 	for _, p := range problems {
@@ -100,14 +103,11 @@ func WriteLines(w io.Writer, problems []Problem, summary string) error {
 		if file == "" {
 			file = "(project)"
 		}
-		sb.WriteString(file)
-		if p.Line > 0 {
-			fmt.Fprintf(&sb, ":%d", p.Line)
-			if p.Column > 0 {
-				fmt.Fprintf(&sb, ":%d", p.Column)
-			}
+		msg := p.Message
+		if !strings.HasPrefix(msg, "#") {
+			msg = "#: " + msg
 		}
-		sb.WriteString(": " + p.Message + "\n")
+		fmt.Fprintf(&sb, "%s:%d:%d: %s\n", file, max(p.Line, 1), max(p.Column, 1), msg)
 	}
 	if summary != "" {
 		sb.WriteString(summary + "\n")

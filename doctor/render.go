@@ -264,9 +264,8 @@ func sarifLevel(s Severity) string {
 // WriteLines writes each error and warning on one line,
 // "path:line:col: <pointer>: <problem>", with the lines writer of `foundry
 // validate --format lines`, the form editors and the pre-commit hook read;
-// show turns a project-relative path into the path to print. A finding
-// with no position is placed at 1:1, one with no JSON pointer at "#", and
-// its note follows in parentheses. It returns the number of lines and of
+// show turns a project-relative path into the path to print. A finding's
+// note follows in parentheses. It returns the number of lines and of
 // distinct files.
 func (r *Report) WriteLines(w io.Writer, show func(string) string) (lines, files int, err error) {
 	var problems []artifacts.Problem
@@ -276,14 +275,11 @@ func (r *Report) WriteLines(w io.Writer, show func(string) string) (lines, files
 			continue
 		}
 		msg := f.Message
-		if !strings.HasPrefix(msg, "#") {
-			msg = "#: " + msg
-		}
 		if f.Note != "" {
 			msg += " (" + f.Note + ")"
 		}
 		problems = append(problems, artifacts.Problem{Rule: f.Check, Level: sarifLevel(f.Severity), File: show(f.File),
-			Line: max(f.Line, 1), Column: max(f.Column, 1), Message: msg})
+			Line: f.Line, Column: f.Column, Message: msg})
 		if !seen[f.File] {
 			seen[f.File] = true
 			files++

@@ -72,17 +72,30 @@ func TestOneBadFileEverywhere(t *testing.T) {
 				t.Fatal(err)
 			}
 
+			// The lines form is one for every command that writes it, so
+			// an editor or a CI problem matcher reads them alike: the
+			// same text, byte for byte.
+			lines := map[string][]byte{
+				"validate lines": onlyFile(runOut(t, dir, nil, "validate", "--format", "lines", "finding.v1", rel), rel),
+				"doctor lines":   onlyFile(runOut(t, dir, nil, "doctor", "--no-history", "--format", "lines"), rel),
+			}
 			positional := map[string][]loc{
-				"validate lines":           linesLocs(t, runOut(t, dir, nil, "validate", "--format", "lines", "finding.v1", rel)),
+				"validate lines":           linesLocs(t, lines["validate lines"]),
 				"validate json":            validateJSONLocs(t, runOut(t, dir, nil, "validate", "--format", "json", "finding.v1", rel)),
 				"validate sarif":           sarifLocs(t, runOut(t, dir, nil, "validate", "--format", "sarif", "finding.v1", rel)),
-				"doctor lines":             linesLocs(t, onlyFile(runOut(t, dir, nil, "doctor", "--no-history", "--format", "lines"), rel)),
+				"doctor lines":             linesLocs(t, lines["doctor lines"]),
 				"doctor json":              doctorJSONLocs(t, runOut(t, dir, nil, "doctor", "--no-history", "--json"), rel),
 				"doctor sarif":             sarifLocs(t, runOut(t, dir, nil, "doctor", "--no-history", "--format", "sarif")),
 				"contract_validate {path}": mcpLocs(t, dir, `{"schema":"finding.v1","path":"`+rel+`"}`),
 			}
 			gitInit(t, git, dir)
-			positional["pre-commit hook"] = linesLocs(t, onlyFile(runOut(t, dir, nil, "hook", "pre-commit"), rel))
+			lines["pre-commit hook"] = onlyFile(runOut(t, dir, nil, "hook", "pre-commit"), rel)
+			positional["pre-commit hook"] = linesLocs(t, lines["pre-commit hook"])
+			for name, got := range lines {
+				if diff := cmp.Diff(string(lines["validate lines"]), string(got)); diff != "" {
+					t.Errorf("%s writes other lines than validate --format lines (-validate +%s):\n%s", name, name, diff)
+				}
+			}
 
 			for name, got := range positional {
 				if len(got) == 0 {
