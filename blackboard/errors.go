@@ -21,6 +21,9 @@ var (
 	ErrInvalidJSON = errors.New("data is not valid JSON")
 	// ErrTooLarge means the artifact data exceeds [MaxDataBytes].
 	ErrTooLarge = errors.New("data is too large")
+	// ErrFullTooLarge means a full read's artifacts are larger together
+	// than the request's MaxBytes; see [FullTooLargeError].
+	ErrFullTooLarge = errors.New("too large to read in full")
 	// ErrReadOnly means a write was asked of a board opened without a
 	// project root on disk (a revision or the index).
 	ErrReadOnly = errors.New("the blackboard is read-only here")
@@ -59,3 +62,17 @@ func (e *NameError) Error() string {
 
 // Unwrap makes every NameError match [ErrInvalidName].
 func (e *NameError) Unwrap() error { return ErrInvalidName }
+
+// FullTooLargeError is a full read refused before reading: the page's
+// artifact files are Bytes together, over the request's MaxBytes.
+type FullTooLargeError struct {
+	Wave       string
+	Bytes, Max int64
+}
+
+func (e *FullTooLargeError) Error() string {
+	return fmt.Sprintf("read wave %s in full: the artifacts are %d bytes, over the %d-byte bound; pass agent, a smaller limit, or leave out full", e.Wave, e.Bytes, e.Max)
+}
+
+// Unwrap makes every FullTooLargeError match [ErrFullTooLarge].
+func (e *FullTooLargeError) Unwrap() error { return ErrFullTooLarge }

@@ -36,6 +36,12 @@ type ReadRequest struct {
 	Full   bool   // each artifact verbatim instead of a summary
 	Limit  int    // artifacts per page: 0 means DefaultLimit, at most MaxLimit
 	Cursor string // from a previous result's NextCursor
+	// MaxBytes, when positive, bounds a full read: when the page's artifact
+	// files are larger together, as their file information says, Read
+	// returns a [*FullTooLargeError] before reading any of them. A caller
+	// whose answer is size-limited (an MCP result) passes its limit, so an
+	// answer it would refuse is never built.
+	MaxBytes int64
 }
 
 // Artifact is one artifact of a read.
@@ -214,6 +220,11 @@ func (b *Board) Read(ctx context.Context, req ReadRequest) (ReadResult, error) {
 		}
 	}
 	end := min(start+limit, len(names))
+	if req.Full && req.MaxBytes > 0 {
+		if err := b.checkFullSize(wave, names[start:end], req.MaxBytes); err != nil {
+			return ReadResult{}, err
+		}
+	}
 	var reg Contracts
 	for _, name := range names[start:end] {
 		if err := ctx.Err(); err != nil {
@@ -234,6 +245,22 @@ func (b *Board) Read(ctx context.Context, req ReadRequest) (ReadResult, error) {
 		res.NextCursor = encodeCursor(wave, names[end-1])
 	}
 	return res, nil
+}
+
+// checkFullSize returns a [*FullTooLargeError] when the artifact files
+// names of wave are larger together than max. Files that cannot be stat'ed
+// count nothing: reading them reports their problem.
+func (b *Board) checkFullSize(wave string, names []string, max int64) error {
+	var total int64
+	for _, name := range names {
+		if fi, err := fs.Stat(b.fsys, path.Join(Dir, wave, name)); err == nil {
+			total += fi.Size()
+		}
+	}
+	if total > max {
+		return &FullTooLargeError{Wave: wave, Bytes: total, Max: max}
+	}
+	return nil
 }
 
 // contracts returns the registry reads and writes validate with.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"testing"
@@ -277,5 +278,66 @@ func TestReadUnreadableArtifact(t *testing.T) {
 		if !strings.Contains(got, "b.json") {
 			t.Errorf("full %v: b.json missing from %q", full, got)
 		}
+	}
+}
+
+// opensFS counts the files opened through it.
+type opensFS struct {
+	fstest.MapFS
+	opens map[string]int
+}
+
+func (f opensFS) Open(name string) (fs.File, error) {
+	f.opens[name]++
+	return f.MapFS.Open(name)
+}
+
+// TestReadFullMaxBytes checks that a full read whose page is larger than
+// MaxBytes is refused from the files' sizes, before any artifact is read,
+// and that a page within the bound, a summary read and MaxBytes 0 read as
+// before.
+func TestReadFullMaxBytes(t *testing.T) {
+	t.Parallel()
+	big := `{"schema":"finding.v1","summary":"` + strings.Repeat("x", 1000) + `"}`
+	fsys := fstest.MapFS{
+		Dir + "/w/a.json": file(`{"schema":"finding.v1","summary":"small"}`),
+		Dir + "/w/b.json": file(big),
+	}
+	total := int64(len(fsys[Dir+"/w/a.json"].Data) + len(big))
+	for _, tc := range []struct {
+		name    string
+		req     ReadRequest
+		refused bool
+	}{
+		{"over", ReadRequest{Wave: "w", Full: true, MaxBytes: total - 1}, true},
+		{"one agent within", ReadRequest{Wave: "w", Agent: "a", Full: true, MaxBytes: 100}, false},
+		{"one page within", ReadRequest{Wave: "w", Limit: 1, Full: true, MaxBytes: 100}, false},
+		{"exactly", ReadRequest{Wave: "w", Full: true, MaxBytes: total}, false},
+		{"summaries", ReadRequest{Wave: "w", MaxBytes: 1}, false},
+		{"unbounded", ReadRequest{Wave: "w", Full: true}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := opensFS{fsys, map[string]int{}}
+			_, err := Open(f, Options{}).Read(context.Background(), tc.req)
+			var tl *FullTooLargeError
+			if !tc.refused {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !errors.As(err, &tl) || !errors.Is(err, ErrFullTooLarge) || tl.Bytes != total || tl.Max != tc.req.MaxBytes {
+				t.Fatalf("err = %v, want a FullTooLargeError of %d bytes over %d", err, total, tc.req.MaxBytes)
+			}
+			want := fmt.Sprintf("read wave w in full: the artifacts are %d bytes, over the %d-byte bound; pass agent, a smaller limit, or leave out full", total, total-1)
+			if err.Error() != want {
+				t.Errorf("message %q, want %q", err, want)
+			}
+			for name, n := range f.opens {
+				if strings.HasSuffix(name, ".json") && n > 0 {
+					t.Errorf("%s opened %d times before the refusal", name, n)
+				}
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/foundryhq/foundry/config"
 )
@@ -51,3 +52,20 @@ var (
 	// ErrDisabled means the mcp block does not say enabled: true.
 	ErrDisabled = errors.New("the MCP server is disabled (mcp.enabled: false in " + config.Path + ")")
 )
+
+// ResultTooLargeError is a handler's refusal of an answer that would pass
+// its result limit, known before the answer is built (see [ResultLimit]):
+// the answer would be at least Bytes bytes. The call's audit outcome is
+// too_large, as for an answer measured after it was built.
+type ResultTooLargeError struct {
+	Bytes int64
+	Hint  string // how to narrow the request; may be empty
+}
+
+func (e *ResultTooLargeError) Error() string {
+	msg := fmt.Sprintf("result of at least %d bytes", e.Bytes)
+	if e.Hint != "" {
+		msg += "; " + e.Hint
+	}
+	return msg
+}

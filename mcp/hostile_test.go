@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,6 +66,41 @@ func TestIntegralLimit(t *testing.T) {
 	for i, line := range splitLines(runSession(t, s, []byte(client))) {
 		if strings.Contains(line, "cannot unmarshal") || strings.Contains(line, `"isError":true`) {
 			t.Errorf("answer %d: %s", i+1, line)
+		}
+	}
+}
+
+// TestFullReadRefusedBeforeBuilding checks that a full read of an artifact
+// over the result limit is refused from the file's size, before the answer
+// is built: blackboard_read and the artifact resource name the size and
+// the limit, whatever the file holds (this one is not even JSON, which a
+// read would have reported instead).
+func TestFullReadRefusedBeforeBuilding(t *testing.T) {
+	s := fixtureSession{root: copyFixture(t)}
+	dir := filepath.Join(s.root, ".foundry", "blackboard", "big")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const size = 300 << 10
+	if err := os.WriteFile(filepath.Join(dir, "a.json"), bytes.Repeat([]byte("x"), size), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	client := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"blackboard_read","arguments":{"wave":"big","full":true}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"foundry://blackboard/big/a"}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"blackboard_read","arguments":{"wave":"big"}}}`,
+	}, "\n")
+	lines := splitLines(runSession(t, s, []byte(client)))
+	if len(lines) != 3 {
+		t.Fatalf("got %d answers, want 3:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+	for i, want := range []string{
+		`"text":"blackboard_read failed: result of at least 307200 bytes exceeds the 262144-byte limit; narrow the request: pass agent, a smaller limit, or leave out full"}],"isError":true`,
+		`"message":"Internal error: resource foundry://blackboard/big/a is 307200 bytes, over the 262144-byte limit"`,
+		`not valid JSON`,
+	} {
+		if !strings.Contains(lines[i], want) {
+			t.Errorf("answer %d lacks %q:\n%.500s", i+1, want, lines[i])
 		}
 	}
 }

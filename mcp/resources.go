@@ -121,11 +121,15 @@ func (s *session) readResource(ctx context.Context, _ *jsonrpc.Conn, req *jsonrp
 		return nil, unknownResource(uri)
 	}
 	rec := s.audit.start(req, "resources/read", uri, res.scope, res.gov.AuditCategory, false)
-	rctx, cancel := context.WithTimeout(ctx, res.gov.Timeout)
+	rctx, cancel := context.WithTimeout(withResultLimit(ctx, res.gov.MaxResultBytes), res.gov.Timeout)
 	text, err := res.read(rctx, uri, res.vars)
 	timedOut := errors.Is(rctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 	cancel()
+	var tooLarge *ResultTooLargeError
 	switch {
+	case errors.As(err, &tooLarge):
+		rec.finish("too_large", nil)
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: resource %s is %d bytes, over the %d-byte limit", auditText(uri, maxEchoBytes), tooLarge.Bytes, res.gov.MaxResultBytes)
 	case errors.Is(err, ErrUnknownResource):
 		rec.finish("unknown", nil)
 		return nil, unknownResource(uri)

@@ -191,8 +191,11 @@ func (f *foundry) readFact(ctx context.Context, uri string, vars map[string]stri
 }
 
 func (f *foundry) readArtifact(ctx context.Context, uri string, vars map[string]string) (string, error) {
-	res, err := f.board().Read(ctx, blackboard.ReadRequest{Wave: vars["wave"], Agent: vars["agent"], Full: true})
+	res, err := f.board().Read(ctx, blackboard.ReadRequest{Wave: vars["wave"], Agent: vars["agent"], Full: true, MaxBytes: int64(ResultLimit(ctx))})
+	var tooLarge *blackboard.FullTooLargeError
 	switch {
+	case errors.As(err, &tooLarge):
+		return "", &ResultTooLargeError{Bytes: tooLarge.Bytes}
 	case errors.Is(err, blackboard.ErrUnknownWave), errors.Is(err, blackboard.ErrNoArtifact), errors.Is(err, blackboard.ErrInvalidName):
 		return "", unknown(uri)
 	case err != nil:

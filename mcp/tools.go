@@ -183,17 +183,21 @@ func (s *session) runTool(ctx context.Context, conn *jsonrpc.Conn, t *tool, args
 		token = nil
 	}
 	call := &Call{Tool: t.Name, sess: s, conn: conn, token: token}
-	tctx, cancel := context.WithTimeout(ctx, t.Timeout)
+	tctx, cancel := context.WithTimeout(withResultLimit(ctx, t.MaxResultBytes), t.Timeout)
 	out, err := s.invoke(tctx, t, call, args)
 	call.finish()
 	timedOut := errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 	cancel()
 
 	var verbatim *VerbatimError
+	var tooLarge *ResultTooLargeError
 	switch {
 	case err == nil:
 	case timedOut:
 		return errorResult(fmt.Sprintf("%s failed: timed out after %s", t.Name, t.Timeout)), "timeout"
+	case errors.As(err, &tooLarge):
+		return errorResult(fmt.Sprintf("%s failed: result of at least %d bytes exceeds the %d-byte limit; narrow the request%s",
+			t.Name, tooLarge.Bytes, t.MaxResultBytes, hintSuffix(tooLarge.Hint))), "too_large"
 	case errors.As(err, &verbatim):
 		return errorResult(verbatim.Text), "error"
 	default:
@@ -221,6 +225,30 @@ func (s *session) runTool(ctx context.Context, conn *jsonrpc.Conn, t *tool, args
 			t.Name, size, t.MaxResultBytes)), "too_large"
 	}
 	return res, "ok"
+}
+
+// resultLimitKey carries a call's or read's result limit in its context.
+type resultLimitKey struct{}
+
+func withResultLimit(ctx context.Context, limit int) context.Context {
+	return context.WithValue(ctx, resultLimitKey{}, limit)
+}
+
+// ResultLimit returns the result limit, in bytes, of the tool call or
+// resource read whose handler ctx was given to, or 0 outside one. A handler
+// that can tell an answer's size before building it (from file sizes)
+// refuses one over the limit with a [*ResultTooLargeError] instead of
+// building it to be refused.
+func ResultLimit(ctx context.Context) int {
+	n, _ := ctx.Value(resultLimitKey{}).(int)
+	return n
+}
+
+func hintSuffix(hint string) string {
+	if hint == "" {
+		return ""
+	}
+	return ": " + hint
 }
 
 // invoke runs a tool's handler. A panic is a failure of the core like any

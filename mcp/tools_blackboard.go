@@ -6,6 +6,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path"
 
 	"github.com/foundryhq/foundry/blackboard"
@@ -160,7 +161,12 @@ func (f *foundry) addBlackboardRead(r *Registry) error {
 		Governance: Governance{AuditCategory: "blackboard.read"},
 		Idempotent: true,
 	}, func(ctx context.Context, _ *Call, in blackboardReadArgs) (Output, error) {
-		res, err := f.board().Read(ctx, blackboard.ReadRequest{Wave: in.Wave, Agent: in.Agent, Full: in.Full, Limit: in.Limit, Cursor: in.Cursor})
+		res, err := f.board().Read(ctx, blackboard.ReadRequest{Wave: in.Wave, Agent: in.Agent, Full: in.Full, Limit: in.Limit, Cursor: in.Cursor,
+			MaxBytes: int64(ResultLimit(ctx))})
+		var tooLarge *blackboard.FullTooLargeError
+		if errors.As(err, &tooLarge) {
+			return Output{}, &ResultTooLargeError{Bytes: tooLarge.Bytes, Hint: "pass agent, a smaller limit, or leave out full"}
+		}
 		if err != nil {
 			return Output{}, err
 		}
