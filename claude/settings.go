@@ -5,6 +5,7 @@ package claude
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"path"
 	"reflect"
 
+	"github.com/foundryhq/foundry/config"
 	"github.com/foundryhq/foundry/internal/confined"
 )
 
@@ -100,15 +102,15 @@ func Setup(root string) ([]FileResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return plan.Write()
+	return plan.Write(context.Background())
 }
 
 // Plan is a [Setup] checked and merged but not yet written, so a caller
 // that changes other files too (foundry init --claude) can refuse before
 // changing any of them.
 type Plan struct {
-	files []pendingFile
 	root  string
+	entry any // the server entry of .mcp.json
 }
 
 // PlanSetup reads and merges both files of [Setup] and writes nothing: a
@@ -120,27 +122,38 @@ func PlanSetup(root string) (Plan, error) { return planSetup(root, Server) }
 func PlanSetupHTTP(root string) (Plan, error) { return planSetup(root, HTTPServer) }
 
 func planSetup(root string, entry any) (Plan, error) {
-	// Both files are checked and merged before either is written, so a
-	// file that cannot be merged leaves the other untouched too.
 	files, err := confined.Open(root)
 	if err != nil {
 		return Plan{}, fmt.Errorf("set up %s: %w", MCPFile, err)
 	}
 	defer files.Close()
+	if _, err := merge(files, entry); err != nil {
+		return Plan{}, err
+	}
+	return Plan{root: root, entry: entry}, nil
+}
+
+// merge reads and merges both files. Both are checked and merged before
+// either is written, so a file that cannot be merged leaves the other
+// untouched too.
+func merge(files *confined.Root, entry any) ([]pendingFile, error) {
 	mcp, err := mergeFile(files, MCPFile, func(o *object) (FileResult, bool, error) { return mergeMCP(o, entry) })
 	if err != nil {
-		return Plan{}, err
+		return nil, err
 	}
 	settings, err := mergeFile(files, SettingsFile, mergeSettings)
 	if err != nil {
-		return Plan{}, err
+		return nil, err
 	}
-	return Plan{files: []pendingFile{mcp, settings}, root: root}, nil
+	return []pendingFile{mcp, settings}, nil
 }
 
 // Write writes the files of the plan that change, and returns what it did
-// to each, up to the first failure.
-func (p Plan) Write() ([]FileResult, error) {
+// to each, up to the first failure. It holds the project's settings lock
+// (config.LockPath, its folder created when missing) and merges the files
+// again from what they hold now, so a change another foundry made since
+// the plan is kept; it gives up when ctx is done before the lock is free.
+func (p Plan) Write(ctx context.Context) ([]FileResult, error) {
 	if p.root == "" {
 		return nil, nil
 	}
@@ -149,8 +162,20 @@ func (p Plan) Write() ([]FileResult, error) {
 		return nil, fmt.Errorf("set up %s: %w", MCPFile, err)
 	}
 	defer files.Close()
+	if err := files.MkdirAll(path.Dir(config.LockPath)); err != nil {
+		return nil, fmt.Errorf("set up %s: %w", MCPFile, err)
+	}
+	unlock, err := files.Lock(ctx, config.LockPath)
+	if err != nil {
+		return nil, fmt.Errorf("set up %s: %w", MCPFile, err)
+	}
+	defer func() { _ = unlock() }()
+	pending, err := merge(files, p.entry)
+	if err != nil {
+		return nil, err
+	}
 	var done []FileResult
-	for _, f := range p.files {
+	for _, f := range pending {
 		if err := f.write(files); err != nil {
 			return done, err
 		}

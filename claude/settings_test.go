@@ -1,15 +1,19 @@
 package claude_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/foundryhq/foundry/claude"
+	"github.com/foundryhq/foundry/config"
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 func writeFile(t *testing.T, root, rel, content string) {
@@ -259,7 +263,7 @@ func TestSetupHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := plan.Write(); err != nil {
+	if _, err := plan.Write(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(filepath.Join(root, ".mcp.json"))
@@ -324,5 +328,54 @@ func TestSetupRefusesLinks(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWriteMergesUnderTheLock checks that a plan is written under the
+// project's settings lock, merged again from what the files hold then: a
+// change made between the plan and the write (another foundry's merge) is
+// kept, and while another process holds the lock nothing is written.
+func TestWriteMergesUnderTheLock(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	plan, err := claude.PlanSetup(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Meanwhile another process registers its own server.
+	writeFile(t, root, ".mcp.json", `{"mcpServers": {"other": {"command": "other"}}}`)
+
+	files, err := confined.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer files.Close()
+	if err := files.MkdirAll(".foundry"); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := files.Lock(context.Background(), config.LockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := plan.Write(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Write while the lock is held: %v, want it to wait for the lock", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".claude", "settings.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("settings.json written while the lock was held (%v)", err)
+	}
+	if err := unlock(); err != nil {
+		t.Fatal(err)
+	}
+
+	if _, err := plan.Write(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := readFile(t, filepath.Join(root, ".mcp.json"))
+	for _, want := range []string{`"other"`, `"foundry"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf(".mcp.json lacks %s:\n%s", want, got)
+		}
 	}
 }

@@ -21,6 +21,13 @@ import (
 // Path is where the config lives, relative to the project root.
 const Path = ".foundry/config.yaml"
 
+// LockPath is the lock, relative to the project root, that serialises the
+// read-modify-writes of the project's settings: config.yaml (foundry mcp
+// token, init's opt-in) and the Claude Code files foundry init --claude
+// merges (.mcp.json, .claude/settings.json). Without it two of them at
+// once could each write back what it read, losing the other's change.
+const LockPath = ".foundry/.lock"
+
 // MaxBytes bounds the config file a command rewrites.
 const MaxBytes = 1 << 20
 

@@ -45,7 +45,7 @@ func NewToken(ctx context.Context, root *confined.Root, name string, scopes []st
 	token := TokenPrefix + base64.RawURLEncoding.EncodeToString(b)
 	sum := sha256.Sum256([]byte(token))
 
-	unlock, err := root.Lock(ctx, ".foundry/.lock")
+	unlock, err := root.Lock(ctx, config.LockPath)
 	if err != nil {
 		return "", fmt.Errorf("make token %s: %w", name, err)
 	}

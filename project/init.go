@@ -1,6 +1,7 @@
 package project
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -107,6 +108,11 @@ func Init(dir string, opts InitOptions) (InitResult, error) {
 // mcp block (a project initialised before init wrote one) and returns its
 // project-relative path, or "" when nothing changed.
 func addOptIn(files *confined.Root) (string, error) {
+	unlock, err := files.Lock(context.Background(), config.LockPath)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = unlock() }()
 	info, err := files.Lstat(config.Path)
 	if err != nil {
 		return "", err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -79,12 +80,12 @@ EXIT STATUS:
 			if env.rev != "" || env.staged {
 				return fmt.Errorf("init writes files: %w", project.ErrReadOnly)
 			}
-			return runInit(env, opts)
+			return runInit(c.Context, env, opts)
 		},
 	}
 }
 
-func runInit(env *cliEnv, opts *initOptions) error {
+func runInit(ctx context.Context, env *cliEnv, opts *initOptions) error {
 	// The Claude Code files are checked first: one that cannot be merged
 	// stops init before it has changed anything, so its error can say so.
 	var plan claude.Plan
@@ -111,7 +112,7 @@ func runInit(env *cliEnv, opts *initOptions) error {
 	}
 	rep := initReport{InitResult: res}
 	if opts.claude {
-		rep.Claude, err = plan.Write()
+		rep.Claude, err = plan.Write(ctx)
 		if err != nil {
 			// Report what was changed before the failure, then the failure.
 			if perr := printInit(env, rep); perr != nil {
