@@ -9,19 +9,19 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/lazyre"
 )
 
 // LockDir holds one file per contract id, relative to the project root.
 // It is committed: one small file per id merges without conflicts.
 const LockDir = ".foundry/contracts.lock"
 
-var digestPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+var digestPattern = lazyre.New(`^sha256:[0-9a-f]{64}$`)
 
 // Lock is one entry of the contracts lock.
 type Lock struct {
@@ -60,7 +60,7 @@ func ReadLocks(fsys fs.FS) ([]Lock, error) {
 		switch {
 		case !contracts.ValidID(name):
 			l.Problem = "the file name is not a contract id"
-		case !digestPattern.MatchString(l.Digest):
+		case !digestPattern().MatchString(l.Digest):
 			l.Problem = `the content is not a digest of the form "sha256:<64 hex digits>"`
 		}
 		locks = append(locks, l)

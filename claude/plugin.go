@@ -8,11 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/foundryhq/foundry/internal/atomicfile"
+	"github.com/foundryhq/foundry/internal/lazyre"
 	"github.com/foundryhq/foundry/schemas"
 )
 
@@ -64,12 +64,12 @@ type mcpFile struct {
 	MCPServers map[string]MCPServer `json:"mcpServers"`
 }
 
-var semver = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+var semver = lazyre.New(`^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
 
 // pluginVersion turns a foundry version into the plugin's semantic version.
 func pluginVersion(v string) string {
 	v = strings.TrimPrefix(v, "v")
-	if !semver.MatchString(v) {
+	if !semver().MatchString(v) {
 		return "0.0.0-dev"
 	}
 	return v

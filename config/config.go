@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/lazyre"
 )
 
 // Path is where the config lives, relative to the project root.
@@ -135,8 +136,8 @@ func Load(fsys fs.FS) (Config, error) {
 }
 
 var (
-	scopeRe      = regexp.MustCompile(`^[a-z]+:[a-z]+$`)
-	capabilityRe = regexp.MustCompile(`^[A-Za-z0-9_.\-:/{}]{1,256}$`)
+	scopeRe      = lazyre.New(`^[a-z]+:[a-z]+$`)
+	capabilityRe = lazyre.New(`^[A-Za-z0-9_.\-:/{}]{1,256}$`)
 )
 
 // Parse parses config file content; name is used in error messages.
@@ -193,7 +194,7 @@ func Parse(name string, data []byte) (Config, error) {
 					c.MCP.Scopes = []string{}
 					for i, item := range n.Content {
 						ik := fmt.Sprintf("%s[%d]", k, i)
-						if item.Kind != yaml.ScalarNode || item.Tag != "!!str" || !scopeRe.MatchString(item.Value) {
+						if item.Kind != yaml.ScalarNode || item.Tag != "!!str" || !scopeRe().MatchString(item.Value) {
 							return d.errorf(item, ik, "want a scope like read:memory, got %s", describe(item))
 						}
 						c.MCP.Scopes = append(c.MCP.Scopes, item.Value)
@@ -208,7 +209,7 @@ func Parse(name string, data []byte) (Config, error) {
 					for i := 0; i+1 < len(n.Content); i += 2 {
 						kn, vn := n.Content[i], n.Content[i+1]
 						ck := k + "." + kn.Value
-						if kn.Kind != yaml.ScalarNode || !capabilityRe.MatchString(kn.Value) {
+						if kn.Kind != yaml.ScalarNode || !capabilityRe().MatchString(kn.Value) {
 							return d.errorf(kn, ck, "want a capability name like memory_search, got %s", describe(kn))
 						}
 						if _, dup := c.MCP.Capabilities[kn.Value]; dup {
@@ -344,7 +345,7 @@ func describe(n *yaml.Node) string {
 	return fmt.Sprintf("%q", n.Value)
 }
 
-var lineRe = regexp.MustCompile(`line (\d+)`)
+var lineRe = lazyre.New(`line (\d+)`)
 
 // yamlErrText drops the "yaml: line N: " prefix the file:line already says.
 func yamlErrText(err error) string {
@@ -353,7 +354,7 @@ func yamlErrText(err error) string {
 }
 
 func yamlErrLine(err error) int {
-	m := lineRe.FindStringSubmatch(err.Error())
+	m := lineRe().FindStringSubmatch(err.Error())
 	if m == nil {
 		return 1
 	}

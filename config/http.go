@@ -7,9 +7,10 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/foundryhq/foundry/internal/lazyre"
 )
 
 // DefaultHTTPListen is where `foundry mcp serve --transport http` listens
@@ -49,12 +50,12 @@ type MCPToken struct {
 }
 
 var (
-	tokenNameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
-	sha256Re    = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	tokenNameRe = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+	sha256Re    = lazyre.New(`^[0-9a-f]{64}$`)
 )
 
 // ValidTokenName reports whether name may name a token.
-func ValidTokenName(name string) bool { return tokenNameRe.MatchString(name) }
+func ValidTokenName(name string) bool { return tokenNameRe().MatchString(name) }
 
 func (d decoder) mcpHTTP(n *yaml.Node, k string, h *MCPHTTP) error {
 	return d.object(n, k, map[string]func(*yaml.Node, string) error{
@@ -129,7 +130,7 @@ func (d decoder) tokens(n *yaml.Node, key string) ([]MCPToken, error) {
 				return nil
 			},
 			"sha256": func(n *yaml.Node, k string) error {
-				if err := d.str(n, k, &t.SHA256); err != nil || !sha256Re.MatchString(t.SHA256) {
+				if err := d.str(n, k, &t.SHA256); err != nil || !sha256Re().MatchString(t.SHA256) {
 					return d.errorf(n, k, "want 64 lowercase hex digits, got %s", describe(n))
 				}
 				return nil
@@ -139,7 +140,7 @@ func (d decoder) tokens(n *yaml.Node, key string) ([]MCPToken, error) {
 					return err
 				}
 				for j, sc := range t.Scopes {
-					if !scopeRe.MatchString(sc) {
+					if !scopeRe().MatchString(sc) {
 						return d.errorf(n.Content[j], fmt.Sprintf("%s[%d]", k, j), "want a scope like read:memory, got %q", sc)
 					}
 				}

@@ -1,8 +1,9 @@
 package contracts
 
 import (
-	"regexp"
 	"strconv"
+
+	"github.com/foundryhq/foundry/internal/lazyre"
 )
 
 // nounPattern is the noun of a contract id, and idPattern the id itself:
@@ -15,13 +16,13 @@ const (
 )
 
 var (
-	idRE       = regexp.MustCompile(`^` + idPattern + `$`)
-	fileNameRE = regexp.MustCompile(`^(` + nounPattern + `)\.v([0-9]+)\.(schema|defs)\.json$`)
+	idRE       = lazyre.New(`^` + idPattern + `$`)
+	fileNameRE = lazyre.New(`^(` + nounPattern + `)\.v([0-9]+)\.(schema|defs)\.json$`)
 )
 
 // ValidID reports whether id has the form of a contract id: <noun>.v<major>,
 // lowercase, e.g. "finding.v1".
-func ValidID(id string) bool { return idRE.MatchString(id) }
+func ValidID(id string) bool { return idRE().MatchString(id) }
 
 // FileName is a contract file name taken apart: "finding.v1.schema.json"
 // is {Noun: "finding", Major: 1, Kind: "schema"}; a shared piece,
@@ -35,7 +36,7 @@ type FileName struct {
 // ParseFileName takes apart a contract file name, <noun>.v<major>.schema.json
 // or <noun>.v<major>.defs.json; ok is false for any other name.
 func ParseFileName(name string) (f FileName, ok bool) {
-	m := fileNameRE.FindStringSubmatch(name)
+	m := fileNameRE().FindStringSubmatch(name)
 	if m == nil {
 		return FileName{}, false
 	}

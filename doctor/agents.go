@@ -10,12 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/foundryhq/foundry/artifacts"
 	"github.com/foundryhq/foundry/contracts"
+	"github.com/foundryhq/foundry/internal/lazyre"
 )
 
 // agentGlobs are where agent definitions live, relative to the project
@@ -34,10 +34,10 @@ type Declaration struct {
 }
 
 var (
-	sectionHeading = regexp.MustCompile(`^##\s+(Input|Output)\s+contracts?\s*$`)
-	anyHeading     = regexp.MustCompile(`^#{1,2}\s`)
-	codeSpan       = regexp.MustCompile("`([^`]+)`")
-	placeholder    = regexp.MustCompile(`<[^>/]*>|\{[^}/]*\}`)
+	sectionHeading = lazyre.New(`^##\s+(Input|Output)\s+contracts?\s*$`)
+	anyHeading     = lazyre.New(`^#{1,2}\s`)
+	codeSpan       = lazyre.New("`([^`]+)`")
+	placeholder    = lazyre.New(`<[^>/]*>|\{[^}/]*\}`)
 )
 
 // ParseAgent returns the contracts an agent definition (markdown) declares,
@@ -62,11 +62,11 @@ func ParseAgent(md []byte) []Declaration {
 		if fenced {
 			continue
 		}
-		if m := sectionHeading.FindStringSubmatch(trimmed); m != nil {
+		if m := sectionHeading().FindStringSubmatch(trimmed); m != nil {
 			section = m[1] + " contract"
 			continue
 		}
-		if anyHeading.MatchString(trimmed) {
+		if anyHeading().MatchString(trimmed) {
 			section = ""
 			continue
 		}
@@ -75,7 +75,7 @@ func ParseAgent(md []byte) []Declaration {
 		}
 		var ids []string
 		p := ""
-		for _, m := range codeSpan.FindAllStringSubmatch(line, -1) {
+		for _, m := range codeSpan().FindAllStringSubmatch(line, -1) {
 			tok := strings.TrimSpace(m[1])
 			switch {
 			case contracts.ValidID(tok):
@@ -137,8 +137,8 @@ func (r *run) checkAgents(context.Context) error {
 // path with no artifact yet is fine: the agent has not run here.
 func (r *run) checkDeclaredArtifacts(file string, d Declaration) error {
 	paths := []string{d.Path}
-	if placeholder.MatchString(d.Path) {
-		pattern := placeholder.ReplaceAllString(d.Path, "*")
+	if placeholder().MatchString(d.Path) {
+		pattern := placeholder().ReplaceAllString(d.Path, "*")
 		m, err := fs.Glob(r.p.FS, pattern)
 		if err != nil {
 			return nil // a declared path that is no valid pattern matches nothing

@@ -20,6 +20,7 @@ import (
 	"io/fs"
 	"path"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/foundryhq/foundry/internal/confined"
@@ -191,10 +192,12 @@ func (s *Store) encodeCache() []byte {
 			b = binary.AppendUvarint(b, uint64(f.term))
 		}
 	}
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli()))
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is made by the first cache read or write: making it fills
+// crc32's slicing tables, work a process that never searches need not do.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 func appendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
@@ -264,7 +267,7 @@ func decodeCache(data []byte) (map[string]*cacheRecord, bool) {
 		return nil, false
 	}
 	body := data[:len(data)-4]
-	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
+	if crc32.Checksum(body, castagnoli()) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
 		return nil, false
 	}
 	d := &cacheDecoder{s: string(body), off: len(cacheMagic)}

@@ -246,7 +246,7 @@ func FuzzDecodeCache(f *testing.F) {
 	f.Add(data[:len(data)-4])
 	f.Add([]byte(cacheMagic))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		data := binary.LittleEndian.AppendUint32(slices.Clip(body), crc32.Checksum(body, castagnoli))
+		data := binary.LittleEndian.AppendUint32(slices.Clip(body), crc32.Checksum(body, castagnoli()))
 		recs, ok := decodeCache(data)
 		if !ok {
 			return

@@ -10,13 +10,13 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/lazyre"
 	"github.com/foundryhq/foundry/internal/pause"
 	"github.com/foundryhq/foundry/tokens"
 )
@@ -79,7 +79,7 @@ type IndexEntry struct {
 // indexSep separates the fields of an index line.
 const indexSep = " · "
 
-var entryPattern = regexp.MustCompile(`^- (fact-[0-9]{4,}) · ([a-z]+) · ([a-z]+) · ([0-9]{4}-[0-9]{2}-[0-9]{2}|-) · (.*)$`)
+var entryPattern = lazyre.New(`^- (fact-[0-9]{4,}) · ([a-z]+) · ([a-z]+) · ([0-9]{4}-[0-9]{2}-[0-9]{2}|-) · (.*)$`)
 
 // indexLine renders the index line of a fact.
 func indexLine(f Fact) string {
@@ -101,7 +101,7 @@ func indexLine(f Fact) string {
 // ParseIndexLine reads one fact line of INDEX.md. ok is false for any other
 // line (heading, summary, prose).
 func ParseIndexLine(line string) (e IndexEntry, ok bool) {
-	m := entryPattern.FindStringSubmatch(strings.TrimRight(line, "\r\n"))
+	m := entryPattern().FindStringSubmatch(strings.TrimRight(line, "\r\n"))
 	if m == nil {
 		return IndexEntry{}, false
 	}
@@ -343,7 +343,7 @@ func omittedLine(n, budget int) string {
 	return fmt.Sprintf("\n%d more %s omitted over the %d-token budget; find them with memory_search.\n", n, noun, budget)
 }
 
-var summaryPattern = regexp.MustCompile(`^([0-9]+)/([0-9]+) facts listed, ~[0-9]+ tokens`)
+var summaryPattern = lazyre.New(`^([0-9]+)/([0-9]+) facts listed, ~[0-9]+ tokens`)
 
 // parsedIndex is what MergeIndex reads from one side.
 type parsedIndex struct {
@@ -370,7 +370,7 @@ func parseIndex(data []byte) (parsedIndex, error) {
 			}
 			p.entries = append(p.entries, e)
 		default:
-			if m := summaryPattern.FindStringSubmatch(line); m != nil && !p.hasActive {
+			if m := summaryPattern().FindStringSubmatch(line); m != nil && !p.hasActive {
 				p.active, _ = strconv.Atoi(m[2])
 				p.hasActive = true
 			}

@@ -6,12 +6,12 @@ package facts
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/foundryhq/foundry/internal/conflict"
 	"github.com/foundryhq/foundry/internal/ctrl"
+	"github.com/foundryhq/foundry/internal/lazyre"
 	"github.com/foundryhq/foundry/internal/secrets"
 )
 
@@ -67,11 +67,11 @@ func ruleErr(rule, format string, args ...any) *RuleError {
 }
 
 var (
-	scopePattern  = regexp.MustCompile(`^(?:project|(?:module|vertical):[A-Za-z0-9][A-Za-z0-9._/-]*)$`)
-	adrPattern    = regexp.MustCompile(`^adr-[0-9]{1,}$`)
-	tagPattern    = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}._:/+#-]*$`)
-	whyPattern    = regexp.MustCompile(`(?im)^[\s>*_-]*why\s*[*_]*:`)
-	howPattern    = regexp.MustCompile(`(?im)^[\s>*_-]*how to apply\s*[*_]*:`)
+	scopePattern  = lazyre.New(`^(?:project|(?:module|vertical):[A-Za-z0-9][A-Za-z0-9._/-]*)$`)
+	adrPattern    = lazyre.New(`^adr-[0-9]{1,}$`)
+	tagPattern    = lazyre.New(`^[\p{L}\p{N}][\p{L}\p{N}._:/+#-]*$`)
+	whyPattern    = lazyre.New(`(?im)^[\s>*_-]*why\s*[*_]*:`)
+	howPattern    = lazyre.New(`(?im)^[\s>*_-]*how to apply\s*[*_]*:`)
 	typeList      = "decision, constraint, convention, domain, risk, metric, glossary"
 	errScopeHint  = "use project, module:<name> or vertical:<name>"
 	errSourceHint = "use adr-NNNN, conversation, code or external:<url>"
@@ -185,7 +185,7 @@ func (r WriteRequest) formErrors() []*RuleError {
 	case !r.Type.Valid():
 		errs = append(errs, ruleErr("type", "unknown type %q; use one of %s", r.Type, typeList))
 	}
-	if !scopePattern.MatchString(r.Scope) {
+	if !scopePattern().MatchString(r.Scope) {
 		errs = append(errs, ruleErr("scope", "invalid scope %q; %s", r.Scope, errScopeHint))
 	}
 	if !r.Confidence.Valid() {
@@ -195,7 +195,7 @@ func (r WriteRequest) formErrors() []*RuleError {
 		errs = append(errs, ruleErr("source", "invalid source %q; %s", r.Source, errSourceHint))
 	}
 	for _, t := range r.Tags {
-		if utf8.RuneCountInString(t) > MaxTagChars || !tagPattern.MatchString(t) {
+		if utf8.RuneCountInString(t) > MaxTagChars || !tagPattern().MatchString(t) {
 			errs = append(errs, ruleErr("tag", "invalid tag %q; a tag is one word of at most %d characters (letters, digits, . _ : / + # -)", t, MaxTagChars))
 		}
 	}
@@ -287,10 +287,10 @@ func checkBody(t Type, body string) []*RuleError {
 		errs = append(errs, ruleErr("body-length", "body is %d characters; the limit is %d", chars, MaxBodyChars))
 	}
 	if t == Decision || t == Risk {
-		if !whyPattern.MatchString(body) {
+		if !whyPattern().MatchString(body) {
 			errs = append(errs, ruleErr("body-why", "a %s body needs a \"Why:\" line", t))
 		}
-		if !howPattern.MatchString(body) {
+		if !howPattern().MatchString(body) {
 			errs = append(errs, ruleErr("body-how", "a %s body needs a \"How to apply:\" line", t))
 		}
 	}
@@ -299,7 +299,7 @@ func checkBody(t Type, body string) []*RuleError {
 
 func validSource(s string) bool {
 	switch {
-	case s == "conversation", s == "code", adrPattern.MatchString(s):
+	case s == "conversation", s == "code", adrPattern().MatchString(s):
 		return true
 	case strings.HasPrefix(s, "external:"):
 		u, err := url.Parse(strings.TrimPrefix(s, "external:"))

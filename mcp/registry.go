@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/foundryhq/foundry/contracts"
+	"github.com/foundryhq/foundry/internal/lazyre"
 )
 
 // Scopes of Foundry's capabilities. A tool or resource belongs to exactly
@@ -64,7 +65,7 @@ type Governance struct {
 // PluginScheme is the URI scheme of plugin resources.
 const PluginScheme = "foundry-plugin://"
 
-var pluginName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,62}$`)
+var pluginName = lazyre.New(`^[a-z][a-z0-9-]{0,62}$`)
 
 // check applies the registration rules of governance to a capability named
 // name (a tool's name, or a resource's URI or URI template) and fills in
@@ -77,7 +78,7 @@ func (g *Governance) check(name string, tool bool) error {
 		return errors.New("audit category is required")
 	case g.Timeout < 0 || g.MaxResultBytes < 0:
 		return errors.New("timeout and result-size limit must not be negative")
-	case g.Plugin != "" && !pluginName.MatchString(g.Plugin):
+	case g.Plugin != "" && !pluginName().MatchString(g.Plugin):
 		return fmt.Errorf("plugin name %q must be [a-z][a-z0-9-]*", g.Plugin)
 	case g.Plugin != "" && tool && !strings.HasPrefix(name, g.Plugin+"_"):
 		return fmt.Errorf("a tool of plugin %s must be named %s_<name>", g.Plugin, g.Plugin)
@@ -300,7 +301,7 @@ func NewRegistry() *Registry {
 	return &Registry{byName: map[string]*tool{}}
 }
 
-var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+var toolName = lazyre.New(`^[A-Za-z0-9_.-]{1,128}$`)
 
 // AddTool registers a tool whose handler takes its arguments decoded into
 // In (use struct{} for a tool without arguments). It fails when the tool
@@ -352,7 +353,7 @@ func (r *Registry) add(t Tool, h rawHandler) error {
 		return fmt.Errorf("add tool %q: %w: %s", t.Name, ErrInvalidTool, fmt.Sprintf(format, args...))
 	}
 	switch {
-	case !toolName.MatchString(t.Name):
+	case !toolName().MatchString(t.Name):
 		return bad("name must be 1-128 characters of [A-Za-z0-9_.-]")
 	case r.byName[t.Name] != nil:
 		return bad("name already registered")
@@ -438,7 +439,7 @@ func (r *Registry) AddResource(res Resource, read ResourceReader) error {
 	return nil
 }
 
-var templateVar = regexp.MustCompile(`\{([A-Za-z0-9_]+)\}`)
+var templateVar = lazyre.New(`\{([A-Za-z0-9_]+)\}`)
 
 // AddResourceTemplate registers a resource template. list, when not nil,
 // supplies the template's concrete resources to resources/list; read
@@ -460,7 +461,7 @@ func (r *Registry) AddResourceTemplate(t ResourceTemplate, list ResourceLister, 
 		pattern.WriteString(regexp.QuoteMeta(lit))
 		return !strings.ContainsAny(lit, "{}")
 	}
-	for _, m := range templateVar.FindAllStringSubmatchIndex(t.URITemplate, -1) {
+	for _, m := range templateVar().FindAllStringSubmatchIndex(t.URITemplate, -1) {
 		if !literal(t.URITemplate[last:m[0]]) {
 			return bad("only simple {var} expressions are supported")
 		}

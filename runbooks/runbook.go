@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/foundryhq/foundry/internal/lazyre"
 )
 
 // Dir holds the runbooks, relative to the project root.
@@ -18,16 +19,16 @@ const Dir = ".foundry/runbooks"
 // ext is the file name extension of a runbook.
 const ext = ".md"
 
-var yamlLine = regexp.MustCompile(`line [0-9]+`)
+var yamlLine = lazyre.New(`line [0-9]+`)
 
 // MaxSlugLen caps a runbook slug, so its file name stays far below every
 // file system's limit.
 const MaxSlugLen = 80
 
-var slugPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+var slugPattern = lazyre.New(`^[a-z0-9][a-z0-9-]*$`)
 
 // ValidSlug reports whether s is a runbook slug: [a-z0-9][a-z0-9-]*.
-func ValidSlug(s string) bool { return slugPattern.MatchString(s) }
+func ValidSlug(s string) bool { return slugPattern().MatchString(s) }
 
 // CheckSlug returns an error wrapping [ErrInvalidSlug] for an unusable slug.
 func CheckSlug(s string) error {
@@ -81,7 +82,7 @@ func parseFrontMatter(data []byte) (frontMatter, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(yamlText), &doc); err != nil {
 		// Lines count from the file's first line, the opening ---.
-		msg := yamlLine.ReplaceAllStringFunc(strings.TrimPrefix(err.Error(), "yaml: "), func(m string) string {
+		msg := yamlLine().ReplaceAllStringFunc(strings.TrimPrefix(err.Error(), "yaml: "), func(m string) string {
 			n, _ := strconv.Atoi(strings.TrimPrefix(m, "line "))
 			return "line " + strconv.Itoa(n+1)
 		})

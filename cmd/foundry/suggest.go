@@ -6,12 +6,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/foundryhq/foundry/internal/lazyre"
 	"github.com/foundryhq/foundry/internal/textdist"
 )
 
@@ -37,15 +37,15 @@ func unknownCommand(name string, cmds []*cli.Command) error {
 
 var (
 	// urfave/cli (through the flag package) names flags with one dash.
-	undefinedFlag = regexp.MustCompile(`^flag provided but not defined: -+(.+)$`)
-	oneDashFlag   = regexp.MustCompile(`(for (?:flag )?)-([A-Za-z][A-Za-z0-9-]+)`)
+	undefinedFlag = lazyre.New(`^flag provided but not defined: -+(.+)$`)
+	oneDashFlag   = lazyre.New(`(for (?:flag )?)-([A-Za-z][A-Za-z0-9-]+)`)
 )
 
 // onUsageError makes a flag error of any command a usage error (exit 2),
 // written with two dashes, and suggests the nearest flag for an unknown one.
 func onUsageError(c *cli.Context, err error, _ bool) error {
 	msg := err.Error()
-	if m := undefinedFlag.FindStringSubmatch(msg); m != nil {
+	if m := undefinedFlag().FindStringSubmatch(msg); m != nil {
 		name := m[1]
 		unknown := fmt.Errorf("unknown flag %s", dashed(name))
 		var names []string
@@ -61,7 +61,7 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 		}
 		return &usageError{unknown}
 	}
-	if fixed := oneDashFlag.ReplaceAllString(msg, "$1--$2"); fixed != msg {
+	if fixed := oneDashFlag().ReplaceAllString(msg, "$1--$2"); fixed != msg {
 		return &usageError{errors.New(fixed)}
 	}
 	return &usageError{err}

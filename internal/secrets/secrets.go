@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Kind names a class of secret. Its text is safe to show: it never contains
@@ -91,90 +92,94 @@ type detector struct {
 // angle brackets, or a bare run.
 const assignment = `(?:\\?["'])?\s*(:=|=>|=|:)\s*(\\"(?:[^"\\\n]|\\[^"])*\\"|"[^"\n]*"|'[^'\n]*'|<[^>\n]*>|[^\s,;'"\\]+)`
 
-// The detectors in priority order: when two findings overlap, the one found
-// by the earlier detector wins, so "password=ghp_…" is a GitHub token.
-var detectors = []detector{
-	{
-		kind: PrivateKey,
-		re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----` +
-			`(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`),
-	},
-	{kind: AWSAccessKey, re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[0-9A-Z]{16}\b`), literals: []string{"akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "anpa", "anva", "apka"}},
-	{kind: GitHubToken, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})\b`), literals: []string{"gh", "github_pat_"}},
-	{kind: GitLabToken, re: regexp.MustCompile(`\bgl(?:pat|dt|ptt|rt|cbt)-[A-Za-z0-9_-]{20,}`), literals: []string{"gl"}},
-	{kind: BitbucketToken, re: regexp.MustCompile(`\bATBB[A-Za-z0-9_=.-]{28,}`), literals: []string{"atbb"}},
-	{kind: DigitalOceanKey, re: regexp.MustCompile(`\bdo[opr]_v1_[a-f0-9]{64}\b`), literals: []string{"_v1_"}},
-	{kind: SlackToken, re: regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9-]{10,}`), literals: []string{"xox"}},
-	{kind: GoogleAPIKey, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`), literals: []string{"aiza"}},
-	{kind: StripeKey, re: regexp.MustCompile(`\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}\b`), literals: []string{"_live_", "_test_"}},
-	{kind: APIKey, re: regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{20,}`), literals: []string{"sk-"}},
-	{kind: JWT, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), literals: []string{"eyj"}},
-	{kind: NPMToken, re: regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`), literals: []string{"npm_"}},
-	{
-		// A private key block, base64-encoded once more (a Kubernetes
-		// secret, an environment variable): "-----BEGIN" encodes to
-		// LS0tLS1CRUdJTi.
-		kind:     PrivateKey,
-		re:       regexp.MustCompile(`LS0tLS1CRUdJTi[A-Za-z0-9+/]{16,}={0,2}`),
-		check:    func(_ []string, v string) bool { return base64PrivateKey(v) },
-		literals: []string{"ls0tls1crudjti"},
-	},
-	{
-		kind: BearerToken,
-		// A token has a digit or mixes cases; a run of one case
-		// without digits is a placeholder (YOUR_ACCESS_TOKEN) or words
-		// (bearer authentication/authorization).
-		re:       regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`),
-		group:    1,
-		check:    func(_ []string, v string) bool { return !placeholder(v) && randomLooking(v) },
-		literals: []string{"bearer"},
-	},
-	{
-		// A bare AWS secret access key: 40 characters of base64 mixing
-		// upper case, lower case and digits, alone (not inside a longer
-		// run), with a "/" or "+" (a URL-safe cursor or token has
-		// neither, a hex digest no upper case) or on a line that speaks
-		// of AWS.
-		kind:     AWSSecretKey,
-		re:       regexp.MustCompile(`(?:^|[^A-Za-z0-9/+=_-])([A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=_-])`),
-		group:    1,
-		check:    func(_ []string, v string) bool { return awsSecretShape(v) && strings.ContainsAny(v, "/+") },
-		literals: []string{"/", "+"},
-	},
-	{
-		kind:     AWSSecretKey,
-		re:       regexp.MustCompile(`(?i)(?:\baws|\bAKIA[0-9A-Z]{16})[^\n]{0,80}?(?:^|[^A-Za-z0-9/+=_-])([A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=_-])`),
-		group:    1,
-		check:    func(_ []string, v string) bool { return awsSecretShape(v) },
-		literals: []string{"aws", "akia"},
-	},
-	{
-		kind:     ConnectionString,
-		re:       regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@'"]*:([^\s@/'"]+)@[^\s/'"]+`),
-		group:    1,
-		check:    func(_ []string, v string) bool { return !placeholder(v) },
-		literals: []string{"://"},
-	},
-	{
-		kind: Password,
-		// The key may be glued to a prefix: PGPASSWORD, dbPassword (see
-		// passwordValue).
-		re: regexp.MustCompile(`(?i)\b(?:[a-z0-9]+[_-])*[a-z0-9]*?(password|passwd|passphrase|pwd|secret|api[_-]?key|apikey|access[_-]?key|` +
-			`access[_-]?token|auth[_-]?token|refresh[_-]?token|client[_-]?secret|private[_-]?key|account[_-]?key|token)` + assignment),
-		group:    3,
-		check:    passwordValue,
-		literals: []string{"pass", "pwd", "secret", "key", "token"},
-	},
-	{
-		kind: SensitiveValue,
-		re: regexp.MustCompile(`(?i)\b(?:[a-z0-9]+[_-])*[a-z0-9]*?(password[_-]?hash|pw[_-]?hash|session(?:[_-]?(?:id|key))?|` +
-			`(?:set[_-]?)?cookie|credentials?|authorization|conn(?:ection)?[_-]?str(?:ing)?|dsn)` + assignment),
-		group:      3,
-		check:      passwordValue,
-		redactOnly: true,
-		literals:   []string{"hash", "session", "cookie", "credential", "authorization", "conn", "dsn"},
-	},
-}
+// detectors lists the detectors in priority order: when two findings
+// overlap, the one found by the earlier detector wins, so "password=ghp_…"
+// is a GitHub token. They are compiled by the first scan, not at start-up:
+// most commands never scan.
+var detectors = sync.OnceValue(func() []detector {
+	return []detector{
+		{
+			kind: PrivateKey,
+			re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----` +
+				`(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`),
+		},
+		{kind: AWSAccessKey, re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[0-9A-Z]{16}\b`), literals: []string{"akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "anpa", "anva", "apka"}},
+		{kind: GitHubToken, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})\b`), literals: []string{"gh", "github_pat_"}},
+		{kind: GitLabToken, re: regexp.MustCompile(`\bgl(?:pat|dt|ptt|rt|cbt)-[A-Za-z0-9_-]{20,}`), literals: []string{"gl"}},
+		{kind: BitbucketToken, re: regexp.MustCompile(`\bATBB[A-Za-z0-9_=.-]{28,}`), literals: []string{"atbb"}},
+		{kind: DigitalOceanKey, re: regexp.MustCompile(`\bdo[opr]_v1_[a-f0-9]{64}\b`), literals: []string{"_v1_"}},
+		{kind: SlackToken, re: regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9-]{10,}`), literals: []string{"xox"}},
+		{kind: GoogleAPIKey, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`), literals: []string{"aiza"}},
+		{kind: StripeKey, re: regexp.MustCompile(`\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}\b`), literals: []string{"_live_", "_test_"}},
+		{kind: APIKey, re: regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{20,}`), literals: []string{"sk-"}},
+		{kind: JWT, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), literals: []string{"eyj"}},
+		{kind: NPMToken, re: regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`), literals: []string{"npm_"}},
+		{
+			// A private key block, base64-encoded once more (a Kubernetes
+			// secret, an environment variable): "-----BEGIN" encodes to
+			// LS0tLS1CRUdJTi.
+			kind:     PrivateKey,
+			re:       regexp.MustCompile(`LS0tLS1CRUdJTi[A-Za-z0-9+/]{16,}={0,2}`),
+			check:    func(_ []string, v string) bool { return base64PrivateKey(v) },
+			literals: []string{"ls0tls1crudjti"},
+		},
+		{
+			kind: BearerToken,
+			// A token has a digit or mixes cases; a run of one case
+			// without digits is a placeholder (YOUR_ACCESS_TOKEN) or words
+			// (bearer authentication/authorization).
+			re:       regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`),
+			group:    1,
+			check:    func(_ []string, v string) bool { return !placeholder(v) && randomLooking(v) },
+			literals: []string{"bearer"},
+		},
+		{
+			// A bare AWS secret access key: 40 characters of base64 mixing
+			// upper case, lower case and digits, alone (not inside a longer
+			// run), with a "/" or "+" (a URL-safe cursor or token has
+			// neither, a hex digest no upper case) or on a line that speaks
+			// of AWS.
+			kind:     AWSSecretKey,
+			re:       regexp.MustCompile(`(?:^|[^A-Za-z0-9/+=_-])([A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=_-])`),
+			group:    1,
+			check:    func(_ []string, v string) bool { return awsSecretShape(v) && strings.ContainsAny(v, "/+") },
+			literals: []string{"/", "+"},
+		},
+		{
+			kind:     AWSSecretKey,
+			re:       regexp.MustCompile(`(?i)(?:\baws|\bAKIA[0-9A-Z]{16})[^\n]{0,80}?(?:^|[^A-Za-z0-9/+=_-])([A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=_-])`),
+			group:    1,
+			check:    func(_ []string, v string) bool { return awsSecretShape(v) },
+			literals: []string{"aws", "akia"},
+		},
+		{
+			kind:     ConnectionString,
+			re:       regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@'"]*:([^\s@/'"]+)@[^\s/'"]+`),
+			group:    1,
+			check:    func(_ []string, v string) bool { return !placeholder(v) },
+			literals: []string{"://"},
+		},
+		{
+			kind: Password,
+			// The key may be glued to a prefix: PGPASSWORD, dbPassword (see
+			// passwordValue).
+			re: regexp.MustCompile(`(?i)\b(?:[a-z0-9]+[_-])*[a-z0-9]*?(password|passwd|passphrase|pwd|secret|api[_-]?key|apikey|access[_-]?key|` +
+				`access[_-]?token|auth[_-]?token|refresh[_-]?token|client[_-]?secret|private[_-]?key|account[_-]?key|token)` + assignment),
+			group:    3,
+			check:    passwordValue,
+			literals: []string{"pass", "pwd", "secret", "key", "token"},
+		},
+		{
+			kind: SensitiveValue,
+			re: regexp.MustCompile(`(?i)\b(?:[a-z0-9]+[_-])*[a-z0-9]*?(password[_-]?hash|pw[_-]?hash|session(?:[_-]?(?:id|key))?|` +
+				`(?:set[_-]?)?cookie|credentials?|authorization|conn(?:ection)?[_-]?str(?:ing)?|dsn)` + assignment),
+			group:      3,
+			check:      passwordValue,
+			redactOnly: true,
+			literals:   []string{"hash", "session", "cookie", "credential", "authorization", "conn", "dsn"},
+		},
+	}
+})
 
 // passwordValue reports whether an assignment's value looks like a real
 // secret. With "=" (code, env files, connection strings) any concrete value
@@ -265,7 +270,7 @@ func find(text string, redact bool) []Finding {
 	norm, offsets := normalize(text)
 	lower := strings.ToLower(norm)
 	var out []Finding
-	for _, d := range detectors {
+	for _, d := range detectors() {
 		if d.redactOnly && !redact || !containsAny(lower, d.literals) {
 			continue
 		}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/foundryhq/foundry/internal/lazyre"
+)
+
+// TestLazyRegexpsCompile compiles every regular expression that the
+// packages of the binary make with lazyre.New. They are compiled on first
+// use, not at start-up, so a broken one would otherwise panic only in the
+// command that first needs it.
+func TestLazyRegexpsCompile(t *testing.T) {
+	n, err := lazyre.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 20 {
+		t.Fatalf("checked %d expressions; the binary's packages make about 30 with lazyre.New: is this test still linked with them?", n)
+	}
+}
+
+// maxInitBytes bounds what the package initialisation of any Foundry
+// package may allocate: a few tables and small values, not compiled
+// regular expressions or schemas, which are made on first use.
+const maxInitBytes = 16 << 10
+
+// TestStartupAllocatesLittle runs the built binary with the runtime's
+// init trace and checks that no Foundry package allocates more than
+// maxInitBytes before main: every process, whatever its command, pays for
+// package initialisation. The figures are allocation counts, which do not
+// vary between runs, not times.
+func TestStartupAllocatesLittle(t *testing.T) {
+	t.Parallel()
+	bin := buildFoundry(t)
+	cmd := exec.Command(bin, "version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("foundry version: %v\n%s", err, stderr.Bytes())
+	}
+	seen := 0
+	sc := bufio.NewScanner(&stderr)
+	for sc.Scan() {
+		// init github.com/foundryhq/foundry/config @2.1 ms, 0.004 ms clock, 720 bytes, 19 allocs
+		f := strings.Fields(sc.Text())
+		if len(f) < 10 || f[0] != "init" || f[8] != "bytes," {
+			continue
+		}
+		if f[1] != "main" && !strings.HasPrefix(f[1], "github.com/foundryhq/foundry/") {
+			continue
+		}
+		seen++
+		n, err := strconv.Atoi(f[7])
+		if err != nil {
+			t.Fatalf("parse %q: %v", sc.Text(), err)
+		}
+		if n > maxInitBytes {
+			t.Errorf("package %s allocates %d bytes at start-up (at most %d): make what it builds on first use", f[1], n, maxInitBytes)
+		}
+	}
+	if seen < 5 {
+		t.Fatalf("the init trace names %d Foundry packages; has its format changed?\n%s", seen, stderr.Bytes())
+	}
+}
