@@ -301,7 +301,23 @@ func NewRegistry() *Registry {
 	return &Registry{byName: map[string]*tool{}}
 }
 
-var toolName = lazyre.New(`^[A-Za-z0-9_.-]{1,128}$`)
+// validToolName reports whether name is 1-128 characters of
+// [A-Za-z0-9_.-]. A loop, not a regular expression: every server checks
+// each of its tools' names before it answers anything, and the counted
+// repetition alone compiles into hundreds of instructions.
+func validToolName(name string) bool {
+	if len(name) == 0 || len(name) > 128 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '.', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // AddTool registers a tool whose handler takes its arguments decoded into
 // In (use struct{} for a tool without arguments). It fails when the tool
@@ -353,7 +369,7 @@ func (r *Registry) add(t Tool, h rawHandler) error {
 		return fmt.Errorf("add tool %q: %w: %s", t.Name, ErrInvalidTool, fmt.Sprintf(format, args...))
 	}
 	switch {
-	case !toolName().MatchString(t.Name):
+	case !validToolName(t.Name):
 		return bad("name must be 1-128 characters of [A-Za-z0-9_.-]")
 	case r.byName[t.Name] != nil:
 		return bad("name already registered")
