@@ -138,11 +138,11 @@ OPTIONS:{{template "visibleFlagCategoryTemplate" .}}{{else if .VisibleFlags}}
 OPTIONS:{{template "visibleFlagTemplate" .}}{{end}}
 
 GLOBAL OPTIONS (anywhere on the line):
-   -C DIR          run as if started in DIR
-   --json          print machine-readable JSON
-   --rev REV       read the project at git revision REV (read commands)
-   --staged        read the project as staged in the git index (read commands)
-   --log-file FILE write logs to FILE instead of stderr
+   -C DIR           run as if started in DIR
+   --json           print machine-readable JSON
+   --rev REV        read the project at git revision REV (read commands)
+   --staged         read the project as staged in the git index (read commands)
+   --log-file FILE  write logs to FILE instead of stderr
 `
 
 // setHelpTemplates installs the command help template once: urfave/cli
@@ -151,6 +151,7 @@ var setHelpTemplates = sync.OnceFunc(func() {
 	cli.CommandHelpTemplate = commandHelpTemplate
 	cli.SubcommandHelpTemplate = commandHelpTemplate
 	cli.FlagStringer = flagHelp
+	cli.HelpPrinterCustom = fitHelpPrinter(cli.HelpPrinterCustom)
 })
 
 // newApp builds the application around env.
@@ -160,7 +161,7 @@ func newApp(env *cliEnv) *cli.App {
 	versionFlag := &cli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print the version and exit", Destination: &env.version}
 	app = &cli.App{
 		Name:  "foundry",
-		Usage: "shared memory and hand-offs for teams of AI coding agents, kept in git",
+		Usage: "shared memory and hand-offs for teams of AI coding agents, in git",
 		Description: `Foundry keeps a project's agent memory under .foundry/: facts, runbooks,
 contracts (JSON Schema 2020-12) and the blackboard of hand-off artifacts.
 Every read works on the working tree, the git index (--staged) or any

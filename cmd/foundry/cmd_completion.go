@@ -28,9 +28,9 @@ func newCompletionCommand(env *cliEnv) *cli.Command {
 flag values, contract ids, runbook slugs, fact ids and wave names (read
 from the project of the folder, or of -C DIR, as you type). Load it with
 
-   bash:  source <(foundry completion bash)         (in ~/.bashrc)
-   zsh:   source <(foundry completion zsh)          (in ~/.zshrc, after compinit)
-   fish:  foundry completion fish | source          (in ~/.config/fish/config.fish)
+   bash, in ~/.bashrc:                   source <(foundry completion bash)
+   zsh, in ~/.zshrc after compinit:      source <(foundry completion zsh)
+   fish, in ~/.config/fish/config.fish:  foundry completion fish | source
 
 EXIT STATUS:
    0  ok

@@ -42,8 +42,8 @@ EXIT STATUS:
 				Usage:     "list the contract ids, embedded and project-local",
 				ArgsUsage: " ",
 				Description: `Prints one contract a line: its id and where it comes from (embedded or
-local). With --json, {"contracts": [{id, origin, digest}, …]}, the digest being
-"sha256:<hex>" of the schema file.
+local). With --json, {"contracts": [{id, origin, digest}, …]}, the digest
+being "sha256:<hex>" of the schema file.
 
 EXIT STATUS:
    0  ok

@@ -109,7 +109,7 @@ EXIT STATUS:
 or MultiEdit of a .json file under a project's .foundry/blackboard/, it
 re-reads the file and validates it against the contract its "schema"
 field names. A rejection prints, on stderr, for the model:
-    Foundry: appsec-reviewer.json violates finding.v1. Fix it before continuing:
+    Foundry: auditor.json violates finding.v1. Fix it before continuing:
     - #/evidence/0: missing required property "ref"
 Anything else prints nothing. Rejections are recorded as gate_blocked
 events. foundry init --claude and the foundry-core plugin register it.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/urfave/cli/v2"
@@ -46,6 +47,11 @@ func TestHelpGolden(t *testing.T) {
 			args := append(append([]string{"foundry"}, p...), "--help")
 			if code := run(context.Background(), args, nil, &stdout, &stderr); code != 0 {
 				t.Fatalf("exit %d, stderr: %s", code, stderr.String())
+			}
+			for i, line := range strings.Split(stdout.String(), "\n") {
+				if n := utf8.RuneCountInString(line); n > helpWidth {
+					t.Errorf("line %d has %d runes, want at most %d: %q", i+1, n, helpWidth, line)
+				}
 			}
 			if *update {
 				if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -5,8 +5,11 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 )
@@ -56,4 +59,80 @@ func splitPlaceholder(usage string) (placeholder, text string) {
 	}
 	placeholder = usage[start+1 : start+1+end]
 	return placeholder, usage[:start] + placeholder + usage[start+1+end+1:]
+}
+
+// fitHelpPrinter makes urfave/cli's help printer render fitted to
+// helpWidth columns: urfave/cli lays flags and commands out in a table
+// without wrapping their usage.
+func fitHelpPrinter(render func(io.Writer, string, any, map[string]any)) func(io.Writer, string, any, map[string]any) {
+	return func(out io.Writer, templ string, data any, funcs map[string]any) {
+		var b bytes.Buffer
+		render(&b, templ, data, funcs)
+		_, _ = io.WriteString(out, fitHelp(b.String(), helpWidth))
+	}
+}
+
+// helpWidth is the width help fits in: an 80-column terminal.
+const helpWidth = 80
+
+// fitHelp wraps every line of rendered help wider than width at spaces.
+// A continuation starts under the line's text column: after the first run
+// of two or more spaces (the gap tabwriter leaves after a flag or command
+// name), or else under the line's own indentation. Descriptions are kept
+// narrow at the source (checkDescriptionWidth); the long lines are the
+// flag and command tables, whose first column only help's layout knows.
+func fitHelp(help string, width int) string {
+	lines := strings.SplitAfter(help, "\n")
+	var b strings.Builder
+	for _, line := range lines {
+		text := strings.TrimSuffix(line, "\n")
+		hang := hangingIndent(text, width)
+		for utf8.RuneCountInString(text) > width {
+			cut := breakAt(text, width, hang)
+			if cut < 0 {
+				break // one word wider than the line: leave it whole
+			}
+			b.WriteString(strings.TrimRight(text[:cut], " ") + "\n")
+			text = strings.Repeat(" ", hang) + strings.TrimLeft(text[cut:], " ")
+		}
+		b.WriteString(text)
+		if strings.HasSuffix(line, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+// hangingIndent is the column a wrapped line continues at: the start of
+// its text column, or its indentation when it has none. A text column past
+// half the width would leave too little room, so the indentation is used.
+func hangingIndent(line string, width int) int {
+	indent := len(line) - len(strings.TrimLeft(line, " "))
+	if gap := strings.Index(line[indent:], "  "); gap >= 0 {
+		col := indent + gap + len("  ")
+		for col < len(line) && line[col] == ' ' {
+			col++
+		}
+		if col < len(line) && utf8.RuneCountInString(line[:col]) <= width/2 {
+			return utf8.RuneCountInString(line[:col])
+		}
+	}
+	return indent
+}
+
+// breakAt returns the byte offset of the last space at which line can be
+// cut so that its first part fits width runes, or -1 when there is none
+// past column hang (cutting there would make no progress).
+func breakAt(line string, width, hang int) int {
+	cut, col := -1, 0
+	for i, r := range line {
+		if col > width {
+			break
+		}
+		if r == ' ' && col > hang && i > 0 && line[i-1] != ' ' {
+			cut = i
+		}
+		col++
+	}
+	return cut
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/urfave/cli/v2"
 )
 
@@ -105,9 +107,9 @@ func checkFlagHelp(t *testing.T, help string) {
 }
 
 // maxDescriptionRunes is the width of a prose line of a command's
-// description, before help indents it: a line left long by an edit reads
-// as a wrapping mistake in an 80-column terminal.
-const maxDescriptionRunes = 80
+// description, before help indents it by three spaces: a line left long by
+// an edit would be wrapped by fitHelp into a ragged paragraph.
+const maxDescriptionRunes = helpWidth - 3
 
 // checkDescriptionWidth fails on a prose line (one that does not start
 // with a space: indented lines are examples and tables, laid out by hand)
@@ -123,5 +125,35 @@ func checkDescriptionWidth(t *testing.T, prefix []string, cmds []*cli.Command) {
 			}
 		}
 		checkDescriptionWidth(t, p, c.Subcommands)
+	}
+}
+
+func TestFitHelp(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in, want string
+	}{
+		{"short line kept", "   --json  print JSON\n", "   --json  print JSON\n"},
+		{"flag usage under its column",
+			"   --type TYPE  one TYPE of decision, constraint,  convention, domain\n",
+			"   --type TYPE  one TYPE of decision,\n                constraint,  convention,\n                domain\n"},
+		{"a column past half the width hangs at the indent",
+			"   --a-rather-long-flag NAME  the NAME of it all\n",
+			"   --a-rather-long-flag NAME  the NAME\n   of it all\n"},
+		{"prose under its indent",
+			"   a line of prose that is long, longer than forty\n",
+			"   a line of prose that is long, longer\n   than forty\n"},
+		{"a word wider than the line is left whole",
+			"   https://example.com/a/very/long/path/to/a/file\n",
+			"   https://example.com/a/very/long/path/to/a/file\n"},
+		{"no final newline", "   one two three four five six seven eight", "   one two three four five six seven\n   eight"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tt.want, fitHelp(tt.in, 40)); diff != "" {
+				t.Errorf("fitHelp(%q, 40) (-want +got):\n%s", tt.in, diff)
+			}
+		})
 	}
 }
