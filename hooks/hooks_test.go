@@ -370,3 +370,55 @@ func TestMergeIndexFiles(t *testing.T) {
 		t.Fatal("a failed merge changed ours")
 	}
 }
+
+// TestChainRace checks that an install planned before another process
+// changed the hooks never loses a hook: when the chained name was taken in
+// between (another install chained the user's hook first, or anything else
+// appeared there), the install fails naming it, and every hook file is as
+// the other process left it.
+func TestChainRace(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const user = "#!/bin/sh\necho user hook\n"
+	opts := hooks.Options{Executable: "/opt/foundry/bin/foundry"}
+	tests := []struct {
+		name    string
+		between func(t *testing.T, dir string)
+		chained string // the content the chained name must keep
+	}{
+		{"another install chained it first", func(t *testing.T, dir string) {
+			if _, err := hooks.InstallPreCommit(ctx, dir, opts); err != nil {
+				t.Fatal(err)
+			}
+		}, user},
+		{"the chained name appeared", func(t *testing.T, dir string) {
+			if err := os.WriteFile(filepath.Join(dir, ".git", "hooks", "pre-commit.pre-foundry"), []byte("other\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, "other\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := gittest.New(t)
+			hook := filepath.Join(r.Dir, ".git", "hooks", "pre-commit")
+			if err := os.WriteFile(hook, []byte(user), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			var after string
+			err := hooks.InstallPreCommitAfter(ctx, r.Dir, opts, func() {
+				tt.between(t, r.Dir)
+				after = readFile(t, hook)
+			})
+			if err == nil || !strings.Contains(err.Error(), "cannot chain the hook there: "+hook+".pre-foundry already exists") {
+				t.Errorf("install planned before the change: %v, want it refused", err)
+			}
+			if got := readFile(t, hook+".pre-foundry"); got != tt.chained {
+				t.Errorf("chained hook = %q, want %q", got, tt.chained)
+			}
+			if got := readFile(t, hook); got != after {
+				t.Errorf("pre-commit = %q, want it as the other process left it, %q", got, after)
+			}
+		})
+	}
+}

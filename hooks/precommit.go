@@ -202,9 +202,23 @@ func (r *repo) planPreCommit(opts Options) (step, error) {
 			return step{}, fmt.Errorf("%s: cannot chain the hook there: %s already exists; merge the two by hand", hook, hook+chainSuffix)
 		}
 		s.res.Action, s.res.Backup = Chained, hook+chainSuffix
+		// The hook is linked to its new name, which fails when that name
+		// is taken, and only then replaced by Foundry's: an install planned
+		// before another one chained the hook (two installs at once) can
+		// never move Foundry's hook over the chained one and lose it. At
+		// every moment the hook is in place, chained, or both.
 		s.do = func() error {
 			return r.inHooks(true, func(root *confined.Root) error {
-				if err := root.Rename(rel, relChained); err != nil {
+				if err := root.Link(rel, relChained); err != nil {
+					if errors.Is(err, fs.ErrExist) {
+						return fmt.Errorf("%s: cannot chain the hook there: %s already exists; merge the two by hand", hook, hook+chainSuffix)
+					}
+					return err
+				}
+				// Removed before the write, which refuses to replace a
+				// symbolic link (a linked hook is chained as the link).
+				if err := root.Remove(rel); err != nil {
+					_ = root.Remove(relChained)
 					return err
 				}
 				if err := write(root); err != nil {
@@ -216,7 +230,6 @@ func (r *repo) planPreCommit(opts Options) (step, error) {
 		}
 		s.undo = func() {
 			_ = r.inHooks(false, func(root *confined.Root) error {
-				_ = root.Remove(rel)
 				return root.Rename(relChained, rel)
 			})
 		}

@@ -247,6 +247,21 @@ func (r *Root) Remove(name string) error {
 	return r.r.Remove(name)
 }
 
+// Link makes newname a hard link to oldname (to a symbolic link itself,
+// never its target), following no symbolic link in either path's folders.
+// Unlike [Root.Rename] it never replaces newname: when newname exists it
+// fails with an error matching fs.ErrExist, so of two processes moving a
+// file to the same free name, one wins and nothing is lost.
+func (r *Root) Link(oldname, newname string) error {
+	if err := r.NoFollow(newname); err != nil {
+		return err
+	}
+	if err := r.NoFollow(path.Dir(oldname)); err != nil {
+		return err
+	}
+	return r.r.Link(oldname, newname)
+}
+
 // Rename moves oldname to newname, following no symbolic link in either
 // path's folders.
 func (r *Root) Rename(oldname, newname string) error {

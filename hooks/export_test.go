@@ -1,0 +1,22 @@
+package hooks
+
+import "context"
+
+// InstallPreCommitAfter plans the pre-commit install at root like
+// [Install], runs between, and then applies the plan: what happens when
+// another process changes the hooks in between.
+func InstallPreCommitAfter(ctx context.Context, root string, opts Options, between func()) error {
+	r, err := openRepo(ctx, root)
+	if err != nil {
+		return err
+	}
+	s, err := r.planPreCommit(opts)
+	if err != nil {
+		return err
+	}
+	between()
+	if s.do == nil {
+		return nil
+	}
+	return s.do()
+}
