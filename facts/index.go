@@ -7,6 +7,7 @@ package facts
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"path"
@@ -171,20 +172,23 @@ func keyEntry(e IndexEntry) keyedEntry {
 }
 
 // before is the index order.
-func (a keyedEntry) before(b keyedEntry) bool {
+func (a keyedEntry) before(b keyedEntry) bool { return a.compare(&b) < 0 }
+
+// compare is the index order as a comparison.
+func (a *keyedEntry) compare(b *keyedEntry) int {
 	if a.trank != b.trank {
-		return a.trank < b.trank
+		return cmp.Compare(a.trank, b.trank)
 	}
 	if a.crank != b.crank {
-		return a.crank < b.crank
+		return cmp.Compare(a.crank, b.crank)
 	}
 	if a.e.Created != b.e.Created {
-		return a.e.Created > b.e.Created
+		return -strings.Compare(a.e.Created, b.e.Created)
 	}
 	if a.idnum != b.idnum {
-		return a.idnum > b.idnum
+		return -cmp.Compare(a.idnum, b.idnum)
 	}
-	return a.e.Line < b.e.Line
+	return strings.Compare(a.e.Line, b.e.Line)
 }
 
 // indexEntry returns the index entry of a fact.
@@ -446,14 +450,26 @@ func (s *Store) Index(ctx context.Context) (IndexResult, error) {
 		return IndexResult{}, err
 	}
 	if s.ixOrder == nil {
-		s.ixOrder = &indexOrder{expiring: map[*entry]bool{}}
-		for _, e := range s.sorted {
-			if e.fact.current() {
-				s.ixOrder.add(e)
-			}
-		}
+		s.ixOrder = newIndexOrder(s.sorted)
 	}
 	return s.ixOrder.render(s.today(), s.opts.IndexBudget), nil
+}
+
+// newIndexOrder returns the order of the facts among all that are not
+// superseded. It sorts them once: inserting them one by one, as a change
+// does, would move the list once per fact.
+func newIndexOrder(all []*entry) *indexOrder {
+	o := &indexOrder{expiring: map[*entry]bool{}}
+	for _, e := range all {
+		if e.fact.current() {
+			o.list = append(o.list, e)
+			o.track(e)
+		}
+	}
+	// Entries of equal keys have the same line, so their order among
+	// themselves changes no byte: the sort need not be stable.
+	slices.SortFunc(o.list, func(a, b *entry) int { return a.ix.compare(b.ix) })
+	return o
 }
 
 // indexOrder keeps the facts that are not superseded in index order, with
@@ -500,11 +516,22 @@ func (o *indexOrder) search(e *entry) int {
 }
 
 func (o *indexOrder) add(e *entry) {
+	e.key()
+	o.list = slices.Insert(o.list, o.search(e), e)
+	o.track(e)
+}
+
+// key computes e's index line and order, once.
+func (e *entry) key() {
 	if e.ix == nil {
 		k := keyEntry(indexEntry(e.raw))
 		e.ix = &k
 	}
-	o.list = slices.Insert(o.list, o.search(e), e)
+}
+
+// track counts e, placed in the list, in the order's figures.
+func (o *indexOrder) track(e *entry) {
+	e.key()
 	o.bytes += len(e.ix.e.Line) + 1
 	if e.raw.Expires != "" {
 		o.expiring[e] = true

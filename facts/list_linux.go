@@ -54,28 +54,34 @@ func (fi *statInfo) key() fileKey {
 // with their lstat, sorted by name, and ok; ok is false where this way of
 // listing does not apply (no working tree), and the caller lists through
 // its fs.FS. A missing folder lists nothing. A file removed between the
-// listing and its stat is left out.
-func (s *Store) listFacts() (list []fs.FileInfo, ok bool, err error) {
+// listing and its stat is left out. temps are the names of the temp files
+// the listing saw.
+func (s *Store) listFacts() (list []fs.FileInfo, temps []string, ok bool, err error) {
 	if s.opts.Root == "" {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	r, err := s.root()
 	if err != nil {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	d, err := r.OpenDir(Dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, true, nil
+		return nil, nil, true, nil
 	}
 	if err != nil {
-		return nil, true, err
+		return nil, nil, true, err
 	}
 	defer d.Close()
 	names, err := d.Readdirnames(-1)
 	if err != nil {
-		return nil, true, err
+		return nil, nil, true, err
 	}
-	names = slices.DeleteFunc(names, func(n string) bool { return !isFactFile(n) })
+	names = slices.DeleteFunc(names, func(n string) bool {
+		if isTempFile(n) {
+			temps = append(temps, n)
+		}
+		return !isFactFile(n)
+	})
 	slices.Sort(names)
 	infos := make([]statInfo, len(names))
 	fd := int(d.Fd())
@@ -117,8 +123,8 @@ func (s *Store) listFacts() (list []fs.FileInfo, ok bool, err error) {
 		case errors.Is(err, unix.ENOENT):
 			// removed since the listing
 		default:
-			return nil, true, &fs.PathError{Op: "stat", Path: path.Join(Dir, infos[i].name), Err: err}
+			return nil, nil, true, &fs.PathError{Op: "stat", Path: path.Join(Dir, infos[i].name), Err: err}
 		}
 	}
-	return list, true, nil
+	return list, temps, true, nil
 }

@@ -6,4 +6,4 @@ import "io/fs"
 
 // listFacts reports that on this platform the memory folder is listed
 // through the store's fs.FS.
-func (s *Store) listFacts() ([]fs.FileInfo, bool, error) { return nil, false, nil }
+func (s *Store) listFacts() ([]fs.FileInfo, []string, bool, error) { return nil, nil, false, nil }

@@ -24,7 +24,7 @@ func TestListMemoryMatchesReadDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := OpenDir(root, Options{Now: fixedNow})
-	got, ok, err := s.listFacts()
+	got, _, ok, err := s.listFacts()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,11 +63,11 @@ func TestListMemoryMatchesReadDir(t *testing.T) {
 	if err := os.RemoveAll(mem); err != nil {
 		t.Fatal(err)
 	}
-	if got, _, err := s.listFacts(); err != nil || len(got) != 0 {
+	if got, _, _, err := s.listFacts(); err != nil || len(got) != 0 {
 		t.Errorf("missing folder: %d entries, %v", len(got), err)
 	}
 	writeFile(t, root, Dir, "a file")
-	if _, _, err := s.listFacts(); err == nil {
+	if _, _, _, err := s.listFacts(); err == nil {
 		t.Error("a file in place of the folder listed without error")
 	}
 }

@@ -98,7 +98,12 @@ type Store struct {
 	watchOff bool    // watching failed; revalidate on every call
 	synced   bool    // the live state reflects one full scan at least
 
-	cleared time.Time // when this store last cleared stale temp files, by Options.Now
+	// temps are the temp files of the memory folder as of the last sync:
+	// its listing, then the events since. Any still there once the memory
+	// lock is held were left by a killed writer, so a lock holder removes
+	// them by name instead of listing a large folder.
+	temps map[string]bool
+	scans uint64 // counts syncs, so a lock holder knows temps is as of its lock
 
 	rootOnce sync.Once
 	wroot    *confined.Root // writes; opened on the first one
@@ -124,6 +129,7 @@ func NewStore(fsys fs.FS, opts Options) *Store {
 	return &Store{
 		fsys: fsys, opts: opts, files: map[string]*cachedFile{}, stems: map[string]string{}, titles: map[string]*titleInfo{},
 		byID: map[string][]*entry{}, supers: map[string][]*entry{}, pending: map[string]bool{}, nums: map[int]int{},
+		temps: map[string]bool{},
 	}
 }
 
@@ -234,6 +240,10 @@ type snapshot struct {
 	byID     map[string][]int // indexes into facts
 }
 
+// isTempFile reports whether a base name is a temp file of an atomic
+// write ([confined.TempPrefix]).
+func isTempFile(name string) bool { return strings.HasPrefix(name, confined.TempPrefix) }
+
 // isFactFile reports whether a base name is a fact file: fact-*.md, not a
 // temporary file.
 func isFactFile(name string) bool {
@@ -275,6 +285,7 @@ func (s *Store) load(ctx context.Context) (*snapshot, error) {
 // the folder and re-reads the files whose identity changed.
 func (s *Store) sync() error {
 	defer s.settle()
+	s.scans++
 	if s.opts.Watch && s.opts.Root != "" && s.w == nil && !s.watchOff {
 		w, err := newWatcher(s.opts.Root)
 		if err != nil {
@@ -286,7 +297,14 @@ func (s *Store) sync() error {
 		}
 	}
 	if s.w != nil {
-		paths, full, err := s.w.drain()
+		paths, temps, full, err := s.w.drain()
+		for name, present := range temps {
+			if present {
+				s.temps[name] = true
+			} else {
+				delete(s.temps, name)
+			}
+		}
 		switch {
 		case err != nil:
 			_ = s.w.close()
@@ -321,6 +339,7 @@ func (s *Store) watchFailed(err error) {
 // changed since they were read.
 func (s *Store) rescan() error {
 	var infos []fs.FileInfo
+	var temps []string
 	var err error
 	if !s.cacheTried {
 		// Listing waits on the kernel, decoding the cache on the
@@ -329,15 +348,19 @@ func (s *Store) rescan() error {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			infos, err = s.listMemory()
+			infos, temps, err = s.listMemory()
 		}()
 		s.loadCache()
 		<-done
 	} else {
-		infos, err = s.listMemory()
+		infos, temps, err = s.listMemory()
 	}
 	if err != nil {
 		return err
+	}
+	clear(s.temps)
+	for _, name := range temps {
+		s.temps[name] = true
 	}
 	fromCache, stale := s.cached != nil, false
 	defer func() {
@@ -380,23 +403,26 @@ func (s *Store) rescan() error {
 }
 
 // listMemory returns the fact files of the memory folder with their
-// lstat, sorted by name; nothing when the folder does not exist. A working
-// tree is listed by listFacts where it can be; anything else through the
-// store's fs.FS.
-func (s *Store) listMemory() ([]fs.FileInfo, error) {
-	infos, ok, err := s.listFacts()
+// lstat, sorted by name, and the names of its temp files; nothing when the
+// folder does not exist. A working tree is listed by listFacts where it can
+// be; anything else through the store's fs.FS.
+func (s *Store) listMemory() ([]fs.FileInfo, []string, error) {
+	infos, temps, ok, err := s.listFacts()
 	if ok {
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", Dir, err)
+			return nil, nil, fmt.Errorf("read %s: %w", Dir, err)
 		}
-		return infos, nil
+		return infos, temps, nil
 	}
 	entries, err := fs.ReadDir(s.fsys, Dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("read %s: %w", Dir, err)
+		return nil, nil, fmt.Errorf("read %s: %w", Dir, err)
 	}
 	infos = make([]fs.FileInfo, 0, len(entries))
 	for _, e := range entries {
+		if isTempFile(e.Name()) {
+			temps = append(temps, e.Name())
+		}
 		if !isFactFile(e.Name()) {
 			continue
 		}
@@ -405,11 +431,11 @@ func (s *Store) listMemory() ([]fs.FileInfo, error) {
 			continue // removed since the listing
 		}
 		if err != nil {
-			return nil, fmt.Errorf("stat %s: %w", path.Join(Dir, e.Name()), err)
+			return nil, nil, fmt.Errorf("stat %s: %w", path.Join(Dir, e.Name()), err)
 		}
 		infos = append(infos, info)
 	}
-	return infos, nil
+	return infos, temps, nil
 }
 
 // refresh re-reads the one fact file at p, which an event named.

@@ -87,11 +87,11 @@ func (w *inotifyWatcher) unwatch(wd *int) {
 	}
 }
 
-func (w *inotifyWatcher) drain() (paths []string, full bool, err error) {
+func (w *inotifyWatcher) drain() (paths []string, temps map[string]bool, full bool, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.fd < 0 {
-		return nil, false, errors.New("watcher closed")
+		return nil, nil, false, errors.New("watcher closed")
 	}
 	seen := map[string]bool{}
 	for {
@@ -103,7 +103,7 @@ func (w *inotifyWatcher) drain() (paths []string, full bool, err error) {
 			break
 		}
 		if err != nil {
-			return nil, false, fmt.Errorf("read inotify events: %w", err)
+			return nil, nil, false, fmt.Errorf("read inotify events: %w", err)
 		}
 		for off := 0; off+unix.SizeofInotifyEvent <= n; {
 			ev := (*unix.InotifyEvent)(unsafe.Pointer(&w.buf[off]))
@@ -120,6 +120,11 @@ func (w *inotifyWatcher) drain() (paths []string, full bool, err error) {
 			case wd == w.memWD && ev.Mask&gone != 0:
 				w.unwatch(&w.memWD)
 				full = true
+			case wd == w.memWD && isTempFile(name):
+				if temps == nil {
+					temps = map[string]bool{}
+				}
+				temps[name] = ev.Mask&(unix.IN_DELETE|unix.IN_MOVED_FROM) == 0
 			case wd == w.memWD:
 				if isFactFile(name) && !seen[name] {
 					seen[name] = true
@@ -139,12 +144,12 @@ func (w *inotifyWatcher) drain() (paths []string, full bool, err error) {
 	}
 	armed, added, err := w.arm()
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	if !armed || added {
 		full = true
 	}
-	return paths, full, nil
+	return paths, temps, full, nil
 }
 
 func (w *inotifyWatcher) quiet() bool {

@@ -72,43 +72,34 @@ func (r WriteResult) String() string {
 	return s + "\n" + r.Index.WriteSummary()
 }
 
-// locked runs fn holding the memory lock, after removing temporary files
-// that a killed writer may have left (any present now are stale, since only
-// a lock holder creates them): on the store's first lock, then once
-// [confined.StaleAge] has passed since it last did, so a temp file older
-// than that is gone after the next write while a write does not list a
-// large folder. fn writes through mem, the memory folder the store holds
+// locked runs fn holding the memory lock, then removes the temp files
+// that a killed writer may have left: every temp file in the memory folder
+// is stale once the lock is held, since only its holder writes there. They
+// are the temps the store knew of at its last sync under the lock (fn
+// syncs), by name: the folder's listing, kept current by file-system
+// events or made anew on every sync without them, so a write does not list
+// a large folder. fn writes through mem, the memory folder the store holds
 // open (see [Store.folder]): no symbolic link is followed, .foundry itself
 // included, and no path is walked again for each file.
 func (s *Store) locked(ctx context.Context, fn func(mem *confined.WriteFolder) error) error {
 	if s.opts.Root == "" {
 		return ErrReadOnly
 	}
-	// Every temp file in the memory folder is stale once the lock is held:
-	// only its holder writes there. One left after the last clearing was
-	// made since, so it is older than StaleAge only once that has passed.
-	var before time.Time
-	now := s.opts.Now()
-	s.mu.Lock()
-	if s.cleared.IsZero() || now.Before(s.cleared) || now.Sub(s.cleared) >= confined.StaleAge {
-		before = time.Now()
-	}
-	s.mu.Unlock()
 	for attempt := 0; ; attempt++ {
 		mem, fresh, err := s.folder(attempt > 0)
 		if err != nil {
 			return err
 		}
-		unlock, err := mem.LockClearing(ctx, path.Base(LockPath), before)
+		unlock, err := mem.LockClearing(ctx, path.Base(LockPath), time.Time{})
 		if err == nil && mem.Current() {
 			defer func() { _ = unlock() }()
-			if !before.IsZero() {
-				s.mu.Lock()
-				s.cleared = now
-				s.mu.Unlock()
-			}
 			pause.Point(ctx, "facts.after-lock")
-			return fn(mem)
+			s.mu.Lock()
+			scans := s.scans
+			s.mu.Unlock()
+			err := fn(mem)
+			s.clearTemps(mem, scans)
+			return err
 		}
 		if err == nil {
 			_ = unlock()
@@ -121,6 +112,22 @@ func (s *Store) locked(ctx context.Context, fn func(mem *confined.WriteFolder) e
 		case attempt == 2:
 			return fmt.Errorf("lock %s: %w", LockPath, confined.ErrReplaced)
 		}
+	}
+}
+
+// clearTemps removes the temp files the store knows of, when it synced
+// since the lock was taken (scans was its count then): the caller holds the
+// memory lock, so they are stale. A temp file of this lock holder's own
+// write was renamed or removed before it returned.
+func (s *Store) clearTemps(mem *confined.WriteFolder, scans uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.scans == scans {
+		return
+	}
+	for name := range s.temps {
+		_ = mem.Remove(name)
+		delete(s.temps, name)
 	}
 }
 
@@ -217,7 +224,7 @@ func (s *Store) plan(req WriteRequest, today string) (writePlan, error) {
 		// terms find the similar facts.
 		s.indexAll()
 	}
-	title, body := normTitle(req.Title), normBody(req.Body)
+	body := normBody(req.Body)
 	var p writePlan
 	var old *entry // the fact to supersede
 	if req.Supersedes != "" {
@@ -239,15 +246,7 @@ func (s *Store) plan(req WriteRequest, today string) (writePlan, error) {
 		}
 		old = list[0]
 	}
-	if s.byNorm == nil {
-		s.byNorm = make(map[string][]*entry, len(s.sorted))
-		for _, e := range s.sorted {
-			s.addNorm(e)
-		}
-	}
-	same := slices.Clone(s.byNorm[title])
-	slices.SortFunc(same, func(a, b *entry) int { return entryOrder(b, a) }) // newest first
-	for _, e := range same {
+	for _, e := range s.sameTitle(req.Title) {
 		f := e.fact
 		if !f.current() || f.Type != req.Type || f.Scope != req.Scope {
 			continue
@@ -343,6 +342,40 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 		return undo(err)
 	}
 	return res, nil
+}
+
+// sameTitle returns the facts that are not superseded whose normalised
+// title is title's, newest first. With the search index built, only the
+// facts holding the title's rarest term are compared (a fact with the same
+// normalised title has the same terms), as the similar-title check does;
+// otherwise, or for a title of stop words alone, they are looked up by
+// normalised title, a map built on the first such write and kept current.
+// The caller holds s.mu.
+func (s *Store) sameTitle(title string) []*entry {
+	ti := s.title(title)
+	norm := ti.norm
+	var same []*entry
+	if terms := ti.terms; s.idx != nil && len(terms) > 0 {
+		for _, e := range s.idx.candidates(terms, 1) {
+			if s.title(e.raw.Title).norm == norm {
+				same = append(same, e)
+			}
+		}
+	} else {
+		if s.byNorm == nil {
+			s.byNorm = make(map[string][]*entry, len(s.sorted))
+			for _, e := range s.sorted {
+				s.addNorm(e)
+			}
+		}
+		for _, e := range s.byNorm[norm] {
+			if e.fact.current() {
+				same = append(same, e)
+			}
+		}
+	}
+	slices.SortFunc(same, func(a, b *entry) int { return entryOrder(b, a) }) // newest first
+	return same
 }
 
 // nearDuplicates returns the active facts (other than skip) whose titles

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -124,7 +125,8 @@ func TestIndexIncrementalMatchesRebuild(t *testing.T) {
 
 // TestNearDuplicatesIndexedMatchesScan checks that the similar-title check
 // through the search index's title terms finds exactly the facts a
-// comparison with every fact finds.
+// comparison with every fact finds, and dedup's lookup of the facts of the
+// same title through them exactly those the map by normalised title holds.
 func TestNearDuplicatesIndexedMatchesScan(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -152,7 +154,7 @@ func TestNearDuplicatesIndexedMatchesScan(t *testing.T) {
 	titles = append(titles, "", "the and of", "zzzz unknown words only")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	found := 0
+	found, same := 0, 0
 	for _, title := range titles {
 		skip := facts[rng.IntN(len(facts))].ID
 		idx := s.idx
@@ -164,9 +166,19 @@ func TestNearDuplicatesIndexedMatchesScan(t *testing.T) {
 			t.Fatalf("title %q: indexed check found %d facts, a scan %d", title, len(indexed), len(scanned))
 		}
 		found += len(indexed)
+		s.idx = nil
+		byNorm := s.sameTitle(title)
+		s.idx = idx
+		if bySlot := s.sameTitle(title); !slices.Equal(bySlot, byNorm) {
+			t.Fatalf("title %q: %d facts of the same title through the index, %d by normalised title", title, len(bySlot), len(byNorm))
+		}
+		same += len(byNorm)
 	}
 	if found < len(facts) {
 		t.Errorf("only %d similar facts over %d titles; the test does not exercise the check", found, len(titles))
+	}
+	if same < len(facts)/2 {
+		t.Errorf("only %d facts of the same title over %d titles; the test does not exercise dedup", same, len(titles))
 	}
 }
 
@@ -223,32 +235,51 @@ func TestStoreWriteKeepsLiveStateCurrent(t *testing.T) {
 	}
 }
 
-// TestStoreWriteClearsStaleTempsEachHour checks that a long-running store
-// removes a temp file older than StaleAge, left after its last clearing,
-// on its first write once StaleAge has passed since that clearing.
-func TestStoreWriteClearsStaleTempsEachHour(t *testing.T) {
+// TestStoreWriteClearsStaleTemps checks that a long-running store removes
+// the temp files a killed writer left, present at start or appearing while
+// it runs, on its next write, with and without file-system events, and
+// leaves a file merely named like a temp file in another folder alone.
+func TestStoreWriteClearsStaleTemps(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	root := t.TempDir()
-	clock := &movingClock{now: time.Now()}
-	s := OpenDir(root, Options{Now: clock.Now})
-	write := func(title string) {
-		t.Helper()
-		if _, err := s.Write(ctx, WriteRequest{Title: title, Body: "b", Type: Domain}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("First fact clears the folder")
-	tmp := filepath.Join(root, filepath.FromSlash(Dir), confined.TempPrefix+"fact-0009-x.md-dead")
-	writeFile(t, root, Dir+"/"+filepath.Base(tmp), "left by a killed writer\n")
-	old := time.Now().Add(-2 * confined.StaleAge)
-	if err := os.Chtimes(tmp, old, old); err != nil {
-		t.Fatal(err)
-	}
-	clock.advance(confined.StaleAge + time.Minute)
-	write("Second fact an hour later")
-	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
-		t.Errorf("temp file older than %v not removed by a write %v after the last clearing: %v", confined.StaleAge, confined.StaleAge+time.Minute, err)
+	for _, watch := range []bool{true, false} {
+		t.Run(fmt.Sprintf("watch=%v", watch), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			root := t.TempDir()
+			mem := filepath.Join(root, filepath.FromSlash(Dir))
+			writeFile(t, root, Dir+"/"+confined.TempPrefix+"fact-0001-a.md-0ld", "left before the store started\n")
+			s := OpenDir(root, Options{Now: fixedNow, Watch: watch})
+			t.Cleanup(func() { _ = s.Close() })
+			write := func(title string) {
+				t.Helper()
+				if _, err := s.Write(ctx, WriteRequest{Title: title, Body: "b", Type: Domain}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := s.Search(ctx, Query{Text: "warm"}); err != nil {
+				t.Fatal(err)
+			}
+			write("First fact clears the folder")
+			if _, err := os.Stat(filepath.Join(mem, confined.TempPrefix+"fact-0001-a.md-0ld")); !os.IsNotExist(err) {
+				t.Errorf("temp file present at start not removed by the first write: %v", err)
+			}
+			for i, name := range []string{"fact-0009-x.md-dead", "INDEX.md-dead"} {
+				tmp := filepath.Join(mem, confined.TempPrefix+name)
+				writeFile(t, root, Dir+"/"+filepath.Base(tmp), "left by a killed writer\n")
+				writeFile(t, root, ".foundry/"+confined.TempPrefix+name, "not in the memory folder\n")
+				write(fmt.Sprintf("Fact number %d after a killed writer", i+2))
+				if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+					t.Errorf("temp file %s not removed by the next write: %v", name, err)
+				}
+				if _, err := os.Stat(filepath.Join(root, ".foundry", confined.TempPrefix+name)); err != nil {
+					t.Errorf("a file outside the memory folder was removed: %v", err)
+				}
+			}
+			left, err := filepath.Glob(filepath.Join(mem, confined.TempPrefix+"*"))
+			if err != nil || len(left) > 0 {
+				t.Errorf("temp files left after the writes: %v, %v", left, err)
+			}
+		})
 	}
 }
 

@@ -116,3 +116,36 @@ func BenchmarkServeSearchAfterWrite(b *testing.B) {
 	b.StopTimer()
 	inW.Close()
 }
+
+// BenchmarkServeMemoryWrite measures one memory_write through Serve, in
+// process over pipes, into projects of 10,000 and 50,000 facts, the
+// server warm (goal P10: within 3x of facts.BenchmarkWriteFileFloor). The
+// two sizes side by side show whether a write grows with the corpus.
+func BenchmarkServeMemoryWrite(b *testing.B) {
+	for _, n := range []int{10_000, 50_000} {
+		b.Run(fmt.Sprintf("facts=%d", n), func(b *testing.B) {
+			reg := memoryRegistry(b, n)
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			go func() {
+				_ = mcp.Serve(context.Background(), inR, outW, mcp.Options{Registry: reg, RequestsPerMinute: -1})
+				outW.Close()
+			}()
+			defer inW.Close()
+			out := bufio.NewReaderSize(outR, 1<<20)
+			call := func(line string) {
+				fmt.Fprintln(inW, line)
+				if _, err := out.ReadBytes('\n'); err != nil {
+					b.Fatal(err)
+				}
+			}
+			call(`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"kw00001"}}}`)
+			call(`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"memory_index","arguments":{}}}`)
+			i := 0
+			for b.Loop() {
+				i++
+				call(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"memory_write","arguments":{"title":"Benchmark stores kwbench%05d beside kwpair%05d","body":"Measured.","type":"convention"}}}`, i, i, i))
+			}
+		})
+	}
+}
