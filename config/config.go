@@ -9,14 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"slices"
-	"strconv"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/internal/lazyre"
+	"github.com/foundryhq/foundry/internal/yamlerr"
 )
 
 // Path is where the config lives, relative to the project root.
@@ -148,7 +147,7 @@ func Parse(name string, data []byte) (Config, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return Config{}, &Error{File: name, Line: yamlErrLine(err), Msg: "not valid YAML: " + yamlErrText(err)}
+		return Config{}, yamlError(name, data)
 	}
 	if len(doc.Content) == 0 {
 		return c, nil
@@ -345,22 +344,9 @@ func describe(n *yaml.Node) string {
 	return fmt.Sprintf("%q", n.Value)
 }
 
-var lineRe = lazyre.New(`line (\d+)`)
-
-// yamlErrText drops the "yaml: line N: " prefix the file:line already says.
-func yamlErrText(err error) string {
-	// The parser's message can quote the offending text at any length.
-	return short(regexp.MustCompile(`^yaml: (line \d+: )?`).ReplaceAllString(err.Error(), ""))
-}
-
-func yamlErrLine(err error) int {
-	m := lineRe().FindStringSubmatch(err.Error())
-	if m == nil {
-		return 1
-	}
-	n, err := strconv.Atoi(m[1])
-	if err != nil {
-		return 1
-	}
-	return n
+// yamlError reports data that does not parse as YAML, at the line package
+// yamlerr finds, in its words: the parser's own message is not read.
+func yamlError(name string, data []byte) *Error {
+	line, problem := yamlerr.Locate(string(data))
+	return &Error{File: name, Line: line, Msg: "not valid YAML" + problem}
 }

@@ -54,7 +54,9 @@ mcp:
 		{name: "capability bad name", in: "mcp:\n  capabilities:\n    \"a b\": {enabled: true}\n", wantErr: `.foundry/config.yaml:3: mcp.capabilities.a b: want a capability name like memory_search, got string "a b"`},
 		{name: "capabilities not a mapping", in: "mcp:\n  capabilities: [doctor]\n", wantErr: ".foundry/config.yaml:2: mcp.capabilities: want a mapping of capability names, got a list"},
 		{name: "duplicate", in: "memory: {}\nmemory: {}\n", wantErr: ".foundry/config.yaml:2: memory: duplicate key"},
-		{name: "bad yaml", in: "memory: [\n", wantErr: ".foundry/config.yaml:1: not valid YAML: did not find expected node content"},
+		{name: "bad yaml", in: "memory: [\n", wantErr: ".foundry/config.yaml:1: not valid YAML: \"[\" is not closed on this line"},
+		{name: "bad yaml on a later line", in: "memory:\n  indexBudgetTokens: 100\nmemoryRetrieval: maxFacts: 3\n", wantErr: ".foundry/config.yaml:3: not valid YAML: the value holds \": \"; put it in quotes"},
+		{name: "bad yaml, crlf", in: "memory:\r\n  indexBudgetTokens: 100\r\nmcp: 'open\r\n", wantErr: ".foundry/config.yaml:3: not valid YAML: the quoted value is not closed on this line"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -138,7 +140,7 @@ func TestAddMCPOptIn(t *testing.T) {
 		{name: "current template unchanged", in: Template},
 		{name: "flow mapping cannot take a block", in: "{memory: {indexBudgetTokens: 900}}\n",
 			wantErr: "add the mcp opt-in to .foundry/config.yaml: the file's layout does not allow it; add the mcp block by hand as foundry mcp serve prints it"},
-		{name: "invalid config", in: "memory: [\n", wantErr: ".foundry/config.yaml:1: not valid YAML: did not find expected node content"},
+		{name: "invalid config", in: "memory: [\n", wantErr: ".foundry/config.yaml:1: not valid YAML: \"[\" is not closed on this line"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

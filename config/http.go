@@ -166,7 +166,7 @@ func (d decoder) tokens(n *yaml.Node, key string) ([]MCPToken, error) {
 func ParseTokens(name string, data []byte) ([]MCPToken, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &Error{File: name, Line: yamlErrLine(err), Msg: "not valid YAML: " + yamlErrText(err)}
+		return nil, yamlError(name, data)
 	}
 	if len(doc.Content) == 0 {
 		return []MCPToken{}, nil

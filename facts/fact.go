@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/foundryhq/foundry/internal/conflict"
+	"github.com/foundryhq/foundry/internal/yamlerr"
 )
 
 // Type is the kind of a fact.
@@ -313,12 +314,8 @@ func parseFrontYAML(path, front string) (Fact, map[string]int, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(front), &doc); err != nil {
-		// The parser's errors carry their position only in their text, so
-		// the line is found by parsing, and the problem named by looking
-		// at that line.
-		lines := strings.SplitAfter(front, "\n")
-		n := yamlErrorLine(lines)
-		return Fact{}, nil, fail(n+2, "front matter: not valid YAML%s", yamlProblem(lines[n]))
+		line, problem := yamlerr.Locate(front)
+		return Fact{}, nil, fail(line+1, "front matter: not valid YAML%s", problem)
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return Fact{}, nil, fail(2, "front matter is empty")
@@ -448,95 +445,6 @@ func plainSafe(s string) bool {
 		}
 	}
 	return true
-}
-
-// yamlExactTries bounds how many prefixes yamlErrorLine tries one by one
-// before it bisects: front matter is a few lines, but a hostile file may
-// hold thousands.
-const yamlExactTries = 64
-
-// yamlErrorLine returns the 0-based line of front matter that fails to
-// parse as YAML (split into lines that keep their newlines): the line after
-// the longest run of whole lines from the start that parses. A value
-// spread over lines ("tags: [a,\n b]") leaves shorter runs unparsable, so
-// runs are tried from the longest down; the parser stops at its first
-// problem, so each try costs about the text before it. Past yamlExactTries
-// the rest is bisected, which finds a line whose addition breaks the
-// parse, though not always the last.
-func yamlErrorLine(lines []string) int {
-	ends := make([]int, len(lines)+1) // ends[k]: the length of the first k lines
-	for i, l := range lines {
-		ends[i+1] = ends[i] + len(l)
-	}
-	text := []byte(strings.Join(lines, ""))
-	parses := func(k int) bool {
-		var n yaml.Node
-		return yaml.Unmarshal(text[:ends[k]], &n) == nil
-	}
-	hi := len(lines) // the whole text does not parse
-	for k := hi - 1; k > 0 && hi-k <= yamlExactTries; k-- {
-		if parses(k) {
-			return k
-		}
-		hi = k
-	}
-	lo := 0 // nothing parses as the empty document
-	for hi-lo > 1 {
-		if mid := (lo + hi) / 2; parses(mid) {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return lo
-}
-
-// yamlProblem names what makes one front matter line unparsable, for the
-// shapes a hand edit most often breaks, as text to append to "not valid
-// YAML"; "" when the line shows none of them.
-func yamlProblem(line string) string {
-	_, val, ok := strings.Cut(strings.TrimRight(line, "\r\n"), ":")
-	val = strings.TrimSpace(val)
-	if !ok || val == "" {
-		return ""
-	}
-	switch val[0] {
-	case '[', '{':
-		if !balanced(val) {
-			return fmt.Sprintf(": %q is not closed on this line", val[:1])
-		}
-	case '"', '\'':
-		if len(val) < 2 || val[len(val)-1] != val[0] {
-			return ": the quoted value is not closed on this line"
-		}
-	default:
-		if strings.Contains(val, ": ") {
-			return `: the value holds ": "; put it in quotes`
-		}
-	}
-	return ""
-}
-
-// balanced reports whether every bracket of a flow value outside quotes is
-// closed within it.
-func balanced(v string) bool {
-	depth := 0
-	var quote byte
-	for i := 0; i < len(v); i++ {
-		switch c := v[i]; {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '[' || c == '{':
-			depth++
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return depth <= 0 && quote == 0
 }
 
 // field returns the string field of f that front matter key sets, or nil.

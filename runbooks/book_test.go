@@ -88,7 +88,7 @@ func TestListText(t *testing.T) {
 				"- **a-ok** — Fine\n" +
 				"  trigger: on-call page, incident\n" +
 				"- **b-bad-yaml** — (no title)\n" +
-				"  warning: front matter: line 2: did not find expected ',' or ']'\n" +
+				"  warning: front matter: line 2: not valid YAML: \"[\" is not closed on this line\n" +
 				"- **c-no-fm** — (no title)\n" +
 				"  warning: no front matter (the file must start with a --- line)\n" +
 				"- **d-unclosed** — (no title)\n" +

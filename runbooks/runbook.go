@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/foundryhq/foundry/internal/lazyre"
+	"github.com/foundryhq/foundry/internal/yamlerr"
 )
 
 // Dir holds the runbooks, relative to the project root.
@@ -18,8 +18,6 @@ const Dir = ".foundry/runbooks"
 
 // ext is the file name extension of a runbook.
 const ext = ".md"
-
-var yamlLine = lazyre.New(`line [0-9]+`)
 
 // MaxSlugLen caps a runbook slug, so its file name stays far below every
 // file system's limit.
@@ -82,11 +80,8 @@ func parseFrontMatter(data []byte) (frontMatter, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(yamlText), &doc); err != nil {
 		// Lines count from the file's first line, the opening ---.
-		msg := yamlLine().ReplaceAllStringFunc(strings.TrimPrefix(err.Error(), "yaml: "), func(m string) string {
-			n, _ := strconv.Atoi(strings.TrimPrefix(m, "line "))
-			return "line " + strconv.Itoa(n+1)
-		})
-		return frontMatter{}, fmt.Errorf("front matter: %s", msg)
+		line, problem := yamlerr.Locate(yamlText)
+		return frontMatter{}, fmt.Errorf("front matter: line %d: not valid YAML%s", line+1, problem)
 	}
 	if len(doc.Content) == 0 {
 		return frontMatter{}, errors.New("front matter has no title")
