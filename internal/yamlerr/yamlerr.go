@@ -18,7 +18,15 @@ import (
 // "" when the line shows none of the shapes hand edits most often break.
 func Locate(text string) (line int, problem string) {
 	lines := strings.SplitAfter(text, "\n")
-	n := errorLine(lines)
+	ends := make([]int, len(lines)+1) // ends[k]: the length of the first k lines
+	for i, l := range lines {
+		ends[i+1] = ends[i] + len(l)
+	}
+	b := []byte(text)
+	n := errorLine(len(lines), func(k int) bool {
+		var n yaml.Node
+		return yaml.Unmarshal(b[:ends[k]], &n) == nil
+	})
 	return n + 1, lineProblem(lines[n])
 }
 
@@ -27,30 +35,22 @@ func Locate(text string) (line int, problem string) {
 // may hold thousands.
 const exactTries = 64
 
-// errorLine returns the 0-based line of the document (split into lines that
-// keep their newlines) that fails to parse as YAML: the line after the
-// longest run of whole lines from the start that parses. A value spread
-// over lines ("tags: [a,\n b]") leaves shorter runs unparsable, so runs are
-// tried from the longest down; the parser stops at its first problem, so
-// each try costs about the text before it. Past exactTries the rest is
-// bisected, which finds a line whose addition breaks the parse, though not
-// always the last.
-func errorLine(lines []string) int {
-	ends := make([]int, len(lines)+1) // ends[k]: the length of the first k lines
-	for i, l := range lines {
-		ends[i+1] = ends[i] + len(l)
-	}
-	text := []byte(strings.Join(lines, ""))
-	parses := func(k int) bool {
-		var n yaml.Node
-		return yaml.Unmarshal(text[:ends[k]], &n) == nil
-	}
-	hi := len(lines) // the whole text does not parse
-	for k := hi - 1; k > 0 && hi-k <= exactTries; k-- {
-		if parses(k) {
-			return k
+// errorLine returns the 0-based line, of a document of n lines, that fails
+// to parse as YAML: the line after the longest run of whole lines from the
+// start that parses (parses(k) says whether the first k lines do; the whole
+// document does not). A value spread over lines ("tags: [a,\n b]") leaves
+// shorter runs unparsable, so runs are tried from the longest down; the
+// parser stops at its first problem, so each try costs about the text
+// before it. After exactTries tries the rest is bisected, which finds a line
+// whose addition breaks the parse, though not always the last: a hostile
+// document of n lines costs at most exactTries + log2(n) + 1 parses.
+func errorLine(n int, parses func(k int) bool) int {
+	hi := n // the whole text does not parse
+	for tries := 0; hi > 1 && tries < exactTries; tries++ {
+		if parses(hi - 1) {
+			return hi - 1
 		}
-		hi = k
+		hi--
 	}
 	lo := 0 // nothing parses as the empty document
 	for hi-lo > 1 {

@@ -1,6 +1,7 @@
 package yamlerr
 
 import (
+	"math/bits"
 	"strings"
 	"testing"
 
@@ -35,6 +36,33 @@ func TestLocate(t *testing.T) {
 				t.Errorf("Locate(%q) = %d, %q; want %d, %q", tt.text, line, problem, tt.line, tt.problem)
 			}
 		})
+	}
+}
+
+// TestErrorLineBounded counts the parses errorLine asks for: at most
+// exactTries from the end, then a bisection, however long the document
+// and wherever it breaks, and the line it returns is the one after the
+// longest parsing run when that run is found.
+func TestErrorLineBounded(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ n, good int }{
+		{1, 0}, {2, 1}, {10, 3}, {100, 99}, {100, 36}, {100, 35}, {16384, 0}, {16384, 2}, {16384, 16320}, {1 << 20, 5},
+	} {
+		calls := 0
+		got := errorLine(tt.n, func(k int) bool {
+			calls++
+			if k < 0 || k >= tt.n {
+				t.Fatalf("n=%d: parses(%d) asks for a run that is not a proper prefix", tt.n, k)
+			}
+			return k <= tt.good
+		})
+		if got != tt.good {
+			t.Errorf("n=%d, first %d lines parse: errorLine = %d", tt.n, tt.good, got)
+		}
+		limit := exactTries + bits.Len(uint(tt.n)) + 1
+		if calls > limit {
+			t.Errorf("n=%d, first %d lines parse: %d parses, want at most %d", tt.n, tt.good, calls, limit)
+		}
 	}
 }
 
