@@ -169,7 +169,7 @@ type rawHandler func(ctx context.Context, call *Call, args json.RawMessage) (Out
 type tool struct {
 	Tool
 	inJSON, outJSON json.RawMessage
-	listing         json.RawMessage
+	listing         func() json.RawMessage // its tools/list entry, encoded by the first tools/list
 	handle          rawHandler
 
 	once       sync.Once
@@ -392,19 +392,22 @@ func (r *Registry) add(t Tool, h rawHandler) error {
 		}
 	}
 	tt := &tool{Tool: t, inJSON: inJSON, outJSON: outJSON, handle: h}
-	tt.listing, err = json.Marshal(struct {
-		Name         string          `json:"name"`
-		Title        string          `json:"title,omitempty"`
-		Description  string          `json:"description"`
-		InputSchema  json.RawMessage `json:"inputSchema"`
-		OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-		Annotations  annotations     `json:"annotations"`
-	}{t.Name, t.Title, t.Description, inJSON, outJSON, annotations{
-		ReadOnly: !t.Mutating, Destructive: t.Mutating && t.Destructive, Idempotent: t.Idempotent,
-	}})
-	if err != nil {
-		return bad("encode listing: %v", err)
-	}
+	// Encoded by the first tools/list, not before a server's first answer.
+	// It cannot fail: the schemas are valid JSON (objectSchema compacted
+	// them) and the rest are strings and booleans.
+	tt.listing = sync.OnceValue(func() json.RawMessage {
+		b, _ := json.Marshal(struct {
+			Name         string          `json:"name"`
+			Title        string          `json:"title,omitempty"`
+			Description  string          `json:"description"`
+			InputSchema  json.RawMessage `json:"inputSchema"`
+			OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+			Annotations  annotations     `json:"annotations"`
+		}{t.Name, t.Title, t.Description, inJSON, outJSON, annotations{
+			ReadOnly: !t.Mutating, Destructive: t.Mutating && t.Destructive, Idempotent: t.Idempotent,
+		}})
+		return b
+	})
 	r.tools = append(r.tools, tt)
 	r.byName[t.Name] = tt
 	return nil

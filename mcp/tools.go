@@ -91,7 +91,7 @@ func (s *session) listTools(_ context.Context, _ *jsonrpc.Conn, req *jsonrpc.Req
 	var all []json.RawMessage
 	for _, t := range s.reg.tools {
 		if ok, _ := s.toolAvailable(t); ok {
-			all = append(all, t.listing)
+			all = append(all, t.listing())
 		}
 	}
 	items, next, err := paginate(all, p.Cursor, "tools", s.opts.PageSize)

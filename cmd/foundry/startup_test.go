@@ -3,8 +3,13 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,5 +73,41 @@ func TestStartupAllocatesLittle(t *testing.T) {
 	}
 	if seen < 5 {
 		t.Fatalf("the init trace names %d Foundry packages; has its format changed?\n%s", seen, stderr.Bytes())
+	}
+}
+
+// BenchmarkValidateColdStart measures a whole process of validate --auto
+// over three finding.v1 artifacts (one invalid), the small case of goal P1:
+// start-up, the first compile of the contract and the three checks.
+// BenchmarkMCPColdStart measures the server's start-up the same way.
+func BenchmarkValidateColdStart(b *testing.B) {
+	bin := buildFoundry(b)
+	root := b.TempDir()
+	for i := range 3 {
+		f := maps.Clone(validFinding)
+		f["schema"], f["producedBy"], f["id"] = "finding.v1", "appsec-reviewer", fmt.Sprintf("F-%d", i)
+		if i == 0 {
+			delete(f, "failureScenario")
+		}
+		data, err := json.Marshal(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		dir := filepath.Join(root, ".foundry", "blackboard", fmt.Sprintf("wave-%d", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "agent.json"), data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		cmd := exec.Command(bin, "validate", "--auto", "--format", "lines")
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 || !bytes.Contains(out, []byte("1 problem in 1 of 3 files")) {
+			b.Fatalf("validate --auto: %v\n%s", err, out)
+		}
 	}
 }
