@@ -208,30 +208,33 @@ func check(root, path, name string) Outcome {
 	return reject(fmt.Sprintf("Foundry: %s violates %s. Fix it before continuing:", name, id), lines, "")
 }
 
-// schemaFieldProblem says why a document has no usable "schema" field.
+// schemaFieldProblem says why a document has no usable "schema" field. It
+// reads the document with the validation core's decoder, as ValidateAuto
+// did, so a leading byte order mark or any other input it accepts is read
+// alike.
 func schemaFieldProblem(doc []byte) string {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(doc, &top) != nil {
+	v, _ := contracts.Decode(doc)
+	top, ok := v.(map[string]any)
+	if !ok {
 		return `#: must be an object with a "schema" field naming its contract`
 	}
-	raw, ok := top["schema"]
+	schema, ok := top["schema"]
 	if !ok {
 		return `#: missing required property "schema"`
 	}
-	return "#/schema: must be a string naming a contract, got " + jsonKind(raw)
+	return "#/schema: must be a string naming a contract, got " + jsonKind(schema)
 }
 
-// jsonKind names the JSON type of a raw value.
-func jsonKind(raw json.RawMessage) string {
-	s := strings.TrimSpace(string(raw))
-	switch {
-	case s == "null":
+// jsonKind names the JSON type of a decoded value that is not a string.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
 		return "null"
-	case s == "true" || s == "false":
+	case bool:
 		return "boolean"
-	case strings.HasPrefix(s, "{"):
+	case map[string]any:
 		return "object"
-	case strings.HasPrefix(s, "["):
+	case []any:
 		return "array"
 	}
 	return "number"

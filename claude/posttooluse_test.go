@@ -101,6 +101,15 @@ func TestPostToolUse(t *testing.T) {
 		{"schema not a string", "write.json", `{"schema": 1}`, 2,
 			"Foundry: appsec-reviewer.json has no \"schema\" field. Fix it before continuing:\n" +
 				"- #/schema: must be a string naming a contract, got number\n" + available, true},
+		{"no schema field, after a byte order mark", "write.json", "\uFEFF" + `{"producedBy": "appsec-reviewer"}`, 2,
+			"Foundry: appsec-reviewer.json has no \"schema\" field. Fix it before continuing:\n" +
+				"- #: missing required property \"schema\"\n" + available, true},
+		{"schema not a string, after a byte order mark", "write.json", "\uFEFF" + `{"schema": {"id": "finding.v1"}}`, 2,
+			"Foundry: appsec-reviewer.json has no \"schema\" field. Fix it before continuing:\n" +
+				"- #/schema: must be a string naming a contract, got object\n" + available, true},
+		{"schema null", "write.json", `{"schema": null}`, 2,
+			"Foundry: appsec-reviewer.json has no \"schema\" field. Fix it before continuing:\n" +
+				"- #/schema: must be a string naming a contract, got null\n" + available, true},
 		{"not an object", "write.json", `["finding.v1"]`, 2,
 			"Foundry: appsec-reviewer.json has no \"schema\" field. Fix it before continuing:\n" +
 				"- #: must be an object with a \"schema\" field naming its contract\n" + available, true},
