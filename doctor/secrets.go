@@ -4,7 +4,6 @@ package doctor
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path"
@@ -36,8 +35,10 @@ func storedSecrets(data []byte) []blackboard.Secret {
 	if !provider {
 		return nil
 	}
-	var v any
-	if err := json.Unmarshal(data, &v); err != nil {
+	// The validation core's decoder reads the artifact as every check
+	// does (a byte order mark, say, is no reason to fall back to lines).
+	v, err := contracts.Decode(data)
+	if err != nil {
 		// Not JSON: say so by line, still never the value.
 		var out []blackboard.Secret
 		for _, f := range secrets.Find(string(data)) {

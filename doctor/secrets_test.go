@@ -31,8 +31,10 @@ func TestStoredSecrets(t *testing.T) {
 	})
 	writeFiles(t, dir, map[string]string{
 		".foundry/blackboard/audit/appsec-reviewer.json": string(art),
-		".foundry/runbooks/deploy.md":                    "---\ntitle: Deploy\ntrigger: deploy\n---\n\n# Deploy\n\nLog in with the password from the vault.\nnpm publish with " + npm + "\n",
-		p1:                                               f1,
+		// A byte order mark: the artifact is read as every check reads it.
+		".foundry/blackboard/audit/bom.json": "\uFEFF" + string(art),
+		".foundry/runbooks/deploy.md":        "---\ntitle: Deploy\ntrigger: deploy\n---\n\n# Deploy\n\nLog in with the password from the vault.\nnpm publish with " + npm + "\n",
+		p1:                                   f1,
 	})
 	rep := runDoctor(t, dir, project.Source{}, false)
 	var got []brief
@@ -44,6 +46,7 @@ func TestStoredSecrets(t *testing.T) {
 	const advice = "; remove it and rotate the credential: git history keeps it"
 	want := []brief{
 		{doctor.CheckSecrets, ".foundry/blackboard/audit/appsec-reviewer.json", "#/summary: holds a GitHub token" + advice, ""},
+		{doctor.CheckSecrets, ".foundry/blackboard/audit/bom.json", "#/summary: holds a GitHub token" + advice, ""},
 		{doctor.CheckSecrets, p1, "holds a password assignment" + advice, ""},
 		{doctor.CheckSecrets, ".foundry/runbooks/deploy.md", "holds a npm token" + advice, ""},
 	}
@@ -51,7 +54,7 @@ func TestStoredSecrets(t *testing.T) {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 	for _, f := range rep.Findings {
-		if f.Check == doctor.CheckSecrets && f.File != ".foundry/blackboard/audit/appsec-reviewer.json" && f.Line == 0 {
+		if f.Check == doctor.CheckSecrets && !strings.HasPrefix(f.File, ".foundry/blackboard/") && f.Line == 0 {
 			t.Errorf("no line: %+v", f)
 		}
 		for _, v := range []string{gh, npm, "hunter22"} {
