@@ -152,6 +152,10 @@ func complete(ctx context.Context, app *cli.App, words []string) []string {
 		}
 		flags = append(flags, app.Flags...)
 		for _, f := range flags {
+			// --version takes no command: after one it is a usage error.
+			if cmd != nil && slices.Contains(f.Names(), "version") {
+				continue
+			}
 			for _, n := range f.Names() {
 				cands = append(cands, dashed(n))
 			}
