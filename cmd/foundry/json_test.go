@@ -46,7 +46,10 @@ var jsonCases = []struct {
 	{schema: "version", args: []string{"version"}},
 	{schema: "mcp-capabilities", args: []string{"mcp", "capabilities"}},
 	{schema: "validate", args: []string{"validate", "--auto", "--format", "json"}},
+	{schema: "validate", args: []string{"validate", "--as-input", "--format", "json", "finding.v1", "-"},
+		stdin: `{"id":"F-1","severity":"low","title":"t","summary":"s","failureScenario":"f","confidence":"low"}`},
 	{schema: "hook-install", args: []string{"hook", "install"}},
+	{schema: "hook-install", args: []string{"hook", "uninstall"}},
 }
 
 // TestJSONShapes checks every --json answer against its documented schema:
