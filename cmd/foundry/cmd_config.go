@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/foundryhq/foundry/mcp"
 )
 
 func newConfigCommand(env *cliEnv) *cli.Command {
@@ -56,6 +58,24 @@ func runConfig(env *cliEnv) error {
 		block = ""
 	}
 	if env.json {
+		// The answer holds no null: scopes are the effective ones (every
+		// read scope the server has when the key is omitted), and no
+		// capability switched is {} as in the text form.
+		effective := cfg.MCP.Scopes
+		if effective == nil {
+			reg, err := mcp.ProjectRegistry(p, mcp.ProjectOptions{Logger: env.logger, ReadOnly: true})
+			if err != nil {
+				return err
+			}
+			effective = reg.ReadScopes()
+			if err := reg.Close(); err != nil {
+				return err
+			}
+		}
+		capabilities := cfg.MCP.Capabilities
+		if capabilities == nil {
+			capabilities = map[string]bool{}
+		}
 		return env.printJSON(map[string]any{
 			"source":          p.Label(),
 			"memoryRetrieval": map[string]any{"maxFacts": cfg.MemoryRetrieval.MaxFacts},
@@ -66,8 +86,8 @@ func runConfig(env *cliEnv) error {
 				"audit":           cfg.MCP.Audit,
 				"max_concurrency": cfg.MCP.MaxConcurrency,
 				"rate_limit":      map[string]any{"requests_per_minute": cfg.MCP.RequestsPerMinute, "burst": cfg.MCP.Burst},
-				"scopes":          cfg.MCP.Scopes,
-				"capabilities":    cfg.MCP.Capabilities,
+				"scopes":          effective,
+				"capabilities":    capabilities,
 				"declared":        cfg.MCP.Declared,
 			},
 		})

@@ -43,6 +43,7 @@ var jsonCases = []struct {
 	{schema: "contracts-new", args: []string{"contracts", "new", "incident-report"}},
 	{schema: "contracts-list", args: []string{"contracts", "list"}},
 	{schema: "tokens", args: []string{"tokens"}},
+	{schema: "config", args: []string{"config"}},
 	{schema: "version", args: []string{"version"}},
 	{schema: "mcp-capabilities", args: []string{"mcp", "capabilities"}},
 	{schema: "validate", args: []string{"validate", "--auto", "--format", "json"}},
