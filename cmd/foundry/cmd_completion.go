@@ -302,6 +302,6 @@ function __foundry_complete
 	foundry ` + completeCommand + ` $words[2..-1] 2>/dev/null
 end
 complete -c foundry -f -a '(__foundry_complete)'
-complete -c foundry -n 'test -z "(__foundry_complete)"' -F
+complete -c foundry -n 'not __foundry_complete | string length -q' -F
 `,
 }
