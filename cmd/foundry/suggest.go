@@ -38,7 +38,7 @@ func unknownCommand(name string, cmds []*cli.Command) error {
 var (
 	// urfave/cli (through the flag package) names flags with one dash.
 	undefinedFlag = lazyre.New(`^flag provided but not defined: -+(.+)$`)
-	oneDashFlag   = lazyre.New(`(for (?:flag )?)-([A-Za-z][A-Za-z0-9-]+)`)
+	oneDashFlag   = lazyre.New(`(for (?:flag )?|flag needs an argument: )-([A-Za-z][A-Za-z0-9-]+)`)
 )
 
 // onUsageError makes a flag error of any command a usage error (exit 2),
