@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/foundryhq/foundry/internal/gcpace"
 	"github.com/foundryhq/foundry/internal/pause"
 )
 
@@ -99,7 +100,7 @@ func (s *Store) rank(ctx context.Context, q Query) (SearchResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.idx == nil { // the first search builds the live state and the index
-		defer pauseGC()()
+		defer gcpace.Pause()()
 	}
 	if err := s.sync(); err != nil {
 		return SearchResult{}, err

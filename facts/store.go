@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/gcpace"
 )
 
 // Paths of the memory folder, relative to the project root (slash-separated,
@@ -320,7 +321,7 @@ func (s *Store) sync() error {
 		}
 	}
 	if !s.synced {
-		defer pauseGC()()
+		defer gcpace.Pause()()
 	}
 	if err := s.rescan(); err != nil {
 		return err

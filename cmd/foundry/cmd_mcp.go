@@ -16,6 +16,7 @@ import (
 
 	"github.com/foundryhq/foundry/config"
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/gcpace"
 	"github.com/foundryhq/foundry/mcp"
 	"github.com/foundryhq/foundry/project"
 	"github.com/foundryhq/foundry/tokens"
@@ -316,6 +317,9 @@ func runMCPServe(ctx context.Context, env *cliEnv, opts *mcpOptions) error {
 		return err
 	}
 	defer func() { _ = reg.Close() }()
+	// The server lives as long as its client's session, its memory index
+	// with it: its memory follows the live heap instead of doubling it.
+	defer gcpace.Bound(gcpace.ServerPercent)()
 	o, err := mcp.ConfigOptions(cfg, reg, p.Writable())
 	if err != nil {
 		return mcpRefusal(err)

@@ -1,0 +1,87 @@
+package gcpace
+
+import (
+	"runtime/debug"
+	"testing"
+)
+
+// setting reads the GC percent by setting it back.
+func setting() int {
+	p := debug.SetGCPercent(-1)
+	debug.SetGCPercent(p)
+	return p
+}
+
+// TestPauseNests checks that overlapping pauses restore the program's
+// setting once, when the last one ends, and that resuming twice counts
+// once.
+func TestPauseNests(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(77))
+	r1 := Pause()
+	r2 := Pause()
+	if got := setting(); got != -1 {
+		t.Fatalf("paused twice: GC percent %d, want -1", got)
+	}
+	r1()
+	r1()
+	if got := setting(); got != -1 {
+		t.Fatalf("one pause of two ended (its resume called twice): GC percent %d, want -1", got)
+	}
+	r2()
+	if got := setting(); got != 77 {
+		t.Fatalf("both pauses ended: GC percent %d, want 77", got)
+	}
+}
+
+// TestBound checks that a bound sets the GC percent, holds across a pause
+// that began before it and one that begins after it, and that restoring
+// it brings back the setting it found, even during a pause.
+func TestBound(t *testing.T) {
+	t.Setenv("GOGC", "") // Bound reads the environment; GOGC may be set around the tests
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+
+	restore := Bound(ServerPercent)
+	if got := setting(); got != ServerPercent {
+		t.Fatalf("bound: GC percent %d, want %d", got, ServerPercent)
+	}
+	resume := Pause()
+	resume()
+	if got := setting(); got != ServerPercent {
+		t.Fatalf("bound, after a pause: GC percent %d, want %d", got, ServerPercent)
+	}
+	restore()
+	restore()
+	if got := setting(); got != 100 {
+		t.Fatalf("bound restored: GC percent %d, want 100", got)
+	}
+
+	resume = Pause()
+	restore = Bound(30)
+	if got := setting(); got != -1 {
+		t.Fatalf("bound during a pause: GC percent %d, want -1 until the pause ends", got)
+	}
+	resume()
+	if got := setting(); got != 30 {
+		t.Fatalf("pause that began before the bound ended: GC percent %d, want 30", got)
+	}
+	resume = Pause()
+	restore()
+	resume()
+	if got := setting(); got != 100 {
+		t.Fatalf("bound restored during a pause: GC percent %d after it, want 100", got)
+	}
+}
+
+// TestBoundLeavesGOGC checks that a GOGC in the environment wins.
+func TestBoundLeavesGOGC(t *testing.T) {
+	t.Setenv("GOGC", "200")
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	restore := Bound(ServerPercent)
+	if got := setting(); got != 100 {
+		t.Fatalf("GOGC=200 set: GC percent %d, want 100 left alone", got)
+	}
+	restore()
+	if got := setting(); got != 100 {
+		t.Fatalf("restore without a bound: GC percent %d, want 100", got)
+	}
+}
