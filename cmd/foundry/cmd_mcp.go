@@ -393,9 +393,11 @@ func runMCPTokenNew(ctx context.Context, env *cliEnv, name string, scopes []stri
 		return err
 	}
 	if env.json {
+		// Without --scope the token has no scopes of its own (it may use
+		// every scope the server enables): the key is left out, not null.
 		return env.printJSON(struct {
 			Name   string   `json:"name"`
-			Scopes []string `json:"scopes"`
+			Scopes []string `json:"scopes,omitempty"`
 			Token  string   `json:"token"`
 		}{name, scopes, token})
 	}

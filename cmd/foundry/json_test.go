@@ -46,6 +46,8 @@ var jsonCases = []struct {
 	{schema: "config", args: []string{"config"}},
 	{schema: "version", args: []string{"version"}},
 	{schema: "mcp-capabilities", args: []string{"mcp", "capabilities"}},
+	{schema: "mcp-token-new", args: []string{"mcp", "token", "new", "reviewer", "--scope", "read:memory,read:runbooks"}},
+	{schema: "mcp-token-new", args: []string{"mcp", "token", "new", "ci"}},
 	{schema: "validate", args: []string{"validate", "--auto", "--format", "json"}},
 	{schema: "validate", args: []string{"validate", "--as-input", "--format", "json", "finding.v1", "-"},
 		stdin: `{"id":"F-1","severity":"low","title":"t","summary":"s","failureScenario":"f","confidence":"low"}`},
