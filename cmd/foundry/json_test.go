@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/git/gittest"
 )
@@ -53,6 +55,20 @@ var jsonCases = []struct {
 		stdin: `{"id":"F-1","severity":"low","title":"t","summary":"s","failureScenario":"f","confidence":"low"}`},
 	{schema: "hook-install", args: []string{"hook", "install"}},
 	{schema: "hook-install", args: []string{"hook", "uninstall"}},
+	{schema: "plugin-build", args: []string{"plugin", "build", "plugin-out"}},
+}
+
+// noJSONShape are the commands without a documented --json answer, and why:
+// every other command must have a case in jsonCases, so a new command (or a
+// new --json answer) cannot go unchecked.
+var noJSONShape = map[string]string{
+	"contracts show":    "prints the contract's schema document itself",
+	"contracts example": "prints an artifact of the contract",
+	"mcp serve":         "stdout is the MCP protocol",
+	"hook claude":       "Claude Code's hook protocol",
+	"hook pre-commit":   "a git hook: findings for a person",
+	"hook merge-index":  "a git merge driver: writes the merged file",
+	"completion":        "prints a shell script",
 }
 
 // TestJSONShapes checks every --json answer against its documented schema:
@@ -103,6 +119,28 @@ func TestJSONShapes(t *testing.T) {
 			}
 		})
 	}
+	var leaves func(prefix []string, cmds []*cli.Command)
+	leaves = func(prefix []string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			path := append(append([]string{}, prefix...), c.Name)
+			if len(c.Subcommands) > 0 {
+				leaves(path, c.Subcommands)
+				continue
+			}
+			name := strings.Join(path, " ")
+			if _, ok := noJSONShape[name]; ok || c.Hidden {
+				continue
+			}
+			covered := false
+			for _, tc := range jsonCases {
+				covered = covered || strings.HasPrefix(strings.Join(tc.args, " ")+" ", name+" ")
+			}
+			if !covered {
+				t.Errorf("%s --json has no case in jsonCases (or a reason in noJSONShape)", name)
+			}
+		}
+	}
+	leaves(nil, commands(&cliEnv{}))
 	files, err := filepath.Glob("../../docs/json/*.schema.json")
 	if err != nil {
 		t.Fatal(err)
