@@ -19,7 +19,9 @@ import (
 	"hash/crc32"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,20 +38,45 @@ const (
 
 // cacheMagic opens the cache file; the version in it changes with the
 // format, the parser or the text analysis.
-const cacheMagic = "foundry search cache 2\n"
+const cacheMagic = "foundry search cache 3\n"
 
 // maxCacheBytes bounds the cache file read.
 const maxCacheBytes = 256 << 20
 
-// cacheRecord is one fact file as the cache remembers it.
+// The cache file holds, after cacheMagic:
+//
+//   - the fact files, sorted by path: path, identity, content digest, the
+//     parsed fact's fields, and its slot in the index (0 for none, else
+//     one more than the slot);
+//   - the search index of the facts that have a slot: each one's length,
+//     then the terms, sorted, each with its postings in slot order (slot
+//     as the gap from the previous one, weighted term frequency), then the
+//     words as written that differ from their term, sorted, each with its
+//     term and the number of facts that contain it;
+//   - a CRC-32C of all that.
+//
+// Loading it is a few large arrays and one map entry per term, not an
+// analysis per fact: a fact's own terms are computed again only when it
+// leaves the index.
+
+// cacheRecord is one fact file as the cache remembers it, with the live
+// state it becomes when adopted.
 type cacheRecord struct {
-	key  fileKey
-	sum  [32]byte
-	fact Fact
-	an   *analysis // nil when the fact was not indexed
+	path string
+	file cachedFile
+	ent  entry
 }
 
-// loadCache reads the cache file into s.cached, when the store uses one.
+// searchCache is a decoded cache file: its records, sorted by path, and
+// the search index whose slots their entries hold.
+type searchCache struct {
+	recs []cacheRecord
+	idx  *liveIndex
+	next int // the records before it have been adopted or dropped
+	used int // records adopted
+}
+
+// loadCache reads the cache file into s.cache, when the store uses one.
 // The caller holds s.mu.
 func (s *Store) loadCache() {
 	if !s.opts.Cache || s.opts.Root == "" {
@@ -64,30 +91,55 @@ func (s *Store) loadCache() {
 	if err != nil {
 		return
 	}
-	recs, ok := decodeCache(data)
+	c, ok := decodeCache(data)
 	if !ok {
 		return
 	}
-	s.cached, s.cacheTime = recs, info.ModTime().UnixNano()
+	s.cache, s.cacheTime = c, info.ModTime().UnixNano()
 }
 
-// adopt takes the fact file at p from the cache when the record is
+// adopt takes the fact file at p from the cache c when the record is
 // trustworthy for the file's current identity, and reports whether it did.
-func (s *Store) adopt(p string, info fs.FileInfo) bool {
-	rec, ok := s.cached[p]
-	if !ok {
+// Paths must come in ascending order: the records are read like a sorted
+// list merged with the listing, and the ones passed over leave the index.
+func (s *Store) adopt(c *searchCache, p string, info fs.FileInfo) bool {
+	for c.next < len(c.recs) && c.recs[c.next].path < p {
+		c.drop(c.next)
+	}
+	if c.next == len(c.recs) || c.recs[c.next].path != p {
 		return false
 	}
-	delete(s.cached, p)
+	rec := &c.recs[c.next]
 	key := keyOf(info)
-	if !key.strong() || key.hash != "" || rec.key != key || key.mtime >= s.cacheTime ||
+	if !key.strong() || key.hash != "" || rec.file.key != key || key.mtime >= s.cacheTime ||
 		time.Since(info.ModTime()) <= racyWindow {
+		c.drop(c.next)
 		return false
 	}
-	c := &cachedFile{key: key, sum: rec.sum, settled: true, fact: rec.fact}
-	s.setFile(p, c)
-	c.e.an = rec.an
+	c.next++
+	c.used++
+	rec.file.settled = true
+	rec.file.e = &rec.ent
+	s.setFile(p, &rec.file)
 	return true
+}
+
+// drop passes over record i, which the folder does not hold as recorded:
+// its fact leaves the cached index.
+func (c *searchCache) drop(i int) {
+	if e := &c.recs[i].ent; e.slot >= 0 {
+		c.idx.remove(e)
+	}
+	c.next = max(c.next, i+1)
+}
+
+// finish drops the records no listed file claimed and reports whether the
+// cache held every fact file as it is.
+func (c *searchCache) finish() bool {
+	for c.next < len(c.recs) {
+		c.drop(c.next)
+	}
+	return c.used == len(c.recs)
 }
 
 // saveCache writes the cache when the scan found it stale, once per store:
@@ -121,38 +173,51 @@ func (s *Store) saveCache(ctx context.Context) {
 	_ = r.WriteFile(searchCachePath, s.encodeCache(), 0o644)
 }
 
-// encodeCache serialises the settled, parsed fact files of the working tree.
+// recordable reports whether a fact file's parse may be persisted: its
+// identity alone proves it current, and it had settled when read.
+func (c *cachedFile) recordable() bool {
+	return c.err == nil && c.settled && c.key.strong() && c.key.hash == ""
+}
+
+// encodeCache serialises the settled, parsed fact files of the working tree
+// and the search index of those among them that are indexed. The caller
+// holds s.mu and has built the index.
 func (s *Store) encodeCache() []byte {
 	paths := make([]string, 0, len(s.files))
 	for p, c := range s.files {
-		if c.err == nil && c.settled && c.key.strong() && c.key.hash == "" {
+		if c.recordable() {
 			paths = append(paths, p)
 		}
 	}
 	sort.Strings(paths)
-	vocab := map[string]uint64{}
-	var terms []string
+	x := s.idx
+	if x == nil {
+		x = newLiveIndex()
+	}
+	// The slots written are the indexed slots of recorded files, renumbered
+	// densely in their order, so every posting list stays in slot order.
+	slots := make([]int32, len(x.docs))
 	for _, p := range paths {
-		if an := s.files[p].e.an; an != nil {
-			for _, t := range an.terms {
-				if _, ok := vocab[t.term]; !ok {
-					vocab[t.term] = uint64(len(terms))
-					terms = append(terms, t.term)
-				}
-			}
-			for _, f := range an.forms {
-				if _, ok := vocab[f.word]; !ok {
-					vocab[f.word] = uint64(len(terms))
-					terms = append(terms, f.word)
-				}
-			}
+		if e := s.files[p].e; e.slot >= 0 && int(e.slot) < len(x.docs) && x.docs[e.slot] == e {
+			slots[e.slot] = 1
 		}
 	}
-	b := []byte(cacheMagic)
-	b = binary.AppendUvarint(b, uint64(len(terms)))
-	for _, t := range terms {
-		b = appendString(b, t)
+	ndocs := int32(0)
+	var left []*entry // indexed, but not recorded: unsettled files
+	for slot, e := range x.docs {
+		switch {
+		case slots[slot] == 1:
+			slots[slot] = ndocs
+			ndocs++
+		case e != nil:
+			left = append(left, e)
+			slots[slot] = -1
+		default:
+			slots[slot] = -1
+		}
 	}
+
+	b := []byte(cacheMagic)
 	b = binary.AppendUvarint(b, uint64(len(paths)))
 	for _, p := range paths {
 		c := s.files[p]
@@ -163,7 +228,7 @@ func (s *Store) encodeCache() []byte {
 		b = append(b, c.sum[:]...)
 		f := c.e.raw
 		for _, v := range []string{f.ID, string(f.Type), f.Title, f.Scope, string(f.Confidence), f.Source, f.Created,
-			f.Expires, f.Supersedes, f.SupersededBy, string(f.Status), f.Body} {
+			f.Expires, f.Supersedes, f.SupersededBy, string(f.Status), f.RetiredReason, f.Body} {
 			b = appendString(b, v)
 		}
 		// 0 for no tag list at all, else one more than its length.
@@ -175,22 +240,86 @@ func (s *Store) encodeCache() []byte {
 		for _, t := range f.Tags {
 			b = appendString(b, t)
 		}
-		an := c.e.an
-		if an == nil {
-			b = append(b, 0)
+		slot := uint64(0)
+		if e := c.e; e.slot >= 0 && int(e.slot) < len(slots) && slots[e.slot] >= 0 && x.docs[e.slot] == e {
+			slot = uint64(slots[e.slot]) + 1
+		}
+		b = binary.AppendUvarint(b, slot)
+	}
+
+	b = binary.AppendUvarint(b, uint64(ndocs))
+	for slot, l := range x.lens {
+		if slots[slot] >= 0 {
+			b = binary.AppendUvarint(b, uint64(l)) // a sum of integer weights
+		}
+	}
+	terms := make([]string, 0, len(x.postings))
+	total := 0
+	for t, pl := range x.postings {
+		n := 0
+		for _, p := range pl.ps {
+			if slots[p.slot] >= 0 {
+				n++
+			}
+		}
+		if n > 0 {
+			terms = append(terms, t)
+			total += n
+		}
+	}
+	sort.Strings(terms)
+	b = binary.AppendUvarint(b, uint64(len(terms)))
+	b = binary.AppendUvarint(b, uint64(total))
+	for _, t := range terms {
+		ps := x.postings[t].ps
+		n := 0
+		for _, p := range ps {
+			if slots[p.slot] >= 0 {
+				n++
+			}
+		}
+		b = appendString(b, t)
+		b = binary.AppendUvarint(b, uint64(n))
+		prev := int32(-1)
+		for _, p := range ps {
+			if slot := slots[p.slot]; slot >= 0 {
+				b = binary.AppendUvarint(b, uint64(slot-prev-1))
+				b = binary.AppendUvarint(b, uint64(p.tf))
+				prev = slot
+			}
+		}
+	}
+	// The words as written of the facts left out do not count.
+	var leftForms map[string]int
+	if len(left) > 0 {
+		leftForms = map[string]int{}
+		for _, e := range left {
+			for _, f := range x.analysis(e).forms {
+				leftForms[f.word]++
+			}
+		}
+	}
+	type formOut struct {
+		word string
+		term int
+		live int
+	}
+	forms := make([]formOut, 0, len(x.forms))
+	for w, r := range x.forms {
+		live := r.live - leftForms[w]
+		if live <= 0 {
 			continue
 		}
-		b = append(b, 1)
-		b = binary.AppendUvarint(b, uint64(len(an.terms)))
-		for _, t := range an.terms {
-			b = binary.AppendUvarint(b, vocab[t.term])
-			b = binary.AppendUvarint(b, uint64(t.tf))
+		if i, ok := slices.BinarySearch(terms, r.term); ok {
+			forms = append(forms, formOut{w, i, live})
 		}
-		b = binary.AppendUvarint(b, uint64(len(an.forms)))
-		for _, f := range an.forms {
-			b = binary.AppendUvarint(b, vocab[f.word])
-			b = binary.AppendUvarint(b, uint64(f.term))
-		}
+	}
+	slices.SortFunc(forms, func(a, b formOut) int { return strings.Compare(a.word, b.word) })
+	b = binary.AppendUvarint(b, uint64(len(forms)))
+	for _, f := range forms {
+		b = appendString(b, f.word)
+		b = binary.AppendUvarint(b, uint64(f.term))
+		b = binary.AppendUvarint(b, uint64(f.live))
 	}
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli()))
 }
@@ -223,6 +352,17 @@ func (d *cacheDecoder) uvarint() uint64 {
 	}
 	d.off += k
 	return n
+}
+
+// count reads a number of items of at least per bytes each that follow
+// it: anything the rest of the file cannot hold marks the decoder bad.
+func (d *cacheDecoder) count(per int) int {
+	n := d.uvarint()
+	if d.bad || n > uint64((len(d.s)-d.off)/per) {
+		d.bad = true
+		return 0
+	}
+	return int(n)
 }
 
 func uvarintString(s string) (uint64, int) {
@@ -260,9 +400,15 @@ func (d *cacheDecoder) byteN(n int) string {
 	return v
 }
 
+// maxTF bounds a weighted term frequency and a fact's length: float32
+// holds every integer up to it exactly.
+const maxTF = 1 << 24
+
 // decodeCache parses a cache file; ok is false for anything but a complete,
-// intact file of this version.
-func decodeCache(data []byte) (map[string]*cacheRecord, bool) {
+// intact, consistent file of this version: records in path order, each
+// indexed slot held by exactly one record, posting lists in slot order over
+// existing slots, terms and words sorted and distinct.
+func decodeCache(data []byte) (*searchCache, bool) {
 	if len(data) < len(cacheMagic)+4 || !bytes.HasPrefix(data, []byte(cacheMagic)) {
 		return nil, false
 	}
@@ -271,89 +417,136 @@ func decodeCache(data []byte) (map[string]*cacheRecord, bool) {
 		return nil, false
 	}
 	d := &cacheDecoder{s: string(body), off: len(cacheMagic)}
-	nterms := d.uvarint()
-	if nterms > uint64(len(d.s)) {
-		return nil, false
-	}
-	terms := make([]string, nterms)
-	for i := range terms {
-		terms[i] = d.str()
-	}
-	nrecs := d.uvarint()
-	if d.bad || nrecs > uint64(len(d.s)) {
-		return nil, false
-	}
-	recs := make(map[string]*cacheRecord, nrecs)
-	var formSlab []form
-	for range nrecs {
-		p := d.str()
-		r := &cacheRecord{}
-		r.key.size, r.key.mtime, r.key.ctime = int64(d.uvarint()), int64(d.uvarint()), int64(d.uvarint())
-		r.key.dev, r.key.ino = d.uvarint(), d.uvarint()
-		copy(r.sum[:], d.byteN(len(r.sum)))
-		f := &r.fact
-		f.ID, f.Type, f.Title, f.Scope = d.str(), Type(d.str()), d.str(), d.str()
-		f.Confidence, f.Source, f.Created, f.Expires = Confidence(d.str()), d.str(), d.str(), d.str()
-		f.Supersedes, f.SupersededBy, f.Status, f.Body = d.str(), d.str(), Status(d.str()), d.str()
-		ntags := d.uvarint()
-		if d.bad || ntags > uint64(len(d.s)) {
+	// A record takes 32 bytes of digest and a byte at least for each of
+	// 21 numbers and strings.
+	recs := make([]cacheRecord, d.count(32+21))
+	slotOf := make([]uint64, len(recs)) // one more than the slot; 0 for none
+	var tagSlab []string
+	for i := range recs {
+		r := &recs[i]
+		r.path = d.str()
+		if d.bad || (i > 0 && r.path <= recs[i-1].path) || path.Dir(r.path) != Dir || !isFactFile(path.Base(r.path)) {
 			return nil, false
 		}
-		if ntags > 0 {
-			f.Tags = make([]string, ntags-1)
+		c := &r.file
+		c.key.size, c.key.mtime, c.key.ctime = int64(d.uvarint()), int64(d.uvarint()), int64(d.uvarint())
+		c.key.dev, c.key.ino = d.uvarint(), d.uvarint()
+		copy(c.sum[:], d.byteN(len(c.sum)))
+		f := &c.fact
+		f.ID, f.Type, f.Title, f.Scope = d.str(), Type(d.str()), d.str(), d.str()
+		f.Confidence, f.Source, f.Created, f.Expires = Confidence(d.str()), d.str(), d.str(), d.str()
+		f.Supersedes, f.SupersededBy, f.Status = d.str(), d.str(), Status(d.str())
+		f.RetiredReason, f.Body = d.str(), d.str()
+		if ntags := d.count(1); ntags > 0 {
+			// The tags of all records share a few large arrays.
+			if cap(tagSlab)-len(tagSlab) < ntags-1 {
+				tagSlab = make([]string, 0, max(ntags-1, 4096))
+			}
+			k := len(tagSlab)
+			tagSlab = tagSlab[:k+ntags-1]
+			f.Tags = tagSlab[k : k+ntags-1 : k+ntags-1]
 			for i := range f.Tags {
 				f.Tags[i] = d.str()
 			}
 		}
-		f.Path = p
-		switch d.byteN(1) {
-		case "\x00":
-		case "\x01":
-			n := d.uvarint()
-			if d.bad || n > uint64(len(d.s)-d.off)/2 {
-				return nil, false
-			}
-			an := &analysis{terms: make([]termTF, n)}
-			for i := range an.terms {
-				ti, tf := d.uvarint(), d.uvarint()
-				if ti >= uint64(len(terms)) {
-					return nil, false
-				}
-				an.terms[i] = termTF{terms[ti], float64(tf)}
-				an.length += float64(tf)
-			}
-			n = d.uvarint()
-			if d.bad || n > uint64(len(d.s)-d.off)/2 {
-				return nil, false
-			}
-			if n > 0 {
-				// The words of all records share a few large arrays:
-				// one allocation per record would be ten thousand.
-				if uint64(cap(formSlab)-len(formSlab)) < n {
-					formSlab = make([]form, 0, max(n, 4096))
-				}
-				k := len(formSlab)
-				formSlab = formSlab[:k+int(n)]
-				an.forms = formSlab[k : k+int(n) : k+int(n)]
-			}
-			for i := range an.forms {
-				wi, ti := d.uvarint(), d.uvarint()
-				if wi >= uint64(len(terms)) || ti >= uint64(len(an.terms)) {
-					return nil, false
-				}
-				an.forms[i] = form{terms[wi], int32(ti)}
-			}
-			r.an = an
-		default:
+		f.Path = r.path
+		slotOf[i] = d.uvarint()
+		if d.bad {
 			return nil, false
 		}
-		if d.bad || path.Dir(p) != Dir || !isFactFile(path.Base(p)) {
-			return nil, false
-		}
-		recs[p] = r
+		r.ent = entry{raw: *f, fact: *f, idnum: IDNumber(f.ID), slot: -1}
 	}
+
+	ndocs := d.count(1)
+	if d.bad || ndocs > len(recs) {
+		return nil, false
+	}
+	x := &liveIndex{docs: make([]*entry, ndocs), lens: make([]float64, ndocs), n: ndocs, expiries: map[string]int{}}
+	for i := range recs {
+		if slotOf[i] == 0 {
+			continue
+		}
+		slot := slotOf[i] - 1
+		if slot >= uint64(ndocs) || x.docs[slot] != nil {
+			return nil, false
+		}
+		e := &recs[i].ent
+		e.slot = int32(slot)
+		x.docs[slot] = e
+		if e.raw.Expires != "" {
+			x.expiries[e.raw.Expires]++
+		}
+	}
+	for slot, e := range x.docs {
+		l := d.uvarint()
+		if e == nil || l > maxTF {
+			return nil, false
+		}
+		x.lens[slot] = float64(l)
+		x.total += float64(l)
+	}
+
+	nterms := d.count(3) // a term, its count and one posting
+	total := d.count(2)
+	if d.bad {
+		return nil, false
+	}
+	terms := make([]string, nterms)
+	lists := make([]postingList, nterms)
+	slab := make([]posting, total)
+	x.postings = make(map[string]*postingList, nterms)
+	k := 0
+	for i := range terms {
+		t := d.str()
+		n := d.count(2)
+		if d.bad || n == 0 || n > total-k || (i > 0 && t <= terms[i-1]) {
+			return nil, false
+		}
+		terms[i] = t
+		ps := slab[k : k+n : k+n]
+		k += n
+		prev := uint64(0) // one more than the previous slot
+		for j := range ps {
+			gap, tf := d.uvarint(), d.uvarint()
+			if gap >= uint64(ndocs)-prev || tf == 0 || tf > maxTF {
+				return nil, false
+			}
+			prev += gap + 1
+			ps[j] = posting{slot: int32(prev - 1), tf: float32(tf)}
+		}
+		lists[i] = postingList{ps: ps, live: n}
+		x.postings[t] = &lists[i]
+	}
+	if d.bad || k != total {
+		return nil, false
+	}
+
+	nforms := d.count(3)
+	refs := make([]formRef, nforms)
+	x.forms = make(map[string]*formRef, nforms)
+	// The vocabulary is the terms and the words, merged.
+	x.vocab = make([]string, 0, nterms+nforms)
+	prevWord, ti := "", 0
+	for i := range refs {
+		w := d.str()
+		term, live := d.uvarint(), d.uvarint()
+		if d.bad || (i > 0 && w <= prevWord) || term >= uint64(nterms) || live == 0 || live > uint64(ndocs) {
+			return nil, false
+		}
+		prevWord = w
+		refs[i] = formRef{term: terms[term], live: int(live)}
+		x.forms[w] = &refs[i]
+		for ti < len(terms) && terms[ti] < w {
+			x.vocab = append(x.vocab, terms[ti])
+			ti++
+		}
+		if ti == len(terms) || terms[ti] != w {
+			x.vocab = append(x.vocab, w)
+		}
+	}
+	x.vocab = append(x.vocab, terms[ti:]...)
 	if d.bad || d.off != len(d.s) {
 		return nil, false
 	}
-	return recs, true
+	return &searchCache{recs: recs, idx: x}, true
 }

@@ -227,10 +227,12 @@ func TestSearchCacheSeesEveryChange(t *testing.T) {
 }
 
 // FuzzDecodeCache: a cache file is read from the project folder, so any
-// bytes may be there; decoding never panics and what it accepts is
-// consistent (every word as written names one of its fact's terms). The
-// fuzzer varies the content and the checksum is appended to it, so that
-// mutations reach the decoder rather than stop at the checksum.
+// bytes may be there; decoding never panics, what it accepts is consistent
+// (each indexed slot held by its record, postings over existing slots,
+// words naming terms), and an accepted index can be searched and have
+// facts taken out of it without panicking. The fuzzer varies the content
+// and the checksum is appended to it, so that mutations reach the decoder
+// rather than stop at the checksum.
 func FuzzDecodeCache(f *testing.F) {
 	root := writeTree(f, genFacts(f, 20))
 	if _, err := NewStore(os.DirFS(root), Options{Root: root, Now: fixedNow, Cache: true}).Search(context.Background(), Query{Text: "deploy", Limit: 5}); err != nil {
@@ -247,19 +249,39 @@ func FuzzDecodeCache(f *testing.F) {
 	f.Add([]byte(cacheMagic))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		data := binary.LittleEndian.AppendUint32(slices.Clip(body), crc32.Checksum(body, castagnoli()))
-		recs, ok := decodeCache(data)
+		c, ok := decodeCache(data)
 		if !ok {
 			return
 		}
-		for p, r := range recs {
-			if r.an == nil {
-				continue
+		x := c.idx
+		for slot, e := range x.docs {
+			if e == nil || int(e.slot) != slot {
+				t.Fatalf("slot %d held by %v", slot, e)
 			}
-			for _, fm := range r.an.forms {
-				if fm.term < 0 || int(fm.term) >= len(r.an.terms) {
-					t.Fatalf("%s: word %q names term %d of %d", p, fm.word, fm.term, len(r.an.terms))
+		}
+		for term, pl := range x.postings {
+			for _, p := range pl.ps {
+				if p.slot < 0 || int(p.slot) >= len(x.docs) || p.tf <= 0 {
+					t.Fatalf("term %q: posting %+v over %d slots", term, p, len(x.docs))
 				}
 			}
 		}
+		for w, r := range x.forms {
+			if x.postings[r.term] == nil {
+				t.Fatalf("word %q names %q, which is no term", w, r.term)
+			}
+		}
+		if !slices.IsSorted(x.vocab) {
+			t.Fatal("vocabulary not sorted")
+		}
+		for _, q := range []string{"deploy", "stagin", "producton migrations"} {
+			x.rank(Query{Text: q, Limit: 5}, "2025-03-14")
+		}
+		for i := 0; i < len(c.recs); i += 2 {
+			c.drop(i)
+		}
+		x.rank(Query{Text: "deploy", Limit: 5}, "2025-03-14")
+		x.compact()
+		x.rank(Query{Text: "deploy", Limit: 5}, "2025-03-14")
 	})
 }

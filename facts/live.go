@@ -229,6 +229,9 @@ type liveIndex struct {
 	// sorted: what a query word's prefix or typo is matched against. nil
 	// when stale.
 	vocab []string
+	// memo is the word → stem memo of the store, for analysing facts.
+	memo map[string]string
+
 	// deletions maps each word of vocab, and each form of it with one rune
 	// deleted, to the words it comes from: two words one edit apart share a
 	// key (SymSpell), so a typo is looked up, not scanned for. Built on the
@@ -258,9 +261,10 @@ func newLiveIndex() *liveIndex {
 }
 
 func (x *liveIndex) add(e *entry, memo map[string]string) {
-	if e.an == nil {
-		e.an = analyze(e.raw, memo)
+	if x.memo == nil {
+		x.memo = memo
 	}
+	x.analysis(e)
 	e.slot = int32(len(x.docs))
 	x.docs = append(x.docs, e)
 	x.lens = append(x.lens, e.an.length)
@@ -317,18 +321,38 @@ func (x *liveIndex) addTerm(term string) {
 	}
 }
 
+// analysis returns the search terms of an indexed fact. A fact indexed
+// from the persisted cache has none until it leaves the index: its terms
+// are those of its unchanged text, computed again.
+func (x *liveIndex) analysis(e *entry) *analysis {
+	if e.an == nil {
+		if x.memo == nil {
+			x.memo = map[string]string{}
+		}
+		e.an = analyze(e.raw, x.memo)
+	}
+	return e.an
+}
+
 func (x *liveIndex) remove(e *entry) {
-	for _, t := range e.an.terms {
-		x.postings[t.term].live--
+	an := x.analysis(e)
+	// A posting list or word is missing only when a cache file was made to
+	// disagree with its facts; that must not panic.
+	for _, t := range an.terms {
+		if pl := x.postings[t.term]; pl != nil {
+			pl.live--
+		}
 	}
-	for _, f := range e.an.forms {
-		x.forms[f.word].live--
+	for _, f := range an.forms {
+		if r := x.forms[f.word]; r != nil {
+			r.live--
+		}
 	}
+	x.total -= x.lens[e.slot]
 	x.docs[e.slot] = nil
 	e.slot = -1
 	x.dead++
 	x.n--
-	x.total -= e.an.length
 	if e.raw.Expires != "" {
 		if x.expiries[e.raw.Expires]--; x.expiries[e.raw.Expires] == 0 {
 			delete(x.expiries, e.raw.Expires)
@@ -340,23 +364,40 @@ func (x *liveIndex) remove(e *entry) {
 	}
 }
 
-// compact renumbers the slots densely and rebuilds the postings.
+// compact renumbers the slots densely and drops the postings of removed
+// facts, keeping each list in slot order; no fact is analysed again.
 func (x *liveIndex) compact() {
+	remap := make([]int32, len(x.docs))
 	docs, lens := make([]*entry, 0, x.n), make([]float64, 0, x.n)
-	for _, e := range x.docs {
+	for slot, e := range x.docs {
+		remap[slot] = -1
 		if e != nil {
+			remap[slot] = int32(len(docs))
 			e.slot = int32(len(docs))
 			docs = append(docs, e)
-			lens = append(lens, e.an.length)
+			lens = append(lens, x.lens[slot])
 		}
 	}
 	x.docs, x.lens, x.dead = docs, lens, 0
-	clear(x.postings)
-	clear(x.forms)
-	x.vocab, x.deletions = nil, nil // rebuilt on the next query, not word by word now
-	for _, e := range docs {
-		x.insert(e)
+	for t, pl := range x.postings {
+		ps := pl.ps[:0]
+		for _, p := range pl.ps {
+			if r := remap[p.slot]; r >= 0 {
+				ps = append(ps, posting{slot: r, tf: p.tf})
+			}
+		}
+		if len(ps) == 0 {
+			delete(x.postings, t)
+			continue
+		}
+		pl.ps, pl.live = ps, len(ps)
 	}
+	for w, r := range x.forms {
+		if r.live <= 0 {
+			delete(x.forms, w)
+		}
+	}
+	x.vocab, x.deletions = nil, nil // rebuilt on the next query, not word by word now
 	x.norms, x.normsFor = nil, 0
 }
 

@@ -89,8 +89,8 @@ type Store struct {
 	maxNum  int                 // the highest key of nums; -1 when it must be recomputed
 	byNorm  map[string][]*entry // normalised title → facts; built by the first write, then kept current
 
-	cached     map[string]*cacheRecord // the persisted cache, until the first scan
-	cacheTime  int64                   // its modification time, ns
+	cache      *searchCache // the persisted cache, until the first scan
+	cacheTime  int64        // its modification time, ns
 	cacheTried bool
 	cacheDirty bool // the persisted cache is missing or stale
 	cacheSaved bool
@@ -363,13 +363,8 @@ func (s *Store) rescan() error {
 	for _, name := range temps {
 		s.temps[name] = true
 	}
-	fromCache, stale := s.cached != nil, false
-	defer func() {
-		if fromCache && !stale && len(s.cached) == 0 {
-			s.cacheDirty = false
-		}
-		s.cached = nil
-	}()
+	cache, stale := s.cache, false
+	s.cache = nil
 	// What was known and is not listed any more is removed; the first
 	// scan knows nothing, and need not keep track.
 	var seen map[string]bool
@@ -384,12 +379,23 @@ func (s *Store) rescan() error {
 		if seen != nil {
 			seen[p] = true
 		}
-		if fromCache && s.files[p] == nil && s.adopt(p, info) {
+		if cache != nil && s.files[p] == nil && s.adopt(cache, p, info) {
 			continue
 		}
 		stale = true
 		if !s.revalidate(p, info, false) {
 			delete(seen, p)
+		}
+	}
+	if cache != nil {
+		if cache.finish() && !stale {
+			s.cacheDirty = false
+		}
+		if s.idx == nil {
+			// The cached index, with the facts that changed taken out;
+			// settling adds them back as they are now.
+			cache.idx.memo = s.stems
+			s.idx = cache.idx
 		}
 	}
 	if seen == nil {
@@ -527,7 +533,9 @@ func (s *Store) setFile(p string, c *cachedFile) {
 			s.maxNum = c.num
 		}
 		if c.err == nil {
-			c.e = newEntry(c.fact)
+			if c.e == nil { // else adopted from the cache with its entry
+				c.e = newEntry(c.fact)
+			}
 			s.linkEntry(c.e)
 		}
 	}
