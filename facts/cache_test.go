@@ -3,12 +3,15 @@ package facts
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/foundryhq/foundry/internal/testenv"
 	"github.com/google/go-cmp/cmp"
@@ -284,4 +287,155 @@ func FuzzDecodeCache(f *testing.F) {
 		x.compact()
 		x.rank(Query{Text: "deploy", Limit: 5}, "2025-03-14")
 	})
+}
+
+// indexShape is what a search index answers from: each term's live
+// postings (fact path and weighted frequency), each word as written with
+// its term and live count, each indexed fact's length and the totals.
+func indexShape(t *testing.T, s *Store) map[string]string {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	x := s.idx
+	if x == nil {
+		t.Fatal("no index")
+	}
+	shape := map[string]string{"n": fmt.Sprint(x.n), "total": fmt.Sprint(x.total), "expiries": fmt.Sprint(x.expiries)}
+	for term, pl := range x.postings {
+		var ps []string
+		for _, p := range pl.ps {
+			if e := x.docs[p.slot]; e != nil {
+				ps = append(ps, fmt.Sprintf("%s:%v", e.raw.Path, p.tf))
+			}
+		}
+		if len(ps) != pl.live {
+			t.Errorf("term %q: live %d, %d live postings", term, pl.live, len(ps))
+		}
+		if len(ps) > 0 {
+			slices.Sort(ps)
+			shape["term "+term] = strings.Join(ps, " ")
+		}
+	}
+	for w, r := range x.forms {
+		if r.live > 0 {
+			shape["word "+w] = fmt.Sprint(r.term, " ", r.live)
+		}
+	}
+	for slot, e := range x.docs {
+		if e != nil {
+			if int(e.slot) != slot {
+				t.Errorf("%s: slot %d held at %d", e.raw.Path, e.slot, slot)
+			}
+			shape["len "+e.raw.Path] = fmt.Sprint(x.lens[slot])
+		}
+	}
+	return shape
+}
+
+// TestCachedIndexRanksAsFresh: a search answered from the cached index,
+// as loaded and as patched after facts were edited, deleted, added,
+// superseded and retired between two processes, ranks exactly as a search
+// over the facts read afresh, and its index is the one a fresh build
+// makes; only the changed files are read. Files changed too recently to
+// be trusted stay out of the next cache and are read again.
+func TestCachedIndexRanksAsFresh(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	facts := genFacts(t, 400)
+	root := writeTree(t, facts)
+	queries := []Query{
+		{Text: "which migration tool do we use", Limit: MaxLimit},
+		{Text: "checkout latency budget", Limit: MaxLimit},
+		{Text: "how often do we deploy to production", Limit: MaxLimit},
+		{Text: "stagin postgre", Limit: MaxLimit},
+		{Text: "producton webhok", Limit: MaxLimit},
+		{Text: "zebrafish wombatstore", Limit: MaxLimit},
+		{Text: "deploy", Type: Decision, Limit: 5},
+	}
+	freshStore := func() *Store {
+		s := NewStore(os.DirFS(root), Options{Now: fixedNow})
+		if _, err := s.Search(ctx, queries[0]); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	check := func(step string, wantReads int64) {
+		t.Helper()
+		cfs := &countingFS{FS: os.DirFS(root)}
+		s := NewStore(cfs, Options{Root: root, Now: fixedNow, Cache: true})
+		for i, q := range queries {
+			got, err := s.Search(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i == 0 && cfs.reads.Load() != wantReads {
+				t.Errorf("%s: read %d fact files, want %d", step, cfs.reads.Load(), wantReads)
+			}
+			if diff := cmp.Diff(plainSearch(t, root, q), got); diff != "" {
+				t.Errorf("%s: search %q differs from a fresh one (-want +got):\n%s", step, q.Text, diff)
+			}
+		}
+		if diff := cmp.Diff(indexShape(t, freshStore()), indexShape(t, s)); diff != "" {
+			t.Errorf("%s: index differs from a fresh build (-want +got):\n%s", step, diff)
+		}
+		want, err := freshStore().RawFacts(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.RawFacts(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: facts differ from a fresh read (-want +got):\n%s", step, diff)
+		}
+	}
+	old := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	put := func(f Fact, settled bool) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(f.Path))
+		if err := os.WriteFile(p, Format(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if settled {
+			if err := os.Chtimes(p, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	check("first search, building the cache", int64(len(facts)))
+	check("from the cache", 0)
+
+	edited := facts[3]
+	edited.Body = "Migrations now run with Zebrafish, checked on staging."
+	put(edited, true)
+	edited = facts[17]
+	edited.Title += " and the deploy freeze"
+	edited.Tags = []string{"deploy", "release"}
+	put(edited, true)
+	for _, f := range []Fact{facts[5], facts[250]} {
+		if err := os.Remove(filepath.Join(root, filepath.FromSlash(f.Path))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	added := facts[0]
+	added.ID, added.Title, added.Body = FormatID(401), "Cache is Wombatstore", "Evicts the least recently used producton entries."
+	added.Path = path.Join(Dir, FileName(added.ID, added.Title))
+	put(added, true)
+	successor := facts[40]
+	successor.ID, successor.Supersedes = FormatID(402), facts[41].ID
+	successor.Path = path.Join(Dir, FileName(successor.ID, successor.Title))
+	put(successor, true)
+	retired := facts[60]
+	retired.Status, retired.RetiredReason = Retired, "the queue was removed"
+	put(retired, true)
+	check("after edits, deletions, additions, a supersession and a retirement", 5)
+	check("from the rewritten cache", 0)
+
+	edited = facts[7]
+	edited.Body += " Zebrafish again."
+	put(edited, false) // too recent to be trusted by identity alone
+	check("after an edit just now", 1)
+	check("the recent file is read again", 1)
 }
