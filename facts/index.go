@@ -99,6 +99,34 @@ func indexLine(f Fact) string {
 	return "- " + f.ID + indexSep + string(f.Type) + indexSep + string(conf) + indexSep + created + indexSep + title
 }
 
+// indexLineLen is len(indexLine(f)), without rendering it: a store orders
+// every fact but renders the lines of the few INDEX.md lists.
+func indexLineLen(f Fact) int {
+	n := len("- ") + len(f.ID) + 4*len(indexSep) + len(f.Type)
+	if f.Confidence == "" {
+		n += len(DefaultConfidence)
+	} else {
+		n += len(f.Confidence)
+	}
+	if f.Created == "" {
+		n++
+	} else {
+		n += len(f.Created)
+	}
+	words := 0
+	for w := range strings.FieldsSeq(f.Title) {
+		n += len(w)
+		words++
+	}
+	if words > 1 {
+		n += words - 1
+	}
+	if f.Scope != "" && f.Scope != DefaultScope {
+		n += len(" ()") + len(f.Scope)
+	}
+	return n
+}
+
 // ParseIndexLine reads one fact line of INDEX.md. ok is false for any other
 // line (heading, summary, prose).
 func ParseIndexLine(line string) (e IndexEntry, ok bool) {
@@ -165,10 +193,11 @@ func sortEntries(entries []IndexEntry) {
 type keyedEntry struct {
 	e                   IndexEntry
 	trank, crank, idnum int
+	lineLen             int // len(e.Line), known before the line is rendered
 }
 
 func keyEntry(e IndexEntry) keyedEntry {
-	return keyedEntry{e, typeRank(e.Type), confidenceRank(e.Confidence), IDNumber(e.ID)}
+	return keyedEntry{e, typeRank(e.Type), confidenceRank(e.Confidence), IDNumber(e.ID), len(e.Line)}
 }
 
 // before is the index order.
@@ -176,6 +205,14 @@ func (a keyedEntry) before(b keyedEntry) bool { return a.compare(&b) < 0 }
 
 // compare is the index order as a comparison.
 func (a *keyedEntry) compare(b *keyedEntry) int {
+	if c := a.compareKeys(b); c != 0 {
+		return c
+	}
+	return strings.Compare(a.e.Line, b.e.Line)
+}
+
+// compareKeys is the index order but for the last resort, the line.
+func (a *keyedEntry) compareKeys(b *keyedEntry) int {
 	if a.trank != b.trank {
 		return cmp.Compare(a.trank, b.trank)
 	}
@@ -185,19 +222,21 @@ func (a *keyedEntry) compare(b *keyedEntry) int {
 	if a.e.Created != b.e.Created {
 		return -strings.Compare(a.e.Created, b.e.Created)
 	}
-	if a.idnum != b.idnum {
-		return -cmp.Compare(a.idnum, b.idnum)
-	}
-	return strings.Compare(a.e.Line, b.e.Line)
+	return -cmp.Compare(a.idnum, b.idnum)
 }
 
-// indexEntry returns the index entry of a fact.
-func indexEntry(f Fact) IndexEntry {
+// indexEntry returns the index entry of a fact, with its line unless
+// withLine is false.
+func indexEntry(f Fact, withLine bool) IndexEntry {
 	conf := f.Confidence
 	if conf == "" {
 		conf = DefaultConfidence
 	}
-	return IndexEntry{ID: f.ID, Type: f.Type, Confidence: conf, Created: f.Created, Line: indexLine(f)}
+	e := IndexEntry{ID: f.ID, Type: f.Type, Confidence: conf, Created: f.Created}
+	if withLine {
+		e.Line = indexLine(f)
+	}
+	return e
 }
 
 // BuildIndex renders INDEX.md for facts: one line per active fact (neither
@@ -211,7 +250,7 @@ func BuildIndex(facts []Fact, today string, budget int) IndexResult {
 		if !isActive(f, today) {
 			continue
 		}
-		entries = append(entries, indexEntry(f))
+		entries = append(entries, indexEntry(f, true))
 	}
 	return renderIndex(entries, len(entries), budget)
 }
@@ -468,7 +507,7 @@ func newIndexOrder(all []*entry) *indexOrder {
 	}
 	// Entries of equal keys have the same line, so their order among
 	// themselves changes no byte: the sort need not be stable.
-	slices.SortFunc(o.list, func(a, b *entry) int { return a.ix.compare(b.ix) })
+	slices.SortFunc(o.list, indexOrderOf)
 	return o
 }
 
@@ -490,10 +529,10 @@ func (o *indexOrder) render(today string, budget int) IndexResult {
 		if e.fact.Expired(today) {
 			expired[e] = true
 			n--
-			all -= len(e.ix.e.Line) + 1
+			all -= e.ix.lineLen + 1
 		}
 	}
-	line := func(i int) string { return o.list[i].ix.e.Line }
+	line := func(i int) string { return o.list[i].line() }
 	if len(expired) > 0 {
 		// The lines not expired, gathered as far as they are asked for.
 		var lines []string
@@ -501,7 +540,7 @@ func (o *indexOrder) render(today string, budget int) IndexResult {
 		line = func(i int) string {
 			for len(lines) <= i {
 				if e := o.list[pos]; !expired[e] {
-					lines = append(lines, e.ix.e.Line)
+					lines = append(lines, e.line())
 				}
 				pos++
 			}
@@ -512,7 +551,7 @@ func (o *indexOrder) render(today string, budget int) IndexResult {
 }
 
 func (o *indexOrder) search(e *entry) int {
-	return sort.Search(len(o.list), func(i int) bool { return !o.list[i].ix.before(*e.ix) })
+	return sort.Search(len(o.list), func(i int) bool { return indexOrderOf(o.list[i], e) >= 0 })
 }
 
 func (o *indexOrder) add(e *entry) {
@@ -521,18 +560,39 @@ func (o *indexOrder) add(e *entry) {
 	o.track(e)
 }
 
-// key computes e's index line and order, once.
+// key computes e's index order and the length of its line, once; the
+// line itself is rendered when it is first needed (see entry.line).
 func (e *entry) key() {
 	if e.ix == nil {
-		k := keyEntry(indexEntry(e.raw))
+		ie := indexEntry(e.raw, false)
+		k := keyEntry(ie)
+		k.lineLen = indexLineLen(e.raw)
 		e.ix = &k
 	}
+}
+
+// line returns e's INDEX.md line, rendered once.
+func (e *entry) line() string {
+	e.key()
+	if e.ix.e.Line == "" {
+		e.ix.e.Line = indexLine(e.raw)
+	}
+	return e.ix.e.Line
+}
+
+// indexOrderOf is the index order of two facts as a comparison: their
+// keys, then, rarely needed, their lines.
+func indexOrderOf(a, b *entry) int {
+	if c := a.ix.compareKeys(b.ix); c != 0 {
+		return c
+	}
+	return strings.Compare(a.line(), b.line())
 }
 
 // track counts e, placed in the list, in the order's figures.
 func (o *indexOrder) track(e *entry) {
 	e.key()
-	o.bytes += len(e.ix.e.Line) + 1
+	o.bytes += e.ix.lineLen + 1
 	if e.raw.Expires != "" {
 		o.expiring[e] = true
 	}
@@ -548,7 +608,7 @@ func (o *indexOrder) remove(e *entry) {
 		e.inOrder = false
 		return
 	}
-	o.bytes -= len(e.ix.e.Line) + 1
+	o.bytes -= e.ix.lineLen + 1
 	delete(o.expiring, e)
 	e.inOrder = false
 }

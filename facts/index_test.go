@@ -185,3 +185,24 @@ func TestBuildIndexAllFitDespiteOmittedLine(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexLineLen checks that the length of an index line computed without
+// rendering it is the rendered line's, for every generated fact and for
+// titles with odd spacing, non-ASCII text, scopes and missing fields.
+func TestIndexLineLen(t *testing.T) {
+	t.Parallel()
+	cases := []Fact{
+		{ID: "fact-0001", Type: Decision, Title: "Plain title"},
+		{ID: "fact-0002", Type: Risk, Title: "  Spaces\tand\ttabs\n inside  ", Confidence: High, Created: "2025-01-02"},
+		{ID: "fact-0003", Type: Glossary, Title: "Ünïcödé\u00a0no-break\u2003em space", Scope: "module:billing"},
+		{ID: "fact-12345", Type: Metric, Title: "x", Scope: DefaultScope, Confidence: Low},
+		{ID: "fact-0004", Type: Domain, Title: "", Scope: "vertical:eu"},
+		{ID: "fact-0005", Type: Constraint, Title: "\u3000ideographic\u3000space\u3000"},
+	}
+	cases = append(cases, genFacts(t, 300)...)
+	for _, f := range cases {
+		if got, want := indexLineLen(f), len(indexLine(f)); got != want {
+			t.Errorf("indexLineLen(%q) = %d, want %d (%q)", f.Title, got, want, indexLine(f))
+		}
+	}
+}

@@ -110,6 +110,11 @@ func TestIndexIncrementalMatchesRebuild(t *testing.T) {
 			edited.Title, edited.Type, edited.Confidence = "Hand edited to the top of the index", Constraint, High
 			writeFile(t, root, edited.Path, string(Format(edited)))
 			check("hand edit")
+			// Two files of one id whose keys tie: only their lines order them.
+			twin := edited
+			twin.Title, twin.Path = "A twin written on another branch", Dir+"/"+FileName(edited.ID, "A twin written on another branch")
+			writeFile(t, root, twin.Path, string(Format(twin)))
+			check("a twin of one id")
 			if err := os.Remove(filepath.Join(root, filepath.FromSlash(facts[11].Path))); err != nil {
 				t.Fatal(err)
 			}
@@ -119,6 +124,10 @@ func TestIndexIncrementalMatchesRebuild(t *testing.T) {
 				check(fmt.Sprintf("day %d", day+1))
 			}
 			write("after expiries", WriteRequest{Title: "Nightly export finishes before six", Type: Metric, Body: "Measured nightly."})
+			// A new store orders every fact at once, by one sort.
+			s = OpenDir(root, Options{Now: clock.Now, Watch: watch, IndexBudget: budget})
+			t.Cleanup(func() { _ = s.Close() })
+			check("a new store")
 		})
 	}
 }
