@@ -629,13 +629,21 @@ func (s *Store) RebuildIndex(ctx context.Context) (IndexResult, error) {
 }
 
 // writeIndex renders and writes INDEX.md into mem, the memory folder; the
-// caller holds the lock.
+// caller holds the lock. It is the last file a change writes: it syncs the
+// folder once, which makes the renames of the fact files the change wrote
+// before it (with WriteFileDeferSync) durable with its own. Until then a
+// crash may keep any of those renames and not the others; INDEX.md is
+// derived from the facts, and a rebuild (foundry memory index, doctor
+// --fix) makes it current again.
 func (s *Store) writeIndex(ctx context.Context, mem *confined.WriteFolder) (IndexResult, error) {
 	res, err := s.Index(ctx)
 	if err != nil {
+		mem.SyncDir(".")
 		return IndexResult{}, err
 	}
-	if err := mem.WriteFile(path.Base(IndexPath), res.Content, 0o644); err != nil {
+	err = mem.WriteFileDeferSync(path.Base(IndexPath), res.Content, 0o644)
+	mem.SyncDir(".")
+	if err != nil {
 		return IndexResult{}, err
 	}
 	pause.Point(ctx, "facts.after-index-written")

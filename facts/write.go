@@ -307,7 +307,9 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 	if old != nil {
 		f.Supersedes = old.fact.ID
 	}
-	if err := mem.WriteFile(path.Base(f.Path), Format(f), 0o644); err != nil {
+	// The fact files and INDEX.md share a folder: their renames are made
+	// durable by one sync of it, after the last (see writeIndex).
+	if err := mem.WriteFileDeferSync(path.Base(f.Path), Format(f), 0o644); err != nil {
 		return WriteResult{}, err
 	}
 	// A write that fails after this point is undone: the new fact removed,
@@ -330,7 +332,7 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 		if err != nil {
 			return undo(err)
 		}
-		if err := mem.WriteFile(path.Base(raw.Path), editFront(content, raw, "status", "supersededBy"), 0o644); err != nil {
+		if err := mem.WriteFileDeferSync(path.Base(raw.Path), editFront(content, raw, "status", "supersededBy"), 0o644); err != nil {
 			return undo(err)
 		}
 		oldContent = content
@@ -429,7 +431,7 @@ func (s *Store) link(ctx context.Context, mem *confined.WriteFolder, nw, old ent
 		if err != nil {
 			return undo(err)
 		}
-		if err := mem.WriteFile(base, editFront(content, raw, ed.keys...), 0o644); err != nil {
+		if err := mem.WriteFileDeferSync(base, editFront(content, raw, ed.keys...), 0o644); err != nil {
 			return undo(err)
 		}
 		restore = append(restore, func() { _ = mem.WriteFile(base, content, 0o644) })
@@ -521,7 +523,7 @@ func (s *Store) Retire(ctx context.Context, id, reason string) (RetireResult, er
 			return err
 		}
 		raw.Status, raw.RetiredReason = Retired, reason
-		if err := mem.WriteFile(base, editFront(content, raw, "status", "retiredReason"), 0o644); err != nil {
+		if err := mem.WriteFileDeferSync(base, editFront(content, raw, "status", "retiredReason"), 0o644); err != nil {
 			return err
 		}
 		idx, err := s.writeIndex(ctx, mem)

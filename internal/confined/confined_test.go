@@ -95,6 +95,7 @@ func TestRootWritesFollowNoSymlink(t *testing.T) {
 	}{
 		{"WriteFile", func(r *confined.Root, p string) error { return r.WriteFile(p, []byte("x"), 0o644) }},
 		{"WriteNew", func(r *confined.Root, p string) error { return r.WriteNew(p, []byte("x"), 0o644) }},
+		{"WriteFileDeferSync", func(r *confined.Root, p string) error { return r.WriteFileDeferSync(p, []byte("x"), 0o644) }},
 		{"Lock", func(r *confined.Root, p string) error {
 			unlock, err := r.Lock(context.Background(), p)
 			if err == nil {

@@ -170,8 +170,28 @@ func (r *Root) MkdirAll(name string) error {
 // "atomicfile.after-temp" stops between the complete temp file and the
 // rename.
 func (r *Root) WriteFile(name string, data []byte, perm fs.FileMode) error {
+	if err := r.publish(name, data, perm, r.r.Rename); err != nil {
+		return err
+	}
+	r.syncDir(folderOf(name))
+	return nil
+}
+
+// WriteFileDeferSync is [Root.WriteFile] but for the last step: the file's
+// content is synced and renamed into place, but the rename is durable only
+// once the caller calls [Root.SyncDir] on the file's folder. A change that
+// writes several files of one folder syncs the folder once, after the
+// last rename: syncing a folder makes every rename into it durable.
+// Until then a crash may keep any subset of the renames, so the caller
+// syncs before it reports the change done.
+func (r *Root) WriteFileDeferSync(name string, data []byte, perm fs.FileMode) error {
 	return r.publish(name, data, perm, r.r.Rename)
 }
+
+// SyncDir makes the renames into the folder dir durable (see
+// [Root.WriteFileDeferSync]); failure is harmless on systems that cannot
+// fsync a folder.
+func (r *Root) SyncDir(dir string) { r.syncDir(dir) }
 
 // WriteNew is WriteFile unless name exists, in which case it returns an
 // error wrapping fs.ErrExist and changes nothing: the temp file is
@@ -183,7 +203,16 @@ func (r *Root) WriteNew(name string, data []byte, perm fs.FileMode) error {
 	if errors.As(err, &le) && os.IsExist(le.Err) {
 		return fmt.Errorf("write %s: %w", r.shown(name), fs.ErrExist)
 	}
+	if err == nil {
+		r.syncDir(folderOf(name))
+	}
 	return err
+}
+
+// folderOf is the folder of a name publish accepted.
+func folderOf(name string) string {
+	name, _ = Clean(name)
+	return path.Dir(name)
 }
 
 func (r *Root) publish(name string, data []byte, perm fs.FileMode, place func(oldname, newname string) error) error {
@@ -215,7 +244,6 @@ func (r *Root) publish(name string, data []byte, perm fs.FileMode, place func(ol
 	if err := place(tmp, name); err != nil {
 		return fmt.Errorf("write %s: %w", r.shown(name), err)
 	}
-	r.syncDir(dir)
 	return nil
 }
 

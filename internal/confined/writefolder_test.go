@@ -72,3 +72,50 @@ func TestWriteFolder(t *testing.T) {
 		t.Errorf("OpenWriteFolder of a file: %v, want ErrNotDir", err)
 	}
 }
+
+// TestWriteFileDeferSync checks that files written with their folder's
+// sync deferred replace their targets atomically, with their mode, leave
+// no temp file, and that syncing the folder afterwards, the folder of a
+// Root or of a WriteFolder, succeeds.
+func TestWriteFileDeferSync(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "mem"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "mem", "a.md"), []byte("old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := confined.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	mem, err := r.OpenWriteFolder("mem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []struct {
+		r    *confined.Root
+		name string
+	}{{mem.Root, "a.md"}, {mem.Root, "b.md"}, {r, "mem/c.md"}} {
+		if err := w.r.WriteFileDeferSync(w.name, []byte("new "+w.name+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mem.SyncDir(".")
+	r.SyncDir("mem")
+	for name, want := range map[string]string{"a.md": "new a.md\n", "b.md": "new b.md\n", "c.md": "new mem/c.md\n"} {
+		p := filepath.Join(root, "mem", name)
+		b, err := os.ReadFile(p)
+		if err != nil || string(b) != want {
+			t.Errorf("%s = %q, %v; want %q", name, b, err, want)
+		}
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o644 {
+			t.Errorf("%s: mode %v, %v; want 0644", name, fi.Mode().Perm(), err)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(root, "mem", confined.TempPrefix+"*")); len(left) > 0 {
+		t.Errorf("temp files left: %v", left)
+	}
+}
