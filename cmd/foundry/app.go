@@ -271,9 +271,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		out, errOut := ctrl.NewWriter(stdout), ctrl.NewWriter(stderr)
 		defer out.Flush()
 		defer errOut.Flush()
+		// The app reads env's streams when a command runs; only its own
+		// writers (help, usage) were copied in when it was built.
 		env.stdout, env.stderr, stderr = out, errOut, errOut
-		app = newApp(env)
-		norm = normalizeArgs(app, args)
+		app.Writer, app.ErrWriter = out, errOut
 	}
 	err := app.RunContext(ctx, norm)
 	for _, c := range env.closers {
