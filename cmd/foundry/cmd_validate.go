@@ -258,6 +258,10 @@ func validateInputs(env *cliEnv, p *project.Project, files []string) ([]artifact
 	}
 	for _, name := range names {
 		shown := name
+		if base == p.Root { // the usual case: a project path is its own relative path
+			inputs = append(inputs, artifacts.Input{Path: shown, FS: p.FS, Name: name})
+			continue
+		}
 		if rel, err := filepath.Rel(base, p.Path(name)); err == nil {
 			shown = filepath.ToSlash(rel)
 		}

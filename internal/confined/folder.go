@@ -32,6 +32,10 @@ type Folder struct {
 	dir  string
 	sub  *os.Root
 	root boundedFS
+	// fd is the folder's descriptor for [Folder.ReadRegular], -1 where
+	// there is none (outside unix, or when opening it failed).
+	fd   int
+	open *os.File // holds fd
 }
 
 var _ fs.StatFS = (*Folder)(nil)
@@ -46,11 +50,18 @@ func (r *Root) OpenFolder(dir string) (*Folder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open folder %s: %w", dir, escaped(dir, err))
 	}
-	return &Folder{dir: dir, sub: sub, root: boundedFS{fsys: r.r.FS(), root: r}}, nil
+	f := &Folder{dir: dir, sub: sub, root: boundedFS{fsys: r.r.FS(), root: r}, fd: -1}
+	f.openFD()
+	return f, nil
 }
 
-// Close releases the folder's descriptor.
-func (f *Folder) Close() error { return f.sub.Close() }
+// Close releases the folder's descriptors.
+func (f *Folder) Close() error {
+	if f.open != nil {
+		f.open.Close()
+	}
+	return f.sub.Close()
+}
 
 func (f *Folder) full(name string) string {
 	if f.dir == "." {

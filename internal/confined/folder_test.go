@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/foundryhq/foundry/internal/confined"
@@ -57,6 +58,11 @@ func TestFolderReadsAsRoot(t *testing.T) {
 			got, err := readOpen(f, name)
 			if string(got) != string(want) || (err == nil) != (werr == nil) {
 				t.Fatalf("ReadFile through the folder = %q, %v; through the root %q, %v", got, err, want, werr)
+			}
+			// ReadRegular takes the plain regular file alone, with the
+			// same bytes; everything else is left to Open.
+			if b, ok := f.ReadRegular(name, confined.ArtifactMax); ok != (name == "a.json" && runtime.GOOS != "windows") || ok && string(b) != string(want) {
+				t.Errorf("ReadRegular = %q, %v", b, ok)
 			}
 			if name == "../w2/b.json" {
 				return // not a valid fs.FS name in either, for different reasons
