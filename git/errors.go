@@ -30,6 +30,10 @@ var (
 	// ErrObjectTooLarge means an object's header gives a size over
 	// maxObjectBytes: it is not inflated.
 	ErrObjectTooLarge = errors.New("git object too large")
+	// ErrNotRegular means a file of the git folder Foundry reads itself (the
+	// index, a reflog, a pack index) is a FIFO, a device or a folder:
+	// opening a FIFO blocks until a writer comes, so it is never opened.
+	ErrNotRegular = errors.New("not a regular file")
 )
 
 // maxObjectBytes bounds any object read from git (a tree, a commit, a blob

@@ -339,17 +339,23 @@ func (s *lazyStorage) listPacks() bool {
 // readAll reads a whole file of fsys, as os.ReadFile does: into one
 // buffer of the file's size, which the runtime need not clear when it comes
 // fresh from the system (a bytes.Buffer clears every byte it grows by).
+//
+// Only a regular file is opened (links followed): the kind is checked
+// first, since opening a FIFO blocks until a writer comes.
 func readAll(fsys billy.Filesystem, name string) ([]byte, error) {
+	fi, err := fsys.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
+	}
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	size := 512
-	if fi, err := fsys.Stat(name); err == nil {
-		size += int(fi.Size()) // a few bytes more to see the end at once
-	}
-	data := make([]byte, 0, size)
+	data := make([]byte, 0, 512+int(fi.Size())) // a few bytes more to see the end at once
 	for {
 		n, err := f.Read(data[len(data):cap(data)])
 		data = data[:len(data)+n]

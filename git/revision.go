@@ -240,6 +240,18 @@ func (r *Repo) eachReflog(ref plumbing.ReferenceName, yield func(reflogEntry) bo
 		return false, err
 	}
 	name := "logs/" + string(ref)
+	// The kind is checked before the file is opened: opening a FIFO
+	// blocks until a writer comes.
+	fi, err := dot.Stat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !fi.Mode().IsRegular() {
+		return false, nil
+	}
 	f, err := dot.Open(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -248,13 +260,6 @@ func (r *Repo) eachReflog(ref plumbing.ReferenceName, yield func(reflogEntry) bo
 		return false, err
 	}
 	defer f.Close()
-	fi, err := dot.Stat(name)
-	if err != nil {
-		return false, err
-	}
-	if !fi.Mode().IsRegular() {
-		return false, nil
-	}
 	return true, eachReflogEntry(f, fi.Size(), name, yield)
 }
 

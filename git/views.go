@@ -171,7 +171,7 @@ func (r *Repo) sharedIndexLoader() func(name string) ([]byte, error) {
 			return readAll(st.Filesystem(), name)
 		}()
 		if p := os.Getenv("GIT_INDEX_FILE"); p != "" && errors.Is(err, fs.ErrNotExist) {
-			data, err = os.ReadFile(filepath.Join(filepath.Dir(p), name))
+			data, err = readRegular(filepath.Join(filepath.Dir(p), name))
 		}
 		return data, err
 	}
@@ -182,7 +182,7 @@ func (r *Repo) sharedIndexLoader() func(name string) ([]byte, error) {
 func (r *Repo) indexBytes() ([]byte, string, error) {
 	if p := os.Getenv("GIT_INDEX_FILE"); p != "" {
 		// Relative to the working directory, as for git.
-		data, err := os.ReadFile(p)
+		data, err := readRegular(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, p, nil
 		}
@@ -205,4 +205,18 @@ func (r *Repo) indexBytes() ([]byte, string, error) {
 		return nil, "index", fmt.Errorf("read git index: %w", err)
 	}
 	return data, "index", nil
+}
+
+// readRegular is os.ReadFile for a regular file only (links followed): the
+// kind is checked before the file is opened, since opening a FIFO blocks
+// until a writer comes.
+func readRegular(name string) ([]byte, error) {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
+	}
+	return os.ReadFile(name)
 }
