@@ -230,6 +230,45 @@ func TestAppendCaps(t *testing.T) {
 	}
 }
 
+// TestAppendRemovesStaleTempsWhenCompacting checks that an append leaves
+// the log's folder unlisted and a rewrite over the cap, the only writer of
+// temp files there, removes those older than StaleAge that a killed
+// rewrite left.
+func TestAppendRemovesStaleTempsWhenCompacting(t *testing.T) {
+	t.Parallel()
+	root, _ := project(t)
+	r := open(t, root)
+	dir := filepath.Join(root, ".foundry/metrics")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(dir, confined.TempPrefix+"events.jsonl-old")
+	if err := os.WriteFile(stale, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-confined.StaleAge - time.Minute)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	const max = 100
+	appendLine := func() {
+		t.Helper()
+		if err := r.Append(context.Background(), ".foundry/metrics/events.jsonl", []byte("twenty bytes a line\n"), max); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendLine()
+	if _, err := os.Stat(stale); err != nil {
+		t.Fatalf("an append under the cap touched the folder's temp files: %v", err)
+	}
+	for range 5 {
+		appendLine()
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("stale temp file not removed by the rewrite over the cap: %v", err)
+	}
+}
+
 // TestLockRemovesStaleTemps checks the next lock holder removes a temp file
 // older than StaleAge and keeps a fresh one.
 func TestLockRemovesStaleTemps(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"sync"
+	"time"
 )
 
 // Append adds data (one or more whole lines) to the log file name, creating
@@ -19,7 +20,9 @@ import (
 // following no symbolic link. A log is capped at max bytes: an append that
 // would pass the cap first rewrites the file with only its newest half, cut
 // at a line boundary, so the oldest lines are dropped first. Appends from
-// several processes are serialised by a lock file beside the log.
+// several processes are serialised by a lock file beside the log. Only that
+// rewrite makes a temp file, so only it removes the stale ones a killed
+// rewrite left: an append does not list the folder.
 func (r *Root) Append(ctx context.Context, name string, data []byte, max int64) error {
 	if int64(len(data)) > max/2 {
 		return fmt.Errorf("append to %s: %d bytes is over half the %s cap", name, len(data), FormatSize(max))
@@ -31,7 +34,7 @@ func (r *Root) Append(ctx context.Context, name string, data []byte, max int64) 
 	if err := r.r.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("append to %s: %w", name, err)
 	}
-	unlock, err := r.Lock(ctx, path.Join(dir, ".lock"))
+	unlock, err := r.LockClearing(ctx, path.Join(dir, ".lock"), time.Time{})
 	if err != nil {
 		return fmt.Errorf("append to %s: %w", name, err)
 	}
@@ -69,6 +72,7 @@ func (r *Root) compact(f *os.File, name string, size int64, data []byte, max int
 	if keep > size {
 		keep = size
 	}
+	r.RemoveStale(path.Dir(name), time.Now().Add(-StaleAge))
 	tail := make([]byte, keep)
 	if _, err := f.ReadAt(tail, size-keep); err != nil && err != io.EOF {
 		return fmt.Errorf("append to %s: %w", name, err)
