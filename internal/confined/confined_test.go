@@ -230,6 +230,49 @@ func TestAppendCaps(t *testing.T) {
 	}
 }
 
+// TestAppendFollowsItsFolder checks that the folder of a log, held open
+// between appends, is opened again when its path leads elsewhere: removed
+// and recreated, the next append writes to the new folder; replaced by a
+// symbolic link, the next append is refused and writes nothing outside.
+func TestAppendFollowsItsFolder(t *testing.T) {
+	t.Parallel()
+	root, _ := project(t)
+	r := open(t, root)
+	metrics := filepath.Join(root, ".foundry", "metrics")
+	appendLine := func(line string) error {
+		return r.Append(context.Background(), ".foundry/metrics/events.jsonl", []byte(line+"\n"), confined.LogMax)
+	}
+	if err := appendLine("first"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(metrics, metrics+".old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := appendLine("second"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(metrics, "events.jsonl")); err != nil || string(b) != "second\n" {
+		t.Errorf("after the folder moved away, the log holds %q, %v; want the second line alone", b, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(metrics+".old", "events.jsonl")); string(b) != "first\n" {
+		t.Errorf("the moved folder's log changed: %q", b)
+	}
+	outside := filepath.Join(filepath.Dir(root), "outside")
+	if err := os.MkdirAll(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(metrics); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, outside, metrics)
+	if err := appendLine("third"); !errors.Is(err, confined.ErrSymlink) {
+		t.Errorf("append through a folder replaced by a symbolic link: err = %v, want ErrSymlink", err)
+	}
+	if es, _ := os.ReadDir(outside); len(es) != 0 {
+		t.Errorf("wrote outside: %v", es)
+	}
+}
+
 // TestAppendRemovesStaleTempsWhenCompacting checks that an append leaves
 // the log's folder unlisted and a rewrite over the cap, the only writer of
 // temp files there, removes those older than StaleAge that a killed

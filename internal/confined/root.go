@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/foundryhq/foundry/internal/pause"
@@ -46,6 +47,9 @@ type Root struct {
 	dir   string
 	r     *os.Root
 	under string // the root's path under the project's, in messages; "" for the project's
+
+	logsMu sync.Mutex
+	logs   map[string]*WriteFolder // the folders of logs, held open by Append
 }
 
 // shown is name as messages show it: relative to the project's root.
@@ -63,8 +67,17 @@ func Open(dir string) (*Root, error) {
 // Dir returns the folder's path as given to Open.
 func (r *Root) Dir() string { return r.dir }
 
-// Close releases the folder's descriptor.
-func (r *Root) Close() error { return r.r.Close() }
+// Close releases the folder's descriptor, and those of the folders of logs
+// it holds open.
+func (r *Root) Close() error {
+	r.logsMu.Lock()
+	for dir, f := range r.logs {
+		_ = f.Close()
+		delete(r.logs, dir)
+	}
+	r.logsMu.Unlock()
+	return r.r.Close()
+}
 
 // FS returns the files under the root for reading: a symbolic link is
 // followed only to a target inside the root, and every file is held to its
