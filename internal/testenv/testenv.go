@@ -1,5 +1,5 @@
 // Package testenv decides, for every test of the module, whether a missing
-// requirement (the git binary, the JSON-Schema-Test-Suite, pre-commit, Node,
+// requirement (the git binary, the JSON-Schema-Test-Suite, pre-commit, a shell,
 // the go command) skips the test or fails it.
 //
 // The rule is one: when the environment variable CI is set to any non-empty
