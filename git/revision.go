@@ -171,6 +171,14 @@ func (r *Repo) resolveSpec(rev string) (*object.Commit, error) {
 	return c, nil
 }
 
+// counted is "1 entry" or "n entries".
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
 func allDigits(s string) bool {
 	for i := range len(s) {
 		if !isDigit(s[i]) {
@@ -333,7 +341,7 @@ func (r *Repo) resolveReflog(rev string, s revSpec) (plumbing.Hash, error) {
 		return plumbing.ZeroHash, fmt.Errorf("resolve revision %q: %w", rev, err)
 	}
 	if found.IsZero() {
-		return plumbing.ZeroHash, fmt.Errorf("resolve revision %q: %w: the reflog of %s has %d entries", rev, ErrRevisionNotFound, ref, count)
+		return plumbing.ZeroHash, fmt.Errorf("resolve revision %q: %w: the reflog of %s has %s", rev, ErrRevisionNotFound, ref, counted(count, "entry", "entries"))
 	}
 	return found, nil
 }
@@ -370,7 +378,7 @@ func (r *Repo) resolvePriorCheckout(rev string, s revSpec) (plumbing.Hash, error
 		return plumbing.ZeroHash, fmt.Errorf("resolve revision %q: %w", rev, err)
 	}
 	if !ok || from == "" {
-		return plumbing.ZeroHash, fmt.Errorf("resolve revision %q: %w: HEAD's reflog records %d branch switches", rev, ErrRevisionNotFound, n-left)
+		return plumbing.ZeroHash, fmt.Errorf("resolve revision %q: %w: HEAD's reflog records %s", rev, ErrRevisionNotFound, counted(n-left, "branch switch", "branch switches"))
 	}
 	// A detached HEAD is recorded as its hash; a branch by its short name,
 	// which must be one (never a spec of its own: the reflog is untrusted).

@@ -201,7 +201,7 @@ func TestResolveInLinkedWorktree(t *testing.T) {
 		}
 	}
 	// wtb has one entry, so @{1} names nothing, for git too.
-	if _, err := repo.Resolve("@{1}"); !errors.Is(err, git.ErrRevisionNotFound) {
-		t.Errorf("Resolve(@{1}) in the worktree = %v, want ErrRevisionNotFound", err)
+	if _, err := repo.Resolve("@{1}"); !errors.Is(err, git.ErrRevisionNotFound) || !strings.Contains(err.Error(), "the reflog of refs/heads/wtb has 1 entry") {
+		t.Errorf("Resolve(@{1}) in the worktree = %v, want ErrRevisionNotFound saying the reflog of refs/heads/wtb has 1 entry", err)
 	}
 }
