@@ -23,8 +23,9 @@ import (
 // one bad file, every surface that reports it agrees. validate (lines, json,
 // sarif), doctor (lines, json, sarif), the pre-commit hook and
 // contract_validate {path} report the same pointer, line and column;
-// blackboard write --data-file, contract_validate {data} and the Claude
-// hook the same pointers, and for unparseable JSON the same line and column.
+// validate's text (the seed's blocks, which carry no position), blackboard
+// write --data-file, contract_validate {data} and the Claude hook the same
+// pointers, and for unparseable JSON the same line and column.
 
 // loc is one reported problem: its pointer ("" when the surface gives
 // none) and its position (0 when the surface gives none).
@@ -119,6 +120,7 @@ func TestOneBadFileEverywhere(t *testing.T) {
 			// The surfaces that report pointers only, or a position only for
 			// unparseable JSON.
 			pointers := map[string][]loc{
+				"validate text":    validateTextLocs(runOut(t, dir, nil, "validate", "finding.v1", rel)),
 				"blackboard write": blackboardLocs(t, dir, tt.doc),
 				"Claude hook":      claudeLocs(t, file),
 			}
@@ -336,6 +338,21 @@ func pointerLocs(text string) []loc {
 		locs = append(locs, loc{Pointer: m[1]})
 	}
 	return locs
+}
+
+var textBulletRE = regexp.MustCompile(`(?m)^  - (#[^:]*):`)
+
+// validateTextLocs reads validate's text report: the seed's "  - <pointer>:"
+// lines, or the position of a syntax error in its message.
+func validateTextLocs(out []byte) []loc {
+	var locs []loc
+	for _, m := range textBulletRE.FindAllStringSubmatch(string(out), -1) {
+		locs = append(locs, loc{Pointer: m[1]})
+	}
+	if locs != nil {
+		return locs
+	}
+	return textLocs(string(out))
 }
 
 // blackboardLocs writes doc with blackboard write --data-file.
