@@ -24,6 +24,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/foundryhq/foundry/internal/confined"
 )
@@ -416,7 +417,9 @@ func decodeCache(data []byte) (*searchCache, bool) {
 	if crc32.Checksum(body, castagnoli()) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
 		return nil, false
 	}
-	d := &cacheDecoder{s: string(body), off: len(cacheMagic)}
+	// The strings of the facts are slices of the file as read, which
+	// nothing writes to again: no copy of it.
+	d := &cacheDecoder{s: unsafe.String(unsafe.SliceData(body), len(body)), off: len(cacheMagic)}
 	// A record takes 32 bytes of digest and a byte at least for each of
 	// 21 numbers and strings.
 	recs := make([]cacheRecord, d.count(32+21))

@@ -98,10 +98,19 @@ func analyze(f Fact, memo map[string]string) *analysis {
 func (s *Store) linkEntry(e *entry) {
 	id := e.raw.ID
 	list := s.byID[id]
-	i := sort.Search(len(list), func(i int) bool { return list[i].raw.Path >= e.raw.Path })
-	s.byID[id] = slices.Insert(list, i, e)
-	j := sort.Search(len(s.sorted), func(j int) bool { return !s.sorted[j].before(e) })
-	s.sorted = slices.Insert(s.sorted, j, e)
+	switch {
+	case list == nil && s.bulk != nil:
+		s.byID[id] = s.bulk.one(e)
+	default:
+		i := sort.Search(len(list), func(i int) bool { return list[i].raw.Path >= e.raw.Path })
+		s.byID[id] = slices.Insert(list, i, e)
+	}
+	if s.bulk != nil {
+		s.sorted = append(s.sorted, e) // sorted once when the scan ends
+	} else {
+		j := sort.Search(len(s.sorted), func(j int) bool { return !s.sorted[j].before(e) })
+		s.sorted = slices.Insert(s.sorted, j, e)
+	}
 	s.pending[id] = true
 	if t := e.raw.Supersedes; t != "" && t != id {
 		s.supers[t] = append(s.supers[t], e)
@@ -110,6 +119,23 @@ func (s *Store) linkEntry(e *entry) {
 	if s.byNorm != nil {
 		s.addNorm(e)
 	}
+}
+
+// bulkLink is the state of a first scan, which links every fact of the
+// folder at once: the facts by id number are sorted once at its end rather
+// than inserted one by one, and the one-fact lists of ids share arrays.
+type bulkLink struct {
+	slab []*entry
+}
+
+// one returns a list of e alone, with no room to grow in place.
+func (b *bulkLink) one(e *entry) []*entry {
+	if len(b.slab) == cap(b.slab) {
+		b.slab = make([]*entry, 0, 4096)
+	}
+	b.slab = append(b.slab, e)
+	k := len(b.slab)
+	return b.slab[k-1 : k : k]
 }
 
 // addNorm adds e to the facts by normalised title.
@@ -122,7 +148,9 @@ func (s *Store) addNorm(e *entry) {
 func (s *Store) unlinkEntry(e *entry) {
 	id := e.raw.ID
 	s.byID[id] = slices.DeleteFunc(s.byID[id], func(x *entry) bool { return x == e })
-	if j := sort.Search(len(s.sorted), func(j int) bool { return !s.sorted[j].before(e) }); j < len(s.sorted) && s.sorted[j] == e {
+	if s.bulk != nil {
+		s.sorted = slices.DeleteFunc(s.sorted, func(x *entry) bool { return x == e })
+	} else if j := sort.Search(len(s.sorted), func(j int) bool { return !s.sorted[j].before(e) }); j < len(s.sorted) && s.sorted[j] == e {
 		s.sorted = slices.Delete(s.sorted, j, j+1)
 	}
 	if len(s.byID[id]) == 0 {

@@ -13,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -95,9 +96,10 @@ type Store struct {
 	cacheDirty bool // the persisted cache is missing or stale
 	cacheSaved bool
 
-	w        watcher // nil when not watching
-	watchOff bool    // watching failed; revalidate on every call
-	synced   bool    // the live state reflects one full scan at least
+	w        watcher   // nil when not watching
+	watchOff bool      // watching failed; revalidate on every call
+	synced   bool      // the live state reflects one full scan at least
+	bulk     *bulkLink // during a scan that starts from no facts
 
 	// temps are the temp files of the memory folder as of the last sync:
 	// its listing, then the events since. Any still there once the memory
@@ -367,6 +369,13 @@ func (s *Store) rescan() error {
 	s.cache = nil
 	// What was known and is not listed any more is removed; the first
 	// scan knows nothing, and need not keep track.
+	if len(s.files) == 0 {
+		s.bulk = &bulkLink{}
+		defer func() {
+			slices.SortFunc(s.sorted, entryOrder)
+			s.bulk = nil
+		}()
+	}
 	var seen map[string]bool
 	if len(s.files) > 0 {
 		seen = make(map[string]bool, len(infos))
