@@ -103,16 +103,40 @@ func (s *Server) Handle(method string, h Handler) {
 // or ctx is done. At the end of in it waits for the requests in flight,
 // writes their responses and returns nil. When ctx ends first it cancels
 // the requests in flight, waits for their handlers and returns ctx's error.
-// A failed read is returned as an error.
+// A failed read is returned as an error. When a write fails (the peer
+// closed its end of out: EPIPE) the session is over too: Serve reads no
+// more requests, waits for the handlers in flight and returns the write's
+// error (a read of in already under way is left to end on its own).
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	c := s.newConn()
-	st := newStream(ctx, in, out, s.opts.MaxMessageBytes, s.opts.Trace)
+	// The input is read through a pipe fed by a goroutine of its own, so
+	// the read loop can be woken when the output fails: a read of stdin
+	// blocks in the kernel, and closing the file would not end it.
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := io.Copy(pw, in)
+		pw.CloseWithError(err) // nil: io.EOF to the reader
+	}()
+	defer pr.Close()
+	st := newStream(ctx, pr, out, s.opts.MaxMessageBytes, s.opts.Trace)
 	st.drain = c.wg.Wait
 	jc := jsonrpc2.NewConn(ctx, st, streamHandler{c}, jsonrpc2.SetLogger(printfLogger{s.log}))
-	<-jc.DisconnectNotify()
+	select {
+	case <-jc.DisconnectNotify():
+	case <-st.wfail:
+		// The peer closed the output: the session ends as if the input
+		// had ended too. Closing the pipe wakes the read loop, which lets
+		// the requests in flight finish (their writes done, their answers
+		// lost) before it stops.
+		pr.CloseWithError(io.EOF)
+		<-jc.DisconnectNotify()
+	}
 	c.wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if err := st.writeFailed(); err != nil {
+		return fmt.Errorf("write messages: %w", err)
 	}
 	if st.readErr != nil {
 		return fmt.Errorf("read messages: %w", st.readErr)

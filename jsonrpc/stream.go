@@ -44,6 +44,10 @@ type stream struct {
 
 	wmu sync.Mutex
 	w   io.Writer
+	// wfail is closed when a write fails (the peer closed its end: EPIPE),
+	// after werr is set: the session is over, nothing more is read.
+	wfail chan struct{}
+	werr  error
 
 	// drain is called once at end of input, before ReadObject returns
 	// io.EOF; it waits for the requests in flight to be answered.
@@ -61,7 +65,7 @@ func newStream(ctx context.Context, r io.Reader, w io.Writer, max int, trace *sl
 	if max <= 0 {
 		max = DefaultMaxMessageBytes
 	}
-	return &stream{ctx: ctx, r: bufio.NewReaderSize(r, 64<<10), w: w, max: max, trace: trace}
+	return &stream{ctx: ctx, r: bufio.NewReaderSize(r, 64<<10), w: w, max: max, trace: trace, wfail: make(chan struct{})}
 }
 
 // readLine returns the next line without its line terminator, and the
@@ -102,6 +106,14 @@ func (s *stream) readLine() (line []byte, n int, err error) {
 func (s *stream) ReadObject(v any) error {
 	for {
 		line, n, err := s.readLine()
+		if s.writeFailed() != nil {
+			// Nobody reads the answers: read no more requests, and end as
+			// at end of input, once the requests in flight are done.
+			if s.drain != nil {
+				s.drain()
+			}
+			return io.EOF
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				pause.Point(s.ctx, PauseEOF)
@@ -297,9 +309,25 @@ func (s *stream) writeLine(b []byte) error {
 	line := make([]byte, 0, len(b)+1)
 	line = append(append(line, b...), '\n')
 	if _, err := s.w.Write(line); err != nil {
+		if s.werr == nil {
+			s.werr = err
+			close(s.wfail)
+		}
 		return fmt.Errorf("write message: %w", err)
 	}
 	return nil
+}
+
+// writeFailed returns the error of the first write that failed, or nil.
+func (s *stream) writeFailed() error {
+	select {
+	case <-s.wfail:
+		s.wmu.Lock()
+		defer s.wmu.Unlock()
+		return s.werr
+	default:
+		return nil
+	}
 }
 
 // Close implements io.Closer. The stream does not own its reader or

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,8 @@ import (
 
 // TestMCPServeClosedStdout checks that a client closing its end of the
 // server's stdout ends `foundry mcp serve` with exit 0, not death by
-// SIGPIPE (exit 141 from a shell).
+// SIGPIPE (exit 141 from a shell), while stdin stays open, and that a
+// write in flight is finished first.
 func TestMCPServeClosedStdout(t *testing.T) {
 	t.Parallel()
 	bin := buildFoundry(t)
@@ -42,15 +44,22 @@ func TestMCPServeClosedStdout(t *testing.T) {
 	outR.Close() // the client stops reading
 	// Answers now hit a closed pipe; stdin stays open, so only the broken
 	// output can end the server.
-	for i := 1; i <= 20; i++ {
-		if _, err := fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"runbook_list","arguments":{}}}`+"\n", i); err != nil {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
+	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_write","arguments":{"type":"domain","title":"Written while nobody reads the answers","body":"b","scope":"project","confidence":"high","source":"code"}}}`)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(time.Minute):
+		stdin.Close()
+		<-done
+		t.Fatal("foundry mcp serve kept running with stdin open after the client closed stdout")
 	}
 	stdin.Close()
-	err = cmd.Wait()
 	if err != nil {
 		t.Fatalf("foundry mcp serve ended with %v (%s), want exit 0", err, strings.TrimSpace(cmd.ProcessState.String()))
+	}
+	data, err := os.ReadFile(filepath.Join(root, ".foundry", "memory", "INDEX.md"))
+	if err != nil || !strings.Contains(string(data), "Written while nobody reads the answers") {
+		t.Errorf("the write in flight did not finish: INDEX.md %q, %v", data, err)
 	}
 }
