@@ -339,7 +339,7 @@ func (x *liveIndex) addTerm(term string) {
 		}
 		x.vocab = slices.Insert(x.vocab, i, term)
 	}
-	if x.deletions != nil {
+	if x.deletions != nil && typoSized(term) {
 		for _, d := range deletionForms(term) {
 			list := x.deletions[d]
 			if i, found := slices.BinarySearch(list, term); !found {
@@ -579,13 +579,15 @@ func (x *liveIndex) rank(q Query, today string) SearchResult {
 // prefix of, from minPrefixRunes runes ("postgres" finds "postgresql",
 // "stagin" finds "staging"), and, for a word of minTypoRunes runes or more
 // that matches no term as it is, a word one edit away (Damerau–Levenshtein:
-// "webhok" finds "webhook", "stagibg" finds "staging"). The words matched
+// "webhok" finds "webhook", "stagibg" finds "staging"), both words of at most
+// maxTypoRunes runes. The words matched
 // are the facts' terms and their words as written; a match scores the
 // term. They count for less than the word itself, so exact and stemmed
 // matches rank first.
 const (
 	minPrefixRunes = 4
 	minTypoRunes   = 5
+	maxTypoRunes   = 32
 	prefixWeight   = 0.5
 	typoWeight     = 0.4
 )
@@ -656,7 +658,8 @@ func (x *liveIndex) expand(q string) []queryTerm {
 // long enough and matches no term as it is.
 func (x *liveIndex) typoWord(w queryWord) bool {
 	pl := x.postings[w.stem]
-	return (pl == nil || pl.live == 0) && utf8.RuneCountInString(w.raw) >= minTypoRunes
+	n := utf8.RuneCountInString(w.raw)
+	return (pl == nil || pl.live == 0) && n >= minTypoRunes && n <= maxTypoRunes
 }
 
 // needsTypos reports whether any of the query words is looked up one typo
@@ -692,10 +695,21 @@ func (x *liveIndex) buildDeletions() {
 	x.buildVocab()
 	x.deletions = make(map[string][]string, len(x.vocab)*8)
 	for _, t := range x.vocab {
+		if !typoSized(t) {
+			continue
+		}
 		for _, d := range deletionForms(t) {
 			x.deletions[d] = append(x.deletions[d], t)
 		}
 	}
+}
+
+// typoSized reports whether a word takes part in typo matching: a word of n
+// runes has n+1 deletion keys of about n bytes each, so one 60,000-rune word
+// in a fact would cost gigabytes; words longer than maxTypoRunes are matched
+// as they are and by prefix only.
+func typoSized(s string) bool {
+	return utf8.RuneCountInString(s) <= maxTypoRunes
 }
 
 // deletionForms returns s and every distinct form of s with one rune

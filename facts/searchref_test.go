@@ -170,10 +170,13 @@ func refExpand(idx *refSearchIndex, q string) []queryTerm {
 		}
 	}
 	for _, w := range qws {
-		if len(idx.postings[w.stem]) > 0 || len([]rune(w.raw)) < 5 {
+		if len(idx.postings[w.stem]) > 0 || len([]rune(w.raw)) < 5 || len([]rune(w.raw)) > maxTypoRunes {
 			continue
 		}
 		for _, v := range vocab {
+			if len([]rune(v)) > maxTypoRunes {
+				continue
+			}
 			if textdist.Distance(w.stem, v, -1) <= 1 || textdist.Distance(w.raw, v, -1) <= 1 {
 				add(v, typoWeight)
 			}

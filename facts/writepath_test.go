@@ -407,3 +407,36 @@ func TestIndexSizesComputed(t *testing.T) {
 		}
 	}
 }
+
+// TestTypoLookupBounded checks that a hostile fact holding one long word
+// without repeats does not blow up the typo lookup: a word of n runes has
+// n+1 deletion keys of about n bytes, quadratic in a fact's size, so words
+// longer than maxTypoRunes are left out of it and matched as they are.
+func TestTypoLookupBounded(t *testing.T) {
+	t.Parallel()
+	long := make([]rune, 3000)
+	for i := range long {
+		long[i] = rune('a' + (i*7+i/26)%26)
+	}
+	f := genFacts(t, 1)[0]
+	f.Body += " " + string(long)
+	x := newLiveIndex()
+	x.add(newEntry(f), map[string]string{})
+	if got := x.expand(string(long)); len(got) == 0 {
+		t.Errorf("the long word itself is not found")
+	}
+	x.expand("webhok") // builds the typo lookup
+	keyBytes := 0
+	for k := range x.deletions {
+		keyBytes += len(k)
+	}
+	if keyBytes > 64<<10 {
+		t.Errorf("the typo lookup holds %d bytes of keys for one fact; a long word was expanded", keyBytes)
+	}
+	long[1500] = 'Z'
+	for _, q := range x.expand(string(long)) {
+		if q.weight == typoWeight {
+			t.Errorf("a word of %d runes was matched one typo away: %q", len(long), q.term[:20])
+		}
+	}
+}
