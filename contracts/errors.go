@@ -22,6 +22,9 @@ var (
 	// ErrHostileNumber means a number has more digits or a larger exponent
 	// than validation accepts (see checkNumber).
 	ErrHostileNumber = errors.New("number too large to validate")
+	// ErrTooManyValues means a document holds more values than validation
+	// accepts (maxValues), whatever its size.
+	ErrTooManyValues = errors.New("too many values to validate")
 	// ErrInvalidID means a name is not a contract noun or id
 	// (<noun>.v<major>, lowercase).
 	ErrInvalidID = errors.New("invalid contract name")
@@ -41,7 +44,7 @@ type ParseError struct {
 }
 
 func (e *ParseError) Error() string {
-	if errors.Is(e.Err, ErrHostileNumber) {
+	if errors.Is(e.Err, ErrHostileNumber) || errors.Is(e.Err, ErrTooManyValues) {
 		return fmt.Sprintf("refused at %d:%d: %v", e.Line, e.Column, e.Err)
 	}
 	return fmt.Sprintf("not parseable JSON at %d:%d: %v", e.Line, e.Column, e.Err)

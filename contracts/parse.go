@@ -18,6 +18,13 @@ import (
 // Number literals are held to checkNumber's bounds during the same scan.
 const maxDepth = 10000
 
+// maxValues bounds the values of one document. An 8 MiB artifact can hold
+// four million ("[0,0,…]"), and each decoded value costs about 36 bytes
+// before validation walks it: uncapped, one file under every size limit took
+// 300–460 MiB to validate, read or doctor. A million is far beyond any
+// hand-off artifact, schema or tool input.
+const maxValues = 1 << 20
+
 // bom is the UTF-8 byte order mark. RFC 8259 lets a parser ignore a leading
 // one, and editors on Windows write it: it is skipped, and not counted in
 // columns.
@@ -80,8 +87,9 @@ func scan(doc []byte, start int) error {
 }
 
 type scanner struct {
-	b []byte
-	i int
+	b      []byte
+	i      int
+	values int // values scanned so far, held to maxValues
 }
 
 func (s *scanner) ws() {
@@ -102,6 +110,9 @@ func (s *scanner) fail(context string) error {
 func (s *scanner) value(depth int) error {
 	if s.i >= len(s.b) {
 		return s.fail("")
+	}
+	if s.values++; s.values > maxValues {
+		return newParseError(s.b, s.i, fmt.Errorf("%w: more than %d", ErrTooManyValues, maxValues))
 	}
 	switch c := s.b[s.i]; {
 	case c == '{' || c == '[':

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -78,6 +79,8 @@ func TestDecode(t *testing.T) {
 		{"exponent at the limit", `[1e10000, 1e-10000]`, ""},
 		{"hostile digits", "[" + strings.Repeat("9", 1001) + "]", `refused at 1:2: number too large to validate: 1001 digits, at most 1000`},
 		{"digits at the limit", "[0." + strings.Repeat("9", 999) + "]", ""},
+		{"values at the limit", "[" + strings.Repeat("0,", maxValues-2) + "0]", ""},
+		{"too many values", "[" + strings.Repeat("0,", maxValues-1) + "0]", fmt.Sprintf("refused at 1:%d: too many values to validate: more than %d", 2*maxValues, maxValues)},
 		{"too deep", strings.Repeat("[", 10001) + strings.Repeat("]", 10001), `not parseable JSON at 1:10001: exceeded max depth of 10000 nested values`},
 	}
 	for _, tt := range tests {
