@@ -1,6 +1,7 @@
 package gcpace
 
 import (
+	"math"
 	"runtime/debug"
 	"testing"
 )
@@ -83,5 +84,36 @@ func TestBoundLeavesGOGC(t *testing.T) {
 	restore()
 	if got := setting(); got != 100 {
 		t.Fatalf("restore without a bound: GC percent %d, want 100", got)
+	}
+}
+
+// TestPauseSetsCeiling checks that a pause sets PauseCeiling as the memory
+// limit when the program has none, leaves a limit the program set, and
+// restores the limit it found when the last pause ends.
+func TestPauseSetsCeiling(t *testing.T) {
+	prev := debug.SetMemoryLimit(math.MaxInt64)
+	defer debug.SetMemoryLimit(prev)
+	r1 := Pause()
+	r2 := Pause()
+	if got := debug.SetMemoryLimit(-1); got != PauseCeiling {
+		t.Fatalf("paused: memory limit %d, want PauseCeiling %d", got, PauseCeiling)
+	}
+	r1()
+	if got := debug.SetMemoryLimit(-1); got != PauseCeiling {
+		t.Fatalf("one pause of two ended: memory limit %d, want PauseCeiling %d", got, PauseCeiling)
+	}
+	r2()
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Fatalf("both pauses ended: memory limit %d, want none", got)
+	}
+
+	debug.SetMemoryLimit(1 << 30) // as GOMEMLIMIT=1GiB would
+	r := Pause()
+	if got := debug.SetMemoryLimit(-1); got != 1<<30 {
+		t.Errorf("paused under the program's limit: memory limit %d, want 1 GiB kept", got)
+	}
+	r()
+	if got := debug.SetMemoryLimit(-1); got != 1<<30 {
+		t.Errorf("pause ended: memory limit %d, want 1 GiB", got)
 	}
 }
