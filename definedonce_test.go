@@ -2,10 +2,8 @@ package foundry_test
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
 	"go/types"
-	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -25,24 +23,8 @@ func TestSharedConstantsDefinedOnce(t *testing.T) {
 		ids    = "contracts/id.go"
 	)
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "examples") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
+	eachModuleFile(t, fset, 0, func(path string, f *ast.File) {
 		slash := filepath.ToSlash(path)
-		f, err := parser.ParseFile(fset, path, nil, 0)
-		if err != nil {
-			return err
-		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.BasicLit:
@@ -73,9 +55,5 @@ func TestSharedConstantsDefinedOnce(t *testing.T) {
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }

@@ -52,24 +52,8 @@ var forbidden = []struct {
 func TestLayering(t *testing.T) {
 	t.Parallel()
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "examples") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
+	eachModuleFile(t, fset, parser.ImportsOnly, func(path string, f *ast.File) {
 		pkg := filepath.ToSlash(filepath.Dir(path))
-		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
-		if err != nil {
-			return err
-		}
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
 			for dep, owner := range doors {
@@ -99,11 +83,7 @@ func TestLayering(t *testing.T) {
 		if pkg != "cmd/foundry" && !strings.HasPrefix(pkg, "scripts") {
 			checkNoStdout(t, fset, path)
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // checkNoStdout flags fmt.Print*, os.Stdout and log.Print* in library code
@@ -132,4 +112,34 @@ func checkNoStdout(t *testing.T, fset *token.FileSet, path string) {
 		}
 		return true
 	})
+}
+
+// eachModuleFile parses every non-test Go file of the module with mode and
+// calls fn with its path and syntax; hidden folders, testdata and examples
+// are skipped.
+func eachModuleFile(t *testing.T, fset *token.FileSet, mode parser.Mode, fn func(path string, f *ast.File)) {
+	t.Helper()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "examples") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, mode)
+		if err != nil {
+			return err
+		}
+		fn(path, f)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
