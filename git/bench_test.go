@@ -5,7 +5,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -23,14 +22,8 @@ import (
 func BenchmarkReadFiles(b *testing.B) {
 	r := gittest.New(b)
 	const n = 10000
-	for i := 0; i < n; i++ {
-		p := filepath.Join(r.Dir, ".foundry", "blackboard", fmt.Sprintf("w%02d", i%100), fmt.Sprintf("agent-%05d.json", i))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(fmt.Sprintf(`{"schema":"finding.v1","producedBy":"a%d","id":"F-%d"}`, i, i)), 0o644); err != nil {
-			b.Fatal(err)
-		}
+	for i := range n {
+		r.Write(fmt.Sprintf(".foundry/blackboard/w%02d/agent-%05d.json", i%100, i), fmt.Sprintf(`{"schema":"finding.v1","producedBy":"a%d","id":"F-%d"}`, i, i))
 	}
 	r.CommitAll("artifacts")
 	r.Git("gc", "-q")
@@ -94,14 +87,8 @@ func BenchmarkReadFiles(b *testing.B) {
 func BenchmarkStagedChanges(b *testing.B) {
 	r := gittest.New(b)
 	const n = 10000
-	for i := 0; i < n; i++ {
-		p := filepath.Join(r.Dir, ".foundry", "blackboard", fmt.Sprintf("w%02d", i%100), fmt.Sprintf("agent-%05d.json", i))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(fmt.Sprintf(`{"id":"F-%d"}`, i)), 0o644); err != nil {
-			b.Fatal(err)
-		}
+	for i := range n {
+		r.Write(fmt.Sprintf(".foundry/blackboard/w%02d/agent-%05d.json", i%100, i), fmt.Sprintf(`{"id":"F-%d"}`, i))
 	}
 	r.CommitAll("artifacts")
 	r.Git("gc", "-q")

@@ -21,14 +21,8 @@ import (
 func BenchmarkIndexRead(b *testing.B) {
 	r := gittest.New(b)
 	const n = 10000
-	for i := 0; i < n; i++ {
-		p := filepath.Join(r.Dir, ".foundry", "blackboard", fmt.Sprintf("w%02d", i%100), fmt.Sprintf("agent-%05d.json", i))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(fmt.Sprintf(`{"id":"F-%d"}`, i)), 0o644); err != nil {
-			b.Fatal(err)
-		}
+	for i := range n {
+		r.Write(fmt.Sprintf(".foundry/blackboard/w%02d/agent-%05d.json", i%100, i), fmt.Sprintf(`{"id":"F-%d"}`, i))
 	}
 	r.Git("add", "-A")
 	indexPath := filepath.Join(r.Dir, ".git", "index")
