@@ -21,27 +21,36 @@ import (
 // per call without process and pipe overhead outside Go.
 func BenchmarkServeMemorySearch(b *testing.B) {
 	const n = 10_000
-	reg := memoryRegistry(b, n)
+	call := serveInProcess(b, memoryRegistry(b, n))
+	search := func(i int) {
+		call(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"kw%05d"}}}`, i, i*7919%n))
+	}
+	search(0)
+	i := 0
+	for b.Loop() {
+		i++
+		search(i)
+	}
+}
+
+// serveInProcess serves reg through Serve over pipes until the benchmark
+// ends, and returns a function that sends one request line and reads its
+// answer.
+func serveInProcess(b *testing.B, reg *mcp.Registry) (call func(line string)) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	go func() {
 		_ = mcp.Serve(context.Background(), inR, outW, mcp.Options{Registry: reg, RequestsPerMinute: -1})
 		outW.Close()
 	}()
+	b.Cleanup(func() { inW.Close() })
 	out := bufio.NewReaderSize(outR, 1<<20)
-	call := func(i int) {
-		fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"kw%05d"}}}`+"\n", i, i*7919%n)
+	return func(line string) {
+		fmt.Fprintln(inW, line)
 		if _, err := out.ReadBytes('\n'); err != nil {
 			b.Fatal(err)
 		}
 	}
-	call(0)
-	i := 0
-	for b.Loop() {
-		i++
-		call(i)
-	}
-	inW.Close()
 }
 
 // memoryRegistry returns the registry of a project of n facts, each found
@@ -88,20 +97,7 @@ func memoryRegistry(tb testing.TB, n int) *mcp.Registry {
 // search is a one-hit search like the warm one.
 func BenchmarkServeSearchAfterWrite(b *testing.B) {
 	const n = 10_000
-	reg := memoryRegistry(b, n)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	go func() {
-		_ = mcp.Serve(context.Background(), inR, outW, mcp.Options{Registry: reg, RequestsPerMinute: -1})
-		outW.Close()
-	}()
-	out := bufio.NewReaderSize(outR, 1<<20)
-	call := func(line string) {
-		fmt.Fprintln(inW, line)
-		if _, err := out.ReadBytes('\n'); err != nil {
-			b.Fatal(err)
-		}
-	}
+	call := serveInProcess(b, memoryRegistry(b, n))
 	search := func(id int, q string) {
 		call(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":%q}}}`, id, q))
 	}
@@ -114,7 +110,6 @@ func BenchmarkServeSearchAfterWrite(b *testing.B) {
 		search(2*i+2, fmt.Sprintf("kwbench%05d", i))
 	}
 	b.StopTimer()
-	inW.Close()
 }
 
 // BenchmarkServeMemoryWrite measures one memory_write through Serve, in
@@ -124,21 +119,7 @@ func BenchmarkServeSearchAfterWrite(b *testing.B) {
 func BenchmarkServeMemoryWrite(b *testing.B) {
 	for _, n := range []int{10_000, 50_000} {
 		b.Run(fmt.Sprintf("facts=%d", n), func(b *testing.B) {
-			reg := memoryRegistry(b, n)
-			inR, inW := io.Pipe()
-			outR, outW := io.Pipe()
-			go func() {
-				_ = mcp.Serve(context.Background(), inR, outW, mcp.Options{Registry: reg, RequestsPerMinute: -1})
-				outW.Close()
-			}()
-			defer inW.Close()
-			out := bufio.NewReaderSize(outR, 1<<20)
-			call := func(line string) {
-				fmt.Fprintln(inW, line)
-				if _, err := out.ReadBytes('\n'); err != nil {
-					b.Fatal(err)
-				}
-			}
+			call := serveInProcess(b, memoryRegistry(b, n))
 			call(`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"kw00001"}}}`)
 			call(`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"memory_index","arguments":{}}}`)
 			i := 0
