@@ -46,14 +46,9 @@ func (f *Folder) ReadRegular(name string, max int64) (b []byte, ok bool) {
 		return nil, false
 	}
 	max = min(max, LimitFor(f.full(name)).Max)
-	var fd int
-	var err error
-	for {
-		fd, err = unix.Openat(f.fd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if err != unix.EINTR {
-			break
-		}
-	}
+	fd, err := ignoringEINTR(func() (int, error) {
+		return unix.Openat(f.fd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	})
 	if err != nil {
 		return nil, false
 	}
@@ -65,15 +60,19 @@ func (f *Folder) ReadRegular(name string, max int64) (b []byte, ok bool) {
 	// One byte more than the size, to tell a file that grew: the general
 	// path then reads on within the bound.
 	b = make([]byte, st.Size+1)
-	var n int
-	for {
-		n, err = unix.Read(fd, b)
-		if err != unix.EINTR {
-			break
-		}
-	}
+	n, err := ignoringEINTR(func() (int, error) { return unix.Read(fd, b) })
 	if err != nil || int64(n) != st.Size {
 		return nil, false
 	}
 	return b[:n], true
+}
+
+// ignoringEINTR calls fn again while a signal interrupts it.
+func ignoringEINTR(fn func() (int, error)) (int, error) {
+	for {
+		n, err := fn()
+		if err != unix.EINTR {
+			return n, err
+		}
+	}
 }
