@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -16,6 +15,7 @@ import (
 	"github.com/foundryhq/foundry/artifacts"
 	"github.com/foundryhq/foundry/blackboard"
 	"github.com/foundryhq/foundry/contracts"
+	"github.com/foundryhq/foundry/internal/gcpace"
 	"github.com/foundryhq/foundry/project"
 )
 
@@ -155,7 +155,7 @@ func runValidate(ctx context.Context, env *cliEnv, opts *validateOptions) error 
 	if len(inputs) > 100 {
 		// Each document's garbage dies young and the live heap stays small;
 		// collecting less often saves about a sixth of a large sweep.
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
+		defer gcpace.Bound(400)()
 	}
 	copts := artifacts.Options{Contract: opts.contract}
 	if opts.asInput {

@@ -86,8 +86,8 @@ func Pause() (resume func()) {
 // to 8 ms.
 const ServerPercent = 50
 
-// Bound sets the GC percent of a long-lived process to percent, also
-// across later pauses. A GOGC in the environment is the user's choice:
+// Bound sets the GC percent of the process to percent (a long-lived
+// server's, or a bulk run's), also across later pauses. A GOGC in the environment is the user's choice:
 // Bound then does nothing. It returns a function that restores the
 // setting it found.
 func Bound(percent int) (restore func()) {
