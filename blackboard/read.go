@@ -358,7 +358,7 @@ func (b *Board) artifact(wave, name string, full bool) (Artifact, []byte) {
 	}
 	v, err := contracts.Decode(data)
 	if err != nil {
-		a.Problem = "not valid JSON: " + jsonErrText(err)
+		a.Problem = decodeProblem(err)
 		return a, data
 	}
 	obj, ok := v.(map[string]any)

@@ -101,6 +101,23 @@ func TestReadSummaries(t *testing.T) {
 	}
 }
 
+// TestReadRefusedArtifact checks that a stored artifact of valid JSON the
+// decoder refuses (a hostile number) is marked with the refusal, located,
+// and not as invalid JSON.
+func TestReadRefusedArtifact(t *testing.T) {
+	t.Parallel()
+	fsys := fstest.MapFS{Dir + "/w/a.json": file("{\"schema\":\"risk.v1\",\n \"probability\": 1e-1000000000}")}
+	res, err := Open(fsys, Options{}).Read(context.Background(), ReadRequest{Wave: "w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "- **a.json** · ~13 tokens\n" +
+		"  refused at 2:17: number too large to validate: exponent -1000000000, at most ±10000\n"
+	if diff := cmp.Diff(want, res.Text()); diff != "" {
+		t.Errorf("Text (-want +got):\n%s", diff)
+	}
+}
+
 func TestReadSummaryCut(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("é", 500)

@@ -324,16 +324,44 @@ func decodeObject(data []byte) (map[string]any, error) {
 	return obj, nil
 }
 
-// jsonError is data that is not parseable JSON: it is [ErrInvalidJSON] and
-// the decoder's *contracts.ParseError, whose position every Foundry report
-// shares.
+// jsonError is data the validation core's decoder did not accept. Data
+// that is not parseable JSON is [ErrInvalidJSON]; parseable JSON the
+// decoder refuses (a hostile number, too many values) is not, and says so.
+// Either way it is the decoder's *contracts.ParseError, whose position
+// every Foundry report shares.
 type jsonError struct{ err error }
 
 func newJSONError(err error) error { return &jsonError{err} }
 
-func (e *jsonError) Error() string { return ErrInvalidJSON.Error() + ": " + jsonErrText(e.err) }
+func (e *jsonError) Error() string {
+	if refused(e.err) {
+		return "data " + e.err.Error() // "data refused at L:C: …"
+	}
+	return ErrInvalidJSON.Error() + ": " + jsonErrText(e.err)
+}
 
-func (e *jsonError) Unwrap() []error { return []error{ErrInvalidJSON, e.err} }
+func (e *jsonError) Unwrap() []error {
+	if refused(e.err) {
+		return []error{e.err}
+	}
+	return []error{ErrInvalidJSON, e.err}
+}
+
+// refused reports whether err is the decoder refusing parseable JSON that
+// validation cannot take, rather than JSON that does not parse.
+func refused(err error) bool {
+	return errors.Is(err, contracts.ErrHostileNumber) || errors.Is(err, contracts.ErrTooManyValues)
+}
+
+// decodeProblem states a decoding error of a stored artifact, located: as
+// the decoder words a refusal ("refused at L:C: …"), "not valid JSON: …"
+// for JSON that does not parse.
+func decodeProblem(err error) string {
+	if refused(err) {
+		return err.Error()
+	}
+	return "not valid JSON: " + jsonErrText(err)
+}
 
 // jsonErrText states a decoding error with its line and column.
 func jsonErrText(err error) string {

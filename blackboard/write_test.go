@@ -228,6 +228,14 @@ func TestWriteErrors(t *testing.T) {
 		wantErr error
 		errText string
 	}{
+		// Valid JSON the validation core's decoder refuses says so, located:
+		// it is no JSON syntax error.
+		{name: "huge exponent", req: WriteRequest{Wave: "w", Agent: "a", Schema: "risk.v1", Data: []byte("{\n  \"probability\": 1e1000000000}")},
+			wantErr: contracts.ErrHostileNumber, errText: "data refused at 2:18: number too large to validate: exponent 1000000000, at most ±10000"},
+		{name: "many digits", req: WriteRequest{Wave: "w", Agent: "a", Schema: "risk.v1", Data: []byte(`{"probability": 0.` + strings.Repeat("1", 1001) + `}`)},
+			wantErr: contracts.ErrHostileNumber, errText: "data refused at 1:17: number too large to validate: 1002 digits, at most 1000"},
+		{name: "too many values", req: WriteRequest{Wave: "w", Agent: "a", Schema: "finding.v1", Data: []byte(`{"x":[` + strings.Repeat("0,", 1<<20) + `0]}`)},
+			wantErr: contracts.ErrTooManyValues, errText: "data refused at 1:2097155: too many values to validate: more than 1048576"},
 		{name: "array", req: WriteRequest{Wave: "w", Agent: "a", Schema: "finding.v1", Data: []byte(`[1,2]`)},
 			wantErr: ErrNotObject, errText: "data must be a JSON object, got an array"},
 		{name: "string", req: WriteRequest{Wave: "w", Agent: "a", Schema: "finding.v1", Data: []byte(`"hello"`)},
@@ -265,6 +273,9 @@ func TestWriteErrors(t *testing.T) {
 			res, err := openBoard(root, rec).Write(context.Background(), tt.req)
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			}
+			if refusal := errors.Is(tt.wantErr, contracts.ErrHostileNumber) || errors.Is(tt.wantErr, contracts.ErrTooManyValues); refusal && (errors.Is(err, ErrInvalidJSON) || strings.Contains(err.Error(), "not valid JSON")) {
+				t.Errorf("err = %v: valid JSON refused reads as invalid JSON", err)
 			}
 			if tt.errText != "" && err.Error() != tt.errText {
 				t.Errorf("error text:\n got %s\nwant %s", err, tt.errText)

@@ -40,7 +40,7 @@ func TestHostileNumbersOverMCP(t *testing.T) {
 		`analyst.json`,
 		`number too large to validate`,
 		`number too large to validate`,
-		`number too large to validate`,
+		`"text":"blackboard_write failed: data refused at 1:`,
 		`"result":{}`,
 	} {
 		if !strings.Contains(lines[i], want) {
@@ -48,6 +48,9 @@ func TestHostileNumbersOverMCP(t *testing.T) {
 		}
 		if strings.Contains(lines[i], "panic") {
 			t.Errorf("answer %d reports a panic:\n%s", i+1, lines[i])
+		}
+		if strings.Contains(lines[i], "not valid JSON") {
+			t.Errorf("answer %d calls valid JSON invalid:\n%s", i+1, lines[i])
 		}
 	}
 	if _, err := os.Stat(filepath.Join(s.root, ".foundry", "blackboard", "w", "a.json")); err == nil {
