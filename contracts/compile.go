@@ -4,15 +4,11 @@ package contracts
 // JSON Schema library (draft, formats, loader) for every caller.
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-
-	"github.com/foundryhq/foundry/schemas"
 )
 
 // baseURL is the directory every contract and shared piece lives in. The
@@ -26,9 +22,9 @@ type compileOptions struct {
 	// assertFormat makes "format" an assertion (contracts) instead of an
 	// annotation (the 2020-12 default the conformance suite expects).
 	assertFormat bool
-	// loader resolves references to documents not added as resources; nil
-	// means the embedded files only. Tests use it to serve the suite's
-	// remotes.
+	// loader resolves references to documents not added as resources: a
+	// set's files (setLoader). compile's callers may leave it nil for the
+	// embedded contracts; tests use it to serve the suite's remotes.
 	loader jsonschema.URLLoader
 }
 
@@ -45,28 +41,8 @@ func newCompiler(opts compileOptions) *jsonschema.Compiler {
 	if opts.assertFormat {
 		c.AssertFormat()
 	}
-	loader := opts.loader
-	if loader == nil {
-		loader = embeddedLoader{}
-	}
-	c.UseLoader(loader)
+	c.UseLoader(opts.loader)
 	return c
-}
-
-// embeddedLoader serves the embedded schema files under baseURL and refuses
-// everything else: validation never touches the network or the disk.
-type embeddedLoader struct{}
-
-func (embeddedLoader) Load(url string) (any, error) {
-	name, ok := strings.CutPrefix(url, baseURL)
-	if !ok || strings.Contains(name, "/") {
-		return nil, fmt.Errorf("load %s: only the embedded contracts can be referenced", url)
-	}
-	b, err := fs.ReadFile(schemas.FS, name)
-	if err != nil {
-		return nil, fmt.Errorf("load %s: %w", url, err)
-	}
-	return jsonschema.UnmarshalJSON(bytes.NewReader(b))
 }
 
 // Schema is a compiled JSON Schema, safe for concurrent use.
@@ -87,6 +63,13 @@ func compile(schemaJSON []byte, opts compileOptions) (*Schema, error) {
 	doc, err := parse(schemaJSON)
 	if err != nil {
 		return nil, fmt.Errorf("compile schema: %w", err)
+	}
+	if opts.loader == nil {
+		emb, err := embedded()
+		if err != nil {
+			return nil, fmt.Errorf("compile schema: %w", err)
+		}
+		opts.loader = setLoader{emb}
 	}
 	c := newCompiler(opts)
 	const url = baseURL + "inline.schema.json"
