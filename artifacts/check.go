@@ -63,7 +63,11 @@ type Options struct {
 // Each worker takes a batch of consecutive inputs at a time: inputs in one
 // folder of a [confined.Root] are read through that folder, opened once
 // per batch (see [confined.Folder]). The workers are few and long-lived, so
-// their stacks grow once, not once per document.
+// their stacks grow once, not once per document. The calling goroutine is
+// one of them, and the others start only when there are at least
+// [docsPerWorker] inputs each: a few documents (a hook's, an agent's) are
+// validated on the caller, whose stack has grown already, without waking
+// other threads to wait on the first compile.
 func Check(ctx context.Context, reg *contracts.Registry, inputs []Input, opts Options) ([]Result, error) {
 	results := make([]Result, len(inputs))
 	batches := batches(inputs)
@@ -73,42 +77,48 @@ func Check(ctx context.Context, reg *contracts.Registry, inputs []Input, opts Op
 		mu   sync.Mutex
 		done int
 	)
-	for range min(runtime.GOMAXPROCS(0), len(batches)) {
-		g.Go(func() error {
-			for {
-				if err := gctx.Err(); err != nil {
-					return err
-				}
-				k := int(next.Add(1) - 1)
-				if k >= len(batches) {
-					return nil
-				}
-				b := batches[k]
-				var folder *confined.Folder
-				if b.root != nil {
-					folder, _ = b.root.OpenFolder(b.dir) // on failure, each input is read through the root
-				}
-				for i := b.start; i < b.end; i++ {
-					in := inputs[i]
-					fsys, name := in.FS, in.Name
-					if folder != nil {
-						fsys, name = folder, path.Base(in.Name)
-					}
-					results[i] = checkOne(reg, i, in, fsys, name, opts)
-					if opts.Progress != nil {
-						mu.Lock()
-						done++
-						opts.Progress(done, len(inputs))
-						mu.Unlock()
-					}
-				}
+	work := func() error {
+		for {
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			k := int(next.Add(1) - 1)
+			if k >= len(batches) {
+				return nil
+			}
+			b := batches[k]
+			var folder *confined.Folder
+			if b.root != nil {
+				folder, _ = b.root.OpenFolder(b.dir) // on failure, each input is read through the root
+			}
+			for i := b.start; i < b.end; i++ {
+				in := inputs[i]
+				fsys, name := in.FS, in.Name
 				if folder != nil {
-					folder.Close()
+					fsys, name = folder, path.Base(in.Name)
+				}
+				results[i] = checkOne(reg, i, in, fsys, name, opts)
+				if opts.Progress != nil {
+					mu.Lock()
+					done++
+					opts.Progress(done, len(inputs))
+					mu.Unlock()
 				}
 			}
-		})
+			if folder != nil {
+				folder.Close()
+			}
+		}
 	}
-	if err := g.Wait(); err != nil {
+	workers := min(runtime.GOMAXPROCS(0), len(batches), (len(inputs)+docsPerWorker-1)/docsPerWorker)
+	for range workers - 1 {
+		g.Go(work)
+	}
+	err := work()
+	if werr := g.Wait(); err == nil {
+		err = werr
+	}
+	if err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -116,6 +126,10 @@ func Check(ctx context.Context, reg *contracts.Registry, inputs []Input, opts Op
 	}
 	return results, nil
 }
+
+// docsPerWorker is the fewest inputs that start a worker goroutine of
+// their own in [Check].
+const docsPerWorker = 16
 
 // batchMax bounds a batch, so that the last batches still spread over the
 // workers.

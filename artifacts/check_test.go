@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -111,5 +113,59 @@ func TestCheckBatchesAsRoot(t *testing.T) {
 	}
 	if len(got) < 80 || bad < 30 {
 		t.Errorf("%d results, %d not OK: the fixture lost its hard cases", len(got), bad)
+	}
+}
+
+// goroutineID returns the id of the calling goroutine, from its stack
+// header "goroutine N [running]:".
+func goroutineID() string {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	id, _, _ := strings.Cut(strings.TrimPrefix(string(buf), "goroutine "), " ")
+	return id
+}
+
+// TestCheckFewInputsOnCaller checks that a few documents, even in several
+// folders, are validated on the calling goroutine: no worker goroutine is
+// started for them, whatever the number of CPUs.
+func TestCheckFewInputsOnCaller(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	var inputs []artifacts.Input
+	for i := range 3 {
+		p := filepath.Join(root, fmt.Sprintf("w%d", i), "a.json")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(`{"schema": "finding.v1"}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, artifacts.File(p, p))
+	}
+	reg, err := contracts.Load(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caller := goroutineID()
+	var mu sync.Mutex
+	var on []string
+	results, err := artifacts.Check(context.Background(), reg, inputs, artifacts.Options{Each: func(int, []byte) {
+		mu.Lock()
+		on = append(on, goroutineID())
+		mu.Unlock()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != len(inputs) {
+		t.Fatalf("%d results for %d inputs", len(results), len(inputs))
+	}
+	for i, id := range on {
+		if id != caller {
+			t.Errorf("document %d validated on goroutine %s, want the caller's, %s", i, id, caller)
+		}
+	}
+	if len(on) != len(inputs) {
+		t.Errorf("Each called %d times, want %d", len(on), len(inputs))
 	}
 }
