@@ -17,6 +17,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"path"
 	"slices"
@@ -39,10 +40,13 @@ const (
 
 // cacheMagic opens the cache file; the version in it changes with the
 // format, the parser or the text analysis.
-const cacheMagic = "foundry search cache 3\n"
+const cacheMagic = "foundry search cache 4\n"
 
-// maxCacheBytes bounds the cache file read.
-const maxCacheBytes = 256 << 20
+// maxCacheBytes bounds the cache file, read and written: the size table's
+// limit for .foundry/cache/. A memory whose cache would be larger (facts of
+// tens of kilobytes by the thousand) is not cached: writing it would cost
+// its size on disk and in time for a file no read accepts.
+var maxCacheBytes = confined.LimitFor(searchCachePath).Max
 
 // The cache file holds, after cacheMagic:
 //
@@ -171,7 +175,7 @@ func (s *Store) saveCache(ctx context.Context) {
 		return
 	}
 	defer func() { _ = unlock() }()
-	_ = r.WriteFile(searchCachePath, s.encodeCache(), 0o644)
+	_ = r.WriteFileFunc(searchCachePath, 0o644, func(w io.Writer) error { return s.encodeCache(w, maxCacheBytes) })
 }
 
 // recordable reports whether a fact file's parse may be persisted: its
@@ -180,15 +184,58 @@ func (c *cachedFile) recordable() bool {
 	return c.err == nil && c.settled && c.key.strong() && c.key.hash == ""
 }
 
-// encodeCache serialises the settled, parsed fact files of the working tree
-// and the search index of those among them that are indexed. The caller
-// holds s.mu and has built the index.
-func (s *Store) encodeCache() []byte {
+// errCacheTooLarge stops writing a cache file that would pass maxCacheBytes.
+var errCacheTooLarge = errors.New("search cache over its size limit")
+
+// cacheSink receives the cache file in chunks: the encoder appends to a
+// small buffer as it would to a whole file and spills it here, so writing
+// the cache of a large memory holds a chunk in memory, not the file.
+type cacheSink struct {
+	w   io.Writer
+	crc uint32
+	n   int64 // bytes spilled
+	max int64
+	err error
+}
+
+// spill writes b out when it holds min bytes or more and returns it emptied
+// for reuse; b as it is otherwise. After a failure, or past max bytes,
+// nothing more is written.
+func (c *cacheSink) spill(b []byte, min int) []byte {
+	if len(b) < min {
+		return b
+	}
+	if c.err == nil {
+		c.n += int64(len(b))
+		if c.n > c.max {
+			c.err = errCacheTooLarge
+		} else {
+			c.crc = crc32.Update(c.crc, castagnoli(), b)
+			_, c.err = c.w.Write(b)
+		}
+	}
+	return b[:0]
+}
+
+// cacheChunk is the size from which the encoder spills its buffer.
+const cacheChunk = 64 << 10
+
+// encodeCache writes to w the settled, parsed fact files of the working
+// tree and the search index of those among them that are indexed, as
+// cacheMagic introduces them, in chunks; it fails with errCacheTooLarge,
+// before writing anything when the fact texts alone tell, once the file
+// would pass max bytes. The caller holds s.mu and has built the index.
+func (s *Store) encodeCache(w io.Writer, max int64) error {
 	paths := make([]string, 0, len(s.files))
+	text := int64(0)
 	for p, c := range s.files {
 		if c.recordable() {
 			paths = append(paths, p)
+			text += int64(len(c.e.raw.Body) + len(c.e.raw.Title))
 		}
+	}
+	if text > max {
+		return errCacheTooLarge
 	}
 	sort.Strings(paths)
 	x := s.idx
@@ -218,9 +265,12 @@ func (s *Store) encodeCache() []byte {
 		}
 	}
 
-	b := []byte(cacheMagic)
+	sink := &cacheSink{w: w, max: max - 4} // the CRC-32C follows
+	b := make([]byte, 0, 2*cacheChunk)
+	b = append(b, cacheMagic...)
 	b = binary.AppendUvarint(b, uint64(len(paths)))
 	for _, p := range paths {
+		b = sink.spill(b, cacheChunk)
 		c := s.files[p]
 		b = appendString(b, p)
 		for _, n := range []uint64{uint64(c.key.size), uint64(c.key.mtime), uint64(c.key.ctime), c.key.dev, c.key.ino} {
@@ -250,6 +300,7 @@ func (s *Store) encodeCache() []byte {
 
 	b = binary.AppendUvarint(b, uint64(ndocs))
 	for slot, l := range x.lens {
+		b = sink.spill(b, cacheChunk)
 		if slots[slot] >= 0 {
 			b = binary.AppendUvarint(b, uint64(l)) // a sum of integer weights
 		}
@@ -272,6 +323,7 @@ func (s *Store) encodeCache() []byte {
 	b = binary.AppendUvarint(b, uint64(len(terms)))
 	b = binary.AppendUvarint(b, uint64(total))
 	for _, t := range terms {
+		b = sink.spill(b, cacheChunk)
 		ps := x.postings[t].ps
 		n := 0
 		for _, p := range ps {
@@ -318,11 +370,17 @@ func (s *Store) encodeCache() []byte {
 	slices.SortFunc(forms, func(a, b formOut) int { return strings.Compare(a.word, b.word) })
 	b = binary.AppendUvarint(b, uint64(len(forms)))
 	for _, f := range forms {
+		b = sink.spill(b, cacheChunk)
 		b = appendString(b, f.word)
 		b = binary.AppendUvarint(b, uint64(f.term))
 		b = binary.AppendUvarint(b, uint64(f.live))
 	}
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli()))
+	b = sink.spill(b, 0)
+	if sink.err != nil {
+		return sink.err
+	}
+	_, err := w.Write(binary.LittleEndian.AppendUint32(b, sink.crc))
+	return err
 }
 
 // castagnoli is made by the first cache read or write: making it fills

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"go.yaml.in/yaml/v3"
 
@@ -222,14 +223,25 @@ var frontMatterKeys = []string{
 // git conflict markers is refused wherever they are (the error matches
 // [ErrConflict]): its two sides are two different facts, and serving either,
 // or the markers, would be a guess.
-func Parse(path string, data []byte) (Fact, error) {
+func Parse(path string, data []byte) (Fact, error) { return parseText(path, data, string(data)) }
+
+// parseOwned is [Parse] of data that the caller hands over and never
+// changes again, as a file just read is: the fact's strings are slices of
+// it, not of a copy, so reading a fact allocates its size once.
+func parseOwned(path string, data []byte) (Fact, error) {
+	return parseText(path, data, unsafe.String(unsafe.SliceData(data), len(data)))
+}
+
+// parseText is [Parse] of a file's data, with text its content as a
+// string, which the fact's strings are slices of.
+func parseText(path string, data []byte, text string) (Fact, error) {
 	fail := func(line int, format string, args ...any) (Fact, error) {
 		return Fact{}, &ParseError{Path: path, Line: line, Msg: fmt.Sprintf(format, args...)}
 	}
 	if blocks := conflict.Find(data); len(blocks) > 0 {
 		return Fact{}, &ParseError{Path: path, Line: blocks[0].Start, Msg: blocks[0].String(), Conflict: true}
 	}
-	text := strings.TrimPrefix(string(data), "\ufeff")
+	text = strings.TrimPrefix(text, "\ufeff")
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	lines := strings.SplitAfter(text, "\n")
 	end, opened := frontBounds(lines)
@@ -282,8 +294,13 @@ func Parse(path string, data []byte) (Fact, error) {
 			return fail(lineOf[c.key], "%s", c.msg)
 		}
 	}
-	body := strings.Join(lines[end+1:], "")
-	f.Body = strings.TrimSpace(body)
+	// The body is the rest of the text, sliced rather than joined from
+	// its lines: a copy would double what a store keeps of every fact.
+	off := 0
+	for _, l := range lines[:end+1] {
+		off += len(l)
+	}
+	f.Body = strings.TrimSpace(text[off:])
 	if f.Tags == nil {
 		f.Tags = []string{} // "tags": [], never null, in every JSON answer
 	}

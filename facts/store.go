@@ -508,7 +508,7 @@ func (s *Store) revalidate(p string, info fs.FileInfo, force bool) bool {
 		return true
 	}
 	nc := &cachedFile{key: key, sum: sum, settled: settled}
-	nc.fact, nc.err = Parse(p, data)
+	nc.fact, nc.err = parseOwned(p, data)
 	nc.fact.Path = p
 	if nc.err != nil {
 		if c == nil || c.sum != sum {

@@ -112,13 +112,24 @@ func termsMemo(s string, memo map[string]string) []string {
 	return out
 }
 
+// MaxWordBytes is the longest word, in bytes after case folding, that
+// search indexes and looks up: the longest words of real text (German
+// compounds, an identifier between its punctuation, a SHA-256 in hex) fit,
+// and a longer run of letters and digits (an encoded blob, a minified
+// line, a fact of one 60,000-letter word) is not a word anyone searches
+// for. A longer word is neither stemmed, indexed, cached nor compared for
+// typos, in a fact or in a query: it would cost the memory and time of
+// its length once as the word, again as its stem and again in the
+// persisted cache, for no query that could match it.
+const MaxWordBytes = 64
+
 // eachTerm calls fn with every word of s that carries meaning, as written
 // (lowercased) and stemmed, in order: the one filter and stemmer behind
 // terms and the surface forms the forgiving matches of search compare
-// against. memo may be nil.
+// against. Words longer than [MaxWordBytes] are skipped. memo may be nil.
 func eachTerm(s string, memo map[string]string, fn func(word, stem string)) {
 	for _, w := range words(s) {
-		if len(w) < 2 || english.IsStopWord(w) || extraStopWords[w] {
+		if len(w) < 2 || len(w) > MaxWordBytes || english.IsStopWord(w) || extraStopWords[w] {
 			continue
 		}
 		if memo == nil {

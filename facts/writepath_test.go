@@ -411,7 +411,8 @@ func TestIndexSizesComputed(t *testing.T) {
 // TestTypoLookupBounded checks that a hostile fact holding one long word
 // without repeats does not blow up the typo lookup: a word of n runes has
 // n+1 deletion keys of about n bytes, quadratic in a fact's size, so words
-// longer than maxTypoRunes are left out of it and matched as they are.
+// longer than maxTypoRunes are left out of it, and words longer than
+// MaxWordBytes out of the index altogether.
 func TestTypoLookupBounded(t *testing.T) {
 	t.Parallel()
 	long := make([]rune, 3000)
@@ -422,8 +423,13 @@ func TestTypoLookupBounded(t *testing.T) {
 	f.Body += " " + string(long)
 	x := newLiveIndex()
 	x.add(newEntry(f), map[string]string{})
-	if got := x.expand(string(long)); len(got) == 0 {
-		t.Errorf("the long word itself is not found")
+	if got := x.expand(string(long)); len(got) != 0 {
+		t.Errorf("a word of %d runes is looked up: %d terms", len(long), len(got))
+	}
+	for term := range x.postings {
+		if len(term) > MaxWordBytes {
+			t.Errorf("a term of %d bytes is indexed", len(term))
+		}
 	}
 	x.expand("webhok") // builds the typo lookup
 	keyBytes := 0

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -183,11 +184,27 @@ func (r *Root) MkdirAll(name string) error {
 // "atomicfile.after-temp" stops between the complete temp file and the
 // rename.
 func (r *Root) WriteFile(name string, data []byte, perm fs.FileMode) error {
-	if err := r.publish(name, data, perm, r.r.Rename); err != nil {
+	return r.WriteFileFunc(name, perm, writeData(data))
+}
+
+// WriteFileFunc is [Root.WriteFile] of the bytes write writes, which need
+// not all be in memory at once: a large derived file (the search cache) is
+// encoded straight into the temp file. When write fails, nothing is
+// published and its error is returned, wrapped.
+func (r *Root) WriteFileFunc(name string, perm fs.FileMode, write func(io.Writer) error) error {
+	if err := r.publish(name, write, perm, r.r.Rename); err != nil {
 		return err
 	}
 	r.syncDir(folderOf(name))
 	return nil
+}
+
+// writeData is the write function of a file's whole content.
+func writeData(data []byte) func(io.Writer) error {
+	return func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}
 }
 
 // WriteFileDeferSync is [Root.WriteFile] but for the last step: the file's
@@ -198,7 +215,7 @@ func (r *Root) WriteFile(name string, data []byte, perm fs.FileMode) error {
 // Until then a crash may keep any subset of the renames, so the caller
 // syncs before it reports the change done.
 func (r *Root) WriteFileDeferSync(name string, data []byte, perm fs.FileMode) error {
-	return r.publish(name, data, perm, r.r.Rename)
+	return r.publish(name, writeData(data), perm, r.r.Rename)
 }
 
 // SyncDir makes the renames into the folder dir durable (see
@@ -211,7 +228,7 @@ func (r *Root) SyncDir(dir string) { r.syncDir(dir) }
 // hard-linked to name, and link(2) never replaces a file, so of two
 // concurrent callers exactly one wins.
 func (r *Root) WriteNew(name string, data []byte, perm fs.FileMode) error {
-	err := r.publish(name, data, perm, r.r.Link)
+	err := r.publish(name, writeData(data), perm, r.r.Link)
 	var le *os.LinkError
 	if errors.As(err, &le) && os.IsExist(le.Err) {
 		return fmt.Errorf("write %s: %w", r.shown(name), fs.ErrExist)
@@ -228,7 +245,7 @@ func folderOf(name string) string {
 	return path.Dir(name)
 }
 
-func (r *Root) publish(name string, data []byte, perm fs.FileMode, place func(oldname, newname string) error) error {
+func (r *Root) publish(name string, write func(io.Writer) error, perm fs.FileMode, place func(oldname, newname string) error) error {
 	if err := r.NoFollow(name); err != nil {
 		return err
 	}
@@ -240,7 +257,7 @@ func (r *Root) publish(name string, data []byte, perm fs.FileMode, place func(ol
 		return fmt.Errorf("write %s: %w", r.shown(name), err)
 	}
 	defer r.r.Remove(tmp) // after a rename it no longer exists; after a link it must go
-	_, err = f.Write(data)
+	err = write(f)
 	if err == nil {
 		err = f.Chmod(perm)
 	}

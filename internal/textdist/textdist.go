@@ -2,7 +2,10 @@
 // "did you mean" of the CLI and the typo-forgiving memory search.
 package textdist
 
-import "slices"
+import (
+	"slices"
+	"unicode/utf8"
+)
 
 // Distance returns the optimal-string-alignment Damerau–Levenshtein distance
 // between a and b, counted in runes: the fewest insertions, deletions,
@@ -11,6 +14,12 @@ import "slices"
 // against a large vocabulary costs O(len·max) per pair, not O(len²); a
 // negative max means no bound.
 func Distance(a, b string, max int) int {
+	// Words whose lengths differ by more than max are that far apart
+	// before either is decoded: a 60,000-rune word among the candidates
+	// costs a count, not two rune arrays.
+	if d := utf8.RuneCountInString(a) - utf8.RuneCountInString(b); max >= 0 && (d > max || -d > max) {
+		return max + 1
+	}
 	ra, rb := []rune(a), []rune(b)
 	if max < 0 {
 		max = len(ra) + len(rb)

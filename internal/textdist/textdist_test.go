@@ -1,6 +1,7 @@
 package textdist
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -30,6 +31,18 @@ func TestDistance(t *testing.T) {
 		if got := Distance(tt.a, tt.b, tt.max); got != tt.want {
 			t.Errorf("Distance(%q, %q, %d) = %d, want %d", tt.a, tt.b, tt.max, got, tt.want)
 		}
+	}
+}
+
+// TestDistanceLongWordAllocatesNothing: a candidate far longer than the
+// word is ruled out by its length, before either is decoded into runes.
+func TestDistanceLongWordAllocatesNothing(t *testing.T) {
+	long := strings.Repeat("é", 60000)
+	if n := testing.AllocsPerRun(10, func() { Distance("deploy", long, 2) }); n != 0 {
+		t.Errorf("Distance against a 60,000-rune word allocates %v times, want 0", n)
+	}
+	if got := Distance("deploy", long, 2); got != 3 {
+		t.Errorf("Distance = %d, want 3", got)
 	}
 }
 
