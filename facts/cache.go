@@ -77,8 +77,6 @@ type cacheRecord struct {
 type searchCache struct {
 	recs []cacheRecord
 	idx  *liveIndex
-	next int // the records before it have been adopted or dropped
-	used int // records adopted
 }
 
 // loadCache reads the cache file into s.cache, when the store uses one.
@@ -103,48 +101,72 @@ func (s *Store) loadCache() {
 	s.cache, s.cacheTime = c, info.ModTime().UnixNano()
 }
 
-// adopt takes the fact file at p from the cache c when the record is
-// trustworthy for the file's current identity, and reports whether it did.
-// Paths must come in ascending order: the records are read like a sorted
-// list merged with the listing, and the ones passed over leave the index.
-func (s *Store) adopt(c *searchCache, p string, info fs.FileInfo) bool {
-	for c.next < len(c.recs) && c.recs[c.next].path < p {
-		c.drop(c.next)
+// prebuild links every record of the cache c into the live state of a
+// store that knows no fact yet, as if each were current, derives their
+// status and takes c's index as the store's: the work of adopting the
+// cache, done while the folder is still being listed. No record is trusted
+// yet: each stays unsettled, so that anything but [Store.reconcile]
+// re-reads it, until reconcile has held it against the file's identity.
+// The caller holds s.mu.
+func (s *Store) prebuild(c *searchCache) {
+	n := len(c.recs)
+	s.files, s.byID, s.nums, s.pending = make(map[string]*cachedFile, n), make(map[string][]*entry, n), make(map[int]int, n), make(map[string]bool, n)
+	s.sorted = make([]*entry, 0, n)
+	s.bulk = &bulkLink{}
+	for i := range c.recs {
+		r := &c.recs[i]
+		r.file.e = &r.ent
+		s.setFile(r.path, &r.file)
 	}
-	if c.next == len(c.recs) || c.recs[c.next].path != p {
-		return false
-	}
-	rec := &c.recs[c.next]
-	key := keyOf(info)
-	if !key.strong() || key.hash != "" || rec.file.key != key || key.mtime >= s.cacheTime ||
-		time.Since(info.ModTime()) <= racyWindow {
-		c.drop(c.next)
-		return false
-	}
-	c.next++
-	c.used++
-	rec.file.settled = true
-	rec.file.e = &rec.ent
-	s.setFile(p, &rec.file)
-	return true
+	c.idx.memo = s.stems
+	s.idx = c.idx
+	s.settle()
+	// The records come in path order, which is nearly id order: sorted
+	// now, the listing still under way, not after it.
+	slices.SortFunc(s.sorted, entryOrder)
+	s.bulk.unsorted = false
 }
 
-// drop passes over record i, which the folder does not hold as recorded:
-// its fact leaves the cached index.
-func (c *searchCache) drop(i int) {
-	if e := &c.recs[i].ent; e.slot >= 0 {
-		c.idx.remove(e)
+// reconcile holds the listing of the memory folder (sorted by name)
+// against the records of c, which prebuild linked: a record is trusted
+// when the file's identity is the one recorded, strong, and settled before
+// the cache was written and well before now (git's racy-clean rule); any
+// other listed file is read, keeping the cached parse if its content is
+// unchanged; a record no file claims is unlinked. It reports whether the
+// cache held every fact file as it is. The caller holds s.mu, in the bulk
+// link prebuild began.
+func (s *Store) reconcile(c *searchCache, infos []fs.FileInfo) (current bool) {
+	cutoff := time.Now().Add(-racyWindow).UnixNano()
+	recs, i, current := c.recs, 0, true
+	name := func(r *cacheRecord) string { return r.path[len(Dir)+1:] }
+	for _, info := range infos {
+		if info.IsDir() {
+			continue
+		}
+		n := info.Name()
+		for i < len(recs) && name(&recs[i]) < n {
+			s.setFile(recs[i].path, nil)
+			current = false
+			i++
+		}
+		if i < len(recs) && name(&recs[i]) == n {
+			r := &recs[i]
+			i++
+			if key := keyOf(info); key.strong() && key.hash == "" && r.file.key == key && key.mtime < s.cacheTime && key.mtime < cutoff {
+				r.file.settled = true
+				continue
+			}
+		}
+		current = false
+		if p := Dir + "/" + n; !s.revalidate(p, info, false) && s.files[p] != nil {
+			s.setFile(p, nil)
+		}
 	}
-	c.next = max(c.next, i+1)
-}
-
-// finish drops the records no listed file claimed and reports whether the
-// cache held every fact file as it is.
-func (c *searchCache) finish() bool {
-	for c.next < len(c.recs) {
-		c.drop(c.next)
+	for ; i < len(recs); i++ {
+		s.setFile(recs[i].path, nil)
+		current = false
 	}
-	return c.used == len(c.recs)
+	return current
 }
 
 // saveCache writes the cache when the scan found it stale, once per store:

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/foundryhq/foundry/internal/testenv"
@@ -280,8 +281,19 @@ func FuzzDecodeCache(f *testing.F) {
 		for _, q := range []string{"deploy", "stagin", "producton migrations"} {
 			x.rank(Query{Text: q, Limit: 5}, "2025-03-14")
 		}
+		// The records become a store's live state, as a first scan
+		// builds it, and half of them leave it again.
+		s := NewStore(fstest.MapFS{}, Options{Now: fixedNow})
+		s.mu.Lock()
+		s.prebuild(c)
 		for i := 0; i < len(c.recs); i += 2 {
-			c.drop(i)
+			s.setFile(c.recs[i].path, nil)
+		}
+		s.endBulk()
+		s.settle()
+		s.mu.Unlock()
+		if _, err := s.Search(context.Background(), Query{Text: "deploy", Limit: 5}); err != nil {
+			t.Fatal(err)
 		}
 		x.rank(Query{Text: "deploy", Limit: 5}, "2025-03-14")
 		x.compact()

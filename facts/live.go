@@ -107,6 +107,7 @@ func (s *Store) linkEntry(e *entry) {
 	}
 	if s.bulk != nil {
 		s.sorted = append(s.sorted, e) // sorted once when the scan ends
+		s.bulk.unsorted = true
 	} else {
 		j := sort.Search(len(s.sorted), func(j int) bool { return !s.sorted[j].before(e) })
 		s.sorted = slices.Insert(s.sorted, j, e)
@@ -123,9 +124,28 @@ func (s *Store) linkEntry(e *entry) {
 
 // bulkLink is the state of a first scan, which links every fact of the
 // folder at once: the facts by id number are sorted once at its end rather
-// than inserted one by one, and the one-fact lists of ids share arrays.
+// than inserted one by one, the facts unlinked are taken out of that order
+// in one pass, and the one-fact lists of ids share arrays.
 type bulkLink struct {
-	slab []*entry
+	slab     []*entry
+	gone     map[*entry]bool // unlinked, still in Store.sorted
+	unsorted bool            // Store.sorted has had facts appended
+}
+
+// endBulk ends a bulk link: Store.sorted loses the facts unlinked and is
+// sorted. The caller holds s.mu.
+func (s *Store) endBulk() {
+	b := s.bulk
+	if b == nil {
+		return
+	}
+	s.bulk = nil
+	if len(b.gone) > 0 {
+		s.sorted = slices.DeleteFunc(s.sorted, func(e *entry) bool { return b.gone[e] })
+	}
+	if b.unsorted {
+		slices.SortFunc(s.sorted, entryOrder)
+	}
 }
 
 // one returns a list of e alone, with no room to grow in place.
@@ -149,7 +169,10 @@ func (s *Store) unlinkEntry(e *entry) {
 	id := e.raw.ID
 	s.byID[id] = slices.DeleteFunc(s.byID[id], func(x *entry) bool { return x == e })
 	if s.bulk != nil {
-		s.sorted = slices.DeleteFunc(s.sorted, func(x *entry) bool { return x == e })
+		if s.bulk.gone == nil {
+			s.bulk.gone = map[*entry]bool{}
+		}
+		s.bulk.gone[e] = true
 	} else if j := sort.Search(len(s.sorted), func(j int) bool { return !s.sorted[j].before(e) }); j < len(s.sorted) && s.sorted[j] == e {
 		s.sorted = slices.Delete(s.sorted, j, j+1)
 	}

@@ -13,7 +13,6 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -345,8 +344,9 @@ func (s *Store) rescan() error {
 	var temps []string
 	var err error
 	if !s.cacheTried {
-		// Listing waits on the kernel, decoding the cache on the
-		// processor: the first scan does both at once.
+		// Listing waits on the kernel, decoding the cache and building
+		// the live state from it on the processor: the first scan does
+		// both at once.
 		s.cacheTried = true
 		done := make(chan struct{})
 		go func() {
@@ -354,9 +354,21 @@ func (s *Store) rescan() error {
 			infos, temps, err = s.listMemory()
 		}()
 		s.loadCache()
+		if s.cache != nil && len(s.files) == 0 {
+			s.prebuild(s.cache)
+		} else {
+			s.cache = nil
+		}
 		<-done
 	} else {
 		infos, temps, err = s.listMemory()
+	}
+	cache := s.cache
+	s.cache = nil
+	if cache != nil {
+		// The prebuilt records stay unsettled when the listing failed:
+		// the next scan reads them.
+		defer s.endBulk()
 	}
 	if err != nil {
 		return err
@@ -365,19 +377,19 @@ func (s *Store) rescan() error {
 	for _, name := range temps {
 		s.temps[name] = true
 	}
-	cache, stale := s.cache, false
-	s.cache = nil
+	if cache != nil {
+		if s.reconcile(cache, infos) {
+			s.cacheDirty = false
+		}
+		return nil
+	}
 	// What was known and is not listed any more is removed; the first
 	// scan knows nothing, and need not keep track.
+	var seen map[string]bool
 	if len(s.files) == 0 {
 		s.bulk = &bulkLink{}
-		defer func() {
-			slices.SortFunc(s.sorted, entryOrder)
-			s.bulk = nil
-		}()
-	}
-	var seen map[string]bool
-	if len(s.files) > 0 {
+		defer s.endBulk()
+	} else {
 		seen = make(map[string]bool, len(infos))
 	}
 	for _, info := range infos {
@@ -388,23 +400,8 @@ func (s *Store) rescan() error {
 		if seen != nil {
 			seen[p] = true
 		}
-		if cache != nil && s.files[p] == nil && s.adopt(cache, p, info) {
-			continue
-		}
-		stale = true
 		if !s.revalidate(p, info, false) {
 			delete(seen, p)
-		}
-	}
-	if cache != nil {
-		if cache.finish() && !stale {
-			s.cacheDirty = false
-		}
-		if s.idx == nil {
-			// The cached index, with the facts that changed taken out;
-			// settling adds them back as they are now.
-			cache.idx.memo = s.stems
-			s.idx = cache.idx
 		}
 	}
 	if seen == nil {
