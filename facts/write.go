@@ -41,15 +41,19 @@ type WriteResult struct {
 	// flag would supersede them.
 	Similar []Fact `json:"-"`
 	// Rewritten lists the fact files that existed and were rewritten (a
-	// superseded fact, a linked one), with their content before, so an
-	// audit can record what the write changed.
+	// superseded fact, a linked one), with their content before and after,
+	// so an audit can record what the write changed.
 	Rewritten []Rewritten `json:"-"`
+	// Content is the new fact file's content as written, when Action is
+	// Created, so an audit need not read it back.
+	Content []byte `json:"-"`
 }
 
-// Rewritten is a fact file a write rewrote and its content before.
+// Rewritten is a fact file a write rewrote and its content before and
+// after.
 type Rewritten struct {
-	Path   string // project-relative
-	Before []byte
+	Path          string // project-relative
+	Before, After []byte
 }
 
 // String is the seed's answer, without the warnings:
@@ -309,7 +313,8 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 	}
 	// The fact files and INDEX.md share a folder: their renames are made
 	// durable by one sync of it, after the last (see writeIndex).
-	if err := mem.WriteFileDeferSync(path.Base(f.Path), Format(f), 0o644); err != nil {
+	content := Format(f)
+	if err := mem.WriteFileDeferSync(path.Base(f.Path), content, 0o644); err != nil {
 		return WriteResult{}, err
 	}
 	// A write that fails after this point is undone: the new fact removed,
@@ -323,20 +328,21 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 		return WriteResult{}, err
 	}
 	pause.Point(ctx, "facts.after-fact-written")
-	res := WriteResult{Action: Created, ID: id, Path: f.Path, Warnings: warnings, Similar: p.similar}
+	res := WriteResult{Action: Created, ID: id, Path: f.Path, Warnings: warnings, Similar: p.similar, Content: content}
 	if old != nil {
 		res.Supersedes = old.fact.ID
 		raw := old.raw
 		raw.Status, raw.SupersededBy = Superseded, id
-		content, err := confined.ReadFile(mem.FS(), path.Base(raw.Path))
+		before, err := confined.ReadFile(mem.FS(), path.Base(raw.Path))
 		if err != nil {
 			return undo(err)
 		}
-		if err := mem.WriteFileDeferSync(path.Base(raw.Path), editFront(content, raw, "status", "supersededBy"), 0o644); err != nil {
+		after := editFront(before, raw, "status", "supersededBy")
+		if err := mem.WriteFileDeferSync(path.Base(raw.Path), after, 0o644); err != nil {
 			return undo(err)
 		}
-		oldContent = content
-		res.Rewritten = append(res.Rewritten, Rewritten{Path: raw.Path, Before: content})
+		oldContent = before
+		res.Rewritten = append(res.Rewritten, Rewritten{Path: raw.Path, Before: before, After: after})
 		pause.Point(ctx, "facts.after-supersede")
 	}
 	res.Index, err = s.writeIndex(ctx, mem)
@@ -431,11 +437,12 @@ func (s *Store) link(ctx context.Context, mem *confined.WriteFolder, nw, old ent
 		if err != nil {
 			return undo(err)
 		}
-		if err := mem.WriteFileDeferSync(base, editFront(content, raw, ed.keys...), 0o644); err != nil {
+		after := editFront(content, raw, ed.keys...)
+		if err := mem.WriteFileDeferSync(base, after, 0o644); err != nil {
 			return undo(err)
 		}
 		restore = append(restore, func() { _ = mem.WriteFile(base, content, 0o644) })
-		rewritten = append(rewritten, Rewritten{Path: raw.Path, Before: content})
+		rewritten = append(rewritten, Rewritten{Path: raw.Path, Before: content, After: after})
 	}
 	idx, err := s.writeIndex(ctx, mem)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"strings"
 	"time"
@@ -51,6 +52,7 @@ type ProjectOptions struct {
 // fact.
 type foundry struct {
 	p        *project.Project
+	files    fs.FS // what audits read (see projectFiles)
 	store    *facts.Store
 	events   Recorder
 	log      *slog.Logger
@@ -83,7 +85,7 @@ func ProjectRegistry(p *project.Project, opts ProjectOptions) (*Registry, error)
 	if now == nil {
 		now = time.Now
 	}
-	f := &foundry{p: p, log: log, now: now, readOnly: opts.ReadOnly || !p.Writable(), events: opts.Events}
+	f := &foundry{p: p, files: projectFiles(p), log: log, now: now, readOnly: opts.ReadOnly || !p.Writable(), events: opts.Events}
 	if f.events == nil {
 		f.events = tokens.NewLog(p.Root, log)
 	}

@@ -282,10 +282,15 @@ func (f *foundry) addMemoryWrite(r *Registry) error {
 		}
 		for _, rw := range res.Rewritten {
 			snap.rewritten(rw.Path, rw.Before)
+			snap.wrote(rw.Path, rw.After)
+		}
+		if res.Index.Content != nil {
+			snap.wrote(facts.IndexPath, res.Index.Content)
 		}
 		changed := []string{}
 		if res.Action == facts.Created {
 			changed = append(changed, res.Path)
+			snap.wrote(res.Path, res.Content)
 		}
 		return Output{Text: text.String(), Structured: out, Changes: snap.changes(changed...)}, nil
 	})
@@ -325,6 +330,7 @@ func (f *foundry) addMemoryIndex(r *Registry) error {
 		if err != nil {
 			return Output{}, err
 		}
+		snap.wrote(facts.IndexPath, res.Content)
 		// The text keeps the seed's absolute path; the data is
 		// project-relative, as every path of structured results is.
 		return Output{
