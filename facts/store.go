@@ -107,6 +107,11 @@ type Store struct {
 	temps map[string]bool
 	scans uint64 // counts syncs, so a lock holder knows temps is as of its lock
 
+	// own maps the fact files a write of this store put in place, until
+	// the write returns, to their identity then: the event of the rename
+	// is recognised (see refresh) instead of read back.
+	own map[string]fileKey
+
 	rootOnce sync.Once
 	wroot    *confined.Root // writes; opened on the first one
 	wrootErr error
@@ -299,7 +304,7 @@ func (s *Store) sync() error {
 		}
 	}
 	if s.w != nil {
-		paths, temps, full, err := s.w.drain()
+		paths, inPlace, temps, full, err := s.w.drain()
 		for name, present := range temps {
 			if present {
 				s.temps[name] = true
@@ -314,7 +319,7 @@ func (s *Store) sync() error {
 			s.watchFailed(err)
 		case !full && s.synced:
 			for _, p := range paths {
-				if err := s.refresh(p); err != nil {
+				if err := s.refresh(p, inPlace[p]); err != nil {
 					return err
 				}
 			}
@@ -451,8 +456,12 @@ func (s *Store) listMemory() ([]fs.FileInfo, []string, error) {
 	return infos, temps, nil
 }
 
-// refresh re-reads the one fact file at p, which an event named.
-func (s *Store) refresh(p string) error {
+// refresh re-reads the one fact file at p, which an event named; inPlace
+// says that an event wrote it in place. A file that a write of this store
+// renamed into place is not read back when the events say only that it
+// was renamed there and it is still the same file (see Store.own): nobody
+// wrote it since, so it holds what the write recorded.
+func (s *Store) refresh(p string, inPlace bool) error {
 	info, err := fs.Lstat(s.fsys, p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist), err == nil && info.IsDir():
@@ -462,6 +471,12 @@ func (s *Store) refresh(p string) error {
 		return nil
 	case err != nil:
 		return fmt.Errorf("stat %s: %w", p, err)
+	}
+	if key, ok := s.own[p]; ok {
+		delete(s.own, p)
+		if c := s.files[p]; !inPlace && c != nil && c.key == key && keyOf(info) == key {
+			return nil
+		}
 	}
 	if !s.revalidate(p, info, true) && s.files[p] != nil {
 		s.setFile(p, nil)

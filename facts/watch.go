@@ -10,13 +10,14 @@ package facts
 // cannot promise that.
 type watcher interface {
 	// drain returns the project-relative paths of the fact files that
-	// changed since the last call, without blocking, and the temp files
-	// created or gone since (base name → there after its last event). full
-	// is true when the
+	// changed since the last call, without blocking, those of them whose
+	// file was written or changed in place (not only renamed in or out, or
+	// removed), and the temp files created or gone since (base name →
+	// there after its last event). full is true when the
 	// events do not say everything (the first call, a queue overflow, the
 	// folder or its parent replaced, a watch not yet in place): the caller
 	// must then rescan the folder. An error means the watcher is broken.
-	drain() (paths []string, temps map[string]bool, full bool, err error)
+	drain() (paths []string, inPlace, temps map[string]bool, full bool, err error)
 	// quiet reports, without consuming anything and safely alongside
 	// other calls of quiet, that no event is pending and every watch is
 	// in place: a drain now would return nothing.

@@ -35,6 +35,9 @@ const (
 		unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF |
 		unix.IN_ONLYDIR | unix.IN_DONT_FOLLOW
 	gone = unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_IGNORED | unix.IN_UNMOUNT
+	// entryEvents change which file a name leads to, not a file's content:
+	// every other event of the memory folder's watch writes in place.
+	entryEvents = unix.IN_MOVED_TO | unix.IN_MOVED_FROM | unix.IN_DELETE
 )
 
 // newWatcher opens an inotify instance for the project at root. It fails
@@ -87,11 +90,11 @@ func (w *inotifyWatcher) unwatch(wd *int) {
 	}
 }
 
-func (w *inotifyWatcher) drain() (paths []string, temps map[string]bool, full bool, err error) {
+func (w *inotifyWatcher) drain() (paths []string, inPlace, temps map[string]bool, full bool, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.fd < 0 {
-		return nil, nil, false, errors.New("watcher closed")
+		return nil, nil, nil, false, errors.New("watcher closed")
 	}
 	seen := map[string]bool{}
 	for {
@@ -103,7 +106,7 @@ func (w *inotifyWatcher) drain() (paths []string, temps map[string]bool, full bo
 			break
 		}
 		if err != nil {
-			return nil, nil, false, fmt.Errorf("read inotify events: %w", err)
+			return nil, nil, nil, false, fmt.Errorf("read inotify events: %w", err)
 		}
 		for off := 0; off+unix.SizeofInotifyEvent <= n; {
 			ev := (*unix.InotifyEvent)(unsafe.Pointer(&w.buf[off]))
@@ -125,10 +128,17 @@ func (w *inotifyWatcher) drain() (paths []string, temps map[string]bool, full bo
 					temps = map[string]bool{}
 				}
 				temps[name] = ev.Mask&(unix.IN_DELETE|unix.IN_MOVED_FROM) == 0
-			case wd == w.memWD:
-				if isFactFile(name) && !seen[name] {
+			case wd == w.memWD && isFactFile(name):
+				p := path.Join(Dir, name)
+				if !seen[name] {
 					seen[name] = true
-					paths = append(paths, path.Join(Dir, name))
+					paths = append(paths, p)
+				}
+				if ev.Mask&entryEvents == 0 {
+					if inPlace == nil {
+						inPlace = map[string]bool{}
+					}
+					inPlace[p] = true
 				}
 			case wd == w.parentWD && ev.Mask&gone != 0:
 				// The parent moved or went: the memory watch may follow a
@@ -144,12 +154,12 @@ func (w *inotifyWatcher) drain() (paths []string, temps map[string]bool, full bo
 	}
 	armed, added, err := w.arm()
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, nil, false, err
 	}
 	if !armed || added {
 		full = true
 	}
-	return paths, temps, full, nil
+	return paths, inPlace, temps, full, nil
 }
 
 func (w *inotifyWatcher) quiet() bool {

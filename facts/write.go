@@ -5,6 +5,7 @@ package facts
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"path"
 	"slices"
@@ -103,6 +104,9 @@ func (s *Store) locked(ctx context.Context, fn func(mem *confined.WriteFolder) e
 			s.mu.Unlock()
 			err := fn(mem)
 			s.clearTemps(mem, scans)
+			s.mu.Lock()
+			clear(s.own) // the events of fn's renames were drained by its last sync
+			s.mu.Unlock()
 			return err
 		}
 		if err == nil {
@@ -317,6 +321,7 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 	if err := mem.WriteFileDeferSync(path.Base(f.Path), content, 0o644); err != nil {
 		return WriteResult{}, err
 	}
+	s.recordWritten(mem, f.Path, content)
 	// A write that fails after this point is undone: the new fact removed,
 	// the superseded one restored, so a failed write leaves nothing.
 	var oldContent []byte
@@ -341,6 +346,7 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 		if err := mem.WriteFileDeferSync(path.Base(raw.Path), after, 0o644); err != nil {
 			return undo(err)
 		}
+		s.recordWritten(mem, raw.Path, after)
 		oldContent = before
 		res.Rewritten = append(res.Rewritten, Rewritten{Path: raw.Path, Before: before, After: after})
 		pause.Point(ctx, "facts.after-supersede")
@@ -350,6 +356,34 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 		return undo(err)
 	}
 	return res, nil
+}
+
+// recordWritten records in the live state the fact file p that a write
+// just renamed into place with content, as reading the file would, where
+// file-system events keep that state: the event of the rename is then
+// recognised instead of read back (see Store.refresh). Without events the
+// next sync revalidates the folder, which re-reads a file this recent
+// anyway. The caller holds the memory lock.
+func (s *Store) recordWritten(mem *confined.WriteFolder, p string, content []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.w == nil || !s.synced {
+		return
+	}
+	info, err := mem.Lstat(path.Base(p))
+	if err != nil {
+		return // the event's reading decides
+	}
+	c := &cachedFile{key: keyOf(info), sum: sha256.Sum256(content)}
+	if c.fact, c.err = Parse(p, content); c.err != nil {
+		return // read back, and warned about, like any other file
+	}
+	c.fact.Path = p
+	s.setFile(p, c)
+	if s.own == nil {
+		s.own = map[string]fileKey{}
+	}
+	s.own[p] = c.key
 }
 
 // sameTitle returns the facts that are not superseded whose normalised
@@ -441,6 +475,7 @@ func (s *Store) link(ctx context.Context, mem *confined.WriteFolder, nw, old ent
 		if err := mem.WriteFileDeferSync(base, after, 0o644); err != nil {
 			return undo(err)
 		}
+		s.recordWritten(mem, raw.Path, after)
 		restore = append(restore, func() { _ = mem.WriteFile(base, content, 0o644) })
 		rewritten = append(rewritten, Rewritten{Path: raw.Path, Before: content, After: after})
 	}
@@ -530,9 +565,11 @@ func (s *Store) Retire(ctx context.Context, id, reason string) (RetireResult, er
 			return err
 		}
 		raw.Status, raw.RetiredReason = Retired, reason
-		if err := mem.WriteFileDeferSync(base, editFront(content, raw, "status", "retiredReason"), 0o644); err != nil {
+		after := editFront(content, raw, "status", "retiredReason")
+		if err := mem.WriteFileDeferSync(base, after, 0o644); err != nil {
 			return err
 		}
+		s.recordWritten(mem, raw.Path, after)
 		idx, err := s.writeIndex(ctx, mem)
 		if err != nil {
 			_ = mem.WriteFile(base, content, 0o644)

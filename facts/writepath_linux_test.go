@@ -5,14 +5,22 @@ package facts
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/foundryhq/foundry/internal/pause"
+	"github.com/foundryhq/foundry/internal/testpause"
 )
 
 // TestWriteReadsNoOtherFact checks that a write into a warm, watched store
@@ -25,23 +33,8 @@ func TestWriteReadsNoOtherFact(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	const n, writes = 3000, 5
-	root := writeTree(t, genFacts(t, n))
-	s := OpenDir(root, Options{Now: fixedNow, Watch: true})
-	t.Cleanup(func() { _ = s.Close() })
-	if _, err := s.Search(ctx, Query{Text: "warm up"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Index(ctx); err != nil {
-		t.Fatal(err)
-	}
-	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
-	if err != nil {
-		t.Skipf("no inotify: %v", err)
-	}
-	defer unix.Close(fd)
-	if _, err := unix.InotifyAddWatch(fd, filepath.Join(root, filepath.FromSlash(Dir)), unix.IN_ACCESS|unix.IN_OPEN); err != nil {
-		t.Fatal(err)
-	}
+	s, root := warmWatched(t, n)
+	accesses := watchAccesses(t, filepath.Join(root, filepath.FromSlash(Dir)))
 	var written []string
 	for i := range writes {
 		res, err := s.Write(ctx, benchWrite(i))
@@ -50,28 +43,7 @@ func TestWriteReadsNoOtherFact(t *testing.T) {
 		}
 		written = append(written, filepath.Base(res.Path))
 	}
-	listings, opened := 0, map[string]int{}
-	buf := make([]byte, 1<<16)
-	for {
-		m, err := unix.Read(fd, buf)
-		if errors.Is(err, unix.EAGAIN) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		for off := 0; off+unix.SizeofInotifyEvent <= m; {
-			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
-			name := string(bytes.TrimRight(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)], "\x00"))
-			off += unix.SizeofInotifyEvent + int(ev.Len)
-			switch {
-			case name == "" && ev.Mask&unix.IN_ACCESS != 0:
-				listings++
-			case name != "" && ev.Mask&unix.IN_OPEN != 0:
-				opened[name]++
-			}
-		}
-	}
+	listings, opened := accesses()
 	if listings > 0 {
 		t.Errorf("%d writes into %d facts listed the memory folder %d times", writes, n, listings)
 	}
@@ -81,5 +53,203 @@ func TestWriteReadsNoOtherFact(t *testing.T) {
 		case strings.HasPrefix(name, "fact-") && !slices.Contains(written, name):
 			t.Errorf("%d writes into %d facts opened %s, a fact they did not write", writes, n, name)
 		}
+	}
+}
+
+// watchAccesses watches the folder dir for reads and returns the function
+// that reports them since: how many times the folder was listed (an
+// IN_ACCESS event on the folder itself) and how many times each file in it
+// was opened (IN_OPEN events naming it).
+func watchAccesses(t *testing.T, dir string) func() (listings int, opened map[string]int) {
+	t.Helper()
+	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
+	if err != nil {
+		t.Skipf("no inotify: %v", err)
+	}
+	t.Cleanup(func() { unix.Close(fd) })
+	if _, err := unix.InotifyAddWatch(fd, dir, unix.IN_ACCESS|unix.IN_OPEN); err != nil {
+		t.Fatal(err)
+	}
+	return func() (int, map[string]int) {
+		listings, opened := 0, map[string]int{}
+		buf := make([]byte, 1<<16)
+		for {
+			m, err := unix.Read(fd, buf)
+			if errors.Is(err, unix.EAGAIN) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for off := 0; off+unix.SizeofInotifyEvent <= m; {
+				ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
+				name := string(bytes.TrimRight(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)], "\x00"))
+				off += unix.SizeofInotifyEvent + int(ev.Len)
+				switch {
+				case name == "" && ev.Mask&unix.IN_ACCESS != 0:
+					listings++
+				case name != "" && ev.Mask&unix.IN_OPEN != 0:
+					opened[name]++
+				}
+			}
+		}
+		return listings, opened
+	}
+}
+
+// warmWatched returns a watched store of n facts that has searched and
+// rendered INDEX.md once, skipping the test where events are unavailable.
+func warmWatched(t *testing.T, n int) (s *Store, root string) {
+	t.Helper()
+	root = writeTree(t, genFacts(t, n))
+	warn := &syncBuffer{}
+	s = OpenDir(root, Options{Now: fixedNow, Watch: true, Warn: warn})
+	t.Cleanup(func() { _ = s.Close() })
+	ctx := context.Background()
+	if _, err := s.Search(ctx, Query{Text: "warm up"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Index(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(warn.String(), "no file-system events") {
+		t.Skipf("no file-system events here: %s", warn)
+	}
+	return s, root
+}
+
+// TestWriteDoesNotReadBackItsFact: a warm, watched store records the fact
+// it writes as it wrote it and recognises the event of its rename, so the
+// file is never opened under its name (only as the temp file written),
+// and a search right after the write finds it.
+func TestWriteDoesNotReadBackItsFact(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, root := warmWatched(t, 200)
+	accesses := watchAccesses(t, filepath.Join(root, filepath.FromSlash(Dir)))
+	res, err := s.Write(ctx, benchWrite(7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, opened := accesses(); opened[filepath.Base(res.Path)] > 0 {
+		t.Errorf("the write opened %s, the fact it wrote, %d times", res.Path, opened[filepath.Base(res.Path)])
+	}
+	found, err := s.Search(ctx, Query{Text: "kwbench00007"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found.Hits) != 1 || found.Hits[0].Fact.ID != res.ID {
+		t.Fatalf("search after the write: %+v", found.Hits)
+	}
+	onDisk, err := Parse(res.Path, res.Content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	onDisk.Path = res.Path
+	if got := found.Hits[0].Fact; !reflect.DeepEqual(got, onDisk) {
+		t.Errorf("the store holds\n%+v\nthe file states\n%+v", got, onDisk)
+	}
+}
+
+// TestWriteSeesAnEditDuringIt: a fact file edited in place between the
+// rename that put it there and the write's end (same file, same size) is
+// read again: only a file renamed into place and not written since is
+// taken as the write recorded it.
+func TestWriteSeesAnEditDuringIt(t *testing.T) {
+	// Not parallel: the pause hook is the process's.
+	ctx := context.Background()
+	s, root := warmWatched(t, 50)
+	var once sync.Once
+	var editErr error
+	pause.Install(func(_ context.Context, name string) {
+		if name != "facts.after-fact-written" {
+			return
+		}
+		once.Do(func() {
+			matches, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(Dir), "fact-*-quokkas-store-kwbench00003-*.md"))
+			if len(matches) != 1 {
+				editErr = fmt.Errorf("written fact: %v", matches)
+				return
+			}
+			b, err := os.ReadFile(matches[0])
+			if err != nil {
+				editErr = err
+				return
+			}
+			f, err := os.OpenFile(matches[0], os.O_WRONLY, 0) // in place: the same file
+			if err == nil {
+				_, err = f.Write(bytes.Replace(b, []byte("Quokkas"), []byte("Wombats"), 1))
+				err = errors.Join(err, f.Close())
+			}
+			editErr = err
+		})
+	})
+	defer testpause.Enable()
+	res, err := s.Write(ctx, benchWrite(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if editErr != nil {
+		t.Fatal(editErr)
+	}
+	got, err := s.Get(ctx, res.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(got.Title, "Wombats") {
+		t.Errorf("after an edit during the write the store holds %q", got.Title)
+	}
+	index, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(IndexPath)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(index, []byte("Wombats store kwbench00003")) {
+		t.Errorf("INDEX.md does not list the edited title:\n%s", index)
+	}
+}
+
+// TestRefreshOwnWrite: the event of a store's own rename is taken as the
+// write recorded the file only when the events name no write in place and
+// the file's identity is the one recorded. What the store holds is made to
+// differ from the file here, so a reading shows.
+func TestRefreshOwnWrite(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name     string
+		inPlace  bool
+		otherKey bool
+		read     bool
+	}{
+		{"renamed in only", false, false, false},
+		{"written in place too", true, false, true},
+		{"another file now", false, true, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s, _ := warmWatched(t, 5)
+			ctx := context.Background()
+			res, err := s.Write(ctx, benchWrite(1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			c := s.files[res.Path]
+			c.fact.Title, c.sum = "Held, not read", [sha256.Size]byte{}
+			key := c.key
+			if tt.otherKey {
+				key.ino++
+			}
+			s.own = map[string]fileKey{res.Path: key}
+			if err := s.refresh(res.Path, tt.inPlace); err != nil {
+				t.Fatal(err)
+			}
+			if read := s.files[res.Path].fact.Title != "Held, not read"; read != tt.read {
+				t.Errorf("read the file: %v, want %v", read, tt.read)
+			}
+			if len(s.own) != 0 {
+				t.Errorf("own after the event: %v", s.own)
+			}
+		})
 	}
 }
