@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -317,9 +318,6 @@ func runMCPServe(ctx context.Context, env *cliEnv, opts *mcpOptions) error {
 		return err
 	}
 	defer func() { _ = reg.Close() }()
-	// The server lives as long as its client's session, its memory index
-	// with it: its memory follows the live heap instead of doubling it.
-	defer gcpace.Bound(gcpace.ServerPercent)()
 	o, err := mcp.ConfigOptions(cfg, reg, p.Writable())
 	if err != nil {
 		return mcpRefusal(err)
@@ -360,6 +358,7 @@ func runMCPServe(ctx context.Context, env *cliEnv, opts *mcpOptions) error {
 			}
 			defer files.Close()
 		}
+		defer gcpace.Bound(gcpace.ServerPercent)()
 		return mcp.RunDaemon(ctx, mcp.DaemonOptions{
 			Root: files, Worktree: worktree, Listen: listen, Server: o, HTTP: cfg.HTTP,
 			EnvToken: os.Getenv(mcp.EnvTokenName), Logger: env.logger,
@@ -371,12 +370,54 @@ func runMCPServe(ctx context.Context, env *cliEnv, opts *mcpOptions) error {
 	// process dying of SIGPIPE, in-flight writes finish, and the exit is
 	// clean.
 	signal.Ignore(syscall.SIGPIPE)
-	err = mcp.Serve(ctx, env.stdin, env.stdout, o)
+	out := &afterFirstWrite{w: env.stdout}
+	defer out.end()
+	err = mcp.Serve(ctx, env.stdin, out, o)
 	if errors.Is(err, syscall.EPIPE) {
 		env.logger.Info("client closed the output stream; shutting down")
 		return nil
 	}
 	return err
+}
+
+// afterFirstWrite is the server's output: it bounds the GC percent
+// (gcpace.ServerPercent) once the first message is written. The server
+// lives as long as its client's session, its memory index with it: its
+// memory then follows the live heap instead of doubling it. Bounding it
+// from the start would run a collection before the client's first answer:
+// start-up leaves about 3 MB on the heap (most of it from the JSON Schema
+// library's init, which compiles metaschemas), under the default first
+// goal of 4 MB but over the bounded one.
+type afterFirstWrite struct {
+	w       io.Writer
+	once    sync.Once
+	mu      sync.Mutex
+	restore func()
+	done    bool
+}
+
+// Write writes p, then bounds the GC percent if this is the first write.
+func (a *afterFirstWrite) Write(p []byte) (int, error) {
+	n, err := a.w.Write(p)
+	a.once.Do(func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if !a.done {
+			a.restore = gcpace.Bound(gcpace.ServerPercent)
+		}
+	})
+	return n, err
+}
+
+// end ends the bound at the end of the session, and keeps a later first
+// write from setting one.
+func (a *afterFirstWrite) end() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.done = true
+	if a.restore != nil {
+		a.restore()
+	}
 }
 
 // runMCPTokenNew makes a token and prints it once.

@@ -10,11 +10,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/foundryhq/foundry/internal/gcpace"
 	"github.com/foundryhq/foundry/internal/lazyre"
+	"github.com/foundryhq/foundry/internal/testenv"
 )
 
 // TestLazyRegexpsCompile compiles every regular expression that the
@@ -109,5 +112,91 @@ func BenchmarkValidateColdStart(b *testing.B) {
 		if !errors.As(err, &exit) || exit.ExitCode() != 1 || !bytes.Contains(out, []byte("1 problem in 1 of 3 files")) {
 			b.Fatalf("validate --auto: %v\n%s", err, out)
 		}
+	}
+}
+
+// TestServeAnswersBeforeCollecting runs `foundry mcp serve` with the
+// runtime's GC trace and checks that no collection starts before the
+// initialize answer is written, in a git repository: the start-up's garbage (mostly the JSON
+// Schema library's init) stays under the default first goal, and the
+// server's lower GC percent (gcpace.ServerPercent) applies from the first
+// answer on, not before it. The trace of the answer ("rpc send") is logged
+// just before it is written. The figures are heap sizes, which do not vary
+// between runs, not times. A start-up that allocates beyond the first
+// goal (4 MB), e.g. by compiling every tool schema or reading facts before
+// the first request needs them, fails it.
+func TestServeAnswersBeforeCollecting(t *testing.T) {
+	t.Parallel()
+	bin := buildFoundry(t)
+	root := mcpFixture(t)
+	// In a repository, as agents serve it: opening it allocates too.
+	if out, err := exec.Command(testenv.Git(t), "init", "-q", root).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "mcp", "serve", "--rpc-trace")
+	cmd.Dir = root
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != "GOGC" && k != "GODEBUG" && k != "GOMEMLIMIT" {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "GODEBUG=gctrace=1")
+	cmd.Stdin = strings.NewReader(initializeLine + "\n")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("foundry mcp serve: %v\n%s", err, stderr.Bytes())
+	}
+	if !bytes.Contains(stdout.Bytes(), []byte(`"serverInfo":{"name":"foundry"`)) {
+		t.Fatalf("no initialize answer:\n%s", stdout.Bytes())
+	}
+	for line := range strings.Lines(stderr.String()) {
+		if strings.HasPrefix(line, "gc ") {
+			t.Fatalf("a collection started before the initialize answer was written:\n%s", stderr.Bytes())
+		}
+		if strings.Contains(line, `msg="rpc send"`) {
+			return
+		}
+	}
+	t.Fatalf("no trace of the initialize answer on stderr:\n%s", stderr.Bytes())
+}
+
+// TestAfterFirstWrite checks the server's output bounds the GC percent
+// from its first write until the session ends, and not when the session
+// ends before any write.
+func TestAfterFirstWrite(t *testing.T) {
+	if os.Getenv("GOGC") != "" {
+		t.Skip("GOGC is set: gcpace.Bound leaves it alone")
+	}
+	percent := func() int {
+		p := debug.SetGCPercent(-1)
+		debug.SetGCPercent(p)
+		return p
+	}
+	before := percent()
+	var buf bytes.Buffer
+	w := &afterFirstWrite{w: &buf}
+	if got := percent(); got != before {
+		t.Fatalf("GC percent %d before the first write, want %d", got, before)
+	}
+	for range 2 {
+		if _, err := w.Write([]byte("x\n")); err != nil {
+			t.Fatal(err)
+		}
+		if got := percent(); got != gcpace.ServerPercent {
+			t.Fatalf("GC percent %d after a write, want %d", got, gcpace.ServerPercent)
+		}
+	}
+	w.end()
+	if got := percent(); got != before || buf.String() != "x\nx\n" {
+		t.Fatalf("after the session: GC percent %d (want %d), output %q", got, before, buf.String())
+	}
+	unused := &afterFirstWrite{w: &buf}
+	unused.end()
+	if _, err := unused.Write([]byte("late\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := percent(); got != before {
+		t.Fatalf("GC percent %d after a write past the session's end, want %d", got, before)
 	}
 }
