@@ -56,7 +56,7 @@ func (r *Repo) IsAncestor(a, b string) (bool, error) {
 				continue
 			}
 			seen[p] = true
-			pc, err := r.repo.CommitObject(p)
+			pc, err := r.commitObject(p)
 			if err != nil {
 				continue // beyond a shallow boundary
 			}
@@ -70,7 +70,7 @@ func (r *Repo) commitLocked(h string) (*object.Commit, error) {
 	if !plumbing.IsHash(h) {
 		return nil, fmt.Errorf("read commit %q: %w", h, ErrRevisionNotFound)
 	}
-	c, err := r.repo.CommitObject(plumbing.NewHash(h))
+	c, err := r.commitObject(plumbing.NewHash(h))
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", h, ErrRevisionNotFound)
 	}

@@ -137,10 +137,10 @@ func (r *Repo) diffIndex(ix *indexFile, dir string) (*stagedDiff, error) {
 	if dir != "" {
 		d.prefix = dir + "/"
 	}
-	ref, err := r.repo.Head()
+	ref, err := r.head()
 	switch {
 	case err == nil:
-		c, err := r.repo.CommitObject(ref.Hash())
+		c, err := r.commitObject(ref.Hash())
 		if err != nil {
 			return nil, fmt.Errorf("read HEAD commit: %w", err)
 		}

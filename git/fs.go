@@ -136,7 +136,7 @@ func (f *objectFS) Stat(name string) (fs.FileInfo, error) {
 		return f.info(e, 0), nil
 	}
 	f.repo.mu.Lock()
-	size, err := f.repo.repo.Storer.EncodedObjectSize(e.hash)
+	size, err := f.repo.st.EncodedObjectSize(e.hash)
 	f.repo.mu.Unlock()
 	if err != nil {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
@@ -172,14 +172,14 @@ func (f *objectFS) ReadDir(name string) ([]fs.DirEntry, error) {
 func (f *objectFS) readBlob(name string, h plumbing.Hash) ([]byte, error) {
 	f.repo.mu.Lock()
 	defer f.repo.mu.Unlock()
-	size, err := f.repo.repo.Storer.EncodedObjectSize(h)
+	size, err := f.repo.st.EncodedObjectSize(h)
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h.String()[:7], err)
 	}
 	if l := confined.LimitFor(name); size > l.Max {
 		return nil, &confined.TooLargeError{Path: name, Size: size, Limit: l}
 	}
-	obj, err := f.repo.repo.Storer.EncodedObject(plumbing.BlobObject, h)
+	obj, err := f.repo.st.EncodedObject(plumbing.BlobObject, h)
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h.String()[:7], err)
 	}

@@ -114,7 +114,7 @@ func (r *Repo) History(ctx context.Context, rev string, opts HistoryOptions) (*H
 		changes: map[string][]PathChange{},
 	}
 	r.mu.Lock()
-	shallow, _ := r.repo.Storer.Shallow()
+	shallow, _ := r.st.Shallow()
 	r.mu.Unlock()
 	boundary := make(map[plumbing.Hash]bool, len(shallow))
 	for _, h := range shallow {
@@ -185,7 +185,7 @@ func (w *walker) commit(c *object.Commit, seq int, shallow bool, queue func(*obj
 	truncated := shallow
 	if !shallow {
 		for _, ph := range c.ParentHashes {
-			p, err := w.repo.repo.CommitObject(ph)
+			p, err := w.repo.commitObject(ph)
 			if err != nil {
 				if errors.Is(err, plumbing.ErrObjectNotFound) {
 					truncated = true
@@ -344,7 +344,7 @@ func (w *walker) tree(h plumbing.Hash) ([]treeEntry, error) {
 	if es, ok := w.trees[h]; ok {
 		return es, nil
 	}
-	obj, err := w.repo.repo.Storer.EncodedObject(plumbing.TreeObject, h)
+	obj, err := w.repo.st.EncodedObject(plumbing.TreeObject, h)
 	if err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", h.String()[:7], err)
 	}

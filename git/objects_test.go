@@ -62,7 +62,7 @@ func TestLazyStorageReadsWhatGoGitReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lazy := plainRepo.repo.Storer.(*lazyStorage)
+	lazy := plainRepo.st
 	plain := lazy.Storage
 	defer plainRepo.Close()
 
@@ -134,7 +134,7 @@ func TestLazyStorageFollowsRepack(t *testing.T) {
 	r.CommitAll("after the open")
 	r.Git("gc", "-q", "--prune=now")
 	for _, h := range allObjects(t, r) {
-		if _, err := repo.repo.Storer.(*lazyStorage).read(h); err != nil {
+		if _, err := repo.st.read(h); err != nil {
 			t.Fatalf("read %s after gc: %v", h, err)
 		}
 	}
@@ -386,7 +386,7 @@ func TestOpenReadsObjectsLazily(t *testing.T) {
 	}
 	// go-git's storage keeps the indexes it decoded in a private map, nil
 	// until its first packed read.
-	st := repo.repo.Storer.(*lazyStorage)
+	st := repo.st
 	decoded := reflect.ValueOf(st.Storage).Elem().FieldByName("ObjectStorage").FieldByName("index")
 	if !decoded.IsValid() {
 		t.Fatal("go-git's storage no longer has the index map this test looks at; update the test")

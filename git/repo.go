@@ -1,7 +1,6 @@
 package git
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,19 +11,26 @@ import (
 
 	billy "github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
-	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	cfgformat "github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
 
 // Repo is an open git repository together with its working tree root.
 type Repo struct {
-	repo *gogit.Repository
-	root string // absolute working tree root
+	// st is go-git's on-disk storage behind lazyStorage. Foundry opens it
+	// through go-git's storage and plumbing packages, not its root package,
+	// which links every transport (SSH, HTTP), OpenPGP and more into the
+	// binary for nothing a reader uses: every process paid for their
+	// start-up.
+	st *lazyStorage
+	// root is the absolute working tree root.
+	root string
 	// mu serialises object reads: go-git's storage caches are not safe for
 	// concurrent use, and one Repo is shared by every request of a server.
 	mu sync.Mutex
@@ -37,46 +43,123 @@ func Open(dir string) (*Repo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open repository at %s: %w", dir, err)
 	}
-	r, err := gogit.PlainOpenWithOptions(abs, &gogit.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
-	if errors.Is(err, gogit.ErrUnknownExtension) || errors.Is(err, gogit.ErrUnsupportedExtensionRepositoryFormatVersion) {
-		r, err = openWithExtensions(abs)
-	}
+	st, top, err := openStorage(abs)
 	if err != nil {
-		if errors.Is(err, gogit.ErrRepositoryNotExists) {
+		if errors.Is(err, errNoRepository) {
 			return nil, fmt.Errorf("open repository at %s: %w", dir, ErrNotRepository)
 		}
 		return nil, fmt.Errorf("open repository at %s: %w", dir, err)
 	}
-	wt, err := r.Worktree()
-	if err != nil {
-		return nil, fmt.Errorf("open repository at %s: bare repositories are not supported: %w", dir, ErrNotRepository)
-	}
-	// Reopen the same storage keeping pack files open: by default go-git
-	// opens and closes the pack for every object it reads, which triples the
-	// cost of reading many small files at a revision.
-	// Objects are then found through lazyStorage, which reads only the
-	// part of each pack index a lookup needs.
-	if st, ok := r.Storer.(*filesystem.Storage); ok {
-		keep := filesystem.NewStorageWithOptions(st.Filesystem(), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
-		if r2, err := gogit.Open(newLazyStorage(keep), wt.Filesystem); err == nil {
-			r = r2
-		}
-	}
-	root := wt.Filesystem.Root()
+	root := top
 	if real, err := filepath.EvalSymlinks(root); err == nil {
 		root = real
 	}
-	return &Repo{repo: r, root: root}, nil
+	return &Repo{st: st, root: root}, nil
+}
+
+// errNoRepository means openStorage found no repository.
+var errNoRepository = errors.New("repository does not exist")
+
+// openStorage finds the repository holding abs as git does (walking up to a
+// .git folder, or a .git file naming one, whose commondir it follows) and
+// opens its storage, keeping pack files open: by default go-git opens and
+// closes the pack for every object it reads, which triples the cost of
+// reading many small files at a revision. Objects are found through
+// lazyStorage, which reads only the part of each pack index a lookup
+// needs. top is the working tree root.
+func openStorage(abs string) (st *lazyStorage, top string, err error) {
+	top = abs
+	var fi os.FileInfo
+	for {
+		if info, err := os.Stat(top); err == nil && !info.IsDir() {
+			top = filepath.Dir(top) // a file: its folder is searched
+		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, "", err
+		}
+		if fi, err = os.Stat(filepath.Join(top, gitDirName)); err == nil {
+			break
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, "", err
+		}
+		parent := filepath.Dir(top)
+		if parent == top {
+			return nil, "", errNoRepository
+		}
+		top = parent
+	}
+	gitdir := filepath.Join(top, gitDirName)
+	if !fi.IsDir() {
+		if gitdir, err = readGitFile(top, gitdir); err != nil {
+			return nil, "", err
+		}
+	}
+	if _, err := os.Stat(gitdir); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, "", errNoRepository
+		}
+		return nil, "", err
+	}
+	var dot billy.Filesystem = osfs.New(gitdir)
+	b, err := os.ReadFile(filepath.Join(gitdir, "commondir"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, "", err
+	}
+	if common := strings.TrimSpace(string(b)); common != "" {
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(gitdir, common)
+		}
+		if _, err := os.Stat(common); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, "", fmt.Errorf("commondir %s: %w", common, errNoRepository)
+			}
+			return nil, "", err
+		}
+		dot = dotgit.NewRepositoryFilesystem(dot, osfs.New(common))
+	}
+	st = newLazyStorage(filesystem.NewStorageWithOptions(dot, cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true}))
+	if _, err := st.Reference(plumbing.HEAD); err == plumbing.ErrReferenceNotFound {
+		st.Close()
+		return nil, "", errNoRepository
+	}
+	cfg, err := st.Config()
+	if err == nil {
+		err = verifyExtensions(cfg)
+	}
+	if err != nil {
+		st.Close()
+		return nil, "", err
+	}
+	return st, top, nil
+}
+
+// gitDirName is the name of a working tree's git folder (or file).
+const gitDirName = ".git"
+
+// readGitFile returns the folder a .git file at path names in its first
+// line, "gitdir: PATH", relative to the working tree root top.
+func readGitFile(top, path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	const prefix = "gitdir: "
+	line, ok := strings.CutPrefix(string(b), prefix)
+	if !ok {
+		return "", fmt.Errorf(".git file has no %s prefix", prefix)
+	}
+	line, _, _ = strings.Cut(line, "\n")
+	gitdir := strings.TrimSpace(line)
+	if !filepath.IsAbs(gitdir) {
+		gitdir = filepath.Join(top, gitdir)
+	}
+	return gitdir, nil
 }
 
 // Close releases the pack files the repository keeps open.
 func (r *Repo) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if st, ok := r.repo.Storer.(interface{ Close() error }); ok {
-		return st.Close()
-	}
-	return nil
+	return r.st.Close()
 }
 
 // Root is the absolute path of the working tree root.
@@ -142,108 +225,76 @@ func (r *Repo) resolveLocked(rev string) (*object.Commit, error) {
 }
 
 func (r *Repo) shallow() bool {
-	shallow, err := r.repo.Storer.Shallow()
+	shallow, err := r.st.Shallow()
 	return err == nil && len(shallow) > 0
 }
 
 // HasCommits reports whether HEAD points at a commit.
 func (r *Repo) HasCommits() bool {
-	_, err := r.repo.Head()
+	_, err := r.head()
 	return err == nil
 }
 
+// head resolves HEAD to the reference it ends at.
+func (r *Repo) head() (*plumbing.Reference, error) {
+	return storer.ResolveReference(r.st, plumbing.HEAD)
+}
+
+// commitObject reads the commit h.
+func (r *Repo) commitObject(h plumbing.Hash) (*object.Commit, error) {
+	return object.GetCommit(r.st, h)
+}
+
+// tagObject reads the annotated tag h.
+func (r *Repo) tagObject(h plumbing.Hash) (*object.Tag, error) {
+	return object.GetTag(r.st, h)
+}
+
 // readOnlyExtensions are the repository extensions (lower case) that change
-// nothing for a reader of existing objects, the index and refs: go-git
-// refuses every extension it does not implement, and worktreeConfig (set by
-// git sparse-checkout) or partialClone (a clone with --filter) would
-// otherwise make Foundry unusable in the whole repository.
+// nothing for a reader of existing objects, the index and refs; go-git
+// implements none of them, and worktreeConfig (set by git
+// sparse-checkout) or partialClone (a clone with --filter) would otherwise
+// make Foundry unusable in the whole repository.
 var readOnlyExtensions = map[string]bool{"worktreeconfig": true, "partialclone": true, "preciousobjects": true, "noop": true, "noop-v1": true}
 
-// extStorage is a storage whose config hides readOnlyExtensions from
-// go-git's check.
-type extStorage struct{ storage.Storer }
+var (
+	// errRepositoryFormat means core.repositoryformatversion is neither 0
+	// nor 1.
+	errRepositoryFormat = errors.New("core.repositoryformatversion not supported")
+	// errUnknownExtension means the config lists an extension that changes
+	// how the repository is read (objectFormat sha256, …).
+	errUnknownExtension = errors.New("unknown extension")
+	// errExtensionNeedsV1 means the config lists such an extension in a
+	// repository of format version 0, which git reads without extensions.
+	errExtensionNeedsV1 = errors.New("core.repositoryformatversion does not support extension")
+)
 
-// Config implements config.ConfigStorer.
-func (s *extStorage) Config() (*config.Config, error) {
-	cfg, err := s.Storer.Config()
-	if err != nil || cfg.Raw == nil || !cfg.Raw.HasSection("extensions") {
-		return cfg, err
+// verifyExtensions refuses a repository whose format version or extensions
+// change how it is read, as go-git does when it opens one, except for
+// readOnlyExtensions and an objectFormat that names the default, sha1.
+func verifyExtensions(cfg *config.Config) error {
+	switch v := cfg.Core.RepositoryFormatVersion; v {
+	case "", cfgformat.Version_0, cfgformat.Version_1:
+	default:
+		return fmt.Errorf("%w: %q", errRepositoryFormat, v)
 	}
-	sec := cfg.Raw.Section("extensions")
-	opts := sec.Options[:0:0]
-	for _, o := range sec.Options {
+	if cfg.Raw == nil || !cfg.Raw.HasSection("extensions") {
+		return nil
+	}
+	var unknown []string
+	for _, o := range cfg.Raw.Section("extensions").Options {
 		key := strings.ToLower(o.Key)
-		if key == "objectformat" && strings.EqualFold(o.Value, "sha1") {
-			continue // the default, spelled out
+		if key == "objectformat" && strings.EqualFold(o.Value, "sha1") || readOnlyExtensions[key] {
+			continue
 		}
-		if !readOnlyExtensions[key] {
-			opts = append(opts, o)
-		}
+		unknown = append(unknown, key)
 	}
-	if len(opts) == 0 {
-		cfg.Raw.RemoveSection("extensions")
-	} else {
-		sec.Options = opts
-	}
-	return cfg, nil
-}
-
-// Close releases what the wrapped storage keeps open.
-func (s *extStorage) Close() error {
-	if c, ok := s.Storer.(interface{ Close() error }); ok {
-		return c.Close()
+	switch {
+	case len(unknown) == 0:
+	case cfg.Core.RepositoryFormatVersion == cfgformat.Version_1:
+		return fmt.Errorf("%w: %s", errUnknownExtension, strings.Join(unknown, ", "))
+	default:
+		return fmt.Errorf("%w: %s", errExtensionNeedsV1, strings.Join(unknown, ", "))
 	}
 	return nil
-}
-
-// Filesystem is the wrapped storage's .git folder.
-func (s *extStorage) Filesystem() billy.Filesystem {
-	return s.Storer.(interface{ Filesystem() billy.Filesystem }).Filesystem()
-}
-
-// openWithExtensions opens the repository holding abs as
-// gogit.PlainOpenWithOptions does (walking up to .git, following a .git
-// file and commondir), through extStorage over lazyStorage.
-func openWithExtensions(abs string) (*gogit.Repository, error) {
-	top := abs
-	var fi os.FileInfo
-	for {
-		var err error
-		if fi, err = os.Stat(filepath.Join(top, gogit.GitDirName)); err == nil {
-			break
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return nil, err
-		}
-		parent := filepath.Dir(top)
-		if parent == top {
-			return nil, gogit.ErrRepositoryNotExists
-		}
-		top = parent
-	}
-	gitdir := filepath.Join(top, gogit.GitDirName)
-	if !fi.IsDir() {
-		b, err := os.ReadFile(gitdir)
-		if err != nil {
-			return nil, err
-		}
-		line, _, _ := strings.Cut(string(b), "\n")
-		p, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
-		if !ok {
-			return nil, fmt.Errorf("%s has no gitdir: line", gitdir)
-		}
-		if p = strings.TrimSpace(p); !filepath.IsAbs(p) {
-			p = filepath.Join(top, p)
-		}
-		gitdir = p
-	}
-	var dot billy.Filesystem = osfs.New(gitdir)
-	if b, err := os.ReadFile(filepath.Join(gitdir, "commondir")); err == nil && len(bytes.TrimSpace(b)) > 0 {
-		common := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(gitdir, common)
-		}
-		dot = dotgit.NewRepositoryFilesystem(dot, osfs.New(common))
-	}
-	st := filesystem.NewStorageWithOptions(dot, cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
-	return gogit.Open(&extStorage{Storer: newLazyStorage(st)}, osfs.New(top))
 }

@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 
-	billy "github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // supportedSyntax is what an unsupported-syntax error lists.
@@ -190,11 +190,11 @@ func allDigits(s string) bool {
 
 // commitAt reads the commit h (a tag is peeled to its commit).
 func (r *Repo) commitAt(rev string, h plumbing.Hash) (*object.Commit, error) {
-	c, err := r.repo.CommitObject(h)
+	c, err := r.commitObject(h)
 	if err == nil {
 		return c, nil
 	}
-	if t, terr := r.repo.TagObject(h); terr == nil {
+	if t, terr := r.tagObject(h); terr == nil {
 		if c, err = t.Commit(); err == nil {
 			return c, nil
 		}
@@ -205,36 +205,26 @@ func (r *Repo) commitAt(rev string, h plumbing.Hash) (*object.Commit, error) {
 	return nil, fmt.Errorf("resolve revision %q: %w", rev, ErrRevisionNotFound)
 }
 
-// resolveName resolves a ref name or a (possibly abbreviated) hash with
-// go-git, which tries them as git does.
+// resolveName resolves a ref name or a (possibly abbreviated) hash as
+// go-git's revision resolution does (see resolveRefOrHash).
 func (r *Repo) resolveName(rev, name string) (plumbing.Hash, error) {
 	// A full object id names that commit, as in git, whatever refs exist:
 	// looking it up first spares go-git's search of refs/<name>,
 	// refs/tags/<name>, … (an lstat each), which the doctor's history pass,
 	// resolving hundreds of commits, would pay every time.
 	if plumbing.IsHash(name) {
-		if c, err := r.repo.CommitObject(plumbing.NewHash(name)); err == nil {
+		if c, err := r.commitObject(plumbing.NewHash(name)); err == nil {
 			return c.Hash, nil
 		}
 	}
-	h, err := r.repo.ResolveRevision(plumbing.Revision(name))
+	h, err := r.resolveRefOrHash(name)
 	if err != nil || h == nil || h.IsZero() {
-		if _, herr := r.repo.Head(); errors.Is(herr, plumbing.ErrReferenceNotFound) {
+		if _, herr := r.head(); errors.Is(herr, plumbing.ErrReferenceNotFound) {
 			return plumbing.ZeroHash, fmt.Errorf("resolve revision %q: %w", rev, ErrNoCommits)
 		}
 		return plumbing.ZeroHash, fmt.Errorf("resolve revision %q: %w", rev, ErrRevisionNotFound)
 	}
 	return *h, nil
-}
-
-// dotGit is the repository's .git folder (its common folder's files routed
-// there, for a linked worktree).
-func (r *Repo) dotGit() (billy.Filesystem, error) {
-	st, ok := r.repo.Storer.(interface{ Filesystem() billy.Filesystem })
-	if !ok {
-		return nil, fmt.Errorf("storage %T has no .git folder", r.repo.Storer)
-	}
-	return st.Filesystem(), nil
 }
 
 // eachReflog calls yield with the entries of ref's reflog, newest first.
@@ -243,10 +233,9 @@ func (r *Repo) eachReflog(ref plumbing.ReferenceName, yield func(reflogEntry) bo
 	if ref != plumbing.HEAD && ref.Validate() != nil {
 		return false, nil // never a path outside logs/
 	}
-	dot, err := r.dotGit()
-	if err != nil {
-		return false, err
-	}
+	// The .git folder, its common folder's files routed there for a
+	// linked worktree.
+	dot := r.st.Filesystem()
 	name := "logs/" + string(ref)
 	// The kind is checked before the file is opened: opening a FIFO
 	// blocks until a writer comes.
@@ -274,7 +263,7 @@ func (r *Repo) eachReflog(ref plumbing.ReferenceName, yield func(reflogEntry) bo
 // currentBranch returns the branch HEAD points to; ok is false when HEAD is
 // detached.
 func (r *Repo) currentBranch() (plumbing.ReferenceName, bool, error) {
-	head, err := r.repo.Storer.Reference(plumbing.HEAD)
+	head, err := r.st.Reference(plumbing.HEAD)
 	if err != nil {
 		return "", false, err
 	}
@@ -301,7 +290,7 @@ func (r *Repo) reflogRef(name string) (plumbing.ReferenceName, bool) {
 		if full != plumbing.HEAD && full.Validate() != nil {
 			continue
 		}
-		ref, err := r.repo.Storer.Reference(full)
+		ref, err := r.st.Reference(full)
 		if err != nil {
 			continue
 		}
@@ -389,7 +378,7 @@ func (r *Repo) resolvePriorCheckout(rev string, s revSpec) (plumbing.Hash, error
 	if branch.Validate() != nil {
 		return plumbing.ZeroHash, fmt.Errorf("resolve revision %q: %w: HEAD's reflog names %q", rev, ErrRevisionNotFound, from)
 	}
-	ref, err := r.repo.Reference(branch, true)
+	ref, err := storer.ResolveReference(r.st, branch)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("resolve revision %q: %w: branch %s", rev, ErrRevisionNotFound, from)
 	}
@@ -415,11 +404,11 @@ func (r *Repo) resolveUpstream(rev, name string) (plumbing.Hash, error) {
 		if branch.Validate() != nil {
 			return plumbing.ZeroHash, notFound("%q is not a branch", name)
 		}
-		if _, err := r.repo.Storer.Reference(branch); err != nil {
+		if _, err := r.st.Reference(branch); err != nil {
 			return plumbing.ZeroHash, notFound("no branch %q", name)
 		}
 	}
-	cfg, err := r.repo.Config()
+	cfg, err := r.st.Config()
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("resolve revision %q: read config: %w", rev, err)
 	}
@@ -444,7 +433,7 @@ func (r *Repo) resolveUpstream(rev, name string) (plumbing.Hash, error) {
 		}
 		target = tracking
 	}
-	ref, err := r.repo.Reference(target, true)
+	ref, err := storer.ResolveReference(r.st, target)
 	if err != nil {
 		return plumbing.ZeroHash, notFound("upstream %s", target)
 	}

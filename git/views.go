@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 
-	billy "github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -78,11 +77,11 @@ func (t *treeLister) listFull(full string) ([]entry, bool, error) {
 		}
 		h = pes[i].hash
 	}
-	obj, err := t.repo.repo.Storer.EncodedObject(plumbing.TreeObject, h)
+	obj, err := t.repo.st.EncodedObject(plumbing.TreeObject, h)
 	if err != nil {
 		return nil, false, fmt.Errorf("read tree %s: %w", full, err)
 	}
-	tree, err := object.DecodeTree(t.repo.repo.Storer, obj)
+	tree, err := object.DecodeTree(t.repo.st, obj)
 	if err != nil {
 		return nil, false, fmt.Errorf("read tree %s: %w", full, err)
 	}
@@ -162,13 +161,9 @@ func (x *Index) FS(sub string) fs.FS {
 func (r *Repo) sharedIndexLoader() func(name string) ([]byte, error) {
 	return func(name string) ([]byte, error) {
 		data, err := func() ([]byte, error) {
-			st, ok := r.repo.Storer.(interface{ Filesystem() billy.Filesystem })
-			if !ok {
-				return nil, fs.ErrNotExist
-			}
 			r.mu.Lock()
 			defer r.mu.Unlock()
-			return readAll(st.Filesystem(), name)
+			return readAll(r.st.Filesystem(), name)
 		}()
 		if p := os.Getenv("GIT_INDEX_FILE"); p != "" && errors.Is(err, fs.ErrNotExist) {
 			data, err = readRegular(filepath.Join(filepath.Dir(p), name))
@@ -191,13 +186,9 @@ func (r *Repo) indexBytes() ([]byte, string, error) {
 		}
 		return data, p, nil
 	}
-	st, ok := r.repo.Storer.(interface{ Filesystem() billy.Filesystem })
-	if !ok {
-		return nil, "", fmt.Errorf("read git index: storage %T has no index file", r.repo.Storer)
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	data, err := readAll(st.Filesystem(), "index")
+	data, err := readAll(r.st.Filesystem(), "index")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "index", nil
 	}

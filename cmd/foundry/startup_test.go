@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -198,5 +199,41 @@ func TestAfterFirstWrite(t *testing.T) {
 	}
 	if got := percent(); got != before {
 		t.Fatalf("GC percent %d after a write past the session's end, want %d", got, before)
+	}
+}
+
+// unlinked are packages the binary must not link, each with why: every
+// process pays for the package initialisation and the size of what it
+// links, and none of these serves a command. A prefix ending in "/" stands
+// for the packages under it.
+var unlinked = map[string]string{
+	"github.com/go-git/go-git/v5": "go-git's root package links every transport (SSH, HTTP, git://) and its " +
+		"init; git/ reads through go-git's storage and plumbing packages",
+	"github.com/go-git/go-git/v5/plumbing/transport/": "Foundry never fetches or pushes",
+	"golang.org/x/crypto/ssh/":                        "Foundry never fetches or pushes over SSH",
+	"github.com/kevinburke/ssh_config":                "Foundry never fetches or pushes over SSH",
+	"github.com/skeema/knownhosts":                    "Foundry never fetches or pushes over SSH",
+	"github.com/xanzy/ssh-agent":                      "Foundry never fetches or pushes over SSH",
+}
+
+// TestLinkedPackages lists the packages `foundry` links (go list -deps)
+// and checks that none of unlinked is among them.
+func TestLinkedPackages(t *testing.T) {
+	t.Parallel()
+	goBin := testenv.Exec(t, "go")
+	out, err := exec.Command(goBin, "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, "github.com/go-git/go-git/v5/plumbing") {
+		t.Fatalf("go list -deps does not list go-git's plumbing package; is this the list of the binary's packages?\n%s", out)
+	}
+	for _, dep := range deps {
+		for p, why := range unlinked {
+			if dep == strings.TrimSuffix(p, "/") || strings.HasSuffix(p, "/") && strings.HasPrefix(dep, p) {
+				t.Errorf("foundry links %s: %s", dep, why)
+			}
+		}
 	}
 }

@@ -1,0 +1,265 @@
+// This file resolves the name part of a revision spec (a ref or a hash,
+// before any ~N, ^N or @{…}) exactly as go-git's Repository.ResolveRevision
+// does, without go-git's root package: that package links every transport
+// (SSH, HTTP) and OpenPGP into the binary, and every process paid for their
+// start-up. TestResolveRefOrHashMatchesGoGit and FuzzResolveRefOrHash
+// compare the two.
+
+package git
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+)
+
+// resolveRefOrHash resolves name, a revision spec without ~, ^, : or @{,
+// to a commit: the commits whose hash name abbreviates, then the ref it
+// names by git's rules (name, refs/name, refs/tags/name, refs/heads/name,
+// refs/remotes/name, refs/remotes/name/HEAD); the first that is a commit,
+// or a tag of one, wins. A name git's ref rules refuse resolves to
+// nothing. The caller holds r.mu.
+func (r *Repo) resolveRefOrHash(name string) (*plumbing.Hash, error) {
+	ref, ok := parseRefName(name)
+	if !ok {
+		return nil, fmt.Errorf("resolve %q: %w", name, plumbing.ErrReferenceNotFound)
+	}
+	try := r.hashesWithPrefix(ref)
+	if full, err := expandRef(r.st, plumbing.ReferenceName(ref)); err == nil {
+		try = append(try, full.Hash())
+	}
+	for _, h := range try {
+		if c, err := r.commitObject(h); err == nil {
+			return &c.Hash, nil
+		}
+		if t, err := r.tagObject(h); err == nil {
+			c, err := t.Commit()
+			if err != nil {
+				return &plumbing.ZeroHash, err
+			}
+			return &c.Hash, nil
+		}
+	}
+	return &plumbing.ZeroHash, plumbing.ErrReferenceNotFound
+}
+
+// expandRef resolves ref by git's rules (plumbing.RefRevParseRules).
+func expandRef(s storer.ReferenceStorer, ref plumbing.ReferenceName) (*plumbing.Reference, error) {
+	var first error
+	for _, rule := range plumbing.RefRevParseRules {
+		r, err := storer.ResolveReference(s, plumbing.ReferenceName(fmt.Sprintf(rule, ref)))
+		if err == nil {
+			return r, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return nil, first
+}
+
+// hashesWithPrefix returns the objects whose hash s abbreviates (s in hex,
+// any length): none when s is not hex.
+func (r *Repo) hashesWithPrefix(s string) []plumbing.Hash {
+	if s == "" {
+		return nil
+	}
+	if len(s) == 2*len(plumbing.ZeroHash) {
+		b, err := hex.DecodeString(s)
+		if err != nil {
+			return nil
+		}
+		var h plumbing.Hash
+		copy(h[:], b)
+		return []plumbing.Hash{h}
+	}
+	even := s[:len(s)&^1]
+	prefix, err := hex.DecodeString(even)
+	if err != nil {
+		return nil
+	}
+	found, err := r.st.HashesWithPrefix(prefix)
+	if err != nil {
+		return nil
+	}
+	if len(even) == len(s) {
+		return found
+	}
+	var hashes []plumbing.Hash // the odd last digit must match too
+	for _, h := range found {
+		if strings.HasPrefix(h.String(), s) {
+			hashes = append(hashes, h)
+		}
+	}
+	return hashes
+}
+
+// refToken is a token of go-git's revision scanner.
+type refToken int
+
+const (
+	tokEOF refToken = iota
+	tokOther
+	tokWord
+	tokNumber
+	tokDot
+	tokSlash
+	tokAt
+	tokObrace
+	tokRefused // \ ? * [, white space, control characters
+	tokSpecial // : ~ ^, which end a ref (never in a name here)
+)
+
+// maxRevisionBytes is the part of a spec go-git's scanner reads.
+const maxRevisionBytes = 128 << 10
+
+// refScanner splits a spec into tokens as go-git's revision scanner does:
+// runs of letters and runs of digits are one token each; a NUL where a
+// token starts ends the spec, one inside a run is skipped; an invalid
+// UTF-8 byte reads as U+FFFD.
+type refScanner struct {
+	s       string
+	pending *scanned // a token pushed back
+}
+
+type scanned struct {
+	tok refToken
+	lit string
+}
+
+func (sc *refScanner) next() (rune, bool) {
+	if sc.s == "" {
+		return 0, false
+	}
+	c, n := utf8.DecodeRuneInString(sc.s)
+	sc.s = sc.s[n:]
+	return c, true
+}
+
+func (sc *refScanner) scan() scanned {
+	if p := sc.pending; p != nil {
+		sc.pending = nil
+		return *p
+	}
+	c, ok := sc.next()
+	switch {
+	case !ok || c == 0:
+		return scanned{tokEOF, ""}
+	case c == ':' || c == '~' || c == '^':
+		return scanned{tokSpecial, string(c)}
+	case c == '.':
+		return scanned{tokDot, "."}
+	case c == '/':
+		return scanned{tokSlash, "/"}
+	case c == '@':
+		return scanned{tokAt, "@"}
+	case c == '{':
+		return scanned{tokObrace, "{"}
+	case c == '\\' || c == '?' || c == '*' || c == '[':
+		return scanned{tokRefused, string(c)}
+	case c == '}' || c == '-' || c == '!':
+		return scanned{tokOther, string(c)}
+	case unicode.IsSpace(c) || unicode.IsControl(c):
+		return scanned{tokRefused, string(c)}
+	case unicode.IsLetter(c):
+		return scanned{tokWord, sc.run(c, unicode.IsLetter)}
+	case unicode.IsNumber(c):
+		return scanned{tokNumber, sc.run(c, unicode.IsNumber)}
+	}
+	return scanned{tokOther, string(c)}
+}
+
+// run reads the run of runes in class that starts with first.
+func (sc *refScanner) run(first rune, class func(rune) bool) string {
+	var b strings.Builder
+	b.WriteRune(first)
+	for {
+		rest := sc.s
+		c, ok := sc.next()
+		if !ok || c == 0 {
+			return b.String()
+		}
+		if !class(c) {
+			sc.s = rest
+			return b.String()
+		}
+		b.WriteRune(c)
+	}
+}
+
+// parseRefName returns the ref go-git's revision parser reads from name, a
+// spec without ~, ^, : or @{: "HEAD" for "@", else the name as its
+// scanner reads it, which git's ref rules must allow (no "..", "/.", "//",
+// no leading "." or "/", no trailing "." or "/", no ".lock" component end,
+// none of \ ? * [, white space or control characters). ok is false for a
+// name it refuses, or one that is more than a ref ("a@b").
+func parseRefName(name string) (ref string, ok bool) {
+	if len(name) > maxRevisionBytes {
+		name = name[:maxRevisionBytes]
+	}
+	sc := &refScanner{s: name}
+	var refs []string
+	for {
+		t := sc.scan()
+		switch t.tok {
+		case tokEOF:
+			if len(refs) != 1 {
+				return "", false
+			}
+			return refs[0], true
+		case tokAt:
+			if n := sc.scan(); n.tok == tokObrace {
+				return "", false // @{…}: not a name
+			} else {
+				sc.pending = &n
+			}
+			refs = append(refs, "HEAD")
+		case tokSpecial:
+			return "", false
+		default:
+			sc.pending = &t
+			r, ok := sc.ref()
+			if !ok {
+				return "", false
+			}
+			refs = append(refs, r)
+		}
+		if len(refs) > 1 {
+			return "", false // a ref must come once, first
+		}
+	}
+}
+
+// ref reads one ref up to the end of the spec or an @, checking each token
+// against git's ref rules as go-git does.
+func (sc *refScanner) ref() (string, bool) {
+	var buf strings.Builder
+	prev := tokEOF
+	for {
+		t := sc.scan()
+		end := t.tok == tokEOF || t.tok == tokAt || t.tok == tokSpecial
+		b := buf.String()
+		switch {
+		case t.tok == tokRefused,
+			(t.tok == tokDot || t.tok == tokSlash) && b == "",
+			prev == tokSlash && end,
+			prev == tokDot && end,
+			t.tok == tokDot && prev == tokSlash,
+			prev == tokDot && t.tok == tokDot,
+			prev == tokSlash && t.tok == tokSlash,
+			(t.tok == tokSlash || end) && strings.HasSuffix(b, ".lock"):
+			return "", false
+		}
+		if end {
+			sc.pending = &t
+			return b, true
+		}
+		buf.WriteString(t.lit)
+		prev = t.tok
+	}
+}
