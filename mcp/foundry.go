@@ -5,7 +5,6 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -131,16 +130,10 @@ func (w warnWriter) Write(p []byte) (int, error) {
 // noArguments is the input schema of a tool without arguments.
 var noArguments = json.RawMessage(`{"type":"object","additionalProperties":false}`)
 
-// schema compacts a schema literal written readably in the source.
-func schema(s string) json.RawMessage {
-	var b bytes.Buffer
-	if err := json.Compact(&b, []byte(s)); err != nil {
-		// The literals are part of the source; AddTool reports a broken
-		// one with the tool's name.
-		return json.RawMessage(s)
-	}
-	return b.Bytes()
-}
+// schema is a schema literal written readably in the source. AddTool
+// checks and compacts it; compacting it here as well would cost every
+// start-up a second pass over each schema.
+func schema(s string) json.RawMessage { return json.RawMessage(s) }
 
 // enumJSON renders values as a JSON array for a schema's enum.
 func enumJSON[T ~string](values []T) string {

@@ -425,18 +425,20 @@ type annotations struct {
 // objectSchema checks that a schema's top level is {"type":"object"} and
 // returns it compacted. It is compiled on first use ([tool.schemas]).
 func objectSchema(raw json.RawMessage) (json.RawMessage, error) {
+	// Compacted first, which checks the syntax: the decoder then reads
+	// the schema without the source's indentation.
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil, fmt.Errorf("parse: %w", err)
+	}
 	var top struct {
 		Type any `json:"type"`
 	}
-	if err := json.Unmarshal(raw, &top); err != nil {
+	if err := json.Unmarshal(buf.Bytes(), &top); err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
 	}
 	if top.Type != "object" {
 		return nil, fmt.Errorf(`top level must have "type": "object"`)
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil {
-		return nil, fmt.Errorf("compact: %w", err)
 	}
 	return buf.Bytes(), nil
 }
