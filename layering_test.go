@@ -29,6 +29,8 @@ var doors = map[string]string{
 var testOnly = map[string]bool{
 	"internal/testpause": true,
 	"internal/testenv":   true,
+	// Hostile projects for the fuzz targets of path resolution.
+	"internal/confined/confinedtest": true,
 }
 
 // forbidden lists, per importing package prefix, the module packages it must

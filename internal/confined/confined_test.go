@@ -393,6 +393,31 @@ func TestClean(t *testing.T) {
 	}
 }
 
+// TestRefusalNamesPath checks that a path refused for leaving the root is
+// named as the caller gave it, not as the part of it that was checked.
+func TestRefusalNamesPath(t *testing.T) {
+	t.Parallel()
+	root, _ := project(t)
+	r := open(t, root)
+	tests := []struct {
+		op   string
+		err  error
+		want string
+	}{
+		{"Lstat", func() error { _, err := r.Lstat("/etc/passwd"); return err }(), "/etc/passwd leads outside the project"},
+		{"Lstat", func() error { _, err := r.Lstat("a/../../x"); return err }(), "a/../../x leads outside the project"},
+		{"Remove", r.Remove("../proj2/x"), "../proj2/x leads outside the project"},
+		{"Rename", r.Rename("../x", ".foundry/y"), "../x leads outside the project"},
+		{"Link", r.Link("/tmp/x", ".foundry/y"), "/tmp/x leads outside the project"},
+		{"Rel", func() error { _, err := confined.Rel(root, root+`/..\x`); return err }(), root + `/..\x leads outside the project`},
+	}
+	for _, tt := range tests {
+		if tt.err == nil || tt.err.Error() != tt.want || !errors.Is(tt.err, confined.ErrOutside) {
+			t.Errorf("%s: err = %v, want %q", tt.op, tt.err, tt.want)
+		}
+	}
+}
+
 // FuzzClean checks path resolution under the root: any accepted name is a
 // valid fs path that stays inside, and an absolute name is accepted only
 // inside the root.

@@ -93,20 +93,24 @@ func (r *Root) Path(name string) string { return filepath.Join(r.dir, filepath.F
 // OS separators), to a clean slash path inside the root, or refuses it with
 // an error wrapping [ErrOutside] (absolute paths, "..", a volume name) or
 // fs.ErrInvalid (an empty name or a NUL byte). Nothing is opened.
-func Clean(name string) (string, error) {
+func Clean(name string) (string, error) { return clean(name, name) }
+
+// clean is [Clean] of name, whose errors name shown: the path as the
+// client gave it.
+func clean(shown, name string) (string, error) {
 	if name == "" || strings.ContainsRune(name, 0) {
-		return "", &fs.PathError{Op: "resolve", Path: name, Err: fs.ErrInvalid}
+		return "", &fs.PathError{Op: "resolve", Path: shown, Err: fs.ErrInvalid}
 	}
 	slash := strings.ReplaceAll(name, `\`, "/")
 	if path.IsAbs(slash) || filepath.IsAbs(name) || filepath.VolumeName(name) != "" || (len(slash) > 1 && slash[1] == ':') {
-		return "", fmt.Errorf("%s %w", name, ErrOutside)
+		return "", fmt.Errorf("%s %w", shown, ErrOutside)
 	}
 	c := path.Clean(slash)
 	if c == ".." || strings.HasPrefix(c, "../") {
-		return "", fmt.Errorf("%s %w", name, ErrOutside)
+		return "", fmt.Errorf("%s %w", shown, ErrOutside)
 	}
 	if !fs.ValidPath(c) { // invalid UTF-8
-		return "", &fs.PathError{Op: "resolve", Path: name, Err: fs.ErrInvalid}
+		return "", &fs.PathError{Op: "resolve", Path: shown, Err: fs.ErrInvalid}
 	}
 	return c, nil
 }
@@ -120,7 +124,7 @@ func Rel(dir, name string) (string, error) {
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			return "", fmt.Errorf("%s %w", name, ErrOutside)
 		}
-		name = rel
+		return clean(name, rel)
 	}
 	return Clean(name)
 }
@@ -128,7 +132,7 @@ func Rel(dir, name string) (string, error) {
 // Lstat describes the file name itself, a symbolic link included, without
 // following a link in any component.
 func (r *Root) Lstat(name string) (fs.FileInfo, error) {
-	if err := r.NoFollow(path.Dir(name)); err != nil {
+	if err := r.noFollowDir(name); err != nil {
 		return nil, err
 	}
 	return r.r.Lstat(name)
@@ -164,6 +168,17 @@ func (r *Root) NoFollow(name string) error {
 		}
 	}
 	return nil
+}
+
+// noFollowDir is [Root.NoFollow] of name's folder, for an operation on
+// name itself, a link included; a name that leaves the root is refused
+// whole, named as given.
+func (r *Root) noFollowDir(name string) error {
+	c, err := Clean(name)
+	if err != nil {
+		return err
+	}
+	return r.NoFollow(path.Dir(c))
 }
 
 // MkdirAll creates the folder name and its missing parents, following no
@@ -299,7 +314,7 @@ func (r *Root) syncDir(dir string) {
 
 // Remove removes the file name (a symbolic link itself, never its target).
 func (r *Root) Remove(name string) error {
-	if err := r.NoFollow(path.Dir(name)); err != nil {
+	if err := r.noFollowDir(name); err != nil {
 		return err
 	}
 	return r.r.Remove(name)
@@ -314,7 +329,7 @@ func (r *Root) Link(oldname, newname string) error {
 	if err := r.NoFollow(newname); err != nil {
 		return err
 	}
-	if err := r.NoFollow(path.Dir(oldname)); err != nil {
+	if err := r.noFollowDir(oldname); err != nil {
 		return err
 	}
 	return r.r.Link(oldname, newname)
@@ -326,7 +341,7 @@ func (r *Root) Rename(oldname, newname string) error {
 	if err := r.NoFollow(newname); err != nil {
 		return err
 	}
-	if err := r.NoFollow(path.Dir(oldname)); err != nil {
+	if err := r.noFollowDir(oldname); err != nil {
 		return err
 	}
 	return r.r.Rename(oldname, newname)
