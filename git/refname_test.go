@@ -1,6 +1,9 @@
 package git
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -125,5 +128,100 @@ func TestParseRefNameLimit(t *testing.T) {
 		if ok != tt.ok || got != tt.want {
 			t.Errorf("parseRefName(%d bytes) = %d bytes, %v; want %d bytes, %v", len(tt.name), len(got), ok, len(tt.want), tt.ok)
 		}
+	}
+}
+
+// TestOpenMatchesGoGit opens damaged and unusual layouts with Open and with
+// go-git's PlainOpenWithOptions, which Foundry used before: both open the
+// repository, or both refuse it, and a missing repository is
+// ErrNotRepository exactly where go-git said ErrRepositoryNotExists.
+func TestOpenMatchesGoGit(t *testing.T) {
+	t.Parallel()
+	write := func(t *testing.T, path, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		name  string
+		setup func(t *testing.T, r *gittest.Repo) string // the folder to open
+	}{
+		{"repository", func(t *testing.T, r *gittest.Repo) string { return r.Dir }},
+		{"sub-folder", func(t *testing.T, r *gittest.Repo) string {
+			dir := filepath.Join(r.Dir, "a", "b")
+			write(t, filepath.Join(dir, "x"), "")
+			return dir
+		}},
+		{"missing sub-folder", func(t *testing.T, r *gittest.Repo) string { return filepath.Join(r.Dir, "nope", "deeper") }},
+		{"a file", func(t *testing.T, r *gittest.Repo) string {
+			write(t, filepath.Join(r.Dir, "f.txt"), "")
+			return filepath.Join(r.Dir, "f.txt")
+		}},
+		{"no HEAD", func(t *testing.T, r *gittest.Repo) string {
+			if err := os.Remove(filepath.Join(r.Dir, ".git", "HEAD")); err != nil {
+				t.Fatal(err)
+			}
+			return r.Dir
+		}},
+		{"unknown format version", func(t *testing.T, r *gittest.Repo) string {
+			r.Git("config", "core.repositoryformatversion", "2")
+			return r.Dir
+		}},
+		{"unknown extension, version 0", func(t *testing.T, r *gittest.Repo) string {
+			r.Git("config", "extensions.frobnicate", "x")
+			return r.Dir
+		}},
+		{"linked worktree", func(t *testing.T, r *gittest.Repo) string {
+			wt := filepath.Join(t.TempDir(), "wt")
+			r.Git("worktree", "add", "-q", "-b", "other", wt)
+			return wt
+		}},
+		{"linked worktree, common folder gone", func(t *testing.T, r *gittest.Repo) string {
+			wt := filepath.Join(t.TempDir(), "wt")
+			r.Git("worktree", "add", "-q", "-b", "other", wt)
+			write(t, filepath.Join(r.Dir, ".git", "worktrees", "wt", "commondir"), "../../../gone\n")
+			return wt
+		}},
+		{".git file to a missing folder", func(t *testing.T, r *gittest.Repo) string {
+			dir := t.TempDir()
+			write(t, filepath.Join(dir, ".git"), "gitdir: "+filepath.Join(dir, "missing")+"\n")
+			return dir
+		}},
+		{".git file, relative", func(t *testing.T, r *gittest.Repo) string {
+			dir := filepath.Join(t.TempDir(), "w")
+			if err := os.Rename(filepath.Join(r.Dir, ".git"), filepath.Join(filepath.Dir(dir), "store")); err != nil {
+				t.Fatal(err)
+			}
+			write(t, filepath.Join(dir, ".git"), "gitdir: ../store\n")
+			return dir
+		}},
+		{".git file without its prefix", func(t *testing.T, r *gittest.Repo) string {
+			dir := t.TempDir()
+			write(t, filepath.Join(dir, ".git"), "gitdir:"+filepath.Join(r.Dir, ".git")+"\n")
+			return dir
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := gittest.New(t)
+			r.Write("a.json", "{}")
+			r.CommitAll("one")
+			dir := tt.setup(t, r)
+			_, theirErr := gogit.PlainOpenWithOptions(dir, &gogit.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+			ours, err := Open(dir)
+			if err == nil {
+				defer ours.Close()
+			}
+			switch {
+			case (err == nil) != (theirErr == nil):
+				t.Errorf("Open: %v; go-git: %v", err, theirErr)
+			case errors.Is(err, ErrNotRepository) != errors.Is(theirErr, gogit.ErrRepositoryNotExists):
+				t.Errorf("Open: %v; go-git: %v (ErrNotRepository where go-git says ErrRepositoryNotExists)", err, theirErr)
+			}
+		})
 	}
 }

@@ -57,8 +57,13 @@ func Open(dir string) (*Repo, error) {
 	return &Repo{st: st, root: root}, nil
 }
 
-// errNoRepository means openStorage found no repository.
-var errNoRepository = errors.New("repository does not exist")
+var (
+	// errNoRepository means openStorage found no repository.
+	errNoRepository = errors.New("repository does not exist")
+	// errCommonDirMissing means a linked worktree's git folder names a
+	// common folder (its commondir file) that does not exist.
+	errCommonDirMissing = errors.New("repository's commondir path does not exist")
+)
 
 // openStorage finds the repository holding abs as git does (walking up to a
 // .git folder, or a .git file naming one, whose commondir it follows) and
@@ -110,7 +115,7 @@ func openStorage(abs string) (st *lazyStorage, top string, err error) {
 		}
 		if _, err := os.Stat(common); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				return nil, "", fmt.Errorf("commondir %s: %w", common, errNoRepository)
+				return nil, "", fmt.Errorf("%w: %s", errCommonDirMissing, common)
 			}
 			return nil, "", err
 		}
