@@ -188,11 +188,13 @@ func (f *objectFS) readBlob(name string, h plumbing.Hash) ([]byte, error) {
 		return nil, fmt.Errorf("read blob %s: %w", h.String()[:7], err)
 	}
 	defer r.Close()
-	buf := bytes.NewBuffer(make([]byte, 0, obj.Size()))
-	if _, err := buf.ReadFrom(r); err != nil {
+	// Exactly the object's size: a buffer grown as it reads allocates
+	// twice that.
+	data := make([]byte, obj.Size())
+	if _, err := io.ReadFull(r, data); err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h.String()[:7], err)
 	}
-	return buf.Bytes(), nil
+	return data, nil
 }
 
 func (f *objectFS) info(e entry, size int64) *FileInfo {

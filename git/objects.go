@@ -24,6 +24,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/objfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 // lazyStorage reads objects from loose files and from packs through
@@ -38,6 +40,33 @@ type lazyStorage struct {
 	packs  []*lazyPack // nil until the first packed object is looked for
 	listed string      // the pack names packs was built from
 	cache  cache.Object
+
+	// sizes remembers the sizes read from loose objects' headers. Reading
+	// a header inflates the first block of the object, up to 32 KiB, and
+	// a view asks for a file's size when it lists the folder and again
+	// before it reads the file: for a memory of large facts, more work
+	// than inflating the content once.
+	sizesMu sync.Mutex
+	sizes   map[plumbing.Hash]int64
+}
+
+// maxSizes bounds lazyStorage.sizes: past it, the sizes start over.
+const maxSizes = 1 << 16
+
+func (s *lazyStorage) knownSize(h plumbing.Hash) (int64, bool) {
+	s.sizesMu.Lock()
+	defer s.sizesMu.Unlock()
+	size, ok := s.sizes[h]
+	return size, ok
+}
+
+func (s *lazyStorage) rememberSize(h plumbing.Hash, size int64) {
+	s.sizesMu.Lock()
+	defer s.sizesMu.Unlock()
+	if s.sizes == nil || len(s.sizes) >= maxSizes {
+		s.sizes = map[plumbing.Hash]int64{}
+	}
+	s.sizes[h] = size
 }
 
 // lazyPack is one pack file and its index.
@@ -49,7 +78,25 @@ type lazyPack struct {
 }
 
 func newLazyStorage(st *filesystem.Storage) *lazyStorage {
-	return &lazyStorage{Storage: st, dotgit: st.Filesystem(), cache: cache.NewObjectLRUDefault()}
+	return &lazyStorage{Storage: st, dotgit: st.Filesystem(), cache: smallBlobs{cache.NewObjectLRUDefault()}}
+}
+
+// cachedBlobMax is the largest blob the object cache keeps.
+const cachedBlobMax = 8 * confined.KiB
+
+// smallBlobs is an object cache that keeps commits, trees and small blobs
+// but no larger blob. A view reads each file's blob once into memory of
+// its own: a cache of go-git's default 96 MiB kept a second copy of up to
+// that much of a memory of large facts (2,000 facts of 60 KB read at a
+// revision: 263 MiB resident), while commits and trees are what history
+// walks read again and again. A large blob that is the delta base of
+// another in a pack is inflated again when that one is read.
+type smallBlobs struct{ cache.Object }
+
+func (c smallBlobs) Put(o plumbing.EncodedObject) {
+	if o.Type() != plumbing.BlobObject || o.Size() <= cachedBlobMax {
+		c.Object.Put(o)
+	}
 }
 
 // EncodedObject implements storer.EncodedObjectStorer.
@@ -75,6 +122,9 @@ func (s *lazyStorage) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 	if obj, ok := s.cache.Get(h); ok {
 		return obj.Size(), nil
 	}
+	if size, ok := s.knownSize(h); ok {
+		return size, nil
+	}
 	// The packs already listed first, as in read.
 	s.mu.Lock()
 	if p := s.listedPack(h); p != nil {
@@ -96,6 +146,9 @@ func (s *lazyStorage) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 		}
 		defer r.Close()
 		_, size, err := r.Header()
+		if err == nil {
+			s.rememberSize(h, size)
+		}
 		return size, err
 	case !errors.Is(err, fs.ErrNotExist):
 		return 0, err
@@ -244,14 +297,18 @@ func readLoose(f io.Reader, h plumbing.Hash) (plumbing.EncodedObject, error) {
 	}
 	obj := &plumbing.MemoryObject{}
 	obj.SetType(t)
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(io.LimitReader(r, size+1)); err != nil {
+	// Read to the size the header states, and one byte more to see that
+	// the content ends there: a buffer grown as it reads would allocate
+	// twice the object's size.
+	data := make([]byte, size+1)
+	n, err := io.ReadFull(r, data)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
-	if int64(buf.Len()) != size {
-		return nil, fmt.Errorf("loose object %s: %d bytes, header says %d", r.Hash(), buf.Len(), size)
+	if int64(n) != size {
+		return nil, fmt.Errorf("loose object %s: %d bytes, header says %d", r.Hash(), n, size)
 	}
-	if _, err := obj.Write(buf.Bytes()); err != nil {
+	if _, err := obj.Write(data[:n]); err != nil {
 		return nil, err
 	}
 	return obj, nil
