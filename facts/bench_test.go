@@ -69,6 +69,10 @@ func writeTree(t testing.TB, facts []Fact) string {
 			t.Fatal(err)
 		}
 	}
+	// The folder too, as if checked out long ago.
+	if err := os.Chtimes(filepath.Join(root, Dir), old, old); err != nil {
+		t.Fatal(err)
+	}
 	return root
 }
 

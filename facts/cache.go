@@ -40,7 +40,7 @@ const (
 
 // cacheMagic opens the cache file; the version in it changes with the
 // format, the parser or the text analysis.
-const cacheMagic = "foundry search cache 4\n"
+const cacheMagic = "foundry search cache 5\n"
 
 // maxCacheBytes bounds the cache file, read and written: the size table's
 // limit for .foundry/cache/. A memory whose cache would be larger (facts of
@@ -50,6 +50,9 @@ var maxCacheBytes = confined.LimitFor(searchCachePath).Max
 
 // The cache file holds, after cacheMagic:
 //
+//   - the listing of the memory folder the facts were read from (see
+//     dirListing): 0 for none, or 1, the folder's identity and its fact
+//     and temp file names, sorted;
 //   - the fact files, sorted by path: path, identity, content digest, the
 //     parsed fact's fields, and its slot in the index (0 for none, else
 //     one more than the slot);
@@ -72,16 +75,28 @@ type cacheRecord struct {
 	ent  entry
 }
 
-// searchCache is a decoded cache file: its records, sorted by path, and
-// the search index whose slots their entries hold.
+// searchCache is a decoded cache file: its records, sorted by path, the
+// search index whose slots their entries hold, and the folder's listing.
 type searchCache struct {
-	recs []cacheRecord
-	idx  *liveIndex
+	recs   []cacheRecord
+	idx    *liveIndex
+	listed *dirListing // nil for none
 }
 
 // loadCache reads the cache file into s.cache, when the store uses one.
-// The caller holds s.mu.
-func (s *Store) loadCache() {
+// It sends one value on known, as soon as it can: the cache's listing of
+// the memory folder once it has decoded it intact, or nil (no cache, a
+// damaged one, none recorded, or one not older than the cache file). The
+// caller holds s.mu.
+func (s *Store) loadCache(known chan<- *dirListing) {
+	sent := false
+	send := func(l *dirListing) {
+		if !sent {
+			sent = true
+			known <- l
+		}
+	}
+	defer send(nil)
 	if !s.opts.Cache || s.opts.Root == "" {
 		return
 	}
@@ -94,11 +109,16 @@ func (s *Store) loadCache() {
 	if err != nil {
 		return
 	}
-	c, ok := decodeCache(data)
+	cacheTime := info.ModTime().UnixNano()
+	c, ok := decodeCacheThen(data, func(l *dirListing) {
+		if l != nil && l.key.mtime < cacheTime {
+			send(l)
+		}
+	})
 	if !ok {
 		return
 	}
-	s.cache, s.cacheTime = c, info.ModTime().UnixNano()
+	s.cache, s.cacheTime = c, cacheTime
 }
 
 // prebuild links every record of the cache c into the live state of a
@@ -290,14 +310,23 @@ func (s *Store) encodeCache(w io.Writer, max int64) error {
 	sink := &cacheSink{w: w, max: max - 4} // the CRC-32C follows
 	b := make([]byte, 0, 2*cacheChunk)
 	b = append(b, cacheMagic...)
+	if l := s.listed; l == nil {
+		b = append(b, 0)
+	} else {
+		b = append(b, 1)
+		b = appendKey(b, l.key)
+		b = binary.AppendUvarint(b, uint64(len(l.names)))
+		for _, n := range l.names {
+			b = sink.spill(b, cacheChunk)
+			b = appendString(b, n)
+		}
+	}
 	b = binary.AppendUvarint(b, uint64(len(paths)))
 	for _, p := range paths {
 		b = sink.spill(b, cacheChunk)
 		c := s.files[p]
 		b = appendString(b, p)
-		for _, n := range []uint64{uint64(c.key.size), uint64(c.key.mtime), uint64(c.key.ctime), c.key.dev, c.key.ino} {
-			b = binary.AppendUvarint(b, n)
-		}
+		b = appendKey(b, c.key)
 		b = append(b, c.sum[:]...)
 		f := c.e.raw
 		for _, v := range []string{f.ID, string(f.Type), f.Title, f.Scope, string(f.Confidence), f.Source, f.Created,
@@ -409,6 +438,22 @@ func (s *Store) encodeCache(w io.Writer, max int64) error {
 // crc32's slicing tables, work a process that never searches need not do.
 var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
+// appendKey appends a file's identity on disk: size, times, device, inode.
+func appendKey(b []byte, k fileKey) []byte {
+	for _, n := range []uint64{uint64(k.size), uint64(k.mtime), uint64(k.ctime), k.dev, k.ino} {
+		b = binary.AppendUvarint(b, n)
+	}
+	return b
+}
+
+// key reads what appendKey appends.
+func (d *cacheDecoder) key() fileKey {
+	var k fileKey
+	k.size, k.mtime, k.ctime = int64(d.uvarint()), int64(d.uvarint()), int64(d.uvarint())
+	k.dev, k.ino = d.uvarint(), d.uvarint()
+	return k
+}
+
 func appendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
@@ -486,10 +531,17 @@ func (d *cacheDecoder) byteN(n int) string {
 const maxTF = 1 << 24
 
 // decodeCache parses a cache file; ok is false for anything but a complete,
-// intact, consistent file of this version: records in path order, each
-// indexed slot held by exactly one record, posting lists in slot order over
-// existing slots, terms and words sorted and distinct.
-func decodeCache(data []byte) (*searchCache, bool) {
+// intact, consistent file of this version: a listing of fact and temp file
+// names, sorted and distinct; records in path order, each indexed slot
+// held by exactly one record, posting lists in slot order over existing
+// slots, terms and words sorted and distinct.
+func decodeCache(data []byte) (*searchCache, bool) { return decodeCacheThen(data, nil) }
+
+// decodeCacheThen is decodeCache, calling listed (when not nil) with the
+// file's listing of the memory folder as soon as that is decoded, before
+// the rest: only once the whole file is known intact, so a damaged file
+// never gets that far.
+func decodeCacheThen(data []byte, listed func(*dirListing)) (*searchCache, bool) {
 	if len(data) < len(cacheMagic)+4 || !bytes.HasPrefix(data, []byte(cacheMagic)) {
 		return nil, false
 	}
@@ -500,6 +552,28 @@ func decodeCache(data []byte) (*searchCache, bool) {
 	// The strings of the facts are slices of the file as read, which
 	// nothing writes to again: no copy of it.
 	d := &cacheDecoder{s: unsafe.String(unsafe.SliceData(body), len(body)), off: len(cacheMagic)}
+	var l *dirListing
+	switch d.uvarint() {
+	case 0:
+	case 1:
+		l = &dirListing{key: d.key()}
+		l.names = make([]string, d.count(2))
+		for i := range l.names {
+			n := d.str()
+			if d.bad || (i > 0 && n <= l.names[i-1]) || strings.ContainsAny(n, "/\x00") || !isFactFile(n) && !isTempFile(n) {
+				return nil, false
+			}
+			l.names[i] = n
+		}
+	default:
+		return nil, false
+	}
+	if d.bad {
+		return nil, false
+	}
+	if listed != nil {
+		listed(l)
+	}
 	// A record takes 32 bytes of digest and a byte at least for each of
 	// 21 numbers and strings.
 	recs := make([]cacheRecord, d.count(32+21))
@@ -512,8 +586,7 @@ func decodeCache(data []byte) (*searchCache, bool) {
 			return nil, false
 		}
 		c := &r.file
-		c.key.size, c.key.mtime, c.key.ctime = int64(d.uvarint()), int64(d.uvarint()), int64(d.uvarint())
-		c.key.dev, c.key.ino = d.uvarint(), d.uvarint()
+		c.key = d.key()
 		copy(c.sum[:], d.byteN(len(c.sum)))
 		f := &c.fact
 		f.ID, f.Type, f.Title, f.Scope = d.str(), Type(d.str()), d.str(), d.str()
@@ -631,5 +704,5 @@ func decodeCache(data []byte) (*searchCache, bool) {
 	if d.bad || d.off != len(d.s) {
 		return nil, false
 	}
-	return &searchCache{recs: recs, idx: x}, true
+	return &searchCache{recs: recs, idx: x, listed: l}, true
 }

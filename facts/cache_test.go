@@ -232,7 +232,8 @@ func TestSearchCacheSeesEveryChange(t *testing.T) {
 
 // FuzzDecodeCache: a cache file is read from the project folder, so any
 // bytes may be there; decoding never panics, what it accepts is consistent
-// (each indexed slot held by its record, postings over existing slots,
+// (a listing of fact and temp file names in the folder itself, sorted;
+// each indexed slot held by its record, postings over existing slots,
 // words naming terms), and an accepted index can be searched and have
 // facts taken out of it without panicking. The fuzzer varies the content
 // and the checksum is appended to it, so that mutations reach the decoder
@@ -256,6 +257,13 @@ func FuzzDecodeCache(f *testing.F) {
 		c, ok := decodeCache(data)
 		if !ok {
 			return
+		}
+		if l := c.listed; l != nil {
+			for i, n := range l.names {
+				if (i > 0 && n <= l.names[i-1]) || path.Base(n) != n || !isFactFile(n) && !isTempFile(n) {
+					t.Fatalf("listing name %d %q", i, n)
+				}
+			}
 		}
 		x := c.idx
 		for slot, e := range x.docs {
@@ -450,4 +458,65 @@ func TestCachedIndexRanksAsFresh(t *testing.T) {
 	put(edited, false) // too recent to be trusted by identity alone
 	check("after an edit just now", 1)
 	check("the recent file is read again", 1)
+}
+
+// TestSearchCacheRecordsSettledListing: the cache records the memory
+// folder's listing when the folder had settled, none while it had just
+// changed, and is rewritten once to record one when the folder settles;
+// searches from it see every fact the folder holds, whatever it records.
+func TestSearchCacheRecordsSettledListing(t *testing.T) {
+	t.Parallel()
+	facts := genFacts(t, 40)
+	root := writeTree(t, facts) // the folder settled long ago
+	listing := func(step string) *dirListing {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(searchCachePath)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, ok := decodeCache(data)
+		if !ok {
+			t.Fatalf("%s: the cache does not decode", step)
+		}
+		return c.listed
+	}
+	q := Query{Text: "wombatstore", Limit: MaxLimit}
+	cachedSearch(t, root, q)
+	if l := listing("settled"); l == nil || len(l.names) != len(facts) {
+		t.Fatalf("settled folder: listing %+v, want %d names", l, len(facts))
+	}
+
+	added := facts[0]
+	added.ID, added.Title, added.Body = FormatID(401), "Cache is Wombatstore", "Evicts the least recently used entries."
+	added.Path = path.Join(Dir, FileName(added.ID, added.Title))
+	writeFile(t, root, added.Path, string(Format(added)))
+	old := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(filepath.Join(root, filepath.FromSlash(added.Path)), old, old); err != nil {
+		t.Fatal(err)
+	}
+	got, reads := cachedSearch(t, root, q)
+	if len(got.Hits) != 1 || got.Hits[0].Fact.ID != added.ID || reads != 1 {
+		t.Errorf("after an addition: %d hits, %d reads; want %s alone, 1 read", len(got.Hits), reads, added.ID)
+	}
+	if l := listing("changed just now"); l != nil {
+		t.Errorf("folder changed just now: listing %+v recorded", l)
+	}
+
+	if err := os.Chtimes(filepath.Join(root, filepath.FromSlash(Dir)), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if got, reads := cachedSearch(t, root, q); len(got.Hits) != 1 || reads != 0 {
+		t.Errorf("settled again: %d hits, %d reads; want 1 hit, 0 reads", len(got.Hits), reads)
+	}
+	l := listing("settled again")
+	if l == nil || len(l.names) != len(facts)+1 {
+		t.Fatalf("settled again: listing %+v, want %d names", l, len(facts)+1)
+	}
+	info, _ := os.Stat(filepath.Join(root, filepath.FromSlash(searchCachePath)))
+	if diff := cmp.Diff(plainSearch(t, root, q), func() SearchResult { r, _ := cachedSearch(t, root, q); return r }()); diff != "" {
+		t.Errorf("search trusting the listing differs from an uncached one (-want +got):\n%s", diff)
+	}
+	if again, _ := os.Stat(filepath.Join(root, filepath.FromSlash(searchCachePath))); !again.ModTime().Equal(info.ModTime()) {
+		t.Error("a current cache with its listing was rewritten")
+	}
 }

@@ -56,35 +56,69 @@ func (fi *statInfo) key() fileKey {
 // its fs.FS. A missing folder lists nothing. A file removed between the
 // listing and its stat is left out. temps are the names of the temp files
 // the listing saw.
-func (s *Store) listFacts() (list []fs.FileInfo, temps []string, ok bool, err error) {
+//
+// The folder's own identity is taken before its names are read. When known
+// is not nil, listFacts receives from it a listing of the folder recorded
+// earlier (nil for none): if the folder's identity is the one recorded, the
+// folder holds the names recorded, and they are not read again. listed is
+// the listing this call used, for the next one; nil when the folder had
+// changed too recently (within racyWindow) for its identity to prove its
+// names.
+func (s *Store) listFacts(known <-chan *dirListing) (list []fs.FileInfo, temps []string, listed *dirListing, ok bool, err error) {
 	if s.opts.Root == "" {
-		return nil, nil, false, nil
+		return nil, nil, nil, false, nil
 	}
 	r, err := s.root()
 	if err != nil {
-		return nil, nil, false, nil
+		return nil, nil, nil, false, nil
 	}
 	d, err := r.OpenDir(Dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, true, nil
+		return nil, nil, nil, true, nil
 	}
 	if err != nil {
-		return nil, nil, true, err
+		return nil, nil, nil, true, err
 	}
 	defer d.Close()
-	names, err := d.Readdirnames(-1)
-	if err != nil {
-		return nil, nil, true, err
+	fd := int(d.Fd())
+	var dst unix.Stat_t
+	for {
+		err = unix.Fstat(fd, &dst)
+		if err != unix.EINTR {
+			break
+		}
 	}
-	names = slices.DeleteFunc(names, func(n string) bool {
+	if err != nil {
+		return nil, nil, nil, true, &fs.PathError{Op: "stat", Path: Dir, Err: err}
+	}
+	dkey := fileKey{size: dst.Size, mtime: dst.Mtim.Nano(), ctime: dst.Ctim.Nano(), dev: dst.Dev, ino: dst.Ino}
+	cutoff := time.Now().Add(-racyWindow).UnixNano()
+	settled := dkey.mtime < cutoff
+	var all []string // fact and temp files, sorted; never changed once set
+	if known != nil {
+		if k := <-known; k != nil && settled && k.key == dkey {
+			all = k.names
+		}
+	}
+	if all == nil {
+		if all, err = d.Readdirnames(-1); err != nil {
+			return nil, nil, nil, true, err
+		}
+		all = slices.DeleteFunc(all, func(n string) bool { return !isFactFile(n) && !isTempFile(n) })
+		slices.Sort(all)
+	}
+	if settled {
+		listed = &dirListing{key: dkey, names: all}
+	}
+	names := make([]string, 0, len(all))
+	for _, n := range all {
 		if isTempFile(n) {
 			temps = append(temps, n)
+		} else if isFactFile(n) {
+			names = append(names, n)
 		}
-		return !isFactFile(n)
-	})
-	slices.Sort(names)
+	}
 	infos := make([]statInfo, len(names))
-	fd := int(d.Fd())
 	stat := func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			fi := &infos[i]
@@ -123,8 +157,8 @@ func (s *Store) listFacts() (list []fs.FileInfo, temps []string, ok bool, err er
 		case errors.Is(err, unix.ENOENT):
 			// removed since the listing
 		default:
-			return nil, nil, true, &fs.PathError{Op: "stat", Path: path.Join(Dir, infos[i].name), Err: err}
+			return nil, nil, nil, true, &fs.PathError{Op: "stat", Path: path.Join(Dir, infos[i].name), Err: err}
 		}
 	}
-	return list, temps, true, nil
+	return list, temps, listed, true, nil
 }

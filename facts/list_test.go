@@ -5,7 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
+	"time"
+
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 // TestListMemoryMatchesReadDir holds the working tree's listing (listFacts
@@ -24,7 +28,7 @@ func TestListMemoryMatchesReadDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := OpenDir(root, Options{Now: fixedNow})
-	got, _, ok, err := s.listFacts()
+	got, _, _, ok, err := s.listFacts(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,11 +67,76 @@ func TestListMemoryMatchesReadDir(t *testing.T) {
 	if err := os.RemoveAll(mem); err != nil {
 		t.Fatal(err)
 	}
-	if got, _, _, err := s.listFacts(); err != nil || len(got) != 0 {
+	if got, _, _, _, err := s.listFacts(nil); err != nil || len(got) != 0 {
 		t.Errorf("missing folder: %d entries, %v", len(got), err)
 	}
 	writeFile(t, root, Dir, "a file")
-	if _, _, _, err := s.listFacts(); err == nil {
+	if _, _, _, _, err := s.listFacts(nil); err == nil {
 		t.Error("a file in place of the folder listed without error")
+	}
+}
+
+// TestListingTrustsSettledFolder: listFacts takes a folder's names from a
+// listing recorded at the folder's current identity, once the folder has
+// settled, instead of reading them (the listing here leaves a file out on
+// purpose, so a read would show); it reads them again when the folder
+// changed (a file added: new times), or changed too recently for its
+// identity to prove anything. The listing it returns is the one the next
+// call may trust: nil while the folder is unsettled.
+func TestListingTrustsSettledFolder(t *testing.T) {
+	const tempName = confined.TempPrefix + "left"
+	if runtime.GOOS != "linux" {
+		t.Skip("listFacts applies on Linux only")
+	}
+	root := writeTree(t, genFacts(t, 30)) // the folder settled long ago
+	s := OpenDir(root, Options{Now: fixedNow})
+	list := func(known *dirListing) ([]string, []string, *dirListing) {
+		t.Helper()
+		c := make(chan *dirListing, 1)
+		c <- known
+		infos, temps, listed, _, err := s.listFacts(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, fi := range infos {
+			names = append(names, fi.Name())
+		}
+		return names, temps, listed
+	}
+	all, _, listed := list(nil)
+	if len(all) != 30 || listed == nil || !slices.Equal(listed.names, all) {
+		t.Fatalf("settled folder: %d names, listing %+v", len(all), listed)
+	}
+
+	// A listing at the folder's identity is trusted as it stands.
+	partial := &dirListing{key: listed.key, names: append([]string{tempName}, all[1:]...)}
+	slices.Sort(partial.names)
+	names, temps, again := list(partial)
+	if !slices.Equal(names, all[1:]) || !slices.Equal(temps, []string{tempName}) || again == nil || again.key != listed.key {
+		t.Errorf("trusted listing: names %v, temps %v, listing %+v; want the recorded names", names, temps, again)
+	}
+	// At another identity it is not.
+	stale := *partial
+	stale.key.mtime--
+	if names, temps, _ := list(&stale); !slices.Equal(names, all) || len(temps) != 0 {
+		t.Errorf("listing of another identity trusted: names %v, temps %v", names, temps)
+	}
+
+	// A file added changes the folder: its names are read again, and the
+	// folder, changed just now, yields no listing to trust.
+	writeFile(t, root, Dir+"/fact-0100-added.md", "---\nid: fact-0100\n---\n")
+	names, _, listed = list(partial)
+	if len(names) != 31 || !slices.Contains(names, "fact-0100-added.md") || listed != nil {
+		t.Errorf("after an addition: %d names, listing %+v; want 31 read, none", len(names), listed)
+	}
+	// Settled again (its times set back), the folder's identity is still
+	// not the one recorded before the addition.
+	old := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(filepath.Join(root, Dir), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if names, _, listed = list(partial); len(names) != 31 || listed == nil {
+		t.Errorf("settled after an addition: %d names, listing %+v; want 31 read and a listing", len(names), listed)
 	}
 }

@@ -90,6 +90,7 @@ type Store struct {
 	byNorm  map[string][]*entry // normalised title → facts; built by the first write, then kept current
 
 	cache      *searchCache // the persisted cache, until the first scan
+	listed     *dirListing  // the last scan's listing, when the folder had settled
 	cacheTime  int64        // its modification time, ns
 	cacheTried bool
 	cacheDirty bool // the persisted cache is missing or stale
@@ -247,6 +248,19 @@ type snapshot struct {
 	byID     map[string][]int // indexes into facts
 }
 
+// dirListing is a listing of the memory folder at one identity of the
+// folder (size, modification and status-change times, device, inode): the
+// names of its fact and temp files, sorted. Creating, removing or renaming
+// a name in a folder sets both its times to the present, so a folder whose
+// identity is the one recorded, taken before its names were read and
+// modified long enough before then (racyWindow, as for a fact file),
+// holds the names read then: git's untracked cache trusts a folder's stat
+// data the same way.
+type dirListing struct {
+	key   fileKey
+	names []string
+}
+
 // isTempFile reports whether a base name is a temp file of an atomic
 // write ([confined.TempPrefix]).
 func isTempFile(name string) bool { return strings.HasPrefix(name, confined.TempPrefix) }
@@ -352,21 +366,26 @@ func (s *Store) rescan() error {
 		// Listing waits on the kernel, decoding the cache and building
 		// the live state from it on the processor: the first scan does
 		// both at once.
+		// The cache's listing of the folder, when its identity proves
+		// it current, spares reading the folder's names.
 		s.cacheTried = true
 		done := make(chan struct{})
+		known := make(chan *dirListing, 1)
+		var listed *dirListing
 		go func() {
 			defer close(done)
-			infos, temps, err = s.listMemory()
+			infos, temps, listed, err = s.listMemory(known)
 		}()
-		s.loadCache()
+		s.loadCache(known)
 		if s.cache != nil && len(s.files) == 0 {
 			s.prebuild(s.cache)
 		} else {
 			s.cache = nil
 		}
 		<-done
+		s.listed = listed
 	} else {
-		infos, temps, err = s.listMemory()
+		infos, temps, s.listed, err = s.listMemory(nil)
 	}
 	cache := s.cache
 	s.cache = nil
@@ -383,7 +402,8 @@ func (s *Store) rescan() error {
 		s.temps[name] = true
 	}
 	if cache != nil {
-		if s.reconcile(cache, infos) {
+		// A cache without a usable listing is rewritten with one.
+		if s.reconcile(cache, infos) && (s.listed == nil || cache.listed != nil && cache.listed.key == s.listed.key) {
 			s.cacheDirty = false
 		}
 		return nil
@@ -423,18 +443,19 @@ func (s *Store) rescan() error {
 // listMemory returns the fact files of the memory folder with their
 // lstat, sorted by name, and the names of its temp files; nothing when the
 // folder does not exist. A working tree is listed by listFacts where it can
-// be; anything else through the store's fs.FS.
-func (s *Store) listMemory() ([]fs.FileInfo, []string, error) {
-	infos, temps, ok, err := s.listFacts()
+// be, known and the listing returned as listFacts takes and returns them;
+// anything else through the store's fs.FS.
+func (s *Store) listMemory(known <-chan *dirListing) ([]fs.FileInfo, []string, *dirListing, error) {
+	infos, temps, listed, ok, err := s.listFacts(known)
 	if ok {
 		if err != nil {
-			return nil, nil, fmt.Errorf("read %s: %w", Dir, err)
+			return nil, nil, nil, fmt.Errorf("read %s: %w", Dir, err)
 		}
-		return infos, temps, nil
+		return infos, temps, listed, nil
 	}
 	entries, err := fs.ReadDir(s.fsys, Dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("read %s: %w", Dir, err)
+		return nil, nil, nil, fmt.Errorf("read %s: %w", Dir, err)
 	}
 	infos = make([]fs.FileInfo, 0, len(entries))
 	for _, e := range entries {
@@ -449,11 +470,11 @@ func (s *Store) listMemory() ([]fs.FileInfo, []string, error) {
 			continue // removed since the listing
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("stat %s: %w", path.Join(Dir, e.Name()), err)
+			return nil, nil, nil, fmt.Errorf("stat %s: %w", path.Join(Dir, e.Name()), err)
 		}
 		infos = append(infos, info)
 	}
-	return infos, temps, nil
+	return infos, temps, nil, nil
 }
 
 // refresh re-reads the one fact file at p, which an event named; inPlace
