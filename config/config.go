@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"syscall"
 
 	"go.yaml.in/yaml/v3"
 
@@ -118,13 +119,16 @@ func Load(fsys fs.FS) (Config, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return Default(), nil
 	}
-	if errors.Is(err, confined.ErrTooLarge) || errors.Is(err, confined.ErrOutside) {
+	if errors.Is(err, confined.ErrTooLarge) || errors.Is(err, confined.ErrOutside) || errors.Is(err, syscall.ELOOP) {
 		// The file is there but is not a config: an invalid one, which
 		// doctor reports and lenient readers replace by the defaults.
 		msg := "not read: it is a link that " + confined.ErrOutside.Error()
 		var tl *confined.TooLargeError
-		if errors.As(err, &tl) {
+		switch {
+		case errors.As(err, &tl):
 			msg = fmt.Sprintf("not read: it is %s, over the %s limit for a config", confined.FormatSize(tl.Size), tl.Limit)
+		case errors.Is(err, syscall.ELOOP):
+			msg = "not read: it is a link in a loop of links"
 		}
 		return Config{}, &Error{File: Path, Msg: msg}
 	}

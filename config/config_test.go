@@ -1,11 +1,17 @@
 package config
 
 import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 func TestParse(t *testing.T) {
@@ -211,6 +217,39 @@ func TestErrorEchoIsShort(t *testing.T) {
 		}
 		if len(err.Error()) > 300 || strings.Count(err.Error(), "root:x") > 2 {
 			t.Errorf("error echoes the value: %.400s", err)
+		}
+	}
+}
+
+// TestLoadRefusesLinks checks that a config.yaml linked out of the project
+// (to /etc/passwd, say) or into a loop of links is an invalid config,
+// named with why it was not read, never its target's content: doctor
+// reports it and lenient readers fall back to the defaults.
+func TestLoadRefusesLinks(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	secret := filepath.Join(base, "passwd")
+	if err := os.WriteFile(secret, []byte("root:x:0:0:root:/root:/bin/bash\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, target, want string
+	}{
+		{"absolute, outside", secret, ".foundry/config.yaml: not read: it is a link that leads outside the project"},
+		{"relative, outside", "../../passwd", ".foundry/config.yaml: not read: it is a link that leads outside the project"},
+		{"a loop", "config.yaml", ".foundry/config.yaml: not read: it is a link in a loop of links"},
+	}
+	for i, tt := range tests {
+		root := filepath.Join(base, fmt.Sprint("proj", i))
+		if err := os.MkdirAll(filepath.Join(root, ".foundry"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(tt.target, filepath.Join(root, filepath.FromSlash(Path))); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+		_, err := Load(confined.OpenFS(root))
+		if !errors.Is(err, ErrInvalid) || err.Error() != tt.want {
+			t.Errorf("%s: err = %v, want %q (ErrInvalid)", tt.name, err, tt.want)
 		}
 	}
 }

@@ -21,7 +21,10 @@ import (
 func (r *run) checkConfig(context.Context) error {
 	_, err := fs.Stat(r.p.FS, config.Path)
 	cfg := config.Default()
-	if err == nil {
+	// A config that is there but cannot be stat'ed (a link out of the
+	// project, a loop) is loaded all the same: Load words why it is not
+	// read, as a finding, instead of ending doctor.
+	if !errors.Is(err, fs.ErrNotExist) {
 		r.checked(CheckConfig, 1)
 		r.rep.Files++
 		cfg, err = config.Load(r.p.FS)
@@ -38,12 +41,10 @@ func (r *run) checkConfig(context.Context) error {
 		case err != nil:
 			return err
 		}
-	} else if errors.Is(err, fs.ErrNotExist) {
+	} else {
 		// Init writes config.yaml; a project without one was not made by
 		// it and says nothing about MCP.
 		return nil
-	} else {
-		return err
 	}
 	r.checked(CheckConfigMCP, 1)
 	if !cfg.MCP.Declared {

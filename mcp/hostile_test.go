@@ -73,6 +73,34 @@ func TestIntegralLimit(t *testing.T) {
 	}
 }
 
+// TestLongRunbookSlug checks that a 5,000-character slug is refused for
+// its length, named once and cut, by runbook_get and by the runbook
+// resource, instead of failing with ENAMETOOLONG and the slug echoed whole.
+func TestLongRunbookSlug(t *testing.T) {
+	s := fixtureSession{root: copyFixture(t)}
+	slug := strings.Repeat("a", 5000)
+	client := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"runbook_get","arguments":{"slug":"` + slug + `"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"foundry://runbooks/` + slug + `"}}`,
+	}, "\n")
+	lines := splitLines(runSession(t, s, []byte(client)))
+	if len(lines) != 2 {
+		t.Fatalf("got %d answers, want 2:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+	want := `{"id":1,"result":{"content":[{"type":"text","text":"runbook_get failed: invalid runbook slug \"aaaaaaaaaaaaaaaaaaaa\"…: 5000 characters, at most 80"}],"isError":true},"jsonrpc":"2.0"}`
+	if lines[0] != want {
+		t.Errorf("runbook_get answered\n%.300s\nwant\n%s", lines[0], want)
+	}
+	if !strings.Contains(lines[1], `"message":"Unknown resource: foundry://runbooks/aaaa`) || len(lines[1]) > 2*1024+200 {
+		t.Errorf("resources/read answered (%d bytes)\n%.300s", len(lines[1]), lines[1])
+	}
+	for i, l := range lines {
+		if strings.Contains(l, "file name too long") {
+			t.Errorf("answer %d: %.300s", i+1, l)
+		}
+	}
+}
+
 // TestFullReadRefusedBeforeBuilding checks that a full read of an artifact
 // over the result limit is refused from the file's size, before the answer
 // is built: blackboard_read and the artifact resource name the size and

@@ -8,6 +8,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -259,6 +260,10 @@ func (b *Book) Create(ctx context.Context, n NewRunbook) (Created, error) {
 	if err := root.MkdirAll(Dir); err != nil {
 		return Created{}, fmt.Errorf("create runbook %s: %w", n.Slug, err)
 	}
+	// A create takes no lock (link(2) alone decides between two), so
+	// only the temp files old enough that no live writer owns them go:
+	// those of a killed writer, which doctor reports until then.
+	root.RemoveStale(Dir, time.Now().Add(-confined.StaleAge))
 	r := Runbook{Slug: n.Slug, Title: title, Trigger: trigger, Path: path.Join(Dir, n.Slug+ext)}
 	err = root.WriteNew(r.Path, content, 0o644)
 	if errors.Is(err, fs.ErrExist) {

@@ -10,9 +10,11 @@ import (
 	"sync"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/tokens"
 )
 
@@ -174,6 +176,13 @@ func TestGet(t *testing.T) {
 		{name: "extension", fsys: sample, slug: "deploy-production.md", wantErr: ErrInvalidSlug},
 		{name: "NUL", fsys: sample, slug: "a\x00b", wantErr: ErrInvalidSlug},
 		{name: "trailing newline", fsys: sample, slug: "deploy-production\n", wantErr: ErrInvalidSlug},
+		// A long slug is refused for its length, echoed once and cut, not
+		// tried as a file name (ENAMETOOLONG with the slug thrice).
+		{name: "5,000 characters", fsys: sample, slug: strings.Repeat("a", 5000), wantErr: ErrInvalidSlug,
+			errText: `invalid runbook slug "aaaaaaaaaaaaaaaaaaaa"…: 5000 characters, at most 80`},
+		{name: "81 characters", fsys: sample, slug: strings.Repeat("b", 81), wantErr: ErrInvalidSlug,
+			errText: `invalid runbook slug "bbbbbbbbbbbbbbbbbbbb"…: 81 characters, at most 80`},
+		{name: "80 characters", fsys: sample, slug: strings.Repeat("c", 80), wantErr: ErrUnknownRunbook},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -205,6 +214,41 @@ func TestGet(t *testing.T) {
 				t.Errorf("events (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestCreateClearsStaleTemps: runbook new removes the temp files killed
+// writers left in .foundry/runbooks over an hour ago, which doctor reports
+// until then, and keeps younger ones, which a live writer may own.
+func TestCreateClearsStaleTemps(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	dir := filepath.Join(root, ".foundry", "runbooks")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old, fresh := time.Now().Add(-confined.StaleAge-time.Minute), time.Now().Add(-confined.StaleAge+time.Minute)
+	files := map[string]time.Time{
+		confined.TempPrefix + "a.md-1": old,
+		confined.TempPrefix + "b.md-2": fresh,
+	}
+	for name, mtime := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("half"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Open(os.DirFS(root), Options{Root: root}).Create(context.Background(), NewRunbook{Slug: "new", Title: "T", Trigger: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	for name, mtime := range files {
+		_, err := os.Stat(filepath.Join(dir, name))
+		if gone, wantGone := os.IsNotExist(err), mtime.Equal(old); gone != wantGone {
+			t.Errorf("%s: gone = %v, want %v", name, gone, wantGone)
+		}
 	}
 }
 
@@ -258,6 +302,7 @@ func TestCreate(t *testing.T) {
 		{NewRunbook{Slug: "../x", Title: "T"}, ErrInvalidSlug},
 		{NewRunbook{Slug: "a/b", Title: "T"}, ErrInvalidSlug},
 		{NewRunbook{Slug: "", Title: "T"}, ErrInvalidSlug},
+		{NewRunbook{Slug: strings.Repeat("a", 5000), Title: "T", Trigger: "x"}, ErrInvalidSlug},
 		{NewRunbook{Slug: "ok", Title: " "}, ErrInvalidRunbook},
 		{NewRunbook{Slug: "ok", Title: "a\nb"}, ErrInvalidRunbook},
 		{NewRunbook{Slug: "ok", Title: "T", Trigger: "x\ry"}, ErrInvalidRunbook},
