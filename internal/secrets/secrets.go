@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Kind names a class of secret. Its text is safe to show: it never contains
@@ -75,15 +76,20 @@ const Placeholder = "[REDACTED]"
 // (0 for the whole match); check, when set, vetoes a candidate value.
 // redactOnly detectors serve [Redact] alone.
 // literals, when set, are lowercase strings one of which a text must hold
-// (compared case-insensitively) for the detector to run at all: a cheap
-// filter that spares the regular expression most texts.
+// (compared case-insensitively, or as they are when caseSensitive) for the
+// detector to run at all: a cheap filter that spares the regular expression
+// most texts. anchor (with span) says where in a text the expression can
+// match, so that it runs there alone (see window.go).
 type detector struct {
-	kind       Kind
-	re         *regexp.Regexp
-	group      int
-	check      func(match []string, value string) bool
-	redactOnly bool
-	literals   []string
+	kind          Kind
+	re            *regexp.Regexp
+	group         int
+	check         func(match []string, value string) bool
+	redactOnly    bool
+	literals      []string
+	caseSensitive bool
+	anchor        anchor
+	span          int
 }
 
 // assignment is the tail of a key = value pattern: an optional closing
@@ -102,18 +108,20 @@ var detectors = sync.OnceValue(func() []detector {
 			kind: PrivateKey,
 			re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----` +
 				`(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`),
+			literals:      []string{"-----BEGIN"},
+			caseSensitive: true,
 		},
-		{kind: AWSAccessKey, re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[0-9A-Z]{16}\b`), literals: []string{"akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "anpa", "anva", "apka"}},
-		{kind: GitHubToken, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})\b`), literals: []string{"gh", "github_pat_"}},
-		{kind: GitLabToken, re: regexp.MustCompile(`\bgl(?:pat|dt|ptt|rt|cbt)-[A-Za-z0-9_-]{20,}`), literals: []string{"gl"}},
-		{kind: BitbucketToken, re: regexp.MustCompile(`\bATBB[A-Za-z0-9_=.-]{28,}`), literals: []string{"atbb"}},
+		{kind: AWSAccessKey, re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[0-9A-Z]{16}\b`), literals: []string{"AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "APKA"}, caseSensitive: true},
+		{kind: GitHubToken, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})\b`), literals: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, caseSensitive: true},
+		{kind: GitLabToken, re: regexp.MustCompile(`\bgl(?:pat|dt|ptt|rt|cbt)-[A-Za-z0-9_-]{20,}`), literals: []string{"glpat-", "gldt-", "glptt-", "glrt-", "glcbt-"}, caseSensitive: true},
+		{kind: BitbucketToken, re: regexp.MustCompile(`\bATBB[A-Za-z0-9_=.-]{28,}`), literals: []string{"ATBB"}, caseSensitive: true},
 		{kind: DigitalOceanKey, re: regexp.MustCompile(`\bdo[opr]_v1_[a-f0-9]{64}\b`), literals: []string{"_v1_"}},
-		{kind: SlackToken, re: regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9-]{10,}`), literals: []string{"xox"}},
-		{kind: GoogleAPIKey, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`), literals: []string{"aiza"}},
-		{kind: StripeKey, re: regexp.MustCompile(`\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}\b`), literals: []string{"_live_", "_test_"}},
-		{kind: APIKey, re: regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{20,}`), literals: []string{"sk-"}},
-		{kind: JWT, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), literals: []string{"eyj"}},
-		{kind: NPMToken, re: regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`), literals: []string{"npm_"}},
+		{kind: SlackToken, re: regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9-]{10,}`), literals: []string{"xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xoxe-"}, caseSensitive: true},
+		{kind: GoogleAPIKey, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`), literals: []string{"AIza"}, caseSensitive: true},
+		{kind: StripeKey, re: regexp.MustCompile(`\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}\b`), literals: []string{"k_live_", "k_test_"}, caseSensitive: true},
+		{kind: APIKey, re: regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{20,}`), literals: []string{"sk-"}, caseSensitive: true},
+		{kind: JWT, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), literals: []string{"eyJ"}, caseSensitive: true},
+		{kind: NPMToken, re: regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`), literals: []string{"npm_"}, caseSensitive: true},
 		{
 			// A private key block, base64-encoded once more (a Kubernetes
 			// secret, an environment variable): "-----BEGIN" encodes to
@@ -151,6 +159,10 @@ var detectors = sync.OnceValue(func() []detector {
 			group:    1,
 			check:    func(_ []string, v string) bool { return awsSecretShape(v) },
 			literals: []string{"aws", "akia"},
+			// A match starts at its literal: \bAKIA and 16 more, 80
+			// characters, a delimiter, 40 and a delimiter.
+			anchor: atLiteral,
+			span:   20 + 80*utf8.UTFMax + utf8.UTFMax + 40 + utf8.UTFMax,
 		},
 		{
 			kind:     ConnectionString,
@@ -168,6 +180,7 @@ var detectors = sync.OnceValue(func() []detector {
 			group:    3,
 			check:    passwordValue,
 			literals: []string{"pass", "pwd", "secret", "key", "token"},
+			anchor:   atAssignment,
 		},
 		{
 			kind: SensitiveValue,
@@ -177,6 +190,7 @@ var detectors = sync.OnceValue(func() []detector {
 			check:      passwordValue,
 			redactOnly: true,
 			literals:   []string{"hash", "session", "cookie", "credential", "authorization", "conn", "dsn"},
+			anchor:     atAssignment,
 		},
 	}
 })
@@ -263,18 +277,22 @@ func placeholder(v string) bool {
 
 // Find returns the secrets in text, ordered by position. Overlapping
 // candidates are reported once, under the most specific kind. Zero-width
-// characters and fullwidth forms inside a token do not hide it.
-func Find(text string) []Finding { return find(text, false) }
+// characters and fullwidth forms inside a token do not hide it. A key
+// name longer than 256 bytes is read from its last 256 (see maxKeyName).
+func Find(text string) []Finding { return find(text, false, true) }
 
-func find(text string, redact bool) []Finding {
+// find returns the findings of Find, with those of [SensitiveValue] when
+// redact is set. windowed runs the slow detectors on the windows where
+// they can match (see window.go); without it they read the whole text.
+func find(text string, redact, windowed bool) []Finding {
 	norm, offsets := normalize(text)
-	lower := strings.ToLower(norm)
+	sc := newScan(norm, windowed)
 	var out []Finding
-	for _, d := range detectors() {
-		if d.redactOnly && !redact || !containsAny(lower, d.literals) {
+	for i, d := range detectors() {
+		if d.redactOnly && !redact || !sc.mayMatch(i) {
 			continue
 		}
-		for _, idx := range d.re.FindAllStringSubmatchIndex(norm, -1) {
+		for _, idx := range sc.matches(i) {
 			start, end := idx[2*d.group], idx[2*d.group+1]
 			if start < 0 {
 				continue
@@ -429,7 +447,7 @@ func Kinds(findings []Finding) []Kind {
 // value of a key that names a credential ([SensitiveValue]), replaced by
 // [Placeholder]. Text without secrets comes back unchanged.
 func Redact(text string) string {
-	fs := find(text, true)
+	fs := find(text, true, true)
 	if len(fs) == 0 {
 		return text
 	}

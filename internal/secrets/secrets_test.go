@@ -150,7 +150,7 @@ func TestRedact(t *testing.T) {
 			if got != tt.want {
 				t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
 			}
-			if len(find(got, true)) != 0 {
+			if len(find(got, true, true)) != 0 {
 				t.Errorf("Redact(%q) still holds a secret: %q", tt.in, got)
 			}
 		})
@@ -185,7 +185,7 @@ func FuzzRedact(f *testing.F) {
 			}
 		}
 		_ = Redact(s)
-		for _, fd := range find(s, true) {
+		for _, fd := range find(s, true, true) {
 			if fd.Start < 0 || fd.End > len(s) || fd.Start > fd.End {
 				t.Fatalf("redaction out of range: %+v (len %d)", fd, len(s))
 			}
