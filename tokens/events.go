@@ -153,11 +153,14 @@ func (l *Log) Append(e Event) error {
 		return fmt.Errorf("record event: %w", l.rootErr)
 	}
 	// Only the metrics folder is created: .foundry/ itself must exist, so a
-	// wrong root never grows a stray .foundry/.
-	if fi, err := fs.Stat(l.root.FS(), ".foundry"); err != nil || !fi.IsDir() {
-		return fmt.Errorf("record event: %s is not a folder", l.root.Path(".foundry"))
-	}
+	// wrong root never grows a stray .foundry/. The append does not create
+	// it (it makes the last folder of the log's path alone) and checks
+	// that the held metrics folder is still reached through a real
+	// .foundry/, so .foundry/ is looked at again only to explain a failure.
 	if err := l.appendGrouped(line); err != nil {
+		if fi, serr := fs.Stat(l.root.FS(), ".foundry"); serr != nil || !fi.IsDir() {
+			return fmt.Errorf("record event: %s is not a folder", l.root.Path(".foundry"))
+		}
 		return fmt.Errorf("record event: %w", err)
 	}
 	return nil

@@ -2,6 +2,7 @@ package tokens
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -16,6 +17,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 // The concurrency test re-executes this test binary as writer processes.
@@ -283,5 +286,27 @@ func TestLogRecordConcurrent(t *testing.T) {
 	}
 	if got.Total != n {
 		t.Errorf("%d events recorded, want %d", got.Total, n)
+	}
+}
+
+// TestLogAppendStatsNothing: recording an event into a warm log costs the
+// append of its line and the encoding of it, no look at .foundry/ besides
+// (the append's own walk to the metrics folder checks it).
+func TestLogAppendStatsNothing(t *testing.T) {
+	root := newRoot(t)
+	l := NewLog(root, nil)
+	e := Event{Time: time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC), Kind: KindMemoryWrite}
+	if err := l.Append(e); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := json.Marshal(e)
+	line = append(line, '\n')
+	parts := testing.AllocsPerRun(100, func() {
+		b, _ := json.Marshal(e)
+		_ = append(b, '\n')
+		_ = l.root.Append(context.Background(), EventsPath, line, confined.LogMax)
+	})
+	if whole := testing.AllocsPerRun(100, func() { _ = l.Append(e) }); whole > parts+1 {
+		t.Errorf("Log.Append allocates %.0f times, the encoding and append of its line %.0f", whole, parts)
 	}
 }

@@ -143,31 +143,40 @@ func (r *Root) Lstat(name string) (fs.FileInfo, error) {
 // not a folder where one is needed. Components that do not exist yet are
 // fine: a write creates them.
 func (r *Root) NoFollow(name string) error {
+	_, err := r.noFollowStat(name)
+	return err
+}
+
+// noFollowStat is [Root.NoFollow] that also returns the lstat of name's
+// last component, which its walk ends with: nil when name is "." or a
+// component does not exist.
+func (r *Root) noFollowStat(name string) (fs.FileInfo, error) {
 	name, err := Clean(name)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if name == "." {
-		return nil
+		return nil, nil
 	}
 	parts := strings.Split(name, "/")
+	var fi fs.FileInfo
 	for i := range parts {
 		p := strings.Join(parts[:i+1], "/")
-		fi, err := r.r.Lstat(p)
+		fi, err = r.r.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil
+			return nil, nil
 		}
 		if err != nil {
-			return fmt.Errorf("check %s: %w", r.shown(p), err)
+			return nil, fmt.Errorf("check %s: %w", r.shown(p), err)
 		}
 		switch {
 		case fi.Mode()&fs.ModeSymlink != 0:
-			return fmt.Errorf("refuse to write through %s: %w", r.shown(p), ErrSymlink)
+			return nil, fmt.Errorf("refuse to write through %s: %w", r.shown(p), ErrSymlink)
 		case i < len(parts)-1 && !fi.IsDir():
-			return fmt.Errorf("refuse to write through %s: %w", r.shown(p), ErrNotDir)
+			return nil, fmt.Errorf("refuse to write through %s: %w", r.shown(p), ErrNotDir)
 		}
 	}
-	return nil
+	return fi, nil
 }
 
 // noFollowDir is [Root.NoFollow] of name's folder, for an operation on

@@ -65,11 +65,9 @@ func (f *WriteFolder) Name() string { return f.name }
 
 // Current reports whether the folder's path still leads, through no
 // symbolic link, to the folder held: false once it was removed, renamed or
-// replaced. A few system calls: it walks the path once.
+// replaced. A few system calls: it walks the path once, and compares the
+// folder the walk ends on.
 func (f *WriteFolder) Current() bool {
-	if f.parent.NoFollow(f.name) != nil {
-		return false
-	}
-	fi, err := f.parent.r.Lstat(f.name)
-	return err == nil && os.SameFile(fi, f.fi)
+	fi, err := f.parent.noFollowStat(f.name)
+	return err == nil && fi != nil && os.SameFile(fi, f.fi)
 }

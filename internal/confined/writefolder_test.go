@@ -119,3 +119,20 @@ func TestWriteFileDeferSync(t *testing.T) {
 		t.Errorf("temp files left: %v", left)
 	}
 }
+
+// TestWriteFolderCurrentWalksOnce: Current compares the folder its walk of
+// the path ends on, instead of looking the folder up again after the walk
+// (an lstat through .foundry/ and its allocations, on every write and
+// every log append).
+func TestWriteFolderCurrentWalksOnce(t *testing.T) {
+	root, _ := project(t)
+	r := open(t, root)
+	mem, err := r.OpenWriteFolder(".foundry/memory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	walk := testing.AllocsPerRun(100, func() { _ = r.NoFollow(".foundry/memory") })
+	if current := testing.AllocsPerRun(100, func() { _ = mem.Current() }); current > walk {
+		t.Errorf("Current allocates %.0f times, the walk of its path %.0f", current, walk)
+	}
+}
