@@ -129,7 +129,9 @@ func (s *snapshot) digest(rel string) string {
 	buf := digestBuffers.Get().(*[16 << 10]byte)
 	defer digestBuffers.Put(buf)
 	h := sha256.New()
-	if _, err := io.CopyBuffer(h, fh, buf[:]); err != nil {
+	// The file hidden behind a plain reader: an *os.File's WriteTo would
+	// copy through a buffer of its own, allocated on every call.
+	if _, err := io.CopyBuffer(h, struct{ io.Reader }{fh}, buf[:]); err != nil {
 		return ""
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))

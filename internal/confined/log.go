@@ -48,7 +48,7 @@ func (r *Root) Append(ctx context.Context, name string, data []byte, max int64) 
 	if err := logs.NoFollow(base); err != nil {
 		return err
 	}
-	f, err := logs.r.OpenFile(base, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := logs.openFile(base, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("append to %s: %w", name, err)
 	}

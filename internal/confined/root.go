@@ -51,6 +51,9 @@ type Root struct {
 
 	logsMu sync.Mutex
 	logs   map[string]*WriteFolder // the folders of logs, held open by Append
+
+	held *os.File // the folder itself, held by a WriteFolder (see holdFD); nil otherwise
+	fd   int      // held's descriptor
 }
 
 // shown is name as messages show it: relative to the project's root.
@@ -77,6 +80,9 @@ func (r *Root) Close() error {
 		delete(r.logs, dir)
 	}
 	r.logsMu.Unlock()
+	if r.held != nil {
+		_ = r.held.Close()
+	}
 	return r.r.Close()
 }
 
@@ -216,7 +222,7 @@ func (r *Root) WriteFile(name string, data []byte, perm fs.FileMode) error {
 // encoded straight into the temp file. When write fails, nothing is
 // published and its error is returned, wrapped.
 func (r *Root) WriteFileFunc(name string, perm fs.FileMode, write func(io.Writer) error) error {
-	if err := r.publish(name, write, perm, r.r.Rename); err != nil {
+	if err := r.publish(name, write, perm, false); err != nil {
 		return err
 	}
 	r.syncDir(folderOf(name))
@@ -239,7 +245,7 @@ func writeData(data []byte) func(io.Writer) error {
 // Until then a crash may keep any subset of the renames, so the caller
 // syncs before it reports the change done.
 func (r *Root) WriteFileDeferSync(name string, data []byte, perm fs.FileMode) error {
-	return r.publish(name, writeData(data), perm, r.r.Rename)
+	return r.publish(name, writeData(data), perm, false)
 }
 
 // SyncDir makes the renames into the folder dir durable (see
@@ -252,7 +258,7 @@ func (r *Root) SyncDir(dir string) { r.syncDir(dir) }
 // hard-linked to name, and link(2) never replaces a file, so of two
 // concurrent callers exactly one wins.
 func (r *Root) WriteNew(name string, data []byte, perm fs.FileMode) error {
-	err := r.publish(name, writeData(data), perm, r.r.Link)
+	err := r.publish(name, writeData(data), perm, true)
 	var le *os.LinkError
 	if errors.As(err, &le) && os.IsExist(le.Err) {
 		return fmt.Errorf("write %s: %w", r.shown(name), fs.ErrExist)
@@ -269,18 +275,25 @@ func folderOf(name string) string {
 	return path.Dir(name)
 }
 
-func (r *Root) publish(name string, write func(io.Writer) error, perm fs.FileMode, place func(oldname, newname string) error) error {
+// publish writes a temp file beside name with write, syncs it, and
+// renames it to name, or with link hard-links it there and removes it.
+func (r *Root) publish(name string, write func(io.Writer) error, perm fs.FileMode, link bool) error {
 	if err := r.NoFollow(name); err != nil {
 		return err
 	}
 	name, _ = Clean(name)
 	dir, base := path.Split(name)
 	tmp := dir + TempPrefix + base + "-" + randomSuffix()
-	f, err := r.r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := r.openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", r.shown(name), err)
 	}
-	defer r.r.Remove(tmp) // after a rename it no longer exists; after a link it must go
+	renamed := false
+	defer func() {
+		if !renamed { // after a link or a failure the temp file must go
+			_ = r.r.Remove(tmp)
+		}
+	}()
 	err = write(f)
 	if err == nil {
 		err = f.Chmod(perm)
@@ -295,7 +308,13 @@ func (r *Root) publish(name string, write func(io.Writer) error, perm fs.FileMod
 		return fmt.Errorf("write %s: %w", r.shown(name), err)
 	}
 	pause.Point(context.Background(), "atomicfile.after-temp")
-	if err := place(tmp, name); err != nil {
+	if link {
+		err = r.r.Link(tmp, name)
+	} else {
+		err = r.rename(tmp, name)
+		renamed = err == nil
+	}
+	if err != nil {
 		return fmt.Errorf("write %s: %w", r.shown(name), err)
 	}
 	return nil
@@ -312,6 +331,9 @@ func randomSuffix() string {
 func (r *Root) syncDir(dir string) {
 	if dir == "" {
 		dir = "."
+	}
+	if dir == "." && r.syncHeld() {
+		return
 	}
 	d, err := r.r.Open(dir)
 	if err != nil {
@@ -377,7 +399,7 @@ func (r *Root) LockClearing(ctx context.Context, name string, before time.Time) 
 	if err := r.NoFollow(name); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", r.shown(name), err)
 	}
-	f, err := r.r.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := r.openFile(name, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", r.shown(name), err)
 	}

@@ -57,7 +57,9 @@ func (r *Root) OpenWriteFolder(name string) (*WriteFolder, error) {
 		sub.Close()
 		return nil, fmt.Errorf("open %s: %w", name, err)
 	}
-	return &WriteFolder{Root: &Root{dir: r.Path(name), r: sub, under: r.shown(name)}, parent: r, name: name, fi: fi}, nil
+	w := &WriteFolder{Root: &Root{dir: r.Path(name), r: sub, under: r.shown(name)}, parent: r, name: name, fi: fi}
+	w.holdFD()
+	return w, nil
 }
 
 // Name returns the folder's slash path under the Root it was opened from.

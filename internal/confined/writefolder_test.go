@@ -136,3 +136,36 @@ func TestWriteFolderCurrentWalksOnce(t *testing.T) {
 		t.Errorf("Current allocates %.0f times, the walk of its path %.0f", current, walk)
 	}
 }
+
+// TestWriteFolderSyncsItsDescriptor: a folder held open syncs the
+// descriptor it holds, opening nothing (a write syncs its folder once per
+// change), and a write into it leaves no temp file.
+func TestWriteFolderSyncsItsDescriptor(t *testing.T) {
+	root, _ := project(t)
+	r := open(t, root)
+	mem, err := r.OpenWriteFolder(".foundry/memory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(20, func() { mem.SyncDir(".") }); n != 0 {
+		t.Errorf("SyncDir of the folder held allocates %.0f times: it opens the folder again", n)
+	}
+	for i := range 3 {
+		if err := mem.WriteFileDeferSync("a.md", []byte(strings.Repeat("a", i+1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mem.SyncDir(".")
+	entries, err := os.ReadDir(filepath.Join(root, ".foundry", "memory"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), confined.TempPrefix) {
+			t.Errorf("temp file left: %s", e.Name())
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(root, ".foundry", "memory", "a.md")); err != nil || string(b) != "aaa" {
+		t.Errorf("a.md = %q, %v", b, err)
+	}
+}
