@@ -306,7 +306,9 @@ func TestLogAppendStatsNothing(t *testing.T) {
 		_ = append(b, '\n')
 		_ = l.root.Append(context.Background(), EventsPath, line, confined.LogMax)
 	})
-	if whole := testing.AllocsPerRun(100, func() { _ = l.Append(e) }); whole > parts+1 {
+	// Two allocations of slack: the grouping of lines (and the race
+	// detector) cost one or two; a stat of .foundry/ costs five.
+	if whole := testing.AllocsPerRun(100, func() { _ = l.Append(e) }); whole > parts+3 {
 		t.Errorf("Log.Append allocates %.0f times, the encoding and append of its line %.0f", whole, parts)
 	}
 }
