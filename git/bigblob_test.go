@@ -1,12 +1,15 @@
 package git
 
 import (
+	"bytes"
+	"compress/zlib"
 	"io/fs"
 	"math/rand/v2"
 	"runtime"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/objfile"
 
 	"github.com/foundryhq/foundry/git/gittest"
 )
@@ -45,8 +48,12 @@ func TestLargeBlobReadOnce(t *testing.T) {
 		st := repo.st
 		for _, name := range []string{"notes/big.md", "notes/small.md"} {
 			h := plumbing.NewHash(r.Git("rev-parse", "HEAD:"+name))
-			if _, err := fs.Stat(fsys, name); err != nil { // as a listing does
+			info, err := fs.Stat(fsys, name) // as a listing does
+			if err != nil {
 				t.Fatal(err)
+			}
+			if want := int64(len(r.Git("show", "HEAD:"+name))); info.Size() != want && name == "notes/big.md" {
+				t.Errorf("packed %v: %s: size %d, want %d", packed, name, info.Size(), want)
 			}
 			if _, ok := st.knownSize(h); !ok && !packed {
 				t.Errorf("packed %v: %s: the size read from the loose object's header is not remembered", packed, name)
@@ -77,4 +84,33 @@ func TestLargeBlobReadOnce(t *testing.T) {
 		}
 		repo.Close()
 	}
+}
+
+// FuzzLooseHeaderSize holds the short header read of a loose object to
+// go-git's: wherever it reads a size, go-git's reader reads the same.
+func FuzzLooseHeaderSize(f *testing.F) {
+	f.Add([]byte("blob 60000\x00abc"))
+	f.Add([]byte("commit 12\x00tree 1234567"))
+	f.Add([]byte("blob -1\x00"))
+	f.Add([]byte("blob 99999999999999999999\x00"))
+	f.Add([]byte("nonsense 3\x00abc"))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var z bytes.Buffer
+		w := zlib.NewWriter(&z)
+		_, _ = w.Write(raw)
+		_ = w.Close()
+		size, ok := looseHeaderSize(bytes.NewReader(z.Bytes()))
+		if !ok {
+			return
+		}
+		r, err := objfile.NewReader(bytes.NewReader(z.Bytes()))
+		if err != nil {
+			t.Fatalf("header read as size %d; go-git: %v", size, err)
+		}
+		defer r.Close()
+		_, want, err := r.Header()
+		if err != nil || want != size {
+			t.Fatalf("header read as size %d; go-git: %d, %v", size, want, err)
+		}
+	})
 }

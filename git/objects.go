@@ -8,12 +8,14 @@ package git
 
 import (
 	"bytes"
+	"compress/zlib"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -48,6 +50,42 @@ type lazyStorage struct {
 	// than inflating the content once.
 	sizesMu sync.Mutex
 	sizes   map[plumbing.Hash]int64
+}
+
+// looseHeaderInput is how much of a loose object file looseHeaderSize
+// inflates: the header ("blob 60000\x00") is the start of the stream, and
+// even a block's largest Huffman tables leave room for it.
+const looseHeaderInput = 1024
+
+// looseHeaderSize reads the size from the header of the loose object file
+// f, inflating no more than its first looseHeaderInput bytes; ok is false
+// when they do not hold a well-formed header, and the caller reads it the
+// long way. go-git's header reader inflates a whole window, up to 32 KiB
+// of the object, to read a few bytes.
+func looseHeaderSize(f io.Reader) (size int64, ok bool) {
+	zr, err := zlib.NewReader(io.LimitReader(f, looseHeaderInput))
+	if err != nil {
+		return 0, false
+	}
+	defer zr.Close()
+	var buf [32]byte // "commit " and 20 digits fit
+	n := 0
+	for n < len(buf) {
+		k, err := zr.Read(buf[n:])
+		n += k
+		if i := bytes.IndexByte(buf[:n], 0); i >= 0 {
+			typ, num, found := strings.Cut(string(buf[:i]), " ")
+			if _, terr := plumbing.ParseObjectType(typ); !found || terr != nil {
+				return 0, false
+			}
+			size, err := strconv.ParseInt(num, 10, 64)
+			return size, err == nil && size >= 0
+		}
+		if err != nil || k == 0 {
+			return 0, false
+		}
+	}
+	return 0, false
 }
 
 // maxSizes bounds lazyStorage.sizes: past it, the sizes start over.
@@ -140,6 +178,13 @@ func (s *lazyStorage) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 	switch {
 	case err == nil:
 		defer f.Close()
+		if size, ok := looseHeaderSize(f); ok {
+			s.rememberSize(h, size)
+			return size, nil
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return 0, err
+		}
 		r, err := objfile.NewReader(f)
 		if err != nil {
 			return 0, err
