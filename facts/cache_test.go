@@ -520,3 +520,28 @@ func TestSearchCacheRecordsSettledListing(t *testing.T) {
 		t.Error("a current cache with its listing was rewritten")
 	}
 }
+
+// TestDecodeCacheRejectsDottedPath: a record's path is the memory folder
+// and a fact file's name exactly; one that only cleans to it (a "./" in
+// it) is a damaged cache, not a fact file under another name.
+func TestDecodeCacheRejectsDottedPath(t *testing.T) {
+	t.Parallel()
+	root := writeTree(t, genFacts(t, 5))
+	cachedSearch(t, root, Query{Text: "deploy"})
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(searchCachePath)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := decodeCache(data); !ok {
+		t.Fatal("the cache just written does not decode")
+	}
+	body := slices.Clone(data[:len(data)-4])
+	i := strings.Index(string(body), Dir+"/fact-00")
+	if i < 0 {
+		t.Fatal("no record path in the cache")
+	}
+	copy(body[i+len(Dir)+1:], "./fact-") // fact-0001-… becomes ./fact-01-…, as long
+	if _, ok := decodeCache(binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, castagnoli()))); ok {
+		t.Errorf("a record at %q decoded", body[i:i+len(Dir)+12])
+	}
+}
