@@ -545,3 +545,41 @@ func TestDecodeCacheRejectsDottedPath(t *testing.T) {
 		t.Errorf("a record at %q decoded", body[i:i+len(Dir)+12])
 	}
 }
+
+// TestCacheUntrustedAfterFailedListing: a first scan builds the live state
+// from the cache while it lists the folder; when the listing fails, no
+// cached fact has been held against its file yet, so the next scan reads
+// every one of them instead of trusting the cache by identity alone.
+func TestCacheUntrustedAfterFailedListing(t *testing.T) {
+	t.Parallel()
+	facts := genFacts(t, 20)
+	root := writeTree(t, facts)
+	q := Query{Text: "migration deploy", Limit: MaxLimit}
+	cachedSearch(t, root, q)
+	mem := filepath.Join(root, filepath.FromSlash(Dir))
+	if err := os.Rename(mem, mem+".away"); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, root, Dir, "a file where the folder was")
+	cfs := &countingFS{FS: os.DirFS(root)}
+	s := NewStore(cfs, Options{Root: root, Now: fixedNow, Cache: true})
+	if _, err := s.Search(context.Background(), q); err == nil {
+		t.Fatal("search over a file in place of the memory folder succeeded")
+	}
+	if err := os.Remove(mem); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(mem+".away", mem); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(plainSearch(t, root, q), got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if n := cfs.reads.Load(); n != int64(len(facts)) {
+		t.Errorf("read %d fact files after the failed listing, want all %d", n, len(facts))
+	}
+}
