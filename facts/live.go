@@ -205,7 +205,7 @@ func (s *Store) unlinkEntry(e *entry) {
 
 // settle re-derives the status of every fact whose id a change touched and
 // keeps the index to the facts that are not superseded. It is what
-// deriveStatus computes for the whole folder, restricted to the changed
+// [DeriveStatus] computes for the whole folder, restricted to the changed
 // links.
 func (s *Store) settle() {
 	for id := range s.pending {

@@ -35,7 +35,7 @@ func checkAgainstReference(t *testing.T, s *Store, queries []string, step string
 	if diff := cmp.Diff(sorted, raw); diff != "" {
 		t.Fatalf("%s: raw facts not in id order (-want +got):\n%s", step, diff)
 	}
-	if diff := cmp.Diff(deriveStatus(raw), all); diff != "" {
+	if diff := cmp.Diff(DeriveStatus(raw), all); diff != "" {
 		t.Fatalf("%s: derived status differs from deriving it afresh (-want +got):\n%s", step, diff)
 	}
 	today := s.today()

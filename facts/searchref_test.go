@@ -194,35 +194,3 @@ func sortFacts(fs []Fact) {
 		return fs[i].Path < fs[j].Path
 	})
 }
-
-// deriveStatus returns copies of facts in which a fact is superseded when its
-// own file says so or when another fact names it in supersedes. Reading both
-// ends of the link keeps memory consistent even if a writer died between
-// writing a new fact and marking the old one.
-func deriveStatus(raw []Fact) []Fact {
-	by := map[string]string{} // superseded id → superseding id
-	for _, f := range raw {
-		if f.Supersedes != "" && f.Supersedes != f.ID {
-			if _, ok := by[f.Supersedes]; !ok {
-				by[f.Supersedes] = f.ID
-			}
-		}
-	}
-	out := make([]Fact, len(raw))
-	for i, f := range raw {
-		if f.Status == "" {
-			f.Status = Active
-		}
-		if f.SupersededBy != "" {
-			f.Status = Superseded
-		}
-		if newer, ok := by[f.ID]; ok {
-			f.Status = Superseded
-			if f.SupersededBy == "" {
-				f.SupersededBy = newer
-			}
-		}
-		out[i] = f
-	}
-	return out
-}
