@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/foundryhq/foundry/facts"
 )
@@ -23,21 +22,19 @@ const factsProducer = "foundry-doctor"
 // fixCommand repairs what --fix can repair.
 const fixCommand = "foundry doctor --fix"
 
-func (r *run) factStore() *facts.Store {
-	now := r.env.Now
-	if now == nil {
-		now = time.Now
-	}
-	return facts.NewStore(r.p.FS, facts.Options{Now: now, IndexBudget: r.p.Config.Memory.IndexBudgetTokens})
-}
-
 func (r *run) checkFacts(ctx context.Context) error {
-	store := r.factStore()
-	problems, err := store.Problems(ctx)
-	if err != nil {
-		return err
-	}
-	raw, err := store.RawFacts(ctx)
+	// Each fact, with schema and producedBy added, is a fact.v1 artifact:
+	// validated as it is read, the only check that needs its body.
+	raw, problems, err := r.scanFacts(ctx, func(f facts.Fact) error {
+		vs, err := r.reg.ValidateValue("fact.v1", f.Artifact(factsProducer))
+		if err != nil {
+			return err
+		}
+		for _, v := range vs {
+			r.add(CheckFactsValid, Finding{File: f.Path, Message: v.String()})
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -54,18 +51,7 @@ func (r *run) checkFacts(ctx context.Context) error {
 		}
 		r.add(CheckFactsParse, Finding{File: facts.Dir, Message: e.Error()})
 	}
-
-	// Each fact, with schema and producedBy added, is a fact.v1 artifact.
 	r.checked(CheckFactsValid, len(raw))
-	for _, f := range raw {
-		vs, err := r.reg.ValidateValue("fact.v1", f.Artifact(factsProducer))
-		if err != nil {
-			return err
-		}
-		for _, v := range vs {
-			r.add(CheckFactsValid, Finding{File: f.Path, Message: v.String()})
-		}
-	}
 
 	// Duplicate ids: what a merge of two branches that both wrote
 	// fact-0016 leaves behind.
@@ -131,10 +117,11 @@ func (r *run) checkFacts(ctx context.Context) error {
 		r.skip(CheckFactsIndex, stagedSkip)
 		return nil // rebuilding it reads every fact
 	}
-	idx, err := store.Index(ctx)
-	if err != nil {
-		return err
+	budget := r.p.Config.Memory.IndexBudgetTokens
+	if budget <= 0 {
+		budget = facts.DefaultIndexBudget
 	}
+	idx := facts.BuildIndex(facts.DeriveStatus(raw), r.today, budget)
 	onDisk, err := fs.ReadFile(r.p.FS, facts.IndexPath)
 	msg, unread := unreadable(err)
 	switch {
@@ -156,6 +143,85 @@ func (r *run) checkFacts(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// scanFacts reads the fact files one at a time, as a [facts.Store] over
+// the project would, and hands each fact that parses, body and all, to
+// each. It returns those facts without their bodies (see [lean]), sorted
+// as [facts.Store.RawFacts] sorts them, and the errors of the files that
+// do not parse, as [facts.Store.Problems] returns them. A store keeps every
+// fact whole (2,000 facts of 60 KB held 250 MB); the sweep needs the body
+// of one fact at a time, so its memory is that of the metadata.
+func (r *run) scanFacts(ctx context.Context, each func(facts.Fact) error) (raw []facts.Fact, problems []error, err error) {
+	es, err := fs.ReadDir(r.p.FS, facts.Dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("read %s: %w", facts.Dir, err)
+	}
+	for _, e := range es {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		if e.IsDir() || !isFactFile(e.Name()) {
+			continue
+		}
+		p := facts.Dir + "/" + e.Name()
+		data, err := fs.ReadFile(r.p.FS, p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since the listing
+		}
+		if err != nil {
+			// One unreadable file is a problem of its own, as in a store.
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			problems = append(problems, &facts.ParseError{Path: p, Msg: "cannot be read: " + err.Error()})
+			continue
+		}
+		f, err := facts.Parse(p, data)
+		if err != nil {
+			problems = append(problems, err)
+			continue
+		}
+		f.Path = p
+		if err := each(f); err != nil {
+			return nil, nil, err
+		}
+		raw = append(raw, lean(f))
+	}
+	sort.Slice(problems, func(i, j int) bool { return problems[i].Error() < problems[j].Error() })
+	sort.SliceStable(raw, func(i, j int) bool {
+		a, b := facts.IDNumber(raw[i].ID), facts.IDNumber(raw[j].ID)
+		if a != b {
+			return a < b
+		}
+		return raw[i].Path < raw[j].Path
+	})
+	return raw, problems, nil
+}
+
+// isFactFile reports whether a name in the memory folder is a fact file's.
+func isFactFile(name string) bool {
+	return strings.HasPrefix(name, "fact-") && strings.HasSuffix(name, ".md")
+}
+
+// lean returns f without its body, its strings copied: the fields
+// [facts.Parse] returns share the text of the whole file, so one kept
+// title would keep the file's every byte.
+func lean(f facts.Fact) facts.Fact {
+	f.Body = ""
+	for _, s := range []*string{&f.ID, &f.Title, &f.Scope, &f.Source, &f.Created, &f.Expires, &f.Supersedes, &f.SupersededBy, &f.RetiredReason, &f.Path} {
+		*s = strings.Clone(*s)
+	}
+	f.Type = facts.Type(strings.Clone(string(f.Type)))
+	f.Confidence = facts.Confidence(strings.Clone(string(f.Confidence)))
+	f.Status = facts.Status(strings.Clone(string(f.Status)))
+	tags := make([]string, len(f.Tags))
+	for i, t := range f.Tags {
+		tags[i] = strings.Clone(t)
+	}
+	f.Tags = tags
+	return f
 }
 
 func sortedIDs(m map[string][]facts.Fact) []string {

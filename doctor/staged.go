@@ -98,7 +98,7 @@ func (r *run) factUniverse(raw []facts.Fact) (map[string][]facts.Fact, error) {
 	}
 	for _, e := range es {
 		name := e.Name()
-		if !strings.HasPrefix(name, "fact-") || !strings.HasSuffix(name, ".md") {
+		if !isFactFile(name) {
 			continue
 		}
 		id := "fact-" + strings.SplitN(strings.TrimSuffix(strings.TrimPrefix(name, "fact-"), ".md"), "-", 2)[0]
