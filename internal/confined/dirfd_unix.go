@@ -70,7 +70,10 @@ func (r *Root) rename(oldname, newname string) error {
 }
 
 // syncHeld syncs the held folder itself, and reports whether there was
-// one.
+// one. It is the folder the renames went into (they were made from the
+// same descriptor), so syncing it makes them durable exactly as syncing a
+// descriptor opened anew would: fsync applies to the folder, not to the
+// descriptor it is called on.
 func (r *Root) syncHeld() bool {
 	if r.held == nil {
 		return false
