@@ -82,3 +82,23 @@ func BenchmarkValidate(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(docs))*float64(b.N)/b.Elapsed().Seconds(), "docs/s")
 }
+
+// BenchmarkDecode decodes the 10,000 finding.v1 artifacts of
+// BenchmarkValidate per iteration: the scan and build every validation
+// starts with.
+func BenchmarkDecode(b *testing.B) {
+	docs := findingDocs(10000)
+	size := 0
+	for _, d := range docs {
+		size += len(d)
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, d := range docs {
+			if _, err := parse(d); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -3,6 +3,7 @@ package contracts
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -82,4 +83,43 @@ func FuzzBuildMatchesStdlib(f *testing.F) {
 			t.Errorf("build(%q) = %#v, want %#v", doc, got, want)
 		}
 	})
+}
+
+// TestBuildReusesStrings: once a document was built, building another with
+// the same keys and short values allocates only its objects and arrays
+// (a map and its group, a slice; room for a scratch space the collector
+// took back), not its strings nor their boxes.
+func TestBuildReusesStrings(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops scratch spaces at random under -race")
+	}
+	doc := []byte(`{"schema": "finding.v1", "severity": "high", "evidence": [{"kind": "file", "ref": "a.go:1"}, {"kind": "url", "ref": "https://x.example"}]}`)
+	build(doc, 0)
+	const containers = 4 // the top object, the array, two evidence objects
+	if got := testing.AllocsPerRun(100, func() { build(doc, 0) }); got > 3*containers {
+		t.Errorf("build of a document seen before: %.1f allocations, want at most %d", got, 3*containers)
+	}
+}
+
+// TestInternBounded: the strings kept for reuse are short and few, however
+// many a process meets.
+func TestInternBounded(t *testing.T) {
+	t.Parallel()
+	sc := &scratch{strs: map[string]any{}}
+	for i := range 3 * internMax {
+		b := fmt.Appendf(nil, "v%d", i)
+		if v := sc.intern(b); v != string(b) {
+			t.Fatalf("intern(%q) = %#v", b, v)
+		}
+	}
+	long := bytes.Repeat([]byte("x"), internLen+1)
+	if v := sc.intern(long); v != string(long) {
+		t.Fatalf("intern of a long string = %#v", v)
+	}
+	if len(sc.strs) != internMax {
+		t.Errorf("%d strings kept, want %d", len(sc.strs), internMax)
+	}
+	if _, ok := sc.strs[string(long)]; ok {
+		t.Errorf("a string over %d bytes was kept", internLen)
+	}
 }
