@@ -365,9 +365,8 @@ func (s *Store) rescan() error {
 	if !s.cacheTried {
 		// Listing waits on the kernel, decoding the cache and building
 		// the live state from it on the processor: the first scan does
-		// both at once.
-		// The cache's listing of the folder, when its identity proves
-		// it current, spares reading the folder's names.
+		// both at once. The cache's listing of the folder, when the
+		// folder's identity proves it current, spares reading its names.
 		s.cacheTried = true
 		done := make(chan struct{})
 		known := make(chan *dirListing, 1)
