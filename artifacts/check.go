@@ -27,10 +27,10 @@ type Result struct {
 	Contract   string
 	Violations []contracts.Violation
 	// Read says the document was read; Err is then a validation error.
+	// The document itself is not kept: a caller that needs it (for its
+	// own checks, or its identity) takes it from Options.Each, so that
+	// results over many large invalid documents do not hold them all.
 	Read bool
-	// Data is the document, kept only when it has violations (the doctor's
-	// history pass reads it again).
-	Data []byte
 	Err  error
 }
 
@@ -195,9 +195,6 @@ func checkOne(reg *contracts.Registry, i int, in Input, fsys fs.FS, name string,
 		for j := range res.Violations {
 			res.Violations[j].Line, res.Violations[j].Column = 0, 0
 		}
-	}
-	if len(res.Violations) > 0 {
-		res.Data = doc
 	}
 	return res
 }

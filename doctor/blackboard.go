@@ -12,6 +12,7 @@ import (
 	"github.com/foundryhq/foundry/artifacts"
 	"github.com/foundryhq/foundry/blackboard"
 	"github.com/foundryhq/foundry/contracts"
+	"github.com/foundryhq/foundry/git"
 	"github.com/foundryhq/foundry/internal/conflict"
 )
 
@@ -26,6 +27,10 @@ func (r *run) checkBlackboard(ctx context.Context) error {
 	}
 	conflicted := make([][]byte, len(paths))
 	secrets := make([][]blackboard.Secret, len(paths))
+	// The object id of each document, for the history pass: it reads an
+	// artifact it can explain again instead of the sweep holding every
+	// failing one (up to 8 MiB each) at once.
+	blobs := make([]string, len(paths))
 	results, err := artifacts.Check(ctx, r.reg, inputs, artifacts.Options{
 		Progress: func(n, total int) {
 			if n%64 == 0 || n == total {
@@ -38,6 +43,7 @@ func (r *run) checkBlackboard(ctx context.Context) error {
 				conflicted[i] = doc
 			}
 			secrets[i] = storedSecrets(doc)
+			blobs[i] = git.BlobID(doc)
 		},
 	})
 	if err != nil {
@@ -91,7 +97,9 @@ func (r *run) checkBlackboard(ctx context.Context) error {
 			r.checked(CheckBlackboardSchema, 1)
 			r.checked(CheckBlackboardValid, 1)
 			a.contract = res.Contract
-			a.data = res.Data // kept for the history pass when invalid
+			if len(res.Violations) > 0 {
+				a.blob = blobs[i]
+			}
 			for _, v := range res.Violations {
 				a.findings = append(a.findings, r.add(CheckBlackboardValid, Finding{File: p, Line: v.Line, Column: v.Column, Pointer: v.Pointer, Message: v.String()}))
 			}

@@ -274,14 +274,20 @@ func (hr *historyRun) schemaCommits() []git.PathChange {
 // findings naming that commit and the one that tightened the contract.
 func (hr *historyRun) explain(a artifact) error {
 	written, ok := hr.h.LastChange(a.path)
-	if !ok || written.Deleted() || written.Blob != git.BlobID(a.data) {
+	if !ok || written.Deleted() || written.Blob != a.blob {
 		return nil // not committed as it is now: nothing to explain
+	}
+	// Read again, one failing artifact at a time; content changed since
+	// the sweep is not what was validated, and is left unexplained.
+	data, err := fs.ReadFile(hr.p.FS, a.path)
+	if err != nil || git.BlobID(data) != a.blob {
+		return nil
 	}
 	then := hr.registryAt(written.Commit.Hash)
 	if then == nil || !then.Has(a.contract) {
 		return nil
 	}
-	if vs, err := then.Validate(a.contract, a.data); err != nil || len(vs) > 0 {
+	if vs, err := then.Validate(a.contract, data); err != nil || len(vs) > 0 {
 		return nil // invalid already when written
 	}
 	where := ""
@@ -295,7 +301,7 @@ func (hr *historyRun) explain(a artifact) error {
 		if reg == nil || !reg.Has(a.contract) {
 			continue
 		}
-		if vs, err := reg.Validate(a.contract, a.data); err == nil && len(vs) > 0 {
+		if vs, err := reg.Validate(a.contract, data); err == nil && len(vs) > 0 {
 			where = c.Commit.Short
 			break
 		}

@@ -44,7 +44,8 @@ func bigFacts(tb testing.TB, n, size int) *gittest.Repo {
 // however short its peak.
 type liveProbe struct {
 	fs.FS
-	every int
+	every  int
+	prefix string // of the files whose reads (or stats) are counted; facts' by default
 
 	mu    sync.Mutex
 	reads int
@@ -53,18 +54,34 @@ type liveProbe struct {
 
 func (p *liveProbe) ReadFile(name string) ([]byte, error) {
 	data, err := fs.ReadFile(p.FS, name)
-	if strings.HasPrefix(name, facts.Dir+"/fact-") {
-		p.mu.Lock()
-		if p.reads++; p.reads%p.every == 0 {
-			p.sample()
-		}
-		p.mu.Unlock()
-	}
+	p.count(name)
 	return data, err
 }
 
+// Stat counts too: the blackboard sweep stats each artifact before it
+// reads it.
+func (p *liveProbe) Stat(name string) (fs.FileInfo, error) {
+	p.count(name)
+	return fs.Stat(p.FS, name)
+}
+
 func (p *liveProbe) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(p.FS, name) }
-func (p *liveProbe) Stat(name string) (fs.FileInfo, error)      { return fs.Stat(p.FS, name) }
+
+// count samples the live heap every p.every counted names.
+func (p *liveProbe) count(name string) {
+	prefix := p.prefix
+	if prefix == "" {
+		prefix = facts.Dir + "/fact-"
+	}
+	if !strings.HasPrefix(name, prefix) {
+		return
+	}
+	p.mu.Lock()
+	if p.reads++; p.reads%p.every == 0 {
+		p.sample()
+	}
+	p.mu.Unlock()
+}
 
 // sample records the live heap; p.mu is held.
 func (p *liveProbe) sample() {
@@ -72,6 +89,27 @@ func (p *liveProbe) sample() {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	p.peak = max(p.peak, ms.HeapAlloc)
+}
+
+// sweepGrowth runs doctor (no history) on p through a liveProbe counting
+// the files under prefix ("" for facts) and returns the report, the files
+// counted and how far the live heap grew above where it started.
+func sweepGrowth(t *testing.T, p *project.Project, prefix string) (*doctor.Report, int, int64) {
+	t.Helper()
+	probe := &liveProbe{FS: p.FS, every: 50, prefix: prefix}
+	p.FS = probe
+	probe.mu.Lock()
+	probe.sample()
+	base := probe.peak
+	probe.peak = 0
+	probe.mu.Unlock()
+	rep, err := doctor.Run(context.Background(), doctor.Env{Project: p, Now: clock, NoHistory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	grew := int64(probe.peak) - int64(base)
+	t.Logf("live heap grew by %.1f MiB", float64(grew)/(1<<20))
+	return rep, probe.reads, grew
 }
 
 // TestRunHoldsOneFactAtATime is the memory bound of issue 13: doctor over
@@ -88,31 +126,45 @@ func TestRunHoldsOneFactAtATime(t *testing.T) {
 	const bound = 4 << 20
 	for _, src := range []project.Source{{}, {Rev: "HEAD"}} {
 		t.Run(fmt.Sprintf("rev=%q", src.Rev), func(t *testing.T) {
-			p := open(t, r.Dir, src)
-			probe := &liveProbe{FS: p.FS, every: 50}
-			p.FS = probe
-			probe.mu.Lock()
-			probe.sample()
-			base := probe.peak
-			probe.peak = 0
-			probe.mu.Unlock()
-			rep, err := doctor.Run(context.Background(), doctor.Env{Project: p, Now: clock, NoHistory: true})
-			if err != nil {
-				t.Fatal(err)
-			}
+			rep, reads, grew := sweepGrowth(t, open(t, r.Dir, src), "")
 			if got := rep.FindingsOf(doctor.CheckFactsParse); len(got) != 0 {
 				t.Fatalf("parse findings: %+v", got)
 			}
-			if probe.reads < n {
-				t.Fatalf("%d fact files read; want at least %d", probe.reads, n)
+			if reads < n {
+				t.Fatalf("%d fact files read; want at least %d", reads, n)
 			}
-			grew := int64(probe.peak) - int64(base)
-			t.Logf("live heap grew by %.1f MiB", float64(grew)/(1<<20))
 			if grew > bound {
 				t.Errorf("live heap grew by %.1f MiB during the sweep of %d facts of %d bytes (%.1f MiB); want at most %d MiB",
 					float64(grew)/(1<<20), n, size, float64(n*size)/(1<<20), bound>>20)
 			}
 		})
+	}
+}
+
+// TestSweepHoldsNoFailingArtifact checks that the blackboard sweep keeps
+// the identity of an artifact that fails its contract, not its content:
+// the results of 300 invalid artifacts of 40 KB each held all 11.4 MiB
+// until the history pass, which now reads again only those it explains.
+func TestSweepHoldsNoFailingArtifact(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 12 MB of artifacts")
+	}
+	const n, size, bound = 300, 40_000, 4 << 20
+	dir := t.TempDir()
+	files := map[string]string{".foundry/config.yaml": ""}
+	summary := strings.Repeat("a long summary ", size/15)
+	for i := range n {
+		// No failureScenario: each fails finding.v1.
+		files[fmt.Sprintf(".foundry/blackboard/w/a-%04d.json", i)] = fmt.Sprintf(`{"schema": "finding.v1", "producedBy": "x", "id": "F-%d", "severity": "high", "title": "t", "summary": %q, "confidence": "high"}`, i, summary)
+	}
+	writeFiles(t, dir, files)
+	rep, _, grew := sweepGrowth(t, open(t, dir, project.Source{}), ".foundry/blackboard/")
+	if got := len(rep.FindingsOf(doctor.CheckBlackboardValid)); got < n {
+		t.Fatalf("%d blackboard.valid findings; want at least %d", got, n)
+	}
+	if grew > bound {
+		t.Errorf("live heap grew by %.1f MiB during a sweep of %d failing artifacts of %d bytes; want at most %d MiB",
+			float64(grew)/(1<<20), n, size, bound>>20)
 	}
 }
 

@@ -70,8 +70,12 @@ type run struct {
 
 // artifact is one blackboard file as the sweep saw it.
 type artifact struct {
-	path     string
-	data     []byte
+	path string
+	// blob is the git object id of the content validated, when it fails
+	// its contract: the history pass reads an artifact it can explain
+	// again, so the sweep never holds every failing artifact (up to
+	// 8 MiB each) at once.
+	blob     string
 	contract string // the "schema" field, when it names a known contract
 	// findings are the indices in rep.Findings of its blackboard.valid
 	// findings; non-empty means it fails its contract.
