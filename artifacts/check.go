@@ -132,8 +132,11 @@ func Check(ctx context.Context, reg *contracts.Registry, inputs []Input, opts Op
 const docsPerWorker = 16
 
 // batchMax bounds a batch, so that the last batches still spread over the
-// workers.
-const batchMax = 32
+// workers. Each batch opens its folder anew (five system calls through the
+// root), so a folder of up to batchMax artifacts is opened once: with 32,
+// opening folders was 2.4% of the processor time of validating 10,000
+// artifacts in folders of 100.
+const batchMax = 128
 
 // batch is inputs[start:end]; root and dir are set when all of them are
 // files of the folder dir of root.

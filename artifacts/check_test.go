@@ -42,7 +42,7 @@ func TestCheckBatchesAsRoot(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for i := range 75 {
+	for i := range 300 { // two folders, each longer than one batch
 		sev := "high"
 		if i%3 == 0 {
 			sev = "High" // invalid
