@@ -6,7 +6,9 @@ package contracts
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -42,7 +44,40 @@ func newCompiler(opts compileOptions) *jsonschema.Compiler {
 		c.AssertFormat()
 	}
 	c.UseLoader(opts.loader)
+	c.UseRegexpEngine((&regexpCache{m: map[string]*regexp.Regexp{}}).compile)
 	return c
+}
+
+// regexpCache is a compiler's regular expression engine: Go's regexp,
+// compiling each pattern once. Checking a schema against its metaschema
+// compiles every "pattern" (its format is "regex"), and compiling the
+// schema compiled each again. The validation of a document whose value has
+// format "regex" calls the engine too, concurrently and with patterns the
+// document chooses, so it is locked and holds at most regexpCacheMax.
+type regexpCache struct {
+	mu sync.Mutex
+	m  map[string]*regexp.Regexp
+}
+
+const regexpCacheMax = 256
+
+func (c *regexpCache) compile(pattern string) (jsonschema.Regexp, error) {
+	c.mu.Lock()
+	re, ok := c.m[pattern]
+	c.mu.Unlock()
+	if ok {
+		return re, nil
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if len(c.m) < regexpCacheMax {
+		c.m[pattern] = re
+	}
+	c.mu.Unlock()
+	return re, nil
 }
 
 // Schema is a compiled JSON Schema, safe for concurrent use.
