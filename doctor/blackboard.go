@@ -25,7 +25,7 @@ func (r *run) checkBlackboard(ctx context.Context) error {
 	for i, p := range paths {
 		inputs[i] = artifacts.Input{Path: p, FS: r.p.FS, Name: p}
 	}
-	conflicted := make([][]byte, len(paths))
+	text := make([][]Finding, len(paths)) // of the files with conflict markers
 	secrets := make([][]blackboard.Secret, len(paths))
 	// The object id of each document, for the history pass: it reads an
 	// artifact it can explain again instead of the sweep holding every
@@ -40,7 +40,7 @@ func (r *run) checkBlackboard(ctx context.Context) error {
 		// The conflict and secret checks share the sweep's read.
 		Each: func(i int, doc []byte) {
 			if conflict.Has(doc) {
-				conflicted[i] = doc
+				text[i] = textFindings(paths[i], doc)
 			}
 			secrets[i] = storedSecrets(doc)
 			blobs[i] = git.BlobID(doc)
@@ -55,7 +55,7 @@ func (r *run) checkBlackboard(ctx context.Context) error {
 	for i, p := range paths {
 		res := results[i]
 		if res.Read {
-			r.conflictsIn(p, conflicted[i])
+			r.addText(text[i])
 			r.checked(CheckSecrets, 1)
 			for _, sec := range secrets[i] {
 				r.add(CheckSecrets, Finding{File: p, Message: sec.String() + secretAdvice})

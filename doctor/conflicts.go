@@ -121,27 +121,29 @@ func staleTemps(fsys fs.FS, before time.Time) []string {
 	return out
 }
 
-// controlIn records the first control character of a file that is not
-// text (see package ctrl), with its position: printed raw, it would drive
-// the terminal of whoever reads the file.
-func (r *run) controlIn(p string, data []byte) {
-	r.checked(CheckControlChars, 1)
+// controlIn returns the finding of the first control character of a file
+// that is not text (see package ctrl), with its position: printed raw, it
+// would drive the terminal of whoever reads the file.
+func controlIn(p string, data []byte) (Finding, bool) {
 	c, off, ok := ctrl.Find(string(data))
 	if !ok {
-		return
+		return Finding{}, false
 	}
 	line := 1 + bytes.Count(data[:off], []byte("\n"))
 	col := 1 + utf8.RuneCount(data[bytes.LastIndexByte(data[:off], '\n')+1:off])
-	r.add(CheckControlChars, Finding{File: p, Line: line, Column: col, Message: fmt.Sprintf("holds the control character %U; only newline, tab and a carriage return before a newline are text", c)})
+	return Finding{Check: CheckControlChars, File: p, Line: line, Column: col, Message: fmt.Sprintf("holds the control character %U; only newline, tab and a carriage return before a newline are text", c)}, true
 }
 
-// conflictsIn records one finding per conflict block of a file, and any
-// control character in it.
-func (r *run) conflictsIn(p string, data []byte) {
-	r.controlIn(p, data)
-	r.checked(CheckConflicts, 1)
+// textFindings returns the findings of a file's text: a control character
+// and one per conflict block. It only reads data, so the blackboard
+// sweep's workers call it and keep the findings, not the file.
+func textFindings(p string, data []byte) []Finding {
+	var out []Finding
+	if f, ok := controlIn(p, data); ok {
+		out = append(out, f)
+	}
 	for _, b := range conflict.Find(data) {
-		f := Finding{File: p, Line: b.Start, Message: b.String()}
+		f := Finding{Check: CheckConflicts, File: p, Line: b.Start, Message: b.String()}
 		if strings.HasPrefix(p, facts.Dir+"/") && strings.HasSuffix(p, ".md") && p != facts.IndexPath {
 			f.Fix = fixCommand
 		} else if p == facts.IndexPath {
@@ -149,6 +151,21 @@ func (r *run) conflictsIn(p string, data []byte) {
 		} else {
 			f.Message += "; resolve it by hand, keeping what both sides meant"
 		}
-		r.add(CheckConflicts, f)
+		out = append(out, f)
+	}
+	return out
+}
+
+// addText records the text findings of one file checked for control
+// characters and conflict markers.
+func (r *run) addText(found []Finding) {
+	r.checked(CheckControlChars, 1)
+	r.checked(CheckConflicts, 1)
+	for _, f := range found {
+		r.add(f.Check, f)
 	}
 }
+
+// conflictsIn records one finding per conflict block of a file, and any
+// control character in it.
+func (r *run) conflictsIn(p string, data []byte) { r.addText(textFindings(p, data)) }

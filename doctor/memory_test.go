@@ -141,30 +141,46 @@ func TestRunHoldsOneFactAtATime(t *testing.T) {
 	}
 }
 
-// TestSweepHoldsNoFailingArtifact checks that the blackboard sweep keeps
-// the identity of an artifact that fails its contract, not its content:
-// the results of 300 invalid artifacts of 40 KB each held all 11.4 MiB
-// until the history pass, which now reads again only those it explains.
-func TestSweepHoldsNoFailingArtifact(t *testing.T) {
+// TestSweepHoldsNoArtifact checks that the blackboard sweep keeps what it
+// found in an artifact, not the artifact: the results of 300 artifacts of
+// 40 KB each that fail their contract were all held until the history
+// pass (which now reads again those it explains), and so were 300 with
+// conflict markers until the sweep ended.
+func TestSweepHoldsNoArtifact(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 12 MB of artifacts")
 	}
 	const n, size, bound = 300, 40_000, 4 << 20
-	dir := t.TempDir()
-	files := map[string]string{".foundry/config.yaml": ""}
 	summary := strings.Repeat("a long summary ", size/15)
-	for i := range n {
-		// No failureScenario: each fails finding.v1.
-		files[fmt.Sprintf(".foundry/blackboard/w/a-%04d.json", i)] = fmt.Sprintf(`{"schema": "finding.v1", "producedBy": "x", "id": "F-%d", "severity": "high", "title": "t", "summary": %q, "confidence": "high"}`, i, summary)
-	}
-	writeFiles(t, dir, files)
-	rep, _, grew := sweepGrowth(t, open(t, dir, project.Source{}), ".foundry/blackboard/")
-	if got := len(rep.FindingsOf(doctor.CheckBlackboardValid)); got < n {
-		t.Fatalf("%d blackboard.valid findings; want at least %d", got, n)
-	}
-	if grew > bound {
-		t.Errorf("live heap grew by %.1f MiB during a sweep of %d failing artifacts of %d bytes; want at most %d MiB",
-			float64(grew)/(1<<20), n, size, bound>>20)
+	side := strings.Repeat("a long line of one side\n", size/48)
+	for _, tc := range []struct {
+		name, check string
+		doc         func(i int) string
+	}{
+		{"invalid", doctor.CheckBlackboardValid, func(i int) string {
+			// No failureScenario: each fails finding.v1.
+			return fmt.Sprintf(`{"schema": "finding.v1", "producedBy": "x", "id": "F-%d", "severity": "high", "title": "t", "summary": %q, "confidence": "high"}`, i, summary)
+		}},
+		{"conflicted", doctor.CheckConflicts, func(int) string {
+			return "<<<<<<< ours\n" + side + "=======\n" + side + ">>>>>>> theirs\n"
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{".foundry/config.yaml": ""}
+			for i := range n {
+				files[fmt.Sprintf(".foundry/blackboard/w/a-%04d.json", i)] = tc.doc(i)
+			}
+			writeFiles(t, dir, files)
+			rep, _, grew := sweepGrowth(t, open(t, dir, project.Source{}), ".foundry/blackboard/")
+			if got := len(rep.FindingsOf(tc.check)); got < n {
+				t.Fatalf("%d %s findings; want at least %d", got, tc.check, n)
+			}
+			if grew > bound {
+				t.Errorf("live heap grew by %.1f MiB during a sweep of %d artifacts of %d bytes; want at most %d MiB",
+					float64(grew)/(1<<20), n, size, bound>>20)
+			}
+		})
 	}
 }
 
