@@ -16,24 +16,7 @@ import (
 // folder again for each call, register each regular file with the network
 // poller (a failing epoll_ctl and four fcntl calls per file) and look at a
 // rename's target first.
-func (r *Root) holdFD() {
-	d, err := r.r.Open(".")
-	if err != nil {
-		return
-	}
-	// Control, not Fd: Fd would switch the descriptor to blocking mode,
-	// two more system calls for nothing.
-	rc, err := d.SyscallConn()
-	if err == nil {
-		err = rc.Control(func(fd uintptr) { r.fd = int(fd) })
-	}
-	if err != nil {
-		d.Close()
-		r.fd = -1
-		return
-	}
-	r.held = d
-}
+func (r *Root) holdFD() { r.held, r.fd = openDirFD(r.r) }
 
 // direct reports whether name, a clean path, is reached from the held
 // descriptor: a file directly in the folder.

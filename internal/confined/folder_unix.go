@@ -4,6 +4,7 @@ package confined
 
 import (
 	"io/fs"
+	"os"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -11,22 +12,27 @@ import (
 
 // openFD opens the folder through its root once more, for the descriptor
 // that ReadRegular opens files from.
-func (f *Folder) openFD() {
-	d, err := f.sub.Open(".")
+func (f *Folder) openFD() { f.open, f.fd = openDirFD(f.sub) }
+
+// openDirFD opens root's folder once more and returns it with its
+// descriptor, or nil and -1 where it cannot.
+func openDirFD(root *os.Root) (*os.File, int) {
+	d, err := root.Open(".")
 	if err != nil {
-		return
+		return nil, -1
 	}
 	// Control, not Fd: Fd would switch the descriptor to blocking mode,
 	// two more system calls for nothing.
+	fd := -1
 	rc, err := d.SyscallConn()
 	if err == nil {
-		err = rc.Control(func(fd uintptr) { f.fd = int(fd) })
+		err = rc.Control(func(u uintptr) { fd = int(u) })
 	}
 	if err != nil {
 		d.Close()
-		return
+		return nil, -1
 	}
-	f.open = d
+	return d, fd
 }
 
 // ReadRegular reads name, a file directly in the folder, whole, in the
