@@ -46,6 +46,16 @@ func FuzzRootResolve(f *testing.F) {
 				t.Fatalf("%s(%q): refusal names no path: %v", op, arg, err)
 			}
 		}
+		// checkOpened reads a file an open returned whole and checks it.
+		checkOpened := func(op, arg string, file fs.File, err error) {
+			if err != nil {
+				check(op, arg, nil, err)
+				return
+			}
+			data, err := io.ReadAll(file)
+			file.Close()
+			check(op, arg, data, err)
+		}
 		checkList := func(op, arg string, names []string, err error) {
 			t.Helper()
 			for _, n := range names {
@@ -73,13 +83,8 @@ func FuzzRootResolve(f *testing.F) {
 		check("Stat", name, nil, err)
 		_, err = r.Lstat(name)
 		check("Lstat", name, nil, err)
-		if file, err := fsys.Open(name); err != nil {
-			check("Open", name, nil, err)
-		} else {
-			data, err := io.ReadAll(file)
-			file.Close()
-			check("Open", name, data, err)
-		}
+		file, err := fsys.Open(name)
+		checkOpened("Open", name, file, err)
 		es, err := fs.ReadDir(fsys, name)
 		var names []string
 		for _, e := range es {
@@ -104,13 +109,8 @@ func FuzzRootResolve(f *testing.F) {
 			if b, ok := folder.ReadRegular(base, 1<<20); ok {
 				check("ReadRegular", base, b, nil)
 			}
-			if file, err := folder.Open(base); err != nil {
-				check("Folder.Open", base, nil, err)
-			} else {
-				data, err := io.ReadAll(file)
-				file.Close()
-				check("Folder.Open", base, data, err)
-			}
+			file, err := folder.Open(base)
+			checkOpened("Folder.Open", base, file, err)
 			folder.Close()
 		}
 
