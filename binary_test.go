@@ -2,6 +2,7 @@ package foundry_test
 
 import (
 	"bytes"
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,16 +11,27 @@ import (
 	"github.com/foundryhq/foundry/internal/testenv"
 )
 
-// TestBinaryHasNoTestCode builds the shipped binary and checks that its
-// symbol table and strings hold no test pause code: no symbol of package
-// internal/testpause and not the environment variable it reads.
+// TestBinaryHasNoTestCode builds the shipped binary as README.md says to
+// (CGO_ENABLED=0) and checks that it is static — no C code, so no dynamic
+// loader at start-up — and that its symbol table and strings hold no test
+// pause code: no symbol of package internal/testpause and not the
+// environment variable it reads.
 func TestBinaryHasNoTestCode(t *testing.T) {
 	t.Parallel()
 	goBin := testenv.Exec(t, "go")
 	bin := filepath.Join(t.TempDir(), "foundry")
 	build := exec.Command(goBin, "build", "-o", bin, "./cmd/foundry")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+		t.Fatalf("CGO_ENABLED=0 go build: %v\n%s", err, out)
+	}
+	if f, err := elf.Open(bin); err == nil {
+		for _, p := range f.Progs {
+			if p.Type == elf.PT_INTERP {
+				t.Error("the CGO_ENABLED=0 binary asks for a dynamic loader (PT_INTERP); a dependency brought in C code")
+			}
+		}
+		f.Close()
 	}
 	nm, err := exec.Command(goBin, "tool", "nm", bin).Output()
 	if err != nil {
