@@ -100,7 +100,7 @@ func (s *Store) rank(ctx context.Context, q Query) (SearchResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.idx == nil { // the first search builds the live state and the index
-		defer gcpace.Pause()()
+		defer gcpace.Linger(gcpace.Pause())
 	}
 	if err := s.sync(); err != nil {
 		return SearchResult{}, err

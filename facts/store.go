@@ -341,7 +341,7 @@ func (s *Store) sync() error {
 		}
 	}
 	if !s.synced {
-		defer gcpace.Pause()()
+		defer gcpace.Linger(gcpace.Pause())
 	}
 	if err := s.rescan(); err != nil {
 		return err

@@ -370,7 +370,7 @@ func runMCPServe(ctx context.Context, env *cliEnv, opts *mcpOptions) error {
 	// process dying of SIGPIPE, in-flight writes finish, and the exit is
 	// clean.
 	signal.Ignore(syscall.SIGPIPE)
-	out := &afterFirstWrite{w: env.stdout}
+	out := &afterFirstWrite{w: env.stdout, endHold: gcpace.Hold()}
 	defer out.end()
 	err = mcp.Serve(ctx, env.stdin, out, o)
 	if errors.Is(err, syscall.EPIPE) {
@@ -388,17 +388,24 @@ func runMCPServe(ctx context.Context, env *cliEnv, opts *mcpOptions) error {
 // start-up leaves about 3 MB on the heap (most of it from the JSON Schema
 // library's init, which compiles metaschemas), under the default first
 // goal of 4 MB but over the bounded one.
+//
+// It also holds the pauses of collection that a first load ends (see
+// gcpace.Linger) until the next message is written: the answer to the
+// request that loaded is out before a collection marks what it built.
 type afterFirstWrite struct {
 	w       io.Writer
 	once    sync.Once
 	mu      sync.Mutex
 	restore func()
+	endHold func()
 	done    bool
 }
 
-// Write writes p, then bounds the GC percent if this is the first write.
+// Write writes p, resumes collection where a load paused it, then bounds
+// the GC percent if this is the first write.
 func (a *afterFirstWrite) Write(p []byte) (int, error) {
 	n, err := a.w.Write(p)
+	gcpace.Release()
 	a.once.Do(func() {
 		a.mu.Lock()
 		defer a.mu.Unlock()
@@ -409,12 +416,15 @@ func (a *afterFirstWrite) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// end ends the bound at the end of the session, and keeps a later first
-// write from setting one.
+// end ends the hold and the bound at the end of the session, and keeps a
+// later first write from setting one.
 func (a *afterFirstWrite) end() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.done = true
+	if a.endHold != nil {
+		a.endHold()
+	}
 	if a.restore != nil {
 		a.restore()
 	}

@@ -237,3 +237,36 @@ func TestLinkedPackages(t *testing.T) {
 		}
 	}
 }
+
+// TestAfterFirstWriteReleases checks that the server's output holds a
+// pause of collection that a load ended with gcpace.Linger until the next
+// message is written, and resumes one still lingering when the session
+// ends.
+func TestAfterFirstWriteReleases(t *testing.T) {
+	if os.Getenv("GOGC") != "" {
+		t.Skip("GOGC is set: gcpace.Bound leaves it alone")
+	}
+	percent := func() int {
+		p := debug.SetGCPercent(-1)
+		debug.SetGCPercent(p)
+		return p
+	}
+	before := percent()
+	var buf bytes.Buffer
+	w := &afterFirstWrite{w: &buf, endHold: gcpace.Hold()}
+	gcpace.Linger(gcpace.Pause())
+	if got := percent(); got != -1 {
+		t.Fatalf("GC percent %d while a load's pause lingers, want -1", got)
+	}
+	if _, err := w.Write([]byte("answer\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := percent(); got != gcpace.ServerPercent {
+		t.Fatalf("GC percent %d once the answer is written, want %d", got, gcpace.ServerPercent)
+	}
+	gcpace.Linger(gcpace.Pause())
+	w.end()
+	if got := percent(); got != before {
+		t.Fatalf("GC percent %d after the session, with a pause lingering at its end, want %d", got, before)
+	}
+}

@@ -117,3 +117,57 @@ func TestPauseSetsCeiling(t *testing.T) {
 		t.Errorf("pause ended: memory limit %d, want 1 GiB", got)
 	}
 }
+
+// TestLinger checks that a pause ended with Linger ends at once without a
+// hold, lasts until the next Release during one, and that ending the hold
+// resumes what still lingers.
+func TestLinger(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(77))
+	tests := []struct {
+		name string
+		run  func(t *testing.T)
+	}{
+		{"no hold", func(t *testing.T) {
+			Release() // nothing lingers: a no-op
+			Linger(Pause())
+			if got := setting(); got != 77 {
+				t.Fatalf("lingered without a hold: GC percent %d, want 77", got)
+			}
+		}},
+		{"hold, then release", func(t *testing.T) {
+			end := Hold()
+			defer end()
+			Release() // nothing lingers yet
+			Linger(Pause())
+			Linger(Pause())
+			if got := setting(); got != -1 {
+				t.Fatalf("lingering during a hold: GC percent %d, want -1", got)
+			}
+			Release()
+			if got := setting(); got != 77 {
+				t.Fatalf("released: GC percent %d, want 77", got)
+			}
+			Linger(Pause()) // the hold goes on
+			if got := setting(); got != -1 {
+				t.Fatalf("lingering after a release: GC percent %d, want -1", got)
+			}
+			Release()
+		}},
+		{"hold ended", func(t *testing.T) {
+			end := Hold()
+			Linger(Pause())
+			end()
+			end()
+			if got := setting(); got != 77 {
+				t.Fatalf("hold ended: GC percent %d, want 77", got)
+			}
+			Linger(Pause())
+			if got := setting(); got != 77 {
+				t.Fatalf("lingered after the hold: GC percent %d, want 77", got)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, tt.run)
+	}
+}
