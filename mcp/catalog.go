@@ -145,7 +145,9 @@ func (r *Registry) Catalog(opts Options) ([]Capability, error) {
 	for _, t := range r.tools {
 		on, why := p.tool(t)
 		c := entry(t.Name, KindTool, t.Title, t.Description, t.Scope, t.Mutating, t.Governance, on, why)
-		c.InputSchema, c.OutputSchema = t.inJSON, t.outJSON
+		if c.InputSchema, c.OutputSchema, err = t.define(); err != nil {
+			return nil, err
+		}
 		c.Annotations = &annotations{ReadOnly: !t.Mutating, Destructive: t.Mutating && t.Destructive, Idempotent: t.Idempotent}
 		out = append(out, c)
 	}

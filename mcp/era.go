@@ -266,8 +266,9 @@ func (s *session) modernResult(res any, hint *cacheHint) (json.RawMessage, error
 	if len(body) < 2 || body[0] != '{' {
 		return nil, fmt.Errorf("encode result: %s is not an object", body)
 	}
-	out := make([]byte, 0, len(s.modernPrefix)+len(body)+48)
-	out = append(out, s.modernPrefix...)
+	prefix := s.modernPrefix()
+	out := make([]byte, 0, len(prefix)+len(body)+48)
+	out = append(out, prefix...)
 	if hint != nil {
 		out = append(out, `,"ttlMs":`...)
 		out = strconv.AppendInt(out, hint.TTLMs, 10)

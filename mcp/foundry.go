@@ -92,6 +92,11 @@ func ProjectRegistry(p *project.Project, opts ProjectOptions) (*Registry, error)
 
 	r := NewRegistry()
 	r.closers = append(r.closers, f.store.Close)
+	// Foundry's tool schemas are proven by TestFoundrySchemasCompile:
+	// they are checked and compacted on first use, not before a server's
+	// first answer. Tools that others add later are checked at once.
+	r.deferSchemas = true
+	defer func() { r.deferSchemas = false }()
 	for _, add := range []func(*Registry) error{
 		f.addMemorySearch, f.addMemoryWrite, f.addMemoryIndex,
 		f.addRunbookList, f.addRunbookGet,

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/internal/lazyre"
@@ -164,23 +165,52 @@ type ToolHandler[In any] func(ctx context.Context, call *Call, in In) (Output, e
 // rawHandler is a ToolHandler after argument decoding is folded in.
 type rawHandler func(ctx context.Context, call *Call, args json.RawMessage) (Output, error)
 
-// tool is a registered tool with its schemas, compiled on first use, and
-// its tools/list entry.
+// tool is a registered tool with its schemas, compacted (for a deferred
+// registration) and compiled on first use, and its tools/list entry.
 type tool struct {
 	Tool
+	handle rawHandler
+	// listing is the tool's tools/list entry, encoded by the first
+	// tools/list.
+	listing func() (json.RawMessage, error)
+
+	// defined guards inJSON and outJSON, the compacted schemas: set at
+	// registration by AddTool, or on first use for a registration that
+	// [Registry.deferSchemas] deferred (then defineErr says why they are
+	// not valid).
+	defined         sync.Once
+	deferred        bool
 	inJSON, outJSON json.RawMessage
-	listing         func() json.RawMessage // its tools/list entry, encoded by the first tools/list
-	handle          rawHandler
+	defineErr       error
 
 	once       sync.Once
 	in, out    *contracts.Schema
 	compileErr error
 }
 
+// define returns the tool's compacted input and output schemas (out nil
+// when it has none). A deferred registration checks and compacts them
+// here, the first time a tools/list, a tools/call or the catalog needs
+// them: a server answers initialize without touching any schema.
+func (t *tool) define() (in, out json.RawMessage, err error) {
+	t.defined.Do(func() {
+		if t.deferred {
+			t.inJSON, t.outJSON, t.defineErr = objectSchemas(t.InputSchema, t.OutputSchema)
+			if t.defineErr != nil {
+				t.defineErr = fmt.Errorf("tool %q: %w: %v", t.Name, ErrInvalidTool, t.defineErr)
+			}
+		}
+	})
+	return t.inJSON, t.outJSON, t.defineErr
+}
+
 // schemas compiles the tool's schemas the first time they are needed: a
 // server answers initialize and tools/list without compiling any.
 func (t *tool) schemas() error {
 	t.once.Do(func() {
+		if _, _, t.compileErr = t.define(); t.compileErr != nil {
+			return
+		}
 		var err error
 		if t.in, err = contracts.Compile(t.inJSON); err != nil {
 			t.compileErr = fmt.Errorf("tool %q: %w: input schema: %v", t.Name, ErrInvalidTool, err)
@@ -209,7 +239,8 @@ func (r *Registry) ToolNames() []string {
 // when it has none or there is no such tool.
 func (r *Registry) OutputSchema(name string) json.RawMessage {
 	if t := r.byName[name]; t != nil {
-		return t.outJSON
+		_, out, _ := t.define()
+		return out
 	}
 	return nil
 }
@@ -269,10 +300,21 @@ type resource struct {
 
 type template struct {
 	ResourceTemplate
-	match *regexp.Regexp
-	vars  []string
-	list  ResourceLister
-	read  ResourceReader
+	pattern string // the regular expression of its URIs, see templatePattern
+	vars    []string
+	list    ResourceLister
+	read    ResourceReader
+
+	compiled sync.Once
+	re       *regexp.Regexp
+	reErr    error
+}
+
+// match returns the template's compiled pattern, compiled the first time
+// a resources/read needs it, not before a server's first answer.
+func (t *template) match() (*regexp.Regexp, error) {
+	t.compiled.Do(func() { t.re, t.reErr = regexp.Compile(t.pattern) })
+	return t.re, t.reErr
 }
 
 // Registry holds the capabilities a server exposes, in registration order.
@@ -284,6 +326,13 @@ type Registry struct {
 	resources []*resource
 	templates []*template
 	closers   []func() error
+	// deferSchemas makes AddTool leave the checking and compacting of a
+	// tool's schemas to their first use (see [tool.define]), as
+	// ProjectRegistry does for Foundry's own tools, whose schemas
+	// TestFoundrySchemasCompile checks: registration then costs a server
+	// nothing before its first answer. A broken schema is then reported
+	// by Compile, tools/list, tools/call and Catalog instead of AddTool.
+	deferSchemas bool
 }
 
 // Close releases what the registry's capabilities hold open, such as the
@@ -381,36 +430,49 @@ func (r *Registry) add(t Tool, h rawHandler) error {
 	if err := t.Governance.check(t.Name, true); err != nil {
 		return bad("%v", err)
 	}
-	inJSON, err := objectSchema(t.InputSchema)
-	if err != nil {
-		return bad("input schema: %v", err)
-	}
-	var outJSON json.RawMessage
-	if t.OutputSchema != nil {
-		if outJSON, err = objectSchema(t.OutputSchema); err != nil {
-			return bad("output schema: %v", err)
+	tt := &tool{Tool: t, handle: h, deferred: r.deferSchemas}
+	if !tt.deferred {
+		var err error
+		if tt.inJSON, tt.outJSON, err = objectSchemas(t.InputSchema, t.OutputSchema); err != nil {
+			return bad("%v", err)
 		}
 	}
-	tt := &tool{Tool: t, inJSON: inJSON, outJSON: outJSON, handle: h}
 	// Encoded by the first tools/list, not before a server's first answer.
-	// It cannot fail: the schemas are valid JSON (objectSchema compacted
-	// them) and the rest are strings and booleans.
-	tt.listing = sync.OnceValue(func() json.RawMessage {
-		b, _ := json.Marshal(struct {
+	// Only define can fail: the schemas are then valid JSON (objectSchema
+	// compacted them) and the rest are strings and booleans.
+	tt.listing = sync.OnceValues(func() (json.RawMessage, error) {
+		in, out, err := tt.define()
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(struct {
 			Name         string          `json:"name"`
 			Title        string          `json:"title,omitempty"`
 			Description  string          `json:"description"`
 			InputSchema  json.RawMessage `json:"inputSchema"`
 			OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 			Annotations  annotations     `json:"annotations"`
-		}{t.Name, t.Title, t.Description, inJSON, outJSON, annotations{
+		}{t.Name, t.Title, t.Description, in, out, annotations{
 			ReadOnly: !t.Mutating, Destructive: t.Mutating && t.Destructive, Idempotent: t.Idempotent,
 		}})
-		return b
 	})
 	r.tools = append(r.tools, tt)
 	r.byName[t.Name] = tt
 	return nil
+}
+
+// objectSchemas checks and compacts a tool's input schema and, when it
+// has one, its output schema (see objectSchema).
+func objectSchemas(inRaw, outRaw json.RawMessage) (in, out json.RawMessage, err error) {
+	if in, err = objectSchema(inRaw); err != nil {
+		return nil, nil, fmt.Errorf("input schema: %w", err)
+	}
+	if outRaw != nil {
+		if out, err = objectSchema(outRaw); err != nil {
+			return nil, nil, fmt.Errorf("output schema: %w", err)
+		}
+	}
+	return in, out, nil
 }
 
 // annotations are the behaviour hints of a tools/list entry. Foundry's
@@ -460,8 +522,6 @@ func (r *Registry) AddResource(res Resource, read ResourceReader) error {
 	return nil
 }
 
-var templateVar = lazyre.New(`\{([A-Za-z0-9_]+)\}`)
-
 // AddResourceTemplate registers a resource template. list, when not nil,
 // supplies the template's concrete resources to resources/list; read
 // serves every URI the template matches.
@@ -475,33 +535,58 @@ func (r *Registry) AddResourceTemplate(t ResourceTemplate, list ResourceLister, 
 	if err := t.Governance.check(t.URITemplate, false); err != nil {
 		return bad(err.Error())
 	}
-	var pattern strings.Builder
-	var vars []string
-	last := 0
-	literal := func(lit string) bool {
-		pattern.WriteString(regexp.QuoteMeta(lit))
-		return !strings.ContainsAny(lit, "{}")
-	}
-	for _, m := range templateVar().FindAllStringSubmatchIndex(t.URITemplate, -1) {
-		if !literal(t.URITemplate[last:m[0]]) {
-			return bad("only simple {var} expressions are supported")
-		}
-		pattern.WriteString(`([^/?#]+)`)
-		vars = append(vars, t.URITemplate[m[2]:m[3]])
-		last = m[1]
-	}
-	if !literal(t.URITemplate[last:]) {
+	pattern, vars, ok := templatePattern(t.URITemplate)
+	if !ok {
 		return bad("only simple {var} expressions are supported")
 	}
 	if len(vars) == 0 {
 		return bad("needs at least one {var}; register a fixed URI with AddResource")
 	}
-	re, err := regexp.Compile("^" + pattern.String() + "$")
-	if err != nil {
-		return bad(err.Error())
+	if !utf8.ValidString(pattern) {
+		// The one way a pattern of quoted literals and groups fails to
+		// compile; said at registration, as regexp says it.
+		if _, err := regexp.Compile(pattern); err != nil {
+			return bad(err.Error())
+		}
 	}
-	r.templates = append(r.templates, &template{ResourceTemplate: t, match: re, vars: vars, list: list, read: read})
+	r.templates = append(r.templates, &template{ResourceTemplate: t, pattern: pattern, vars: vars, list: list, read: read})
 	return nil
+}
+
+// templatePattern returns the regular expression that matches the URIs of
+// a URI template, each {var} (a name of [A-Za-z0-9_]) one non-empty path
+// segment, and the names of its variables. ok is false when a brace is not
+// part of a simple {var} expression. A loop, not a regular expression:
+// every server registers its templates before it answers anything.
+func templatePattern(uriTemplate string) (pattern string, vars []string, ok bool) {
+	var b strings.Builder
+	b.WriteString("^")
+	rest := uriTemplate
+	for {
+		i := strings.IndexAny(rest, "{}")
+		if i < 0 {
+			break
+		}
+		n := 0
+		for i+1+n < len(rest) && isVarByte(rest[i+1+n]) {
+			n++
+		}
+		if rest[i] != '{' || n == 0 || i+1+n == len(rest) || rest[i+1+n] != '}' {
+			return "", nil, false
+		}
+		b.WriteString(regexp.QuoteMeta(rest[:i]))
+		b.WriteString(`([^/?#]+)`)
+		vars = append(vars, rest[i+1:i+1+n])
+		rest = rest[i+2+n:]
+	}
+	b.WriteString(regexp.QuoteMeta(rest))
+	b.WriteString("$")
+	return b.String(), vars, true
+}
+
+// isVarByte reports whether c may appear in a template variable's name.
+func isVarByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
 }
 
 // scopes returns every scope the registry uses.

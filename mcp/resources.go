@@ -170,7 +170,12 @@ func (s *session) resolve(uri string) resolved {
 		if ok, _ := s.policy.template(t); !ok {
 			continue
 		}
-		m := t.match.FindStringSubmatch(uri)
+		re, err := t.match()
+		if err != nil {
+			s.log.Error("resource template does not compile", "template", t.URITemplate, "err", err)
+			continue
+		}
+		m := re.FindStringSubmatch(uri)
 		if m == nil {
 			continue
 		}

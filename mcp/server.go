@@ -165,7 +165,9 @@ type session struct {
 	policy policy
 	audit  *auditor
 	// modernPrefix opens every modern result: resultType and serverInfo.
-	modernPrefix []byte
+	// It is encoded by the first modern request, not before a session's
+	// first answer.
+	modernPrefix func() []byte
 	// table is the method table, from [session.methods].
 	table map[string]method
 
@@ -208,7 +210,7 @@ func newSession(opts Options) (*session, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &session{opts: opts, reg: opts.Registry, log: log, policy: pol, logLevel: -1, modernPrefix: newModernPrefix(opts.Version)}
+	s := &session{opts: opts, reg: opts.Registry, log: log, policy: pol, logLevel: -1, modernPrefix: sync.OnceValue(func() []byte { return newModernPrefix(opts.Version) })}
 	s.table = s.methods()
 	if opts.Audit != nil {
 		s.audit = &auditor{w: opts.Audit, now: opts.Now, writesOnly: opts.AuditWritesOnly}

@@ -91,7 +91,12 @@ func (s *session) listTools(_ context.Context, _ *jsonrpc.Conn, req *jsonrpc.Req
 	var all []json.RawMessage
 	for _, t := range s.reg.tools {
 		if ok, _ := s.toolAvailable(t); ok {
-			all = append(all, t.listing())
+			entry, err := t.listing()
+			if err != nil {
+				s.log.Error("tool schema is not valid", "tool", t.Name, "err", err)
+				return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: %s", err.Error())
+			}
+			all = append(all, entry)
 		}
 	}
 	items, next, err := paginate(all, p.Cursor, "tools", s.opts.PageSize)
@@ -209,6 +214,7 @@ func (s *session) runTool(ctx context.Context, conn *jsonrpc.Conn, t *tool, args
 		text = redactText(text)
 	}
 	res := callResult{Content: []content{{Type: "text", Text: text}}, changes: out.Changes}
+	// checkArgs compiled the schemas: outJSON is defined.
 	if t.outJSON != nil || out.Structured != nil {
 		sc, msg := s.structured(t, out)
 		if msg != "" {
