@@ -59,7 +59,7 @@ func BenchmarkRun(b *testing.B) {
 				if len(rep.Findings) != 0 || rep.Files != n {
 					b.Fatalf("%d findings over %d files; want none over %d", len(rep.Findings), rep.Files, n)
 				}
-				p.Repo.Close()
+				p.Close()
 			}
 		})
 	}
@@ -133,7 +133,7 @@ func BenchmarkHistory(b *testing.B) {
 			if got := len(rep.FindingsOf(doctor.CheckBlackboardStale)); got != nArtifacts/10 {
 				b.Fatalf("%d artifacts explained by history, want %d", got, nArtifacts/10)
 			}
-			p.Repo.Close()
+			p.Close()
 		}
 	})
 	b.Run("git-log-name-only", func(b *testing.B) {

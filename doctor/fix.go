@@ -53,7 +53,11 @@ func Fix(ctx context.Context, env Env) ([]Change, error) {
 	}
 	var changes []Change
 
-	rep, err := store.Repair(ctx, newProvenance(ctx, p))
+	prov, err := newProvenance(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := store.Repair(ctx, prov)
 	if err != nil {
 		return nil, fmt.Errorf("fix: %w", err)
 	}

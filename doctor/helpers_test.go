@@ -118,9 +118,7 @@ func open(t testing.TB, dir string, src project.Source) *project.Project {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Repo != nil {
-		t.Cleanup(func() { p.Repo.Close() })
-	}
+	t.Cleanup(func() { p.Close() })
 	return p
 }
 

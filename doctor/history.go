@@ -24,9 +24,9 @@ func (r *run) checkHistory(ctx context.Context) error {
 	switch {
 	case r.env.NoHistory:
 		why = "--no-history"
-	case r.p.Repo == nil:
+	case r.repo == nil:
 		why = "the project is not in a git repository"
-	case !r.p.Repo.HasCommits():
+	case !r.repo.HasCommits():
 		why = "the repository has no commits yet"
 	}
 	if why != "" {
@@ -59,8 +59,8 @@ func (r *run) checkHistory(ctx context.Context) error {
 	for _, a := range failing {
 		latest = append(latest, a.path)
 	}
-	h, err := r.p.Repo.History(ctx, rev, git.HistoryOptions{
-		Sub:      r.p.RelRoot,
+	h, err := r.repo.History(ctx, rev, git.HistoryOptions{
+		Sub:      r.rel,
 		Prefixes: []string{contracts.LocalDir + "/"},
 		Latest:   latest,
 		Progress: func(n int) {
@@ -157,7 +157,7 @@ func (hr *historyRun) breakingEdits() error {
 		case err != nil:
 			return err
 		case git.BlobID(cur) != prev:
-			old, err := hr.p.Repo.ReadBlob(p, prev)
+			old, err := hr.repo.ReadBlob(p, prev)
 			if errors.Is(err, confined.ErrTooLarge) {
 				hr.add(CheckContractsBreaking, Finding{File: p, Message: "not compared: " + err.Error()})
 				continue
@@ -174,10 +174,10 @@ func (hr *historyRun) breakingEdits() error {
 func describeCommit(c git.Commit) string { return fmt.Sprintf("%s (%s)", c.Short, c.When) }
 
 func (hr *historyRun) compareVersions(p, oldBlob, newBlob, where string, published git.Commit) error {
-	old, err := hr.p.Repo.ReadBlob(p, oldBlob)
+	old, err := hr.repo.ReadBlob(p, oldBlob)
 	if err == nil {
 		var cur []byte
-		if cur, err = hr.p.Repo.ReadBlob(p, newBlob); err == nil {
+		if cur, err = hr.repo.ReadBlob(p, newBlob); err == nil {
 			hr.addBreaking(p, old, cur, where, published)
 			return nil
 		}
@@ -222,7 +222,7 @@ func (hr *historyRun) registryAt(hash string) *contracts.Registry {
 }
 
 func (hr *historyRun) loadRegistryAt(hash string) *contracts.Registry {
-	fsys, _, err := hr.p.Repo.RevFS(hash, hr.p.RelRoot)
+	fsys, _, err := hr.repo.RevFS(hash, hr.rel)
 	if err != nil {
 		return nil
 	}

@@ -211,9 +211,7 @@ func BenchmarkRunBigFacts(b *testing.B) {
 					b.Fatal(err)
 				}
 				peak = max(peak, probe.peak)
-				if p.Repo != nil {
-					p.Repo.Close()
-				}
+				p.Close()
 			}
 			b.ReportMetric(float64(peak), "live-B")
 		})

@@ -190,7 +190,7 @@ func mergeScenario(t *testing.T, exe string, seed int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Repo.Close()
+	defer p.Close()
 	env := doctor.Env{Project: p, NoHistory: true}
 	if _, err := doctor.Fix(ctx, env); err != nil {
 		t.Fatalf("seed %d: doctor --fix: %v\n%s", seed, err, s.r.Git("log", "--graph", "--oneline", "--all"))

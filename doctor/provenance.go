@@ -18,25 +18,27 @@ import (
 // once over the memory folder on the first question.
 type provenance struct {
 	ctx  context.Context
-	p    *project.Project
+	repo *git.Repo
+	rel  string // the project root in repo's working tree
 	hist *git.History
 	ids  map[string][]string // commit → fact file names at that commit
 }
 
 // newProvenance returns the history of the project's repository, or nil
 // outside git or before the first commit.
-func newProvenance(ctx context.Context, p *project.Project) facts.Provenance {
-	if p.Repo == nil || !p.Repo.HasCommits() {
-		return nil
+func newProvenance(ctx context.Context, p *project.Project) (facts.Provenance, error) {
+	repo, rel, err := p.Git()
+	if err != nil || repo == nil || !repo.HasCommits() {
+		return nil, err
 	}
-	return &provenance{ctx: ctx, p: p, ids: map[string][]string{}}
+	return &provenance{ctx: ctx, repo: repo, rel: rel, ids: map[string][]string{}}, nil
 }
 
 func (pv *provenance) history() (*git.History, error) {
 	if pv.hist != nil {
 		return pv.hist, nil
 	}
-	h, err := pv.p.Repo.History(pv.ctx, "HEAD", git.HistoryOptions{Sub: pv.p.RelRoot, Prefixes: []string{facts.Dir + "/"}})
+	h, err := pv.repo.History(pv.ctx, "HEAD", git.HistoryOptions{Sub: pv.rel, Prefixes: []string{facts.Dir + "/"}})
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +74,7 @@ func (pv *provenance) Writes(p string, content []byte) ([]facts.Write, error) {
 		if c.Deleted() {
 			continue
 		}
-		data, err := pv.p.Repo.ReadBlob(p, c.Blob)
+		data, err := pv.repo.ReadBlob(p, c.Blob)
 		if err != nil {
 			return nil, err
 		}
@@ -84,7 +86,7 @@ func (pv *provenance) Writes(p string, content []byte) ([]facts.Write, error) {
 func (pv *provenance) IDPaths(commit, id string) ([]string, error) {
 	names, ok := pv.ids[commit]
 	if !ok {
-		fsys, _, err := pv.p.Repo.RevFS(commit, pv.p.RelRoot)
+		fsys, _, err := pv.repo.RevFS(commit, pv.rel)
 		if err != nil {
 			return nil, err
 		}
@@ -111,17 +113,17 @@ func (pv *provenance) Sides(p string, content []byte) (string, string, bool, err
 	if err != nil || at < 0 {
 		return "", "", false, err
 	}
-	parents, err := pv.p.Repo.Parents(c.Commit.Hash)
+	parents, err := pv.repo.Parents(c.Commit.Hash)
 	if err != nil || len(parents) != 2 {
 		return "", "", false, err
 	}
 	return parents[0], parents[1], true, nil
 }
 
-func (pv *provenance) IsAncestor(a, b string) (bool, error) { return pv.p.Repo.IsAncestor(a, b) }
+func (pv *provenance) IsAncestor(a, b string) (bool, error) { return pv.repo.IsAncestor(a, b) }
 
 func (pv *provenance) ReadAt(commit, p string) ([]byte, bool, error) {
-	fsys, _, err := pv.p.Repo.RevFS(commit, pv.p.RelRoot)
+	fsys, _, err := pv.repo.RevFS(commit, pv.rel)
 	if err != nil {
 		return nil, false, err
 	}

@@ -51,6 +51,8 @@ type Progress struct {
 type run struct {
 	env     Env
 	p       *project.Project
+	repo    *git.Repo // p's repository, nil outside git
+	rel     string    // p.Root in repo's working tree
 	now     func() time.Time
 	today   string
 	reg     *contracts.Registry
@@ -90,6 +92,10 @@ func Run(ctx context.Context, env Env) (*Report, error) {
 	if env.Project == nil {
 		return nil, fmt.Errorf("run doctor: no project")
 	}
+	repo, rel, err := env.Project.Git()
+	if err != nil {
+		return nil, err
+	}
 	now := env.Now
 	if now == nil {
 		now = time.Now
@@ -97,6 +103,8 @@ func Run(ctx context.Context, env Env) (*Report, error) {
 	r := &run{
 		env:     env,
 		p:       env.Project,
+		repo:    repo,
+		rel:     rel,
 		now:     now,
 		today:   now().Format("2006-01-02"),
 		results: map[string]*CheckResult{},

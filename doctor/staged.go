@@ -129,7 +129,7 @@ func (r *run) factUniverse(raw []facts.Fact) (map[string][]facts.Fact, error) {
 // HEAD has with HEAD's version: a published contract is never edited in a
 // breaking way, nor deleted.
 func (r *run) checkStagedBreaking(context.Context) error {
-	if r.p.Repo == nil || !r.p.Repo.HasCommits() {
+	if r.repo == nil || !r.repo.HasCommits() {
 		r.skip(CheckContractsBreaking, "the repository has no commits yet")
 		return nil
 	}
@@ -141,7 +141,7 @@ func (r *run) checkStagedBreaking(context.Context) error {
 		}
 		if head == nil {
 			var err error
-			if head, commit, err = r.p.Repo.RevFS("HEAD", r.p.RelRoot); err != nil {
+			if head, commit, err = r.repo.RevFS("HEAD", r.rel); err != nil {
 				return err
 			}
 		}
@@ -258,7 +258,7 @@ func (r *run) deletedFacts() ([]facts.Fact, error) {
 		}
 		if head == nil {
 			var err error
-			if head, _, err = r.p.Repo.RevFS("HEAD", r.p.RelRoot); err != nil {
+			if head, _, err = r.repo.RevFS("HEAD", r.rel); err != nil {
 				return nil, err
 			}
 		}

@@ -20,7 +20,7 @@ import (
 
 // HistoryOptions selects what one history walk records.
 type HistoryOptions struct {
-	// Sub is the folder every path is relative to (a project's RelRoot);
+	// Sub is the folder every path is relative to (the relative root a project's Git returns);
 	// "" is the working tree root.
 	Sub string
 	// Prefixes limit the walk to the paths under them, relative to Sub.

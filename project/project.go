@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/foundryhq/foundry/config"
 	"github.com/foundryhq/foundry/git"
@@ -46,15 +47,84 @@ type Project struct {
 	FS   fs.FS  // the chosen source, rooted at Root, confined and size-bounded
 	// Files is the working tree's confined root, through which every write
 	// goes (nil with --rev or --staged).
-	Files   *confined.Root
-	Source  Source        //
-	Config  config.Config // as of the chosen source
-	Repo    *git.Repo     // nil when the project is outside git
-	RelRoot string        // Root relative to the git working tree root, slash form ("" at the top)
-	Commit  git.Commit    // the resolved commit with --rev
+	Files  *confined.Root
+	Source Source        //
+	Config config.Config // as of the chosen source
+	Commit git.Commit    // the resolved commit with --rev
 	// Index is the reading of the git index that FS shows with --staged
 	// (nil otherwise): its StagedChanges list the same snapshot FS reads.
 	Index *git.Index
+
+	// git is the repository, see Git: opened by Open with --rev or
+	// --staged, on the first call of Git on the working tree. A pointer,
+	// so that a copy of the Project shares it.
+	git *lazyGit
+}
+
+// lazyGit is a project's repository, opened once.
+type lazyGit struct {
+	mu     sync.Mutex
+	done   bool
+	repo   *git.Repo
+	rel    string
+	err    error
+	closed bool
+}
+
+// Git returns the git repository that holds the project (nil outside git)
+// and Root relative to its working tree root, in slash form ("" at the
+// top). With --rev or --staged Open has opened it. On the working tree it
+// is opened on the first call, which returns the errors of opening it (a
+// repository go-git refuses): a command or a server that needs no git,
+// such as an MCP server answering its first request, never reads the
+// repository.
+//
+// A Project made other than by Open (a literal) has no repository.
+func (p *Project) Git() (*git.Repo, string, error) {
+	g := p.git
+	if g == nil {
+		return nil, "", nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.done {
+		g.done = true
+		g.repo, g.rel, g.err = openGit(p.Root)
+	}
+	return g.repo, g.rel, g.err
+}
+
+// openGit opens the repository holding root: nil, "", nil outside git.
+func openGit(root string) (*git.Repo, string, error) {
+	repo, err := git.Open(root)
+	switch {
+	case errors.Is(err, git.ErrNotRepository):
+		return nil, "", nil
+	case err != nil:
+		return nil, "", err
+	}
+	rel, err := repo.Rel(root)
+	if err != nil {
+		repo.Close()
+		return nil, "", err
+	}
+	return repo, rel, nil
+}
+
+// Close releases the pack files of the project's repository if it was
+// opened; it opens none.
+func (p *Project) Close() error {
+	g := p.git
+	if g == nil {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.repo == nil || g.closed {
+		return nil
+	}
+	g.closed = true
+	return g.repo.Close()
 }
 
 // Find walks up from dir to the nearest folder holding .foundry/ and returns
@@ -116,24 +186,22 @@ func openRoot(root string, src Source, lenient bool) (*Project, error) {
 	if src.Rev != "" && src.Staged {
 		return nil, errors.New("--rev and --staged cannot be used together")
 	}
-	p := &Project{Root: root, Source: src}
-	repo, err := git.Open(root)
-	switch {
-	case err == nil:
-		p.Repo = repo
-		if p.RelRoot, err = repo.Rel(root); err != nil {
+	p := &Project{Root: root, Source: src, git: &lazyGit{}}
+	var repo *git.Repo
+	var rel string
+	if src.Rev != "" || src.Staged {
+		var err error
+		if repo, rel, err = p.Git(); err != nil {
 			return nil, err
 		}
-	case errors.Is(err, git.ErrNotRepository):
-		if src.Rev != "" || src.Staged {
+		if repo == nil {
 			return nil, fmt.Errorf("read %s: %w", src, ErrNoGit)
 		}
-	default:
-		return nil, err
 	}
+	var err error
 	switch {
 	case src.Rev != "":
-		fsys, c, err := repo.RevFS(src.Rev, p.RelRoot)
+		fsys, c, err := repo.RevFS(src.Rev, rel)
 		if err != nil {
 			return nil, err
 		}
@@ -153,7 +221,7 @@ func openRoot(root string, src Source, lenient bool) (*Project, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.Index, p.FS = idx, confined.Bounded(idx.FS(p.RelRoot))
+		p.Index, p.FS = idx, confined.Bounded(idx.FS(rel))
 	default:
 		if p.Files, err = confined.Open(root); err != nil {
 			return nil, err

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/foundryhq/foundry/config"
+	"github.com/foundryhq/foundry/git"
 	"github.com/foundryhq/foundry/git/gittest"
 	"github.com/foundryhq/foundry/project"
 )
@@ -43,8 +44,8 @@ func TestOpenSources(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.RelRoot != "examples/demo" {
-				t.Errorf("RelRoot = %q", p.RelRoot)
+			if repo, rel, err := p.Git(); err != nil || repo == nil || rel != "examples/demo" {
+				t.Errorf("Git() = %v, %q, %v; want the repository, examples/demo", repo, rel, err)
 			}
 			got, err := fs.ReadFile(p.FS, ".foundry/memory/a.md")
 			if err != nil || string(got) != tt.want {
@@ -73,7 +74,7 @@ func TestOpenOutsideGit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Repo != nil || p.Config.MemoryRetrieval.MaxFacts != config.Default().MemoryRetrieval.MaxFacts {
+	if repo, _, err := p.Git(); repo != nil || err != nil || p.Config.MemoryRetrieval.MaxFacts != config.Default().MemoryRetrieval.MaxFacts {
 		t.Errorf("unexpected project %+v", p)
 	}
 	for _, src := range []project.Source{{Rev: "HEAD"}, {Staged: true}} {
@@ -105,5 +106,82 @@ func TestOpenRevBeforeProject(t *testing.T) {
 	}
 	if _, err := project.Open(r.Dir, project.Source{Rev: "HEAD~1"}); !errors.Is(err, project.ErrNoProjectAtRev) {
 		t.Fatalf("HEAD~1 error = %v, want ErrNoProjectAtRev", err)
+	}
+}
+
+// TestOpenDefersGit: Open on the working tree does not open the repository
+// (a repository go-git refuses, here for an unknown extension, does not
+// stop it); Git opens it on first use and gives git.Open's error, the error
+// Open gave before it deferred this. With --rev and --staged Open opens it
+// at once and fails with that error.
+func TestOpenDefersGit(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	r.Write(".foundry/memory/a.md", "x\n")
+	r.CommitAll("one")
+	r.Git("config", "core.repositoryformatversion", "1")
+	r.Git("config", "extensions.someFutureThing", "true")
+	_, want := git.Open(r.Dir)
+	if want == nil {
+		t.Fatal("git.Open accepted an unknown extension; the test needs a repository it refuses")
+	}
+
+	p, err := project.Open(r.Dir, project.Source{})
+	if err != nil {
+		t.Fatalf("Open(working tree) = %v; want the repository left for Git to open", err)
+	}
+	defer p.Close()
+	got, err := fs.ReadFile(p.FS, ".foundry/memory/a.md")
+	if err != nil || string(got) != "x\n" {
+		t.Fatalf("read = %q, %v", got, err)
+	}
+	for range 2 {
+		if repo, _, err := p.Git(); repo != nil || err == nil || err.Error() != want.Error() {
+			t.Errorf("Git() = %v, %v; want %v", repo, err, want)
+		}
+	}
+	for _, src := range []project.Source{{Rev: "HEAD"}, {Staged: true}} {
+		if _, err := project.Open(r.Dir, src); err == nil || err.Error() != want.Error() {
+			t.Errorf("Open(%v) = %v, want %v", src, err, want)
+		}
+	}
+}
+
+// TestGitOpensOnce: a project's repository is opened once, shared by a copy
+// of the Project and by concurrent callers, and Close releases it once.
+func TestGitOpensOnce(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	r.Write(".foundry/memory/a.md", "x\n")
+	r.CommitAll("one")
+	p, err := project.Open(r.Dir, project.Source{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := *p
+	repos := make(chan *git.Repo, 8)
+	for range cap(repos) {
+		go func() {
+			repo, _, err := cp.Git()
+			if err != nil {
+				t.Error(err)
+			}
+			repos <- repo
+		}()
+	}
+	first, _, _ := p.Git()
+	if first == nil || !first.HasCommits() {
+		t.Fatalf("Git() = %v, want the repository with its commit", first)
+	}
+	for range cap(repos) {
+		if repo := <-repos; repo != first {
+			t.Errorf("a concurrent Git() opened a second repository")
+		}
+	}
+	if err := p.Close(); err != nil {
+		t.Error(err)
+	}
+	if err := cp.Close(); err != nil {
+		t.Errorf("second Close = %v", err)
 	}
 }

@@ -108,9 +108,7 @@ func runDoctor(ctx context.Context, env *cliEnv, opts *doctorOptions) error {
 	if err != nil {
 		return err
 	}
-	if p.Repo != nil {
-		defer p.Repo.Close()
-	}
+	defer p.Close()
 	denv := doctor.Env{Project: p, NoHistory: opts.noHistory}
 	clearBar := func() {}
 	if f, ok := opts.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {

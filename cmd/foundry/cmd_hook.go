@@ -373,8 +373,12 @@ func runHookPreCommit(ctx context.Context, env *cliEnv) error {
 	if err != nil {
 		return err
 	}
-	defer p.Repo.Close()
-	staged, err := p.Index.StagedChanges(path.Join(p.RelRoot, project.Dir))
+	defer p.Close()
+	_, rel, err := p.Git()
+	if err != nil {
+		return err
+	}
+	staged, err := p.Index.StagedChanges(path.Join(rel, project.Dir))
 	if err != nil {
 		return fmt.Errorf("list staged files: %w", err)
 	}

@@ -346,8 +346,12 @@ func runMCPServe(ctx context.Context, env *cliEnv, opts *mcpOptions) error {
 			listen = config.DefaultHTTPListen
 		}
 		worktree := p.Root
-		if p.Repo != nil {
-			worktree = p.Repo.Root()
+		repo, _, err := p.Git()
+		if err != nil {
+			return err
+		}
+		if repo != nil {
+			worktree = repo.Root()
 		}
 		// With --rev or --staged the project has no confined root of its
 		// own; the daemon's runtime files still go to the working tree.

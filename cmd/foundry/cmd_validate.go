@@ -245,7 +245,10 @@ func validateInputs(env *cliEnv, p *project.Project, files []string) ([]artifact
 	var names []string
 	var err error
 	if p.Source.Staged {
-		names, err = artifacts.ListStaged(p.Index, p.RelRoot)
+		var rel string
+		if _, rel, err = p.Git(); err == nil {
+			names, err = artifacts.ListStaged(p.Index, rel)
+		}
 	} else {
 		names, err = artifacts.List(p.FS)
 	}
