@@ -20,8 +20,8 @@ import (
 
 // HistoryOptions selects what one history walk records.
 type HistoryOptions struct {
-	// Sub is the folder every path is relative to (the relative root a project's Git returns);
-	// "" is the working tree root.
+	// Sub is the folder every path is relative to (the project root that
+	// project.Project.Git returns); "" is the working tree root.
 	Sub string
 	// Prefixes limit the walk to the paths under them, relative to Sub.
 	// "dir/" selects a folder; a prefix without a trailing slash selects
