@@ -76,10 +76,17 @@ type cacheRecord struct {
 
 // searchCache is a decoded cache file: its records, sorted by path, the
 // search index whose slots their entries hold, and the folder's listing.
+//
+// consistent says that the records index exactly the facts that their own
+// supersession links leave current, as a scan of files holding just those
+// records would: then, when every record proves current and no other fact
+// file is listed, the index answers a search as it is (see
+// [Store.rankFirst]), each indexed fact's status derived already.
 type searchCache struct {
-	recs   []cacheRecord
-	idx    *liveIndex
-	listed *dirListing // nil for none
+	recs       []cacheRecord
+	idx        *liveIndex
+	listed     *dirListing // nil for none
+	consistent bool
 }
 
 // loadCache reads the cache file into s.cache, when the store uses one.
@@ -157,21 +164,20 @@ func (s *Store) prebuild(c *searchCache) {
 func (s *Store) reconcile(c *searchCache, infos []fs.FileInfo) (current bool) {
 	cutoff := time.Now().Add(-racyWindow).UnixNano()
 	recs, i, current := c.recs, 0, true
-	name := func(r *cacheRecord) string { return r.path[len(Dir)+1:] }
 	for _, info := range infos {
 		if info.IsDir() {
 			continue
 		}
 		n := info.Name()
-		for i < len(recs) && name(&recs[i]) < n {
+		for i < len(recs) && recs[i].name() < n {
 			s.setFile(recs[i].path, nil)
 			current = false
 			i++
 		}
-		if i < len(recs) && name(&recs[i]) == n {
+		if i < len(recs) && recs[i].name() == n {
 			r := &recs[i]
 			i++
-			if key := keyOf(info); key.strong() && key.hash == "" && r.file.key == key && key.mtime < s.cacheTime && key.mtime < cutoff {
+			if s.proves(r, info, cutoff) {
 				r.file.settled = true
 				continue
 			}
@@ -186,6 +192,40 @@ func (s *Store) reconcile(c *searchCache, infos []fs.FileInfo) (current bool) {
 		current = false
 	}
 	return current
+}
+
+// name is the record's file name in the memory folder.
+func (r *cacheRecord) name() string { return r.path[len(Dir)+1:] }
+
+// proves reports whether the listed file info proves the record r current:
+// its identity is the one recorded, strong, and the file was modified
+// before the cache was written and before cutoff, the racy window before
+// now (git's racy-clean rule).
+func (s *Store) proves(r *cacheRecord, info fs.FileInfo, cutoff int64) bool {
+	key := keyOf(info)
+	return key.strong() && key.hash == "" && r.file.key == key && key.mtime < s.cacheTime && key.mtime < cutoff
+}
+
+// whole reports whether the cache c is the live state as it stands: it is
+// consistent, every record is proved current by the listing of the memory
+// folder (sorted by name), and no other fact file is listed. Then the scan
+// that reconcile would finish changes nothing c's index says.
+func (s *Store) whole(c *searchCache, infos []fs.FileInfo) bool {
+	if !c.consistent {
+		return false
+	}
+	cutoff := time.Now().Add(-racyWindow).UnixNano()
+	i := 0
+	for _, info := range infos {
+		if info.IsDir() {
+			continue
+		}
+		if i == len(c.recs) || c.recs[i].name() != info.Name() || !s.proves(&c.recs[i], info, cutoff) {
+			return false
+		}
+		i++
+	}
+	return i == len(c.recs)
 }
 
 // saveCache writes the cache when the scan found it stale, once per store:
@@ -620,7 +660,25 @@ func decodeCacheThen(data []byte, listed func(*dirListing)) (*searchCache, bool)
 		return nil, false
 	}
 	x := &liveIndex{docs: make([]*entry, ndocs), lens: make([]float64, ndocs), n: ndocs, expiries: map[string]int{}}
+	// The ids that another record's supersedes names, as settle derives
+	// them: a record is current when none does and its own fields do not
+	// say otherwise.
+	var superseded map[string]bool
 	for i := range recs {
+		if f := &recs[i].ent.raw; f.Supersedes != "" && f.Supersedes != f.ID {
+			if superseded == nil {
+				superseded = map[string]bool{}
+			}
+			superseded[f.Supersedes] = true
+		}
+	}
+	consistent := true
+	for i := range recs {
+		e := &recs[i].ent
+		current := e.raw.SupersededBy == "" && !superseded[e.raw.ID] && e.raw.current()
+		if current != (slotOf[i] != 0) {
+			consistent = false
+		}
 		if slotOf[i] == 0 {
 			continue
 		}
@@ -628,8 +686,10 @@ func decodeCacheThen(data []byte, listed func(*dirListing)) (*searchCache, bool)
 		if slot >= uint64(ndocs) || x.docs[slot] != nil {
 			return nil, false
 		}
-		e := &recs[i].ent
 		e.slot = int32(slot)
+		if current && e.fact.Status == "" {
+			e.fact.Status = Active // as settle derives it
+		}
 		x.docs[slot] = e
 		if e.raw.Expires != "" {
 			x.expiries[e.raw.Expires]++
@@ -706,5 +766,5 @@ func decodeCacheThen(data []byte, listed func(*dirListing)) (*searchCache, bool)
 	if d.bad || d.off != len(d.s) {
 		return nil, false
 	}
-	return &searchCache{recs: recs, idx: x, listed: l}, true
+	return &searchCache{recs: recs, idx: x, listed: l, consistent: consistent}, true
 }

@@ -234,7 +234,8 @@ func TestSearchCacheSeesEveryChange(t *testing.T) {
 // bytes may be there; decoding never panics, what it accepts is consistent
 // (a listing of fact and temp file names in the folder itself, sorted;
 // each indexed slot held by its record, postings over existing slots,
-// words naming terms), and an accepted index can be searched and have
+// words naming terms; when it says it is consistent, each indexed fact as
+// the live state derives it), and an accepted index can be searched and have
 // facts taken out of it without panicking. The fuzzer varies the content
 // and the checksum is appended to it, so that mutations reach the decoder
 // rather than stop at the checksum.
@@ -252,6 +253,15 @@ func FuzzDecodeCache(f *testing.F) {
 	}
 	f.Add(data[:len(data)-4])
 	f.Add([]byte(cacheMagic))
+	// A memory with supersession, retirement and expiry.
+	root, _ = earlyTree(f)
+	if _, err := NewStore(os.DirFS(root), Options{Root: root, Now: fixedNow, Cache: true}).Search(context.Background(), Query{Text: "quokka", Limit: 5}); err != nil {
+		f.Fatal(err)
+	}
+	if data, err = os.ReadFile(filepath.Join(root, filepath.FromSlash(searchCachePath))); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data[:len(data)-4])
 	f.Fuzz(func(t *testing.T, body []byte) {
 		data := binary.LittleEndian.AppendUint32(slices.Clip(body), crc32.Checksum(body, castagnoli()))
 		c, ok := decodeCache(data)
@@ -291,9 +301,29 @@ func FuzzDecodeCache(f *testing.F) {
 		}
 		// The records become a store's live state, as a first scan
 		// builds it, and half of them leave it again.
+		// A consistent cache indexes the facts the live state indexes,
+		// their status derived as the live state derives it: a first
+		// search may be answered from it before the facts are linked.
+		type derived struct {
+			fact    Fact
+			indexed bool
+		}
+		before := make([]derived, len(c.recs))
+		for i := range c.recs {
+			before[i] = derived{c.recs[i].ent.fact, c.recs[i].ent.slot >= 0}
+		}
 		s := NewStore(fstest.MapFS{}, Options{Now: fixedNow})
 		s.mu.Lock()
 		s.prebuild(c)
+		for i := range c.recs {
+			after := derived{c.recs[i].ent.fact, c.recs[i].ent.slot >= 0}
+			if !before[i].indexed {
+				before[i].fact = after.fact // derived by the live state alone
+			}
+			if c.consistent && !cmp.Equal(before[i], after, cmp.AllowUnexported(derived{})) {
+				t.Fatalf("consistent cache, record %d: decoded %+v, live state %+v", i, before[i], after)
+			}
+		}
 		for i := 0; i < len(c.recs); i += 2 {
 			s.setFile(c.recs[i].path, nil)
 		}

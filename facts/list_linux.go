@@ -63,8 +63,9 @@ func (fi *statInfo) key() fileKey {
 // folder holds the names recorded, and they are not read again. listed is
 // the listing this call used, for the next one; nil when the folder had
 // changed too recently (within racyWindow) for its identity to prove its
-// names.
-func (s *Store) listFacts(known <-chan *dirListing) (list []fs.FileInfo, temps []string, listed *dirListing, ok bool, err error) {
+// names. When same is not nil, listFacts sends on it, before the stats,
+// whether the folder holds the names recorded.
+func (s *Store) listFacts(known <-chan *dirListing, same chan<- bool) (list []fs.FileInfo, temps []string, listed *dirListing, ok bool, err error) {
 	if s.opts.Root == "" {
 		return nil, nil, nil, false, nil
 	}
@@ -99,6 +100,9 @@ func (s *Store) listFacts(known <-chan *dirListing) (list []fs.FileInfo, temps [
 		if k := <-known; k != nil && settled && k.key == dkey {
 			all = k.names
 		}
+	}
+	if same != nil {
+		same <- all != nil
 	}
 	if all == nil {
 		if all, err = d.Readdirnames(-1); err != nil {

@@ -28,7 +28,7 @@ func TestListMemoryMatchesReadDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := OpenDir(root, Options{Now: fixedNow})
-	got, _, _, ok, err := s.listFacts(nil)
+	got, _, _, ok, err := s.listFacts(nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,11 +67,11 @@ func TestListMemoryMatchesReadDir(t *testing.T) {
 	if err := os.RemoveAll(mem); err != nil {
 		t.Fatal(err)
 	}
-	if got, _, _, _, err := s.listFacts(nil); err != nil || len(got) != 0 {
+	if got, _, _, _, err := s.listFacts(nil, nil); err != nil || len(got) != 0 {
 		t.Errorf("missing folder: %d entries, %v", len(got), err)
 	}
 	writeFile(t, root, Dir, "a file")
-	if _, _, _, _, err := s.listFacts(nil); err == nil {
+	if _, _, _, _, err := s.listFacts(nil, nil); err == nil {
 		t.Error("a file in place of the folder listed without error")
 	}
 }
@@ -94,7 +94,7 @@ func TestListingTrustsSettledFolder(t *testing.T) {
 		t.Helper()
 		c := make(chan *dirListing, 1)
 		c <- known
-		infos, temps, listed, _, err := s.listFacts(c)
+		infos, temps, listed, _, err := s.listFacts(c, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +154,7 @@ func BenchmarkListFacts10k(b *testing.B) {
 	list := func(known *dirListing) *dirListing {
 		c := make(chan *dirListing, 1)
 		c <- known
-		infos, _, listed, _, err := s.listFacts(c)
+		infos, _, listed, _, err := s.listFacts(c, nil)
 		if err != nil || len(infos) != 10000 {
 			b.Fatalf("%d files, %v", len(infos), err)
 		}

@@ -98,6 +98,9 @@ func (s *Store) rank(ctx context.Context, q Query) (SearchResult, error) {
 	}
 	s.mu.RUnlock()
 	s.mu.Lock()
+	if s.opts.Cache && !s.cacheTried && s.idx == nil && !ValidID(strings.ToLower(q.Text)) {
+		return s.rankFirst(ctx, q)
+	}
 	defer s.mu.Unlock()
 	if s.idx == nil { // the first search builds the live state and the index
 		defer gcpace.Linger(gcpace.Pause())
@@ -109,6 +112,62 @@ func (s *Store) rank(ctx context.Context, q Query) (SearchResult, error) {
 	res := s.rankLocked(q)
 	s.saveCache(ctx)
 	return res, nil
+}
+
+// rankFirst is the first search of a store that keeps the persisted
+// cache, by id number or not: it builds the live state on a goroutine of
+// its own, which holds s.mu, taken by the caller, until the state is
+// complete. When the cache proves to be the live state as it stands (see
+// Store.whole), the search is answered from the cache's index as soon as
+// the listing of the memory folder proves that; linking the facts by id,
+// supersession and order follows the answer, while every other call waits
+// for the lock. A search by id reads those links, so rank never comes here
+// for one.
+func (s *Store) rankFirst(ctx context.Context, q Query) (SearchResult, error) {
+	type outcome struct {
+		res      SearchResult
+		err      error
+		panicked any
+	}
+	answered := make(chan outcome, 1)
+	sent := false
+	s.early = func() {
+		sent = true
+		answered <- outcome{res: s.rankLocked(q)}
+	}
+	go func() {
+		defer s.mu.Unlock()
+		defer func() {
+			if p := recover(); p != nil {
+				// The live state is half built: the next call scans
+				// the folder again, from nothing. The caller panics as
+				// rank would have, unless the answer has gone.
+				s.forget()
+				if !sent {
+					answered <- outcome{panicked: p}
+				}
+			}
+		}()
+		defer gcpace.Linger(gcpace.Pause())
+		err := s.sync()
+		s.early = nil
+		if sent {
+			s.saveCache(context.WithoutCancel(ctx))
+			return
+		}
+		var o outcome
+		if o.err = err; err == nil {
+			s.indexAll()
+			o.res = s.rankLocked(q)
+			s.saveCache(ctx)
+		}
+		answered <- o
+	}()
+	o := <-answered
+	if o.panicked != nil {
+		panic(o.panicked)
+	}
+	return o.res, o.err
 }
 
 // current reports whether the live state is up to date and a search for

@@ -96,6 +96,11 @@ type Store struct {
 	cacheDirty bool // the persisted cache is missing or stale
 	cacheSaved bool
 
+	// early, set by rankFirst for the first scan, answers the first
+	// search from the persisted cache's index once the scan has proved it
+	// the live state as it stands, before the facts are linked.
+	early func()
+
 	w        watcher   // nil when not watching
 	watchOff bool      // watching failed; revalidate on every call
 	synced   bool      // the live state reflects one full scan at least
@@ -139,6 +144,16 @@ func NewStore(fsys fs.FS, opts Options) *Store {
 		byID: map[string][]*entry{}, supers: map[string][]*entry{}, pending: map[string]bool{}, nums: map[int]int{},
 		temps: map[string]bool{},
 	}
+}
+
+// forget drops the live state, as a store that has read nothing has it:
+// the next call lists the folder and reads every fact file again. The
+// caller holds s.mu.
+func (s *Store) forget() {
+	s.files, s.byID, s.supers, s.pending, s.nums = map[string]*cachedFile{}, map[string][]*entry{}, map[string][]*entry{}, map[string]bool{}, map[int]int{}
+	s.sorted, s.idx, s.ixOrder, s.byNorm, s.bulk, s.snap = nil, nil, nil, nil, nil, nil
+	s.maxNum, s.synced, s.early, s.cache, s.listed = 0, false, nil, nil, nil
+	s.ver++
 }
 
 // Close stops watching the memory folder. A closed store still works; it
@@ -370,21 +385,38 @@ func (s *Store) rescan() error {
 		s.cacheTried = true
 		done := make(chan struct{})
 		known := make(chan *dirListing, 1)
+		same := make(chan bool, 1)
 		var listed *dirListing
 		go func() {
 			defer close(done)
-			infos, temps, listed, err = s.listMemory(known)
+			infos, temps, listed, err = s.listMemory(known, same)
 		}()
 		s.loadCache(known)
-		if s.cache != nil && len(s.files) == 0 {
-			s.prebuild(s.cache)
-		} else {
+		if s.cache != nil && len(s.files) != 0 {
 			s.cache = nil
+		}
+		// A folder that holds the names the cache lists is most likely
+		// as the cache recorded it (an edit in place aside): a first
+		// search that can be answered from the cache's index (s.early)
+		// waits for the listing to prove that, is answered, and the live
+		// state is built from the cache after the answer. Otherwise it
+		// is built while the folder is still being listed.
+		early := s.early != nil && s.cache != nil && s.cache.consistent && <-same
+		if s.cache != nil && !early {
+			s.prebuild(s.cache)
 		}
 		<-done
 		s.listed = listed
+		if early {
+			if err == nil && s.whole(s.cache, infos) {
+				s.idx = s.cache.idx
+				s.idx.memo = s.stems
+				s.early()
+			}
+			s.prebuild(s.cache)
+		}
 	} else {
-		infos, temps, s.listed, err = s.listMemory(nil)
+		infos, temps, s.listed, err = s.listMemory(nil, nil)
 	}
 	cache := s.cache
 	s.cache = nil
@@ -442,10 +474,20 @@ func (s *Store) rescan() error {
 // listMemory returns the fact files of the memory folder with their
 // lstat, sorted by name, and the names of its temp files; nothing when the
 // folder does not exist. A working tree is listed by listFacts where it can
-// be, known and the listing returned as listFacts takes and returns them;
-// anything else through the store's fs.FS.
-func (s *Store) listMemory(known <-chan *dirListing) ([]fs.FileInfo, []string, *dirListing, error) {
-	infos, temps, listed, ok, err := s.listFacts(known)
+// be, known, same and the listing returned as listFacts takes and returns
+// them; anything else through the store's fs.FS.
+func (s *Store) listMemory(known <-chan *dirListing, same chan<- bool) ([]fs.FileInfo, []string, *dirListing, error) {
+	if same != nil {
+		// The cache's listing was not held against the folder: say so,
+		// unless listFacts has.
+		defer func() {
+			select {
+			case same <- false:
+			default:
+			}
+		}()
+	}
+	infos, temps, listed, ok, err := s.listFacts(known, same)
 	if ok {
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("read %s: %w", Dir, err)
