@@ -92,11 +92,6 @@ func ProjectRegistry(p *project.Project, opts ProjectOptions) (*Registry, error)
 
 	r := NewRegistry()
 	r.closers = append(r.closers, f.store.Close)
-	// Foundry's tool schemas are proven by TestFoundrySchemasCompile:
-	// they are checked and compacted on first use, not before a server's
-	// first answer. Tools that others add later are checked at once.
-	r.deferSchemas = true
-	defer func() { r.deferSchemas = false }()
 	for _, add := range []func(*Registry) error{
 		f.addMemorySearch, f.addMemoryWrite, f.addMemoryIndex,
 		f.addRunbookList, f.addRunbookGet,
@@ -135,9 +130,8 @@ func (w warnWriter) Write(p []byte) (int, error) {
 // noArguments is the input schema of a tool without arguments.
 var noArguments = json.RawMessage(`{"type":"object","additionalProperties":false}`)
 
-// schema is a schema literal written readably in the source. AddTool
-// checks and compacts it; compacting it here as well would cost every
-// start-up a second pass over each schema.
+// schema is a schema literal written readably in the source. The
+// registry checks and compacts it on first use (see addDeferred).
 func schema(s string) json.RawMessage { return json.RawMessage(s) }
 
 // enumJSON renders values as a JSON array for a schema's enum.

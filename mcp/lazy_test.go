@@ -42,12 +42,9 @@ func TestProjectRegistryDefersSchemas(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer reg.Close()
-	if reg.deferSchemas {
-		t.Error("ProjectRegistry left deferSchemas set: a tool added later would not be checked at once")
-	}
 	undefined := func() (n int) {
 		for _, tl := range reg.tools {
-			if !tl.deferred {
+			if tl.rawSchemas == nil || tl.InputSchema != nil {
 				t.Errorf("tool %s was not registered deferred", tl.Name)
 			}
 			if tl.inJSON == nil && tl.in == nil {
@@ -103,7 +100,9 @@ func TestDeferredToolsMatchEager(t *testing.T) {
 	defer lazy.Close()
 	eager := NewRegistry()
 	for _, tl := range lazy.tools {
-		if err := eager.add(tl.Tool, tl.handle); err != nil {
+		tool := tl.Tool
+		tool.InputSchema, tool.OutputSchema = tl.rawSchemas()
+		if err := eager.add(tool, nil, tl.handle); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -146,13 +145,20 @@ func TestDeferredToolsMatchEager(t *testing.T) {
 func TestDeferredSchemaErrors(t *testing.T) {
 	t.Parallel()
 	r := NewRegistry()
-	r.deferSchemas = true
-	err := AddTool(r, Tool{
+	err := addDeferred(r, Tool{
 		Name: "broken", Description: "d", Scope: ScopeReadMemory, Governance: Governance{AuditCategory: "c"},
-		InputSchema: json.RawMessage(`{"type":"string"}`),
-	}, func(context.Context, *Call, struct{}) (Output, error) { return Output{Text: "ran"}, nil })
+	}, func() (in, out json.RawMessage) { return json.RawMessage(`{"type":"string"}`), nil },
+		func(context.Context, *Call, struct{}) (Output, error) { return Output{Text: "ran"}, nil })
 	if err != nil {
-		t.Fatalf("AddTool of a deferred tool: %v", err)
+		t.Fatalf("addDeferred: %v", err)
+	}
+	twice := addDeferred(r, Tool{
+		Name: "twice", Description: "d", Scope: ScopeReadMemory, Governance: Governance{AuditCategory: "c"},
+		InputSchema: noArguments,
+	}, func() (in, out json.RawMessage) { return noArguments, nil },
+		func(context.Context, *Call, struct{}) (Output, error) { return Output{}, nil })
+	if !errors.Is(twice, ErrInvalidTool) || !strings.Contains(twice.Error(), "schemas are given twice") {
+		t.Errorf("addDeferred with InputSchema set = %v, want ErrInvalidTool: schemas are given twice", twice)
 	}
 	const why = `tool "broken": invalid tool: input schema: top level must have "type": "object"`
 	if err := r.Compile(); !errors.Is(err, ErrInvalidTool) || err.Error() != why {

@@ -174,12 +174,13 @@ type tool struct {
 	// tools/list.
 	listing func() (json.RawMessage, error)
 
+	// rawSchemas returns the schemas as written, for a registration by
+	// addDeferred; nil for one by AddTool.
+	rawSchemas func() (in, out json.RawMessage)
 	// defined guards inJSON and outJSON, the compacted schemas: set at
-	// registration by AddTool, or on first use for a registration that
-	// [Registry.deferSchemas] deferred (then defineErr says why they are
-	// not valid).
+	// registration by AddTool, or on first use for a registration by
+	// addDeferred (then defineErr says why they are not valid).
 	defined         sync.Once
-	deferred        bool
 	inJSON, outJSON json.RawMessage
 	defineErr       error
 
@@ -189,13 +190,13 @@ type tool struct {
 }
 
 // define returns the tool's compacted input and output schemas (out nil
-// when it has none). A deferred registration checks and compacts them
-// here, the first time a tools/list, a tools/call or the catalog needs
-// them: a server answers initialize without touching any schema.
+// when it has none). A deferred registration writes, checks and compacts
+// them here, the first time a tools/list, a tools/call or the catalog
+// needs them: a server answers initialize without touching any schema.
 func (t *tool) define() (in, out json.RawMessage, err error) {
 	t.defined.Do(func() {
-		if t.deferred {
-			t.inJSON, t.outJSON, t.defineErr = objectSchemas(t.InputSchema, t.OutputSchema)
+		if t.rawSchemas != nil {
+			t.inJSON, t.outJSON, t.defineErr = objectSchemas(t.rawSchemas())
 			if t.defineErr != nil {
 				t.defineErr = fmt.Errorf("tool %q: %w: %v", t.Name, ErrInvalidTool, t.defineErr)
 			}
@@ -326,13 +327,6 @@ type Registry struct {
 	resources []*resource
 	templates []*template
 	closers   []func() error
-	// deferSchemas makes AddTool leave the checking and compacting of a
-	// tool's schemas to their first use (see [tool.define]), as
-	// ProjectRegistry does for Foundry's own tools, whose schemas
-	// TestFoundrySchemasCompile checks: registration then costs a server
-	// nothing before its first answer. A broken schema is then reported
-	// by Compile, tools/list, tools/call and Catalog instead of AddTool.
-	deferSchemas bool
 }
 
 // Close releases what the registry's capabilities hold open, such as the
@@ -372,13 +366,29 @@ func validToolName(name string) bool {
 // In (use struct{} for a tool without arguments). It fails when the tool
 // breaks a registration rule (see [Tool]) or its schemas do not compile.
 func AddTool[In any](r *Registry, t Tool, h ToolHandler[In]) error {
-	return r.add(t, func(ctx context.Context, call *Call, args json.RawMessage) (Output, error) {
+	return r.add(t, nil, decoding(h))
+}
+
+// addDeferred registers a tool as AddTool does, except that its schemas
+// (t's InputSchema and OutputSchema, left nil) are written by schemas and
+// checked on first use (see [tool.define]) instead of at registration.
+// ProjectRegistry registers Foundry's own tools so, whose schemas
+// TestFoundrySchemasCompile checks: registering them costs a server next
+// to nothing before its first answer. A broken schema is reported by
+// Compile, tools/list, tools/call and Catalog instead of here.
+func addDeferred[In any](r *Registry, t Tool, schemas func() (in, out json.RawMessage), h ToolHandler[In]) error {
+	return r.add(t, schemas, decoding(h))
+}
+
+// decoding folds the decoding of arguments into In into h.
+func decoding[In any](h ToolHandler[In]) rawHandler {
+	return func(ctx context.Context, call *Call, args json.RawMessage) (Output, error) {
 		var in In
 		if err := json.Unmarshal(integral(args), &in); err != nil {
 			return Output{}, fmt.Errorf("decode arguments: %w", err)
 		}
 		return h(ctx, call, in)
-	})
+	}
 }
 
 // integral rewrites each top-level argument that JSON Schema counts as an
@@ -413,7 +423,7 @@ func integral(args json.RawMessage) json.RawMessage {
 	return out
 }
 
-func (r *Registry) add(t Tool, h rawHandler) error {
+func (r *Registry) add(t Tool, rawSchemas func() (in, out json.RawMessage), h rawHandler) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("add tool %q: %w: %s", t.Name, ErrInvalidTool, fmt.Sprintf(format, args...))
 	}
@@ -426,12 +436,14 @@ func (r *Registry) add(t Tool, h rawHandler) error {
 		return bad("description is required")
 	case t.Scope == "":
 		return bad("scope is required")
+	case rawSchemas != nil && (t.InputSchema != nil || t.OutputSchema != nil):
+		return bad("schemas are given twice")
 	}
 	if err := t.Governance.check(t.Name, true); err != nil {
 		return bad("%v", err)
 	}
-	tt := &tool{Tool: t, handle: h, deferred: r.deferSchemas}
-	if !tt.deferred {
+	tt := &tool{Tool: t, handle: h, rawSchemas: rawSchemas}
+	if rawSchemas == nil {
 		var err error
 		if tt.inJSON, tt.outJSON, err = objectSchemas(t.InputSchema, t.OutputSchema); err != nil {
 			return bad("%v", err)

@@ -41,14 +41,20 @@ type blackboardWriteResult struct {
 }
 
 func (f *foundry) addBlackboardWrite(r *Registry) error {
-	return AddTool(r, Tool{
+	return addDeferred(r, Tool{
 		Name:  "blackboard_write",
 		Title: "Hand an artifact to the next wave",
 		Description: "Writes a wave artifact to .foundry/blackboard/<wave>/<agent>.json and validates it against its contract in one step. " +
 			"Call it when handing work to the next wave. The server sets the artifact's schema and producedBy fields itself from schema and agent, " +
 			"then validates; on failure nothing is written and the violations are listed. On success, return to your caller ONLY the path and a short summary. " +
 			"wave and agent are sanitised: anything outside [A-Za-z0-9._-] becomes -, and both are cut to 80 characters.",
-		InputSchema: schema(`{
+		Scope:       ScopeWriteBlackboard,
+		Governance:  Governance{AuditCategory: "blackboard.write"},
+		Mutating:    true,
+		Destructive: true, // replaces the agent's previous artifact of the wave
+		Idempotent:  true,
+	}, func() (in, out json.RawMessage) {
+		in = schema(`{
 			"type": "object",
 			"properties": {
 				"wave": {"type": "string", "minLength": 1, "description": "Wave id, e.g. analysis"},
@@ -58,8 +64,8 @@ func (f *foundry) addBlackboardWrite(r *Registry) error {
 			},
 			"required": ["wave", "agent", "schema", "data"],
 			"additionalProperties": false
-		}`),
-		OutputSchema: schema(`{
+		}`)
+		out = schema(`{
 			"type": "object",
 			"properties": {
 				"path": {"type": "string", "description": "the artifact, relative to the project root"},
@@ -71,12 +77,8 @@ func (f *foundry) addBlackboardWrite(r *Registry) error {
 				"digest": {"type": "string", "description": "sha256 of the contract the artifact was accepted under"}
 			},
 			"required": ["path", "bytes", "tokens", "wave", "agent", "schema", "digest"]
-		}`),
-		Scope:       ScopeWriteBlackboard,
-		Governance:  Governance{AuditCategory: "blackboard.write"},
-		Mutating:    true,
-		Destructive: true, // replaces the agent's previous artifact of the wave
-		Idempotent:  true,
+		}`)
+		return in, out
 	}, func(ctx context.Context, _ *Call, in blackboardWriteArgs) (Output, error) {
 		var watch []string
 		wave, werr := blackboard.Sanitize(in.Wave)
@@ -112,14 +114,18 @@ type blackboardReadArgs struct {
 }
 
 func (f *foundry) addBlackboardRead(r *Registry) error {
-	return AddTool(r, Tool{
+	return addDeferred(r, Tool{
 		Name:  "blackboard_read",
 		Title: "Read a wave's artifacts",
 		Description: "Reads the artifacts of a wave: by default one entry per artifact with its contract, producer, token cost and a one-line summary. " +
 			"Call it when picking up what a previous wave produced. " +
 			"full: true returns each artifact verbatim, which is exactly the file dump the context firewall exists to prevent: pass it only when you genuinely need the whole artifact, " +
 			"preferably with agent. When more artifacts remain, call again with the cursor the result names.",
-		InputSchema: schema(`{
+		Scope:      ScopeReadBlackboard,
+		Governance: Governance{AuditCategory: "blackboard.read"},
+		Idempotent: true,
+	}, func() (in, out json.RawMessage) {
+		in = schema(`{
 			"type": "object",
 			"properties": {
 				"wave": {"type": "string", "minLength": 1, "description": "Wave id, e.g. analysis"},
@@ -130,8 +136,8 @@ func (f *foundry) addBlackboardRead(r *Registry) error {
 			},
 			"required": ["wave"],
 			"additionalProperties": false
-		}`),
-		OutputSchema: schema(`{
+		}`)
+		out = schema(`{
 			"type": "object",
 			"properties": {
 				"wave": {"type": "string"},
@@ -156,10 +162,8 @@ func (f *foundry) addBlackboardRead(r *Registry) error {
 				"nextCursor": {"type": "string"}
 			},
 			"required": ["wave", "full", "total", "artifacts"]
-		}`),
-		Scope:      ScopeReadBlackboard,
-		Governance: Governance{AuditCategory: "blackboard.read"},
-		Idempotent: true,
+		}`)
+		return in, out
 	}, func(ctx context.Context, _ *Call, in blackboardReadArgs) (Output, error) {
 		res, err := f.board().Read(ctx, blackboard.ReadRequest{Wave: in.Wave, Agent: in.Agent, Full: in.Full, Limit: in.Limit, Cursor: in.Cursor,
 			MaxBytes: int64(ResultLimit(ctx))})

@@ -34,14 +34,18 @@ func (f *foundry) contracts() (*contracts.Registry, error) {
 }
 
 func (f *foundry) addContractValidate(r *Registry) error {
-	return AddTool(r, Tool{
+	return addDeferred(r, Tool{
 		Name:  "contract_validate",
 		Title: "Validate against a contract",
 		Description: "Validates a JSON artifact against a Foundry contract schema (JSON Schema 2020-12) and returns the list of violations, " +
 			"one \"<json-pointer>: <problem>\" line each. Call it when checking an artifact before or instead of writing it. " +
 			"Pass exactly one of data (the artifact) or path (a JSON file, resolved against the project root when relative). " +
 			"An INVALID result is a successful check, not an error.",
-		InputSchema: schema(`{
+		Scope:      ScopeReadContracts,
+		Governance: Governance{AuditCategory: "contracts.validate"},
+		Idempotent: true,
+	}, func() (in, out json.RawMessage) {
+		in = schema(`{
 			"type": "object",
 			"properties": {
 				"schema": {"type": "string", "minLength": 1, "description": "Contract id, e.g. finding.v1"},
@@ -50,8 +54,8 @@ func (f *foundry) addContractValidate(r *Registry) error {
 			},
 			"required": ["schema"],
 			"additionalProperties": false
-		}`),
-		OutputSchema: schema(`{
+		}`)
+		out = schema(`{
 			"type": "object",
 			"properties": {
 				"schema": {"type": "string"},
@@ -69,10 +73,8 @@ func (f *foundry) addContractValidate(r *Registry) error {
 				}}
 			},
 			"required": ["schema", "valid", "violations"]
-		}`),
-		Scope:      ScopeReadContracts,
-		Governance: Governance{AuditCategory: "contracts.validate"},
-		Idempotent: true,
+		}`)
+		return in, out
 	}, func(ctx context.Context, _ *Call, in contractValidateArgs) (Output, error) {
 		hasData := len(in.Data) > 0
 		if hasData == (in.Path != nil) {

@@ -4,6 +4,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -36,21 +37,25 @@ type doctorResult struct {
 }
 
 func (f *foundry) addDoctor(r *Registry) error {
-	return AddTool(r, Tool{
+	return addDeferred(r, Tool{
 		Name:  "doctor",
 		Title: "Check the project",
 		Description: "Checks the whole project and reports what is wrong: blackboard artifacts that do not satisfy their contract, " +
 			"malformed or duplicated facts, a stale memory index, broken runbooks, an invalid config, project-local schemas that do not compile, " +
 			"agent definitions whose contracts do not hold. In git, a history pass explains an artifact that was valid when written as " +
 			"written before its contract was tightened. Call it before handing off a wave, or when a tool reports a broken file. Read-only: it never writes.",
-		InputSchema: schema(`{
+		Scope:      ScopeReadOps,
+		Idempotent: true,
+		Governance: Governance{AuditCategory: "ops.doctor", Timeout: doctorTimeout},
+	}, func() (in, out json.RawMessage) {
+		in = schema(`{
 			"type": "object",
 			"properties": {
 				"history": {"type": "boolean", "description": "Run the git history pass (default true); false is faster"}
 			},
 			"additionalProperties": false
-		}`),
-		OutputSchema: schema(`{
+		}`)
+		out = schema(`{
 			"type": "object",
 			"properties": {
 				"source": {"type": "string", "description": "what was checked: working tree, index or a revision"},
@@ -81,10 +86,8 @@ func (f *foundry) addDoctor(r *Registry) error {
 				}, "required": ["ran", "commits", "truncated"]}
 			},
 			"required": ["source", "files", "errors", "warnings", "infos", "failed", "findings", "omitted", "history"]
-		}`),
-		Scope:      ScopeReadOps,
-		Idempotent: true,
-		Governance: Governance{AuditCategory: "ops.doctor", Timeout: doctorTimeout},
+		}`)
+		return in, out
 	}, func(ctx context.Context, call *Call, in doctorArgs) (Output, error) {
 		env := doctor.Env{
 			Project:   f.p,

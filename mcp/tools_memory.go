@@ -5,6 +5,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -63,16 +64,20 @@ const factHitSchema = `{
 }`
 
 func (f *foundry) addMemorySearch(r *Registry) error {
-	types := enumJSON(facts.Types)
-	def := f.store.SearchLimit()
-	return AddTool(r, Tool{
+	return addDeferred(r, Tool{
 		Name:  "memory_search",
 		Title: "Search project memory",
 		Description: "Searches project memory (decisions, constraints, conventions, domain knowledge, risks, metrics, glossary) " +
 			"and returns only the matching facts. Use this instead of reading files under .foundry/memory/: it is the token-cheap path. " +
 			"Call it before planning, before proposing an architecture, and whenever the user refers to a past decision. " +
 			"Keyword scoring, not semantic search: a fact phrased differently from your query may not surface; type and limit narrow, they do not broaden.",
-		InputSchema: schema(`{
+		Scope:      ScopeReadMemory,
+		Governance: Governance{AuditCategory: "memory.search"},
+		Idempotent: true,
+	}, func() (in, out json.RawMessage) {
+		types := enumJSON(facts.Types)
+		def := f.store.SearchLimit()
+		in = schema(`{
 			"type": "object",
 			"properties": {
 				"query": {"type": "string", "minLength": 1, "description": "Keywords describing what you need to know"},
@@ -81,8 +86,8 @@ func (f *foundry) addMemorySearch(r *Registry) error {
 			},
 			"required": ["query"],
 			"additionalProperties": false
-		}`),
-		OutputSchema: schema(`{
+		}`)
+		out = schema(`{
 			"type": "object",
 			"properties": {
 				"query": {"type": "string"},
@@ -90,10 +95,8 @@ func (f *foundry) addMemorySearch(r *Registry) error {
 				"hits": {"type": "array", "items": ` + factHitSchema + `}
 			},
 			"required": ["query", "active", "hits"]
-		}`),
-		Scope:      ScopeReadMemory,
-		Governance: Governance{AuditCategory: "memory.search"},
-		Idempotent: true,
+		}`)
+		return in, out
 	}, func(ctx context.Context, _ *Call, in memorySearchArgs) (Output, error) {
 		res, err := f.store.Search(ctx, facts.Query{Text: in.Query, Type: facts.Type(in.Type), Limit: int(in.Limit)})
 		if err != nil {
@@ -221,15 +224,20 @@ type memoryWriteResult struct {
 }
 
 func (f *foundry) addMemoryWrite(r *Registry) error {
-	types := enumJSON(facts.Types)
-	return AddTool(r, Tool{
+	return addDeferred(r, Tool{
 		Name:  "memory_write",
 		Title: "Store a durable fact",
 		Description: "Stores one atomic durable fact in project memory. Call it when a decision, constraint, convention or risk has just been established. " +
 			"It deduplicates against existing facts, assigns the id, maintains supersedes chains (the same title with a new body supersedes the old fact) " +
 			"and rebuilds the memory index. Never write memory files by hand, and do not use it for transient session state. " +
 			"A fact that contains a secret is refused.",
-		InputSchema: schema(`{
+		Scope:      ScopeWriteMemory,
+		Governance: Governance{AuditCategory: "memory.write"},
+		Mutating:   true,
+		Idempotent: true,
+	}, func() (in, out json.RawMessage) {
+		types := enumJSON(facts.Types)
+		in = schema(`{
 			"type": "object",
 			"properties": {
 				"title": {"type": "string", "minLength": 1, "maxLength": 80, "description": "States the fact itself, not the topic. Max 80 characters"},
@@ -243,8 +251,8 @@ func (f *foundry) addMemoryWrite(r *Registry) error {
 			},
 			"required": ["title", "body", "type"],
 			"additionalProperties": false
-		}`),
-		OutputSchema: schema(`{
+		}`)
+		out = schema(`{
 			"type": "object",
 			"properties": {
 				"action": {"type": "string", "enum": ["created", "unchanged"]},
@@ -255,11 +263,8 @@ func (f *foundry) addMemoryWrite(r *Registry) error {
 				"index": ` + indexFiguresSchema + `
 			},
 			"required": ["action", "id", "path"]
-		}`),
-		Scope:      ScopeWriteMemory,
-		Governance: Governance{AuditCategory: "memory.write"},
-		Mutating:   true,
-		Idempotent: true,
+		}`)
+		return in, out
 	}, func(ctx context.Context, call *Call, in memoryWriteArgs) (Output, error) {
 		snap := f.snapshot(facts.IndexPath)
 		res, err := f.store.Write(ctx, facts.WriteRequest{
@@ -302,13 +307,18 @@ type memoryIndexResult struct {
 }
 
 func (f *foundry) addMemoryIndex(r *Registry) error {
-	return AddTool(r, Tool{
+	return addDeferred(r, Tool{
 		Name:  "memory_index",
 		Title: "Rebuild the memory index",
 		Description: "Rebuilds .foundry/memory/INDEX.md, the token-budgeted list of active facts, and reports budget usage. " +
 			"Call it after editing facts by other means than memory_write (which rebuilds the index itself).",
-		InputSchema: noArguments,
-		OutputSchema: schema(`{
+		Scope:      ScopeWriteMemory,
+		Governance: Governance{AuditCategory: "memory.index"},
+		Mutating:   true,
+		Idempotent: true,
+	}, func() (in, out json.RawMessage) {
+		in = noArguments
+		out = schema(`{
 			"type": "object",
 			"properties": {
 				"path": {"type": "string", "description": "INDEX.md, relative to the project root"},
@@ -319,11 +329,8 @@ func (f *foundry) addMemoryIndex(r *Registry) error {
 				"budget": {"type": "integer"}
 			},
 			"required": ["path", "listed", "active", "omitted", "tokens", "budget"]
-		}`),
-		Scope:      ScopeWriteMemory,
-		Governance: Governance{AuditCategory: "memory.index"},
-		Mutating:   true,
-		Idempotent: true,
+		}`)
+		return in, out
 	}, func(ctx context.Context, _ *Call, _ struct{}) (Output, error) {
 		snap := f.snapshot(facts.IndexPath)
 		res, err := f.store.RebuildIndex(ctx)

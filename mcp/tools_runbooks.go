@@ -5,6 +5,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/foundryhq/foundry/runbooks"
 )
@@ -40,21 +41,25 @@ type runbookListArgs struct {
 }
 
 func (f *foundry) addRunbookList(r *Registry) error {
-	return AddTool(r, Tool{
+	return addDeferred(r, Tool{
 		Name:  "runbook_list",
 		Title: "List runbooks",
 		Description: "Lists the project's runbooks with their trigger conditions. Call it before any recurring or error-prone task " +
 			"(deploys, releases, migrations, key rotation…): a runbook that exists must be followed rather than improvised. " +
 			"Read one with runbook_get. When more runbooks remain, call again with the cursor the result names.",
-		InputSchema: schema(`{
+		Scope:      ScopeReadRunbooks,
+		Governance: Governance{AuditCategory: "runbooks.read"},
+		Idempotent: true,
+	}, func() (in, out json.RawMessage) {
+		in = schema(`{
 			"type": "object",
 			"properties": {
 				"limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "At most this many runbooks per page. Defaults to 20"},
 				"cursor": {"type": "string", "description": "The nextCursor of a previous runbook_list"}
 			},
 			"additionalProperties": false
-		}`),
-		OutputSchema: schema(`{
+		}`)
+		out = schema(`{
 			"type": "object",
 			"properties": {
 				"runbooks": {"type": "array", "items": {
@@ -66,10 +71,8 @@ func (f *foundry) addRunbookList(r *Registry) error {
 				"nextCursor": {"type": "string"}
 			},
 			"required": ["runbooks", "total"]
-		}`),
-		Scope:      ScopeReadRunbooks,
-		Governance: Governance{AuditCategory: "runbooks.read"},
-		Idempotent: true,
+		}`)
+		return in, out
 	}, func(ctx context.Context, _ *Call, in runbookListArgs) (Output, error) {
 		l, err := f.book().List(ctx)
 		if err != nil {
@@ -101,30 +104,32 @@ type runbookDoc struct {
 }
 
 func (f *foundry) addRunbookGet(r *Registry) error {
-	return AddTool(r, Tool{
+	return addDeferred(r, Tool{
 		Name:  "runbook_get",
 		Title: "Read a runbook",
 		Description: "Returns the full markdown of one runbook (.foundry/runbooks/<slug>.md). " +
 			"Call it when a runbook from runbook_list applies and you need its full text. " +
 			"An unknown slug returns an error listing the available slugs.",
-		InputSchema: schema(`{
+		Scope:      ScopeReadRunbooks,
+		Governance: Governance{AuditCategory: "runbooks.read"},
+		Idempotent: true,
+	}, func() (in, out json.RawMessage) {
+		in = schema(`{
 			"type": "object",
 			"properties": {
 				"slug": {"type": "string", "minLength": 1, "description": "The runbook's slug, as runbook_list shows it, e.g. deploy-production"}
 			},
 			"required": ["slug"],
 			"additionalProperties": false
-		}`),
-		OutputSchema: schema(`{
+		}`)
+		out = schema(`{
 			"type": "object",
 			"properties": {` + runbookEntryProps + `,
 				"content": {"type": "string", "description": "the runbook's markdown, verbatim"}
 			},
 			"required": ["slug", "title", "path", "content"]
-		}`),
-		Scope:      ScopeReadRunbooks,
-		Governance: Governance{AuditCategory: "runbooks.read"},
-		Idempotent: true,
+		}`)
+		return in, out
 	}, func(ctx context.Context, _ *Call, in runbookGetArgs) (Output, error) {
 		doc, err := f.book().Get(ctx, in.Slug)
 		if err != nil {

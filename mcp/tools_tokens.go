@@ -4,6 +4,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/tokens"
@@ -11,14 +12,18 @@ import (
 
 func (f *foundry) addTokenReport(r *Registry) error {
 	count := `{"type": "object", "properties": {"count": {"type": "integer"}, "bytes": {"type": "integer"}, "tokens": {"type": "integer"}}, "required": ["count", "bytes", "tokens"]}`
-	return AddTool(r, Tool{
+	return addDeferred(r, Tool{
 		Name:  "token_report",
 		Title: "Report token costs",
 		Description: "Reports Foundry's token accounting for the project: the memory index against its budget, the facts and blackboard artifacts " +
 			"(retrieved on demand only), the recorded events (memory_search, memory_write, gate_blocked, blackboard_write, runbook_get) " +
 			"and what loading all memory eagerly would cost against the index-first path. Call it when answering \"what is this costing\".",
-		InputSchema: noArguments,
-		OutputSchema: schema(`{
+		Scope:      ScopeReadOps,
+		Governance: Governance{AuditCategory: "ops.tokens"},
+		Idempotent: true,
+	}, func() (in, out json.RawMessage) {
+		in = noArguments
+		out = schema(`{
 			"type": "object",
 			"properties": {
 				"index": {"type": "object", "properties": {
@@ -40,10 +45,8 @@ func (f *foundry) addTokenReport(r *Registry) error {
 				}, "required": ["path", "reason"]}}
 			},
 			"required": ["index", "facts", "blackboard", "events", "eagerTokens", "indexFirstTokens"]
-		}`),
-		Scope:      ScopeReadOps,
-		Governance: Governance{AuditCategory: "ops.tokens"},
-		Idempotent: true,
+		}`)
+		return in, out
 	}, func(ctx context.Context, _ *Call, _ struct{}) (Output, error) {
 		// The event log is gitignored, so it is always the working tree's.
 		rep, err := tokens.BuildReport(ctx, f.p.FS, confined.OpenFS(f.p.Root), f.p.Config.Memory.IndexBudgetTokens)
