@@ -135,18 +135,36 @@ func normalizeArgs(app *cli.App, args []string) []string {
 
 // flagTable maps every name and alias of flags to whether it takes a value.
 func flagTable(flags []cli.Flag) map[string]bool {
-	t := map[string]bool{}
+	t := make(map[string]bool, len(flags)+2)
 	for _, f := range flags {
 		takes := true
 		if d, ok := f.(cli.DocGenerationFlag); ok {
 			takes = d.TakesValue()
 		}
-		for _, n := range f.Names() {
+		for _, n := range flagNames(f) {
 			t[n] = takes
 		}
 	}
 	t["help"], t["h"] = false, false
 	return t
+}
+
+// flagNames returns f's name and aliases, as f.Names() does for the flag
+// types foundry uses, without cutting each at a comma or a space (urfave/cli
+// v1's "name, alias" form, which no foundry flag uses) with a regular
+// expression: every run builds tables of the flags it parses.
+func flagNames(f cli.Flag) []string {
+	switch f := f.(type) {
+	case *cli.BoolFlag:
+		return append([]string{f.Name}, f.Aliases...)
+	case *cli.StringFlag:
+		return append([]string{f.Name}, f.Aliases...)
+	case *cli.IntFlag:
+		return append([]string{f.Name}, f.Aliases...)
+	case *cli.StringSliceFlag:
+		return append([]string{f.Name}, f.Aliases...)
+	}
+	return f.Names()
 }
 
 // isCommandPath reports whether the words of args that are not flags name

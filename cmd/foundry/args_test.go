@@ -63,3 +63,33 @@ func TestNormalizeArgs(t *testing.T) {
 		})
 	}
 }
+
+// TestFlagNames checks flagNames against urfave/cli's own Names for every
+// flag of foundry, global and of each command and subcommand: a flag type
+// flagNames reads wrongly, or a name in the "name, alias" form that
+// flagNames would not cut, fails it.
+func TestFlagNames(t *testing.T) {
+	t.Parallel()
+	app := newApp(&cliEnv{})
+	seen := 0
+	check := func(where string, flags []cli.Flag) {
+		for _, f := range flags {
+			seen++
+			if diff := cmp.Diff(f.Names(), flagNames(f)); diff != "" {
+				t.Errorf("%s: flagNames(%T %q) (-Names +flagNames):\n%s", where, f, f.Names()[0], diff)
+			}
+		}
+	}
+	check("foundry", app.Flags)
+	var walk func(path string, cmds []*cli.Command)
+	walk = func(path string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			check(path+" "+c.Name, c.Flags)
+			walk(path+" "+c.Name, c.Subcommands)
+		}
+	}
+	walk("foundry", app.Commands)
+	if seen < 40 {
+		t.Fatalf("checked %d flags; foundry has about 50", seen)
+	}
+}

@@ -337,6 +337,9 @@ func runMCPServe(ctx context.Context, env *cliEnv, opts *mcpOptions) error {
 		o.Audit = w
 		o.AuditWritesOnly = !cfg.Audit
 	}
+	// A server runs until its client signals it: the signal must find
+	// the subscription in place, which the set-up above has overlapped.
+	awaitSignals(ctx)
 	if opts.transport == "http" {
 		listen := opts.listen
 		if listen == "" {
