@@ -630,7 +630,8 @@ func decodeCacheThen(data []byte, listed func(*dirListing)) (*searchCache, bool)
 		c := &r.file
 		c.key = d.key()
 		copy(c.sum[:], d.byteN(len(c.sum)))
-		f := &c.fact
+		e := &r.ent
+		f := &e.raw
 		f.ID, f.Type, f.Title, f.Scope = d.str(), Type(d.str()), d.str(), d.str()
 		f.Confidence, f.Source, f.Created, f.Expires = Confidence(d.str()), d.str(), d.str(), d.str()
 		f.Supersedes, f.SupersededBy, f.Status = d.str(), d.str(), Status(d.str())
@@ -652,7 +653,7 @@ func decodeCacheThen(data []byte, listed func(*dirListing)) (*searchCache, bool)
 		if d.bad {
 			return nil, false
 		}
-		r.ent = entry{raw: *f, fact: *f, idnum: IDNumber(f.ID), slot: -1}
+		e.fact, e.idnum, e.slot = *f, IDNumber(f.ID), -1
 	}
 
 	ndocs := d.count(1)

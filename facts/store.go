@@ -225,10 +225,13 @@ type cachedFile struct {
 	// files.
 	settled bool
 	sum     [sha256.Size]byte // content digest, used when key is weak
-	fact    Fact
-	err     error  // parse error; the file is skipped
-	e       *entry // the parsed fact in the live state; nil with err
-	num     int    // see fileNum
+	err     error             // parse error; the file is skipped
+	// e is the parsed fact, linked into the live state while the file is
+	// in Store.files; nil with err. The fact is kept there only, not
+	// copied here as well: a memory of 10,000 facts is loaded in a fresh
+	// process before its first answer, and every copy of it costs pages.
+	e   *entry
+	num int // see fileNum
 }
 
 // fileNum is the id number a fact file at p claims, 0 for none: the larger
@@ -236,8 +239,8 @@ type cachedFile struct {
 // one a file already uses in either place.
 func fileNum(p string, c *cachedFile) int {
 	n := max(0, fileNumber(path.Base(p)))
-	if c.err == nil {
-		n = max(n, IDNumber(c.fact.ID))
+	if c.e != nil {
+		n = max(n, c.e.idnum)
 	}
 	return n
 }
@@ -582,8 +585,8 @@ func (s *Store) revalidate(p string, info fs.FileInfo, force bool) bool {
 		return true
 	}
 	nc := &cachedFile{key: key, sum: sum, settled: settled}
-	nc.fact, nc.err = parseOwned(p, data)
-	nc.fact.Path = p
+	f, err := parseOwned(p, data)
+	nc.setParsed(p, f, err)
 	if nc.err != nil {
 		if c == nil || c.sum != sum {
 			fmt.Fprintf(s.opts.Warn, "warning: skip fact file %v\n", nc.err)
@@ -591,6 +594,14 @@ func (s *Store) revalidate(p string, info fs.FileInfo, force bool) bool {
 	}
 	s.setFile(p, nc)
 	return true
+}
+
+// setParsed records the outcome of parsing the fact file at p.
+func (c *cachedFile) setParsed(p string, f Fact, err error) {
+	if c.err = err; err == nil {
+		f.Path = p
+		c.e = newEntry(f)
+	}
 }
 
 // setFile records the new state of the fact file at p, nil when it is gone.
@@ -615,10 +626,7 @@ func (s *Store) setFile(p string, c *cachedFile) {
 		if s.maxNum >= 0 && c.num > s.maxNum {
 			s.maxNum = c.num
 		}
-		if c.err == nil {
-			if c.e == nil { // else adopted from the cache with its entry
-				c.e = newEntry(c.fact)
-			}
+		if c.e != nil {
 			s.linkEntry(c.e)
 		}
 	}

@@ -375,10 +375,10 @@ func (s *Store) recordWritten(mem *confined.WriteFolder, p string, content []byt
 		return // the event's reading decides
 	}
 	c := &cachedFile{key: keyOf(info), sum: sha256.Sum256(content)}
-	if c.fact, c.err = Parse(p, content); c.err != nil {
+	f, err := Parse(p, content)
+	if c.setParsed(p, f, err); c.err != nil {
 		return // read back, and warned about, like any other file
 	}
-	c.fact.Path = p
 	s.setFile(p, c)
 	if s.own == nil {
 		s.own = map[string]fileKey{}

@@ -235,7 +235,7 @@ func TestRefreshOwnWrite(t *testing.T) {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			c := s.files[res.Path]
-			c.fact.Title, c.sum = "Held, not read", [sha256.Size]byte{}
+			c.e.raw.Title, c.sum = "Held, not read", [sha256.Size]byte{}
 			key := c.key
 			if tt.otherKey {
 				key.ino++
@@ -244,7 +244,7 @@ func TestRefreshOwnWrite(t *testing.T) {
 			if err := s.refresh(res.Path, tt.inPlace); err != nil {
 				t.Fatal(err)
 			}
-			if read := s.files[res.Path].fact.Title != "Held, not read"; read != tt.read {
+			if read := s.files[res.Path].e.raw.Title != "Held, not read"; read != tt.read {
 				t.Errorf("read the file: %v, want %v", read, tt.read)
 			}
 			if len(s.own) != 0 {
