@@ -494,6 +494,29 @@ func (s *Store) Index(ctx context.Context) (IndexResult, error) {
 	return s.ixOrder.render(s.today(), s.opts.IndexBudget), nil
 }
 
+// indexWith renders INDEX.md as it will be once the fact f is added and
+// the fact drop (nil for none) is superseded, on today, without changing
+// the store: a write renders the index before its files are in place, so
+// that INDEX.md is written and synced while the fact is. The caller holds
+// s.mu and synced the store; it compares the result with the index of the
+// store once the change is in it, which decides (see [Store.writeIndexAs]).
+func (s *Store) indexWith(f Fact, drop *entry, today string) IndexResult {
+	if s.ixOrder == nil {
+		s.ixOrder = newIndexOrder(s.sorted)
+	}
+	o := s.ixOrder
+	if drop != nil && drop.inOrder {
+		o.remove(drop)
+		defer o.add(drop)
+	}
+	if f.current() {
+		e := newEntry(f)
+		o.add(e)
+		defer o.remove(e)
+	}
+	return o.render(today, s.opts.IndexBudget)
+}
+
 // newIndexOrder returns the order of the facts among all that are not
 // superseded. It sorts them once: inserting them one by one, as a change
 // does, would move the list once per fact.
@@ -636,12 +659,36 @@ func (s *Store) RebuildIndex(ctx context.Context) (IndexResult, error) {
 // derived from the facts, and a rebuild (foundry memory index, doctor
 // --fix) makes it current again.
 func (s *Store) writeIndex(ctx context.Context, mem *confined.WriteFolder) (IndexResult, error) {
+	return s.writeIndexAs(ctx, mem, nil)
+}
+
+// stagedIndex is an INDEX.md a write rendered ahead of its change (see
+// [Store.indexWith]) and staged beside the file.
+type stagedIndex struct {
+	content []byte
+	file    *confined.Staged // nil when staging failed
+}
+
+// writeIndexAs is writeIndex when the change staged the INDEX.md it
+// expected, ahead (nil for none): the staged file is put in place when it
+// holds what the store renders now, and otherwise discarded for the file
+// rendered, so the bytes are always those of the store's index.
+func (s *Store) writeIndexAs(ctx context.Context, mem *confined.WriteFolder, ahead *stagedIndex) (IndexResult, error) {
+	var staged *confined.Staged
+	if ahead != nil {
+		staged = ahead.file
+	}
+	defer staged.Discard() // unless committed
 	res, err := s.Index(ctx)
 	if err != nil {
 		mem.SyncDir(".")
 		return IndexResult{}, err
 	}
-	err = mem.WriteFileDeferSync(path.Base(IndexPath), res.Content, 0o644)
+	if staged != nil && bytes.Equal(ahead.content, res.Content) {
+		err = staged.Commit()
+	} else {
+		err = mem.WriteFileDeferSync(path.Base(IndexPath), res.Content, 0o644)
+	}
 	mem.SyncDir(".")
 	if err != nil {
 		return IndexResult{}, err

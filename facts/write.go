@@ -212,6 +212,7 @@ type writePlan struct {
 	link      bool         // linkNew, which states it, supersedes old
 	linkNew   entryCopy
 	old       *entryCopy // the fact to supersede
+	drop      *entry     // the fact to supersede, in the live state
 	similar   []Fact
 	id        string
 }
@@ -277,7 +278,7 @@ func (s *Store) plan(req WriteRequest, today string) (writePlan, error) {
 	skip := ""
 	if old != nil {
 		skip = old.fact.ID
-		p.old = &entryCopy{old.fact, old.raw}
+		p.old, p.drop = &entryCopy{old.fact, old.raw}, old
 	}
 	p.similar = s.nearDuplicates(req.Title, skip, today)
 	p.id = FormatID(s.maxID() + 1)
@@ -316,8 +317,30 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 		f.Supersedes = old.fact.ID
 	}
 	// The fact files and INDEX.md share a folder: their renames are made
-	// durable by one sync of it, after the last (see writeIndex).
+	// durable by one sync of it, after the last (see writeIndex). INDEX.md
+	// as it will be is rendered now and staged beside the file while the
+	// fact is written, so that their two syncs overlap; it is put in place
+	// last, once the store's own index agrees with it.
 	content := Format(f)
+	s.mu.Lock()
+	next := s.indexWith(f, p.drop, today)
+	s.mu.Unlock()
+	stagedc := make(chan *stagedIndex, 1)
+	go func() {
+		st, err := mem.Stage(path.Base(IndexPath), next.Content, 0o644)
+		if err != nil {
+			st = nil // rendered again and written in writeIndexAs
+		}
+		stagedc <- &stagedIndex{content: next.Content, file: st}
+	}()
+	var ahead *stagedIndex
+	wait := func() *stagedIndex {
+		if ahead == nil {
+			ahead = <-stagedc
+		}
+		return ahead
+	}
+	defer func() { wait().file.Discard() }() // unless committed
 	if err := mem.WriteFileDeferSync(path.Base(f.Path), content, 0o644); err != nil {
 		return WriteResult{}, err
 	}
@@ -351,7 +374,7 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 		res.Rewritten = append(res.Rewritten, Rewritten{Path: raw.Path, Before: before, After: after})
 		pause.Point(ctx, "facts.after-supersede")
 	}
-	res.Index, err = s.writeIndex(ctx, mem)
+	res.Index, err = s.writeIndexAs(ctx, mem, wait())
 	if err != nil {
 		return undo(err)
 	}

@@ -15,10 +15,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/internal/pause"
 	"github.com/foundryhq/foundry/internal/testpause"
 )
@@ -251,5 +253,111 @@ func TestRefreshOwnWrite(t *testing.T) {
 				t.Errorf("own after the event: %v", s.own)
 			}
 		})
+	}
+}
+
+// TestWriteStagesIndexWithFact: a write renders INDEX.md ahead and stages
+// it while the fact's own temp file is written, so that their syncs
+// overlap; the staged file, not one written again, is what lands as
+// INDEX.md, and it holds the bytes of a full rebuild, for a new fact and
+// for one that supersedes another. The kernel shows it through inotify:
+// the write is paused before the fact's rename until a complete INDEX.md
+// temp file appears, and INDEX.md ends up as that very file.
+func TestWriteStagesIndexWithFact(t *testing.T) {
+	// Not parallel: the pause hook is the process's.
+	ctx := context.Background()
+	s, root := warmWatched(t, 50)
+	dir := filepath.Join(root, filepath.FromSlash(Dir))
+	facts, err := s.Facts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	supersede := facts[7]
+	for _, tt := range []struct {
+		name string
+		req  WriteRequest
+	}{
+		{"new fact", benchWrite(1)},
+		{"superseding", WriteRequest{Title: supersede.Title, Body: "Restated.\nWhy: measured again.\nHow to apply: read it.", Type: supersede.Type, Scope: supersede.Scope}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fd, err := unix.InotifyInit1(unix.IN_CLOEXEC)
+			if err != nil {
+				t.Skipf("no inotify: %v", err)
+			}
+			defer unix.Close(fd)
+			if _, err := unix.InotifyAddWatch(fd, dir, unix.IN_CLOSE_WRITE); err != nil {
+				t.Fatal(err)
+			}
+			var once sync.Once
+			var staged os.FileInfo
+			var stageErr error
+			pause.Install(func(_ context.Context, name string) {
+				if name != "atomicfile.after-temp" {
+					return
+				}
+				// The first temp file complete is the fact's, paused before
+				// its rename: INDEX.md's must follow while it waits.
+				once.Do(func() { staged, stageErr = awaitIndexTemp(fd, dir) })
+			})
+			defer testpause.Enable()
+			res, err := s.Write(ctx, tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stageErr != nil {
+				t.Fatal(stageErr)
+			}
+			if tt.name == "superseding" && res.Supersedes != supersede.ID {
+				t.Fatalf("wrote %+v, want a fact superseding %s", res, supersede.ID)
+			}
+			fi, err := os.Lstat(filepath.Join(dir, "INDEX.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !os.SameFile(fi, staged) {
+				t.Error("INDEX.md is not the file staged while the fact was written")
+			}
+			all, err := OpenDir(root, Options{Now: fixedNow}).Facts(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := BuildIndex(all, fixedNow().Format(time.DateOnly), 0).Content
+			if got, _ := os.ReadFile(filepath.Join(dir, "INDEX.md")); !bytes.Equal(got, want) {
+				t.Errorf("INDEX.md differs from a full rebuild:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}
+
+// awaitIndexTemp waits on the inotify descriptor fd, watching dir for
+// IN_CLOSE_WRITE, until an INDEX.md temp file is closed after writing, and
+// returns its identity; it gives up after a minute, for a write that does
+// not stage INDEX.md ahead would wait for ever.
+func awaitIndexTemp(fd int, dir string) (os.FileInfo, error) {
+	buf := make([]byte, 1<<16)
+	for {
+		n, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, 60_000)
+		if err != nil && !errors.Is(err, unix.EINTR) {
+			return nil, err
+		}
+		if n == 0 {
+			return nil, errors.New("no INDEX.md temp file was written while the fact's waited for its rename")
+		}
+		m, err := unix.Read(fd, buf)
+		if err != nil {
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			return nil, err
+		}
+		for off := 0; off+unix.SizeofInotifyEvent <= m; {
+			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
+			name := string(bytes.TrimRight(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)], "\x00"))
+			off += unix.SizeofInotifyEvent + int(ev.Len)
+			if strings.HasPrefix(name, confined.TempPrefix+"INDEX.md") {
+				return os.Lstat(filepath.Join(dir, name))
+			}
+		}
 	}
 }

@@ -275,6 +275,56 @@ func folderOf(name string) string {
 	return path.Dir(name)
 }
 
+// Staged is a file written beside its name and synced, not yet in place
+// (see [Root.Stage]).
+type Staged struct {
+	r         *Root
+	name, tmp string
+	done      bool
+}
+
+// Stage is [Root.WriteFileDeferSync] up to the rename: data is written to
+// a temp file beside name and synced, and [Staged.Commit] renames it into
+// place. A change that writes several files stages them at once, so that
+// their syncs overlap instead of following one another, then puts them in
+// place in its own order. The caller commits or discards what it staged.
+func (r *Root) Stage(name string, data []byte, perm fs.FileMode) (*Staged, error) {
+	if err := r.NoFollow(name); err != nil {
+		return nil, err
+	}
+	name, _ = Clean(name)
+	tmp, err := r.writeTemp(name, writeData(data), perm)
+	if err != nil {
+		return nil, err
+	}
+	return &Staged{r: r, name: name, tmp: tmp}, nil
+}
+
+// Commit renames the staged file into place, replacing the file there; the
+// rename is durable once the folder is synced ([Root.SyncDir]). On failure
+// the temp file is removed.
+func (s *Staged) Commit() error {
+	if s.done {
+		return fmt.Errorf("write %s: already committed or discarded", s.r.shown(s.name))
+	}
+	s.done = true
+	pause.Point(context.Background(), "atomicfile.after-temp")
+	if err := s.r.rename(s.tmp, s.name); err != nil {
+		_ = s.r.r.Remove(s.tmp)
+		return fmt.Errorf("write %s: %w", s.r.shown(s.name), err)
+	}
+	return nil
+}
+
+// Discard removes the staged temp file, unless it was committed.
+func (s *Staged) Discard() {
+	if s == nil || s.done {
+		return
+	}
+	s.done = true
+	_ = s.r.r.Remove(s.tmp)
+}
+
 // publish writes a temp file beside name with write, syncs it, and
 // renames it to name, or with link hard-links it there and removes it.
 func (r *Root) publish(name string, write func(io.Writer) error, perm fs.FileMode, link bool) error {
@@ -282,18 +332,33 @@ func (r *Root) publish(name string, write func(io.Writer) error, perm fs.FileMod
 		return err
 	}
 	name, _ = Clean(name)
+	tmp, err := r.writeTemp(name, write, perm)
+	if err != nil {
+		return err
+	}
+	pause.Point(context.Background(), "atomicfile.after-temp")
+	if link {
+		err = r.r.Link(tmp, name)
+		_ = r.r.Remove(tmp) // linked or not, the temp file must go
+	} else if err = r.rename(tmp, name); err != nil {
+		_ = r.r.Remove(tmp)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", r.shown(name), err)
+	}
+	return nil
+}
+
+// writeTemp writes a temp file beside name, a clean name NoFollow
+// accepted, with write and perm, syncs it and returns its name; on failure
+// it leaves none.
+func (r *Root) writeTemp(name string, write func(io.Writer) error, perm fs.FileMode) (string, error) {
 	dir, base := path.Split(name)
 	tmp := dir + TempPrefix + base + "-" + randomSuffix()
 	f, err := r.openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", r.shown(name), err)
+		return "", fmt.Errorf("write %s: %w", r.shown(name), err)
 	}
-	renamed := false
-	defer func() {
-		if !renamed { // after a link or a failure the temp file must go
-			_ = r.r.Remove(tmp)
-		}
-	}()
 	err = write(f)
 	if err == nil {
 		err = f.Chmod(perm)
@@ -305,19 +370,10 @@ func (r *Root) publish(name string, write func(io.Writer) error, perm fs.FileMod
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("write %s: %w", r.shown(name), err)
+		_ = r.r.Remove(tmp)
+		return "", fmt.Errorf("write %s: %w", r.shown(name), err)
 	}
-	pause.Point(context.Background(), "atomicfile.after-temp")
-	if link {
-		err = r.r.Link(tmp, name)
-	} else {
-		err = r.rename(tmp, name)
-		renamed = err == nil
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", r.shown(name), err)
-	}
-	return nil
+	return tmp, nil
 }
 
 func randomSuffix() string {

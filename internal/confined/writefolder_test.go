@@ -2,6 +2,7 @@ package confined_test
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -167,5 +168,69 @@ func TestWriteFolderSyncsItsDescriptor(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(root, ".foundry", "memory", "a.md")); err != nil || string(b) != "aaa" {
 		t.Errorf("a.md = %q, %v", b, err)
+	}
+}
+
+// TestStage checks that a staged file is complete and synced beside its
+// name but not in place until committed, that committing replaces the
+// target atomically with its mode, that a discarded one leaves nothing,
+// and that a staged file is committed once.
+func TestStage(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "mem"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "mem", "a.md"), []byte("old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := confined.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	mem, err := r.OpenWriteFolder("mem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := mem.Stage("a.md", []byte("new a\n"), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := mem.Stage("b.md", []byte("new b\n"), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	temps, _ := filepath.Glob(filepath.Join(root, "mem", confined.TempPrefix+"*"))
+	if len(temps) != 2 {
+		t.Fatalf("temp files while staged: %v, want 2", temps)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "mem", "a.md")); string(got) != "old\n" {
+		t.Errorf("a.md before the commit = %q, want the old content", got)
+	}
+	if err := a.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Commit(); err == nil {
+		t.Error("a second commit succeeded")
+	}
+	a.Discard() // after a commit: nothing to remove
+	b.Discard()
+	mem.SyncDir(".")
+	p := filepath.Join(root, "mem", "a.md")
+	if got, err := os.ReadFile(p); err != nil || string(got) != "new a\n" {
+		t.Errorf("a.md = %q, %v; want the staged content", got, err)
+	}
+	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("a.md: mode %v, %v; want 0644", fi.Mode().Perm(), err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "mem", "b.md")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("b.md, discarded, exists: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(root, "mem", confined.TempPrefix+"*")); len(left) > 0 {
+		t.Errorf("temp files left: %v", left)
+	}
+	if _, err := mem.Stage("../x.md", []byte("x"), 0o644); err == nil {
+		t.Error("staged a file outside the folder")
 	}
 }
