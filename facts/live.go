@@ -26,7 +26,11 @@ type entry struct {
 
 	ix      *keyedEntry // its INDEX.md line and order, computed when first needed
 	inOrder bool        // in Store.ixOrder
-	norm    string      // normTitle of its title, set when it joins Store.byNorm
+	// Set when it joins Store.byTitle: normTitle of its title, its title
+	// terms (sortedTerms) and its place in each of their lists.
+	norm   string
+	tterms []string
+	tpos   []int32
 }
 
 func newEntry(f Fact) *entry { return &entry{raw: f, fact: f, idnum: IDNumber(f.ID), slot: -1} }
@@ -117,8 +121,8 @@ func (s *Store) linkEntry(e *entry) {
 		s.supers[t] = append(s.supers[t], e)
 		s.pending[t] = true
 	}
-	if s.byNorm != nil {
-		s.addNorm(e)
+	if s.byTitle != nil {
+		s.byTitle.add(e, s.title(e.raw.Title))
 	}
 }
 
@@ -158,12 +162,6 @@ func (b *bulkLink) one(e *entry) []*entry {
 	return b.slab[k-1 : k : k]
 }
 
-// addNorm adds e to the facts by normalised title.
-func (s *Store) addNorm(e *entry) {
-	e.norm = normTitle(e.raw.Title)
-	s.byNorm[e.norm] = append(s.byNorm[e.norm], e)
-}
-
 // unlinkEntry removes an entry that linkEntry added, and takes it out of the index.
 func (s *Store) unlinkEntry(e *entry) {
 	id := e.raw.ID
@@ -187,13 +185,8 @@ func (s *Store) unlinkEntry(e *entry) {
 		}
 		s.pending[t] = true
 	}
-	if s.byNorm != nil {
-		list := slices.DeleteFunc(s.byNorm[e.norm], func(x *entry) bool { return x == e })
-		if len(list) == 0 {
-			delete(s.byNorm, e.norm)
-		} else {
-			s.byNorm[e.norm] = list
-		}
+	if s.byTitle != nil {
+		s.byTitle.remove(e)
 	}
 	if s.idx != nil && e.slot >= 0 {
 		s.idx.remove(e)

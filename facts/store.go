@@ -85,9 +85,9 @@ type Store struct {
 	snapVer uint64
 	stems   map[string]string // word → stem memo; bounded by the vocabulary
 	titles  map[string]*titleInfo
-	nums    map[int]int         // id number of each fact file (see fileNum) → files with it
-	maxNum  int                 // the highest key of nums; -1 when it must be recomputed
-	byNorm  map[string][]*entry // normalised title → facts; built by the first write, then kept current
+	nums    map[int]int // id number of each fact file (see fileNum) → files with it
+	maxNum  int         // the highest key of nums; -1 when it must be recomputed
+	byTitle *titleIndex // built by the first write, then kept current
 
 	cache      *searchCache // the persisted cache, until the first scan
 	listed     *dirListing  // the last scan's listing, when the folder had settled
@@ -151,7 +151,7 @@ func NewStore(fsys fs.FS, opts Options) *Store {
 // caller holds s.mu.
 func (s *Store) forget() {
 	s.files, s.byID, s.supers, s.pending, s.nums = map[string]*cachedFile{}, map[string][]*entry{}, map[string][]*entry{}, map[string]bool{}, map[int]int{}
-	s.sorted, s.idx, s.ixOrder, s.byNorm, s.bulk, s.snap = nil, nil, nil, nil, nil, nil
+	s.sorted, s.idx, s.ixOrder, s.byTitle, s.bulk, s.snap = nil, nil, nil, nil, nil, nil
 	s.maxNum, s.synced, s.early, s.cache, s.listed = 0, false, nil, nil, nil
 	s.ver++
 }

@@ -228,11 +228,6 @@ func (s *Store) plan(req WriteRequest, today string) (writePlan, error) {
 	if err := s.sync(); err != nil {
 		return writePlan{}, err
 	}
-	if s.opts.Watch {
-		// A long-running store keeps the search index anyway; its title
-		// terms find the similar facts.
-		s.indexAll()
-	}
 	body := normBody(req.Body)
 	var p writePlan
 	var old *entry // the fact to supersede
@@ -409,34 +404,81 @@ func (s *Store) recordWritten(mem *confined.WriteFolder, p string, content []byt
 	s.own[p] = c.key
 }
 
-// sameTitle returns the facts that are not superseded whose normalised
-// title is title's, newest first. With the search index built, only the
-// facts holding the title's rarest term are compared (a fact with the same
-// normalised title has the same terms), as the similar-title check does;
-// otherwise, or for a title of stop words alone, they are looked up by
-// normalised title, a map built on the first such write and kept current.
-// The caller holds s.mu.
-func (s *Store) sameTitle(title string) []*entry {
-	ti := s.title(title)
-	norm := ti.norm
-	var same []*entry
-	if terms := ti.terms; s.idx != nil && len(terms) > 0 {
-		for _, e := range s.idx.candidates(terms, 1) {
-			if s.title(e.raw.Title).norm == norm {
-				same = append(same, e)
-			}
+// titleLookup returns the facts by title, built on the first call and kept
+// current from then on (see linkEntry). The caller holds s.mu.
+func (s *Store) titleLookup() *titleIndex {
+	if s.byTitle == nil {
+		x := &titleIndex{norm: make(map[string][]*entry, len(s.sorted)), terms: map[titleTerm][]*entry{}}
+		for _, e := range s.sorted {
+			x.add(e, s.title(e.raw.Title))
 		}
+		s.byTitle = x
+	}
+	return s.byTitle
+}
+
+// titleIndex finds facts by title for the checks of a write: by normalised
+// title (dedup), and by title term and number of title terms (the
+// similar-title check), so that neither compares the new title with facts
+// that cannot match it.
+type titleIndex struct {
+	norm  map[string][]*entry
+	terms map[titleTerm][]*entry // in no order
+}
+
+// titleTerm keys the facts whose title has the term and n terms in all.
+type titleTerm struct {
+	term string
+	n    int
+}
+
+// add adds e, whose title is analysed as ti.
+func (x *titleIndex) add(e *entry, ti *titleInfo) {
+	e.norm, e.tterms = ti.norm, ti.terms
+	x.norm[e.norm] = append(x.norm[e.norm], e)
+	e.tpos = make([]int32, len(e.tterms))
+	for i, t := range e.tterms {
+		k := titleTerm{t, len(e.tterms)}
+		e.tpos[i] = int32(len(x.terms[k]))
+		x.terms[k] = append(x.terms[k], e)
+	}
+}
+
+// remove takes e out, moving the last fact of each of its term lists into
+// its place: a fact leaves in constant time however many share a term.
+func (x *titleIndex) remove(e *entry) {
+	if list := slices.DeleteFunc(x.norm[e.norm], func(o *entry) bool { return o == e }); len(list) == 0 {
+		delete(x.norm, e.norm)
 	} else {
-		if s.byNorm == nil {
-			s.byNorm = make(map[string][]*entry, len(s.sorted))
-			for _, e := range s.sorted {
-				s.addNorm(e)
-			}
+		x.norm[e.norm] = list
+	}
+	for i, t := range e.tterms {
+		k := titleTerm{t, len(e.tterms)}
+		list := x.terms[k]
+		j := int(e.tpos[i])
+		if j >= len(list) || list[j] != e {
+			continue // not in it: nothing to take out
 		}
-		for _, e := range s.byNorm[norm] {
-			if e.fact.current() {
-				same = append(same, e)
-			}
+		last := list[len(list)-1]
+		list[j] = last
+		if li, ok := slices.BinarySearch(last.tterms, t); ok {
+			last.tpos[li] = int32(j)
+		}
+		if list = list[:len(list)-1]; len(list) == 0 {
+			delete(x.terms, k)
+		} else {
+			x.terms[k] = list
+		}
+	}
+}
+
+// sameTitle returns the facts that are not superseded whose normalised
+// title is title's, newest first. The caller holds s.mu.
+func (s *Store) sameTitle(title string) []*entry {
+	var same []*entry
+	for _, e := range s.titleLookup().norm[s.title(title).norm] {
+		if e.fact.current() {
+			same = append(same, e)
 		}
 	}
 	slices.SortFunc(same, func(a, b *entry) int { return entryOrder(b, a) }) // newest first
@@ -444,26 +486,59 @@ func (s *Store) sameTitle(title string) []*entry {
 }
 
 // nearDuplicates returns the active facts (other than skip) whose titles
-// are close to title, in id order. With the search index built, only the
-// facts sharing a title term it names are compared; otherwise every fact
-// is. The caller holds s.mu.
+// are close to title, in id order. Only facts that could reach the
+// threshold are compared: for each number n of title terms a fact may
+// have, the Jaccard index needs an overlap of at least k terms, so such a
+// fact has one of any len(terms)-k+1 of title's terms, and the facts of n
+// terms are looked up under the rarest ones. Facts sharing only common
+// words with title are never visited. The caller holds s.mu.
 func (s *Store) nearDuplicates(title, skip, today string) []Fact {
-	set := sortedTerms(title, s.stems)
-	cands := s.sorted
-	if s.idx != nil {
-		cands = s.idx.candidates(set, nearDuplicate)
+	set := s.title(title).terms
+	m := len(set)
+	if m == 0 {
+		return nil // the Jaccard index with an empty set is 0
 	}
+	x := s.titleLookup()
+	var cands []*entry
+	lists := make([][]*entry, m)
+	for n := 1; n <= int(float64(m)/nearDuplicate)+1; n++ {
+		k := minOverlap(m, n)
+		if k == 0 {
+			continue
+		}
+		for i, t := range set {
+			lists[i] = x.terms[titleTerm{t, n}]
+		}
+		slices.SortFunc(lists, func(a, b []*entry) int { return len(a) - len(b) })
+		for _, l := range lists[:m-k+1] {
+			cands = append(cands, l...)
+		}
+	}
+	slices.SortFunc(cands, entryOrder)
+	cands = slices.Compact(cands)
 	var similar []Fact
 	for _, e := range cands {
 		f := e.fact
 		if !isActive(f, today) || f.ID == skip {
 			continue
 		}
-		if jaccardSorted(s.title(f.Title).terms, set) >= nearDuplicate {
+		if jaccardSorted(e.tterms, set) >= nearDuplicate {
 			similar = append(similar, f)
 		}
 	}
 	return similar
+}
+
+// minOverlap is the fewest terms two sets of m and n terms must share for
+// their Jaccard index to reach nearDuplicate, computed as jaccardSorted
+// computes the index; 0 when no overlap reaches it.
+func minOverlap(m, n int) int {
+	for k := 1; k <= min(m, n); k++ {
+		if float64(k)/float64(m+n-k) >= nearDuplicate {
+			return k
+		}
+	}
+	return 0
 }
 
 // link records that the existing fact nw supersedes old, both already
