@@ -54,7 +54,7 @@ type BrokenFile struct {
 // set is a group of schema files that resolve each other by file name, with
 // a lazily compiled schema per contract id.
 type set struct {
-	files   map[string][]byte // file name -> content
+	files   map[string]*file  // file name -> content
 	entries map[string]*entry // contract id -> compiled schema, for the ids this set compiles
 
 	mu       sync.Mutex // guards compiler, which is not safe for concurrent use
@@ -67,23 +67,48 @@ type entry struct {
 	err    error
 }
 
+// file is the content of one schema file of a set. An embedded file is
+// read from schemas.FS on first use, as it is compiled on first use: a
+// process reads the files of the contracts it uses (3 of the 15 to
+// validate findings), not every file, each a copy out of the binary.
+type file struct {
+	once     sync.Once
+	embedded string // its name in schemas.FS; "" when b is given
+	b        []byte
+	err      error
+}
+
+// content returns the file's bytes, reading an embedded file once.
+func (f *file) content() ([]byte, error) {
+	f.once.Do(func() {
+		if f.embedded != "" {
+			f.b, f.err = fs.ReadFile(schemas.FS, f.embedded)
+			if f.err != nil {
+				f.err = fmt.Errorf("read embedded contract %s: %w", f.embedded, f.err)
+			}
+		}
+	})
+	return f.b, f.err
+}
+
 // embedded is the process-wide set of embedded contracts: read once, and
 // each contract compiled on first use.
 var embedded = sync.OnceValues(loadEmbedded)
 
-// loadEmbedded reads the embedded contracts into a new set.
+// loadEmbedded lists the embedded contracts into a new set, whose files
+// are read on first use.
 func loadEmbedded() (*set, error) {
-	names, err := fs.Glob(schemas.FS, "*.json")
+	des, err := fs.ReadDir(schemas.FS, ".")
 	if err != nil {
 		return nil, fmt.Errorf("list embedded contracts: %w", err)
 	}
-	s := &set{files: map[string][]byte{}, entries: map[string]*entry{}}
-	for _, name := range names {
-		b, err := fs.ReadFile(schemas.FS, name)
-		if err != nil {
-			return nil, fmt.Errorf("read embedded contract %s: %w", name, err)
+	s := &set{files: make(map[string]*file, len(des)), entries: make(map[string]*entry, len(des))}
+	for _, de := range des {
+		name := de.Name()
+		if de.IsDir() || !strings.HasSuffix(name, ".json") {
+			continue
 		}
-		s.files[name] = b
+		s.files[name] = &file{embedded: name}
 		if id, ok := strings.CutSuffix(name, contractSuffix); ok {
 			s.entries[id] = &entry{}
 		}
@@ -165,7 +190,11 @@ func (r *Registry) loadLocal(project fs.FS) error {
 			r.leaveOut(p, fmt.Errorf("%s: %w", p, err))
 			continue
 		}
-		if eb, ok := emb.files[name]; ok {
+		if ef, ok := emb.files[name]; ok {
+			eb, err := ef.content()
+			if err != nil {
+				return err
+			}
 			edoc, err := parse(eb)
 			if err != nil {
 				return fmt.Errorf("embedded %s: %w", name, err)
@@ -176,12 +205,12 @@ func (r *Registry) loadLocal(project fs.FS) error {
 			continue
 		}
 		if r.local == nil {
-			r.local = &set{files: map[string][]byte{}, entries: map[string]*entry{}}
-			for n, eb := range emb.files {
-				r.local.files[n] = eb
+			r.local = &set{files: map[string]*file{}, entries: map[string]*entry{}}
+			for n, ef := range emb.files {
+				r.local.files[n] = ef
 			}
 		}
-		r.local.files[name] = b
+		r.local.files[name] = &file{b: b}
 		if id, ok := strings.CutSuffix(name, contractSuffix); ok {
 			r.local.entries[id] = &entry{}
 		}
@@ -250,9 +279,13 @@ func (l setLoader) Load(url string) (any, error) {
 	if !ok || strings.Contains(name, "/") {
 		return nil, fmt.Errorf("load %s: only a contract file, by its name, can be referenced", url)
 	}
-	b, ok := l.s.files[name]
+	f, ok := l.s.files[name]
 	if !ok {
 		return nil, fmt.Errorf("load %s: no contract file %s", url, name)
+	}
+	b, err := f.content()
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", url, err)
 	}
 	doc, err := parse(b)
 	if err != nil {
@@ -306,7 +339,15 @@ func (r *Registry) Schema(id string) ([]byte, error) {
 	if !ok {
 		return nil, r.unknown(id)
 	}
-	return slices.Clone(s.files[id+contractSuffix]), nil
+	f, ok := s.files[id+contractSuffix]
+	if !ok {
+		return nil, nil
+	}
+	b, err := f.content()
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(b), nil
 }
 
 // Digest returns "sha256:<hex>" of what contract id means: its schema file
@@ -319,24 +360,33 @@ func (r *Registry) Digest(id string) (string, error) {
 		return "", r.unknown(id)
 	}
 	files := map[string][]byte{}
-	var visit func(name string)
-	visit = func(name string) {
+	var visit func(name string) error
+	visit = func(name string) error {
 		if _, done := files[name]; done {
-			return
+			return nil
 		}
-		b, ok := s.files[name]
+		f, ok := s.files[name]
 		if !ok {
-			b, ok = r.emb.files[name]
+			f, ok = r.emb.files[name]
 		}
 		if !ok {
-			return
+			return nil
+		}
+		b, err := f.content()
+		if err != nil {
+			return err
 		}
 		files[name] = b
 		for _, ref := range fileRefs(b) {
-			visit(ref)
+			if err := visit(ref); err != nil {
+				return err
+			}
 		}
+		return nil
 	}
-	visit(id + contractSuffix)
+	if err := visit(id + contractSuffix); err != nil {
+		return "", err
+	}
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
