@@ -10,7 +10,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/foundryhq/foundry/internal/confined"
@@ -95,7 +94,7 @@ func (s *Store) locked(ctx context.Context, fn func(mem *confined.WriteFolder) e
 		if err != nil {
 			return err
 		}
-		unlock, err := mem.LockClearing(ctx, path.Base(LockPath), time.Time{})
+		unlock, err := mem.LockHeld(ctx, path.Base(LockPath))
 		if err == nil && mem.Current() {
 			defer func() { _ = unlock() }()
 			pause.Point(ctx, "facts.after-lock")

@@ -27,7 +27,7 @@ import (
 
 // TestWriteReadsNoOtherFact checks that a write into a warm, watched store
 // costs nothing in proportion to the facts: it lists no folder and opens
-// no fact file but the ones it writes. The kernel says so through inotify,
+// no fact file but the ones it writes, and the lock file only once. The kernel says so through inotify,
 // so nothing in the store is instrumented: a listing of the memory folder
 // is an IN_ACCESS event on the folder itself, opening a file an IN_OPEN
 // event naming it.
@@ -48,6 +48,9 @@ func TestWriteReadsNoOtherFact(t *testing.T) {
 	listings, opened := accesses()
 	if listings > 0 {
 		t.Errorf("%d writes into %d facts listed the memory folder %d times", writes, n, listings)
+	}
+	if opened[".lock"] > 1 {
+		t.Errorf("%d writes opened the lock file %d times; the store holds it open after the first", writes, opened[".lock"])
 	}
 	for name := range opened {
 		switch {

@@ -38,35 +38,75 @@ func (r *Root) Append(ctx context.Context, name string, data []byte, max int64) 
 	if err != nil {
 		return err
 	}
-	unlock, err := logs.LockClearing(ctx, ".lock", time.Time{})
+	unlock, err := logs.LockHeld(ctx, ".lock")
 	if err != nil {
 		return fmt.Errorf("append to %s: %w", name, err)
 	}
 	defer unlock()
-	// The lock's NoFollow ran on another name: check the log itself again
+	// The lock's check ran on another name: check the log itself again
 	// now that nobody else appends.
-	if err := logs.NoFollow(base); err != nil {
+	fi, err := logs.noFollowStat(base)
+	if err != nil {
 		return err
 	}
-	f, err := logs.openFile(base, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	f, size, err := logs.appendFile(base, fi)
 	if err != nil {
 		return fmt.Errorf("append to %s: %w", name, err)
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("append to %s: %w", name, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("append to %s: not a regular file", name)
-	}
-	if fi.Size()+int64(len(data)) > max {
-		return logs.compact(f, base, fi.Size(), data, max)
+	if size+int64(len(data)) > max {
+		err := logs.compact(f, base, size, data, max)
+		logs.dropAppend(base) // compact replaced the file
+		return err
 	}
 	if _, err := f.Write(data); err != nil {
+		logs.dropAppend(base)
 		return fmt.Errorf("append to %s: %w", name, err)
 	}
 	return nil
+}
+
+// appendFile returns the log base of a log folder open for appending, and
+// its size; fi is its lstat, taken under the folder's lock (nil when it
+// does not exist). The descriptor stays open between appends while the
+// file at the name is the one open, so an append opens nothing; fi, taken
+// under the lock, gives its size.
+func (r *Root) appendFile(base string, fi fs.FileInfo) (*os.File, int64, error) {
+	r.heldMu.Lock()
+	defer r.heldMu.Unlock()
+	if h := r.appends[base]; h != nil {
+		if fi != nil && os.SameFile(fi, h.fi) {
+			return h.f, fi.Size(), nil
+		}
+		_ = h.f.Close()
+		delete(r.appends, base)
+	}
+	f, err := r.openFile(base, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = errors.New("not a regular file")
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	if r.appends == nil {
+		r.appends = map[string]*heldFile{}
+	}
+	r.appends[base] = &heldFile{f: f, fi: st}
+	return f, st.Size(), nil
+}
+
+// dropAppend closes the log base held open, once replaced or failed.
+func (r *Root) dropAppend(base string) {
+	r.heldMu.Lock()
+	defer r.heldMu.Unlock()
+	if h := r.appends[base]; h != nil {
+		_ = h.f.Close()
+		delete(r.appends, base)
+	}
 }
 
 // logFolder returns the folder dir of logs, created when missing (its last

@@ -52,6 +52,10 @@ type Root struct {
 	logsMu sync.Mutex
 	logs   map[string]*WriteFolder // the folders of logs, held open by Append
 
+	heldMu  sync.Mutex
+	locks   map[string]*heldLock // lock files held open by LockHeld
+	appends map[string]*heldFile // logs held open by Append, under their folder's lock
+
 	held *os.File // the folder itself, held by a WriteFolder (see holdFD); nil otherwise
 	fd   int      // held's descriptor
 }
@@ -80,6 +84,17 @@ func (r *Root) Close() error {
 		delete(r.logs, dir)
 	}
 	r.logsMu.Unlock()
+	r.heldMu.Lock()
+	for _, l := range r.locks {
+		if l.f != nil {
+			_ = l.f.Close()
+		}
+	}
+	for _, f := range r.appends {
+		_ = f.f.Close()
+	}
+	r.locks, r.appends = nil, nil
+	r.heldMu.Unlock()
 	if r.held != nil {
 		_ = r.held.Close()
 	}
@@ -472,6 +487,85 @@ func (r *Root) LockClearing(ctx context.Context, name string, before time.Time) 
 			uerr = cerr
 		}
 		return uerr
+	}, nil
+}
+
+// heldLock is a lock file [Root.LockHeld] keeps open: sem lets one holder
+// of this process at a time use its descriptor, since flock(2) excludes
+// descriptions, not goroutines sharing one.
+type heldLock struct {
+	sem chan struct{}
+	f   *os.File    // nil until first opened
+	fi  fs.FileInfo // f's identity, to tell it is still the file at the name
+}
+
+// heldFile is a file kept open with its identity.
+type heldFile struct {
+	f  *os.File
+	fi fs.FileInfo
+}
+
+// LockHeld is [Root.LockClearing] with a zero time (it removes no temp
+// file) for a process that takes the same lock again and again: the lock
+// file stays open between holds, so a hold costs the check that the file
+// at the name is still the one open, and the flock(2) calls. Holders in
+// this process take turns (giving up when ctx is done) before the flock,
+// which excludes other processes; a lock file removed or replaced is
+// opened again.
+func (r *Root) LockHeld(ctx context.Context, name string) (unlock func() error, err error) {
+	name, err = Clean(name)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", r.shown(name), err)
+	}
+	r.heldMu.Lock()
+	l := r.locks[name]
+	if l == nil {
+		l = &heldLock{sem: make(chan struct{}, 1)}
+		if r.locks == nil {
+			r.locks = map[string]*heldLock{}
+		}
+		r.locks[name] = l
+	}
+	r.heldMu.Unlock()
+	select {
+	case l.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("lock %s: %w", r.shown(name), ctx.Err())
+	}
+	fail := func(err error) (func() error, error) {
+		<-l.sem
+		return nil, fmt.Errorf("lock %s: %w", r.shown(name), err)
+	}
+	fi, err := r.noFollowStat(name)
+	if err != nil {
+		return fail(err)
+	}
+	if l.f == nil || fi == nil || !os.SameFile(fi, l.fi) {
+		if l.f != nil {
+			_ = l.f.Close()
+			l.f = nil
+		}
+		f, err := r.openFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return fail(err)
+		}
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return fail(err)
+		}
+		l.f, l.fi = f, st
+	}
+	if err := lockFile(ctx, l.f); err != nil {
+		return fail(err)
+	}
+	var once sync.Once
+	return func() (err error) {
+		once.Do(func() {
+			err = unlockFile(l.f)
+			<-l.sem
+		})
+		return err
 	}, nil
 }
 
