@@ -10,12 +10,12 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 	"syscall"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/foundryhq/foundry/internal/confined"
-	"github.com/foundryhq/foundry/internal/lazyre"
 	"github.com/foundryhq/foundry/internal/yamlerr"
 )
 
@@ -138,10 +138,42 @@ func Load(fsys fs.FS) (Config, error) {
 	return Parse(Path, data)
 }
 
-var (
-	scopeRe      = lazyre.New(`^[a-z]+:[a-z]+$`)
-	capabilityRe = lazyre.New(`^[A-Za-z0-9_.\-:/{}]{1,256}$`)
-)
+// validScope reports whether s names a scope: lower-case letters, a
+// colon, lower-case letters (read:memory). A loop, not a regular
+// expression: the config of every MCP server lists its scopes, and
+// compiling one cost each start-up more than parsing the rest of the file.
+func validScope(s string) bool {
+	kind, what, ok := strings.Cut(s, ":")
+	return ok && lowerWord(kind) && lowerWord(what)
+}
+
+// lowerWord reports whether s is one or more of a-z.
+func lowerWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'a' || s[i] > 'z' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// validCapability reports whether s may name a capability in
+// mcp.capabilities: 1 to 256 of A-Z a-z 0-9 _ . - : / { } (a tool name,
+// a resource URI or a URI template). A loop for the reason of validScope;
+// the counted repetition alone compiles into hundreds of instructions.
+func validCapability(s string) bool {
+	if len(s) == 0 || len(s) > 256 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', strings.IndexByte("_.-:/{}", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // Parse parses config file content; name is used in error messages.
 func Parse(name string, data []byte) (Config, error) {
@@ -196,9 +228,8 @@ func Parse(name string, data []byte) (Config, error) {
 					}
 					c.MCP.Scopes = []string{}
 					for i, item := range n.Content {
-						ik := fmt.Sprintf("%s[%d]", k, i)
-						if item.Kind != yaml.ScalarNode || item.Tag != "!!str" || !scopeRe().MatchString(item.Value) {
-							return d.errorf(item, ik, "want a scope like read:memory, got %s", describe(item))
+						if item.Kind != yaml.ScalarNode || item.Tag != "!!str" || !validScope(item.Value) {
+							return d.errorf(item, fmt.Sprintf("%s[%d]", k, i), "want a scope like read:memory, got %s", describe(item))
 						}
 						c.MCP.Scopes = append(c.MCP.Scopes, item.Value)
 					}
@@ -212,7 +243,7 @@ func Parse(name string, data []byte) (Config, error) {
 					for i := 0; i+1 < len(n.Content); i += 2 {
 						kn, vn := n.Content[i], n.Content[i+1]
 						ck := k + "." + kn.Value
-						if kn.Kind != yaml.ScalarNode || !capabilityRe().MatchString(kn.Value) {
+						if kn.Kind != yaml.ScalarNode || !validCapability(kn.Value) {
 							return d.errorf(kn, ck, "want a capability name like memory_search, got %s", describe(kn))
 						}
 						if _, dup := c.MCP.Capabilities[kn.Value]; dup {

@@ -140,7 +140,7 @@ func (d decoder) tokens(n *yaml.Node, key string) ([]MCPToken, error) {
 					return err
 				}
 				for j, sc := range t.Scopes {
-					if !scopeRe().MatchString(sc) {
+					if !validScope(sc) {
 						return d.errorf(n.Content[j], fmt.Sprintf("%s[%d]", k, j), "want a scope like read:memory, got %q", sc)
 					}
 				}
