@@ -335,7 +335,8 @@ func (s *Store) sync() error {
 			runtime.AddCleanup(s, func(w watcher) { _ = w.close() }, w)
 		}
 	}
-	if s.w != nil {
+	// A first scan puts the watches in place itself (see rescan).
+	if s.w != nil && s.synced {
 		paths, inPlace, temps, full, err := s.w.drain()
 		for name, present := range temps {
 			if present {
@@ -380,6 +381,25 @@ func (s *Store) rescan() error {
 	var infos []fs.FileInfo
 	var temps []string
 	var err error
+	// Until a scan has succeeded, the watches are put in place by the
+	// watcher's drain just before the folder is listed, so that no change
+	// after the listing goes unseen; the events it reads say nothing a
+	// full scan does not. Where the listing runs alongside reading the
+	// cache, so does this: on a folder of 10,000 files the kernel marks
+	// each one's entry as watched.
+	var armErr error
+	arm := func() {
+		if s.w != nil && !s.synced {
+			_, _, _, _, armErr = s.w.drain()
+		}
+	}
+	defer func() {
+		if armErr != nil {
+			_ = s.w.close()
+			s.w = nil
+			s.watchFailed(armErr)
+		}
+	}()
 	if !s.cacheTried {
 		// Listing waits on the kernel, decoding the cache and building
 		// the live state from it on the processor: the first scan does
@@ -392,6 +412,7 @@ func (s *Store) rescan() error {
 		var listed *dirListing
 		go func() {
 			defer close(done)
+			arm()
 			infos, temps, listed, err = s.listMemory(known, same)
 		}()
 		s.loadCache(known)
@@ -419,6 +440,7 @@ func (s *Store) rescan() error {
 			s.prebuild(s.cache)
 		}
 	} else {
+		arm()
 		infos, temps, s.listed, err = s.listMemory(nil, nil)
 	}
 	cache := s.cache
