@@ -39,7 +39,7 @@ const (
 
 // cacheMagic opens the cache file; the version in it changes with the
 // format, the parser or the text analysis.
-const cacheMagic = "foundry search cache 5\n"
+const cacheMagic = "foundry search cache 6\n"
 
 // maxCacheBytes bounds the cache file, read and written: the size table's
 // limit for .foundry/cache/. A memory whose cache would be larger (facts of
@@ -49,9 +49,11 @@ var maxCacheBytes = confined.LimitFor(searchCachePath).Max
 
 // The cache file holds, after cacheMagic:
 //
-//   - the listing of the memory folder the facts were read from (see
-//     dirListing): 0 for none, or 1, the folder's identity and its fact
-//     and temp file names, sorted;
+//   - its head: the length of the listing of the memory folder the facts
+//     were read from (see dirListing), the listing, 0 for none, or 1, the
+//     folder's identity and its fact and temp file names, sorted, and a
+//     CRC-32C of the file up to there: a fresh process reads the head
+//     first and stats the folder's files while it reads the rest;
 //   - the fact files, sorted by path: path, identity, content digest, the
 //     parsed fact's fields, and its slot in the index (0 for none, else
 //     one more than the slot);
@@ -107,24 +109,47 @@ func (s *Store) loadCache(known chan<- *dirListing) {
 		return
 	}
 	s.cacheDirty = true // until the scan proves every entry current
-	info, err := fs.Stat(s.fsys, searchCachePath)
-	if err != nil || info.Size() > maxCacheBytes {
-		return
-	}
-	data, err := confined.ReadFile(s.fsys, searchCachePath)
+	f, err := s.fsys.Open(searchCachePath)
 	if err != nil {
 		return
 	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() || info.Size() > maxCacheBytes || info.Size() < int64(len(cacheMagic))+4 {
+		return
+	}
 	cacheTime := info.ModTime().UnixNano()
-	c, ok := decodeCacheThen(data, func(l *dirListing) {
-		if l != nil && l.key.mtime < cacheTime {
-			send(l)
+	// The head first, so that the folder's files are statted while the
+	// rest is read and decoded; a short read is a damaged file.
+	data := make([]byte, info.Size())
+	n := min(len(data), 64<<10)
+	if _, err := io.ReadFull(f, data[:n]); err != nil {
+		return
+	}
+	end, ok := headLen(data[:n])
+	if !ok || end > len(data)-4 {
+		return
+	}
+	if end > n {
+		if _, err := io.ReadFull(f, data[n:end]); err != nil {
+			return
 		}
-	})
+		n = end
+	}
+	l, ok := decodeHead(data[:end])
 	if !ok {
 		return
 	}
-	s.cache, s.cacheTime = c, cacheTime
+	if l != nil && l.key.mtime < cacheTime {
+		send(l)
+	}
+	send(nil)
+	if _, err := io.ReadFull(f, data[n:]); err != nil {
+		return
+	}
+	if c, ok := decodeBody(data, end, l); ok {
+		s.cache, s.cacheTime = c, cacheTime
+	}
 }
 
 // prebuild links every record of the cache c into the live state of a
@@ -347,19 +372,22 @@ func (s *Store) encodeCache(w io.Writer, max int64) error {
 	}
 
 	sink := &cacheSink{w: w, max: max - 4} // the CRC-32C follows
-	b := make([]byte, 0, 2*cacheChunk)
-	b = append(b, cacheMagic...)
+	var head []byte
 	if l := s.listed; l == nil {
-		b = append(b, 0)
+		head = append(head, 0)
 	} else {
-		b = append(b, 1)
-		b = appendKey(b, l.key)
-		b = binary.AppendUvarint(b, uint64(len(l.names)))
+		head = append(head, 1)
+		head = appendKey(head, l.key)
+		head = binary.AppendUvarint(head, uint64(len(l.names)))
 		for _, n := range l.names {
-			b = sink.spill(b, cacheChunk)
-			b = appendString(b, n)
+			head = appendString(head, n)
 		}
 	}
+	b := make([]byte, 0, 2*cacheChunk)
+	b = append(b, cacheMagic...)
+	b = binary.AppendUvarint(b, uint64(len(head)))
+	b = append(b, head...)
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli()))
 	b = binary.AppendUvarint(b, uint64(len(paths)))
 	for _, p := range paths {
 		b = sink.spill(b, cacheChunk)
@@ -574,23 +602,46 @@ const maxTF = 1 << 24
 // names, sorted and distinct; records in path order, each indexed slot
 // held by exactly one record, posting lists in slot order over existing
 // slots, terms and words sorted and distinct.
-func decodeCache(data []byte) (*searchCache, bool) { return decodeCacheThen(data, nil) }
+func decodeCache(data []byte) (*searchCache, bool) {
+	end, ok := headLen(data)
+	if !ok || end > len(data)-4 {
+		return nil, false
+	}
+	l, ok := decodeHead(data[:end])
+	if !ok {
+		return nil, false
+	}
+	return decodeBody(data, end, l)
+}
 
-// decodeCacheThen is decodeCache, calling listed (when not nil) with the
-// file's listing of the memory folder as soon as that is decoded, before
-// the rest: only once the whole file is known intact, so a damaged file
-// never gets that far.
-func decodeCacheThen(data []byte, listed func(*dirListing)) (*searchCache, bool) {
-	if len(data) < len(cacheMagic)+4 || !bytes.HasPrefix(data, []byte(cacheMagic)) {
+// headLen returns the length of the head of a cache file (see the format
+// above) from its first bytes: enough for the magic and the listing's
+// length. ok is false when they are not those of a cache file of this
+// version.
+func headLen(data []byte) (int, bool) {
+	if !bytes.HasPrefix(data, []byte(cacheMagic)) {
+		return 0, false
+	}
+	n, k := binary.Uvarint(data[len(cacheMagic):])
+	if k <= 0 || n > uint64(maxCacheBytes) {
+		return 0, false
+	}
+	return len(cacheMagic) + k + int(n) + 4, true
+}
+
+// decodeHead parses the head of a cache file, all of data: the listing of
+// the memory folder, nil for none. ok is false unless the head is intact
+// and its listing names fact and temp files, sorted and distinct.
+func decodeHead(data []byte) (*dirListing, bool) {
+	if len(data) < len(cacheMagic)+5 {
 		return nil, false
 	}
 	body := data[:len(data)-4]
-	if crc32.Checksum(body, castagnoli()) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
+	if crc32.Checksum(body, castagnoli()) != binary.LittleEndian.Uint32(data[len(body):]) {
 		return nil, false
 	}
-	// The strings of the facts are slices of the file as read, which
-	// nothing writes to again: no copy of it.
 	d := &cacheDecoder{s: unsafe.String(unsafe.SliceData(body), len(body)), off: len(cacheMagic)}
+	d.uvarint() // the length, which headLen read
 	var l *dirListing
 	switch d.uvarint() {
 	case 0:
@@ -607,12 +658,22 @@ func decodeCacheThen(data []byte, listed func(*dirListing)) (*searchCache, bool)
 	default:
 		return nil, false
 	}
-	if d.bad {
+	if d.bad || d.off != len(d.s) {
 		return nil, false
 	}
-	if listed != nil {
-		listed(l)
+	return l, true
+}
+
+// decodeBody parses the rest of a cache file whose head, data[:end],
+// decodeHead has read as l.
+func decodeBody(data []byte, end int, l *dirListing) (*searchCache, bool) {
+	body := data[:len(data)-4]
+	if crc32.Checksum(body, castagnoli()) != binary.LittleEndian.Uint32(data[len(body):]) {
+		return nil, false
 	}
+	// The strings of the facts are slices of the file as read, which
+	// nothing writes to again: no copy of it.
+	d := &cacheDecoder{s: unsafe.String(unsafe.SliceData(body), len(body)), off: end}
 	// A record takes 32 bytes of digest and a byte at least for each of
 	// 21 numbers and strings.
 	recs := make([]cacheRecord, d.count(32+21))

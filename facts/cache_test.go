@@ -263,7 +263,7 @@ func FuzzDecodeCache(f *testing.F) {
 	}
 	f.Add(data[:len(data)-4])
 	f.Fuzz(func(t *testing.T, body []byte) {
-		data := binary.LittleEndian.AppendUint32(slices.Clip(body), crc32.Checksum(body, castagnoli()))
+		data := sealCache(body)
 		c, ok := decodeCache(data)
 		if !ok {
 			return
@@ -337,6 +337,59 @@ func FuzzDecodeCache(f *testing.F) {
 		x.compact()
 		x.rank(Query{Text: "deploy", Limit: 5}, "2025-03-14")
 	})
+}
+
+// sealCache makes a cache file of body, a cache file without its trailing
+// checksum: the head's checksum, where body has a head, is set to match it,
+// and the whole file's is appended.
+func sealCache(body []byte) []byte {
+	body = slices.Clone(body)
+	if end, ok := headLen(body); ok && end <= len(body) {
+		binary.LittleEndian.PutUint32(body[end-4:], crc32.Checksum(body[:end-4], castagnoli()))
+	}
+	return binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, castagnoli()))
+}
+
+// TestCacheHead: the head of a cache file (magic, listing, checksum) is
+// read on its own, before the rest; a damaged head, or one that claims
+// more than the file holds, is rejected, and so is a whole file whose head
+// is intact but whose rest is not.
+func TestCacheHead(t *testing.T) {
+	t.Parallel()
+	root := writeTree(t, genFacts(t, 30))
+	cachedSearch(t, root, Query{Text: "deploy"})
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(searchCachePath)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, ok := headLen(data[:len(cacheMagic)+binary.MaxVarintLen64])
+	if !ok || end > len(data)-4 {
+		t.Fatalf("headLen = %d, %v over a file of %d bytes", end, ok, len(data))
+	}
+	l, ok := decodeHead(data[:end])
+	if !ok || l == nil || len(l.names) != 30 {
+		t.Fatalf("head: listing %+v, %v; want 30 names", l, ok)
+	}
+	flip := func(b []byte, i int) []byte {
+		b = slices.Clone(b)
+		b[i] ^= 0x01
+		return b
+	}
+	if _, ok := decodeHead(flip(data[:end], end-10)); ok {
+		t.Error("a head with a flipped byte decoded")
+	}
+	if _, ok := decodeHead(data[:end-1]); ok {
+		t.Error("a truncated head decoded")
+	}
+	if _, ok := headLen([]byte("foundry search cache 5\n\x10")); ok {
+		t.Error("the head of another version was read")
+	}
+	if _, ok := decodeCache(flip(data, end+10)); ok {
+		t.Error("a file with an intact head and a damaged rest decoded")
+	}
+	if _, ok := decodeCache(data[:end+4]); ok {
+		t.Error("a file of its head alone decoded")
+	}
 }
 
 // indexShape is what a search index answers from: each term's live
@@ -571,7 +624,7 @@ func TestDecodeCacheRejectsDottedPath(t *testing.T) {
 		t.Fatal("no record path in the cache")
 	}
 	copy(body[i+len(Dir)+1:], "./fact-") // fact-0001-… becomes ./fact-01-…, as long
-	if _, ok := decodeCache(binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, castagnoli()))); ok {
+	if _, ok := decodeCache(sealCache(body)); ok {
 		t.Errorf("a record at %q decoded", body[i:i+len(Dir)+12])
 	}
 }
