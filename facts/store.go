@@ -87,7 +87,10 @@ type Store struct {
 	titles  map[string]*titleInfo
 	nums    map[int]int // id number of each fact file (see fileNum) → files with it
 	maxNum  int         // the highest key of nums; -1 when it must be recomputed
-	byTitle *titleIndex // built by the first write, then kept current
+	byTitle *titleIndex // built when a write needs it, then kept current
+	// dupVisits counts the postings the similar-title checks visited
+	// before the title index was built (see nearDuplicates).
+	dupVisits int
 
 	cache      *searchCache // the persisted cache, until the first scan
 	listed     *dirListing  // the last scan's listing, when the folder had settled

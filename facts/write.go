@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"math"
 	"path"
 	"slices"
 	"strings"
@@ -472,12 +473,24 @@ func (x *titleIndex) remove(e *entry) {
 }
 
 // sameTitle returns the facts that are not superseded whose normalised
-// title is title's, newest first. The caller holds s.mu.
+// title is title's, newest first. Before the title index is built, with
+// the search index, only the facts holding the title's rarest term are
+// compared (a fact with the same normalised title has the same terms).
+// The caller holds s.mu.
 func (s *Store) sameTitle(title string) []*entry {
+	ti := s.title(title)
 	var same []*entry
-	for _, e := range s.titleLookup().norm[s.title(title).norm] {
-		if e.fact.current() {
-			same = append(same, e)
+	if s.byTitle == nil && s.idx != nil && len(ti.terms) > 0 {
+		for _, e := range s.idx.candidates(ti.terms, 1) {
+			if s.title(e.raw.Title).norm == ti.norm {
+				same = append(same, e)
+			}
+		}
+	} else {
+		for _, e := range s.titleLookup().norm[ti.norm] {
+			if e.fact.current() {
+				same = append(same, e)
+			}
 		}
 	}
 	slices.SortFunc(same, func(a, b *entry) int { return entryOrder(b, a) }) // newest first
@@ -489,13 +502,33 @@ func (s *Store) sameTitle(title string) []*entry {
 // threshold are compared: for each number n of title terms a fact may
 // have, the Jaccard index needs an overlap of at least k terms, so such a
 // fact has one of any len(terms)-k+1 of title's terms, and the facts of n
-// terms are looked up under the rarest ones. Facts sharing only common
-// words with title are never visited. The caller holds s.mu.
+// terms are looked up under the rarest ones in the title index. Facts
+// sharing only common words with title are never visited.
+//
+// Building the title index costs a pass over every fact, which most
+// sessions' few writes would not repay: until the writes have visited as
+// many facts as there are, the search index's postings of the title's
+// rarest terms give the candidates instead (its terms are the title's,
+// body's and tags'), and the index is built only by the write that would
+// pass that budget. The caller holds s.mu.
 func (s *Store) nearDuplicates(title, skip, today string) []Fact {
 	set := s.title(title).terms
 	m := len(set)
 	if m == 0 {
 		return nil // the Jaccard index with an empty set is 0
+	}
+	if s.byTitle == nil && s.idx != nil {
+		if visits := s.idx.probeCost(set, nearDuplicate); s.dupVisits+visits <= len(s.sorted) {
+			s.dupVisits += visits
+			var similar []Fact
+			for _, e := range s.idx.candidates(set, nearDuplicate) {
+				f := e.fact
+				if isActive(f, today) && f.ID != skip && jaccardSorted(s.title(f.Title).terms, set) >= nearDuplicate {
+					similar = append(similar, f)
+				}
+			}
+			return similar
+		}
 	}
 	x := s.titleLookup()
 	var cands []*entry
@@ -526,6 +559,34 @@ func (s *Store) nearDuplicates(title, skip, today string) []Fact {
 		}
 	}
 	return similar
+}
+
+// probeCost is how many postings candidates(set, t) visits.
+func (x *liveIndex) probeCost(set []string, t float64) int {
+	need := int(math.Ceil(t*float64(len(set)) - 1e-9))
+	if need < 1 {
+		return len(x.docs)
+	}
+	// candidates probes the terms of fewest live postings and visits
+	// every posting of theirs.
+	pls := make([]*postingList, len(set))
+	for i, term := range set {
+		pls[i] = x.postings[term]
+	}
+	live := func(pl *postingList) int {
+		if pl == nil {
+			return 0
+		}
+		return pl.live
+	}
+	slices.SortStableFunc(pls, func(a, b *postingList) int { return live(a) - live(b) })
+	cost := 0
+	for _, pl := range pls[:len(set)-need+1] {
+		if pl != nil {
+			cost += len(pl.ps)
+		}
+	}
+	return cost
 }
 
 // minOverlap is the fewest terms two sets of m and n terms must share for

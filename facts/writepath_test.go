@@ -132,10 +132,11 @@ func TestIndexIncrementalMatchesRebuild(t *testing.T) {
 	}
 }
 
-// TestNearDuplicatesIndexedMatchesScan checks that the similar-title check
-// through the title index (by term and number of terms) finds exactly the
-// facts a comparison with every fact finds, and dedup's lookup by
-// normalised title exactly those a scan finds.
+// TestNearDuplicatesIndexedMatchesScan checks that the similar-title check,
+// through the title index (by term and number of terms) and through the
+// search index's postings before it is built, finds exactly the facts a
+// comparison with every fact finds, and dedup's lookups exactly those a
+// scan finds.
 func TestNearDuplicatesIndexedMatchesScan(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -164,13 +165,26 @@ func TestNearDuplicatesIndexedMatchesScan(t *testing.T) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	found, same := 0, 0
+	built := s.titleLookup()
 	for _, title := range titles {
 		skip := facts[rng.IntN(len(facts))].ID
+		// Through the search index's postings, the title index not built
+		// and the budget of visits left, then through the title index.
+		s.byTitle, s.dupVisits = nil, 0
+		viaPostings := s.nearDuplicates(title, skip, "2025-03-14")
+		if s.byTitle != nil {
+			t.Fatalf("title %q: the title index was built within the budget of visits", title)
+		}
+		sameViaPostings := s.sameTitle(title) // builds it for a title of stop words alone
+		s.byTitle = built
 		indexed := s.nearDuplicates(title, skip, "2025-03-14")
+		if !cmp.Equal(indexed, viaPostings) {
+			t.Fatalf("title %q: the title index found %d similar facts, the search index %d", title, len(indexed), len(viaPostings))
+		}
 		var scanned []Fact
 		for _, e := range s.sorted {
 			f := e.fact
-			if isActive(f, "2025-03-14") && f.ID != skip && similarity(f.Title, title, nil) >= nearDuplicate {
+			if isActive(f, "2025-03-14") && f.ID != skip && jaccardSorted(s.title(f.Title).terms, s.title(title).terms) >= nearDuplicate {
 				scanned = append(scanned, f)
 			}
 		}
@@ -185,13 +199,20 @@ func TestNearDuplicatesIndexedMatchesScan(t *testing.T) {
 				sameScan = append(sameScan, e)
 			}
 		}
-		if !slices.Equal(sameScan, byNorm) {
-			t.Fatalf("title %q: %d facts of the same title by normalised title, %d by a scan", title, len(byNorm), len(sameScan))
+		if !slices.Equal(sameScan, byNorm) || !slices.Equal(sameScan, sameViaPostings) {
+			t.Fatalf("title %q: %d facts of the same title by normalised title, %d through the search index, %d by a scan", title, len(byNorm), len(sameViaPostings), len(sameScan))
 		}
 		same += len(byNorm)
 	}
 	if found < len(facts) {
 		t.Errorf("only %d similar facts over %d titles; the test does not exercise the check", found, len(titles))
+	}
+	// The budget spent, the next check that visits a posting builds the
+	// title index.
+	s.byTitle, s.dupVisits = nil, len(s.sorted)
+	s.nearDuplicates(facts[0].Title, "", "2025-03-14")
+	if s.byTitle == nil {
+		t.Error("the title index was not built once the visits passed the number of facts")
 	}
 	if same < len(facts)/2 {
 		t.Errorf("only %d facts of the same title over %d titles; the test does not exercise dedup", same, len(titles))
