@@ -19,6 +19,7 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -39,7 +40,7 @@ const (
 
 // cacheMagic opens the cache file; the version in it changes with the
 // format, the parser or the text analysis.
-const cacheMagic = "foundry search cache 6\n"
+const cacheMagic = "foundry search cache 7\n"
 
 // maxCacheBytes bounds the cache file, read and written: the size table's
 // limit for .foundry/cache/. A memory whose cache would be larger (facts of
@@ -54,9 +55,13 @@ var maxCacheBytes = confined.LimitFor(searchCachePath).Max
 //     folder's identity and its fact and temp file names, sorted, and a
 //     CRC-32C of the file up to there: a fresh process reads the head
 //     first and stats the folder's files while it reads the rest;
-//   - the fact files, sorted by path: path, identity, content digest, the
-//     parsed fact's fields, and its slot in the index (0 for none, else
-//     one more than the slot);
+//   - the fact files, sorted by path: path, identity, content digest,
+//     then 0, the parsed fact's fields and its slot in the index (0 for
+//     none, else one more than the slot), or 1 for a file that does not
+//     parse, the line, message and conflict flag (0 or 1) of its
+//     *ParseError: a malformed file is remembered as such, so that it
+//     neither keeps the cache from proving whole nor is read again while
+//     it stays as it was, and is reported as a read would report it;
 //   - the search index of the facts that have a slot: each one's length,
 //     then the terms, sorted, each with its postings in slot order (slot
 //     as the gap from the previous one, weighted term frequency), then the
@@ -72,8 +77,11 @@ var maxCacheBytes = confined.LimitFor(searchCachePath).Max
 // state it becomes when adopted.
 type cacheRecord struct {
 	path string
-	file cachedFile
+	file cachedFile // file.err set for a file that does not parse
 	ent  entry
+	// warned says that the skipped file's warning has been given, when
+	// the cache was proved whole before reconcile ran.
+	warned bool
 }
 
 // searchCache is a decoded cache file: its records, sorted by path, the
@@ -166,7 +174,9 @@ func (s *Store) prebuild(c *searchCache) {
 	s.bulk = &bulkLink{}
 	for i := range c.recs {
 		r := &c.recs[i]
-		r.file.e = &r.ent
+		if r.file.err == nil {
+			r.file.e = &r.ent
+		}
 		s.setFile(r.path, &r.file)
 	}
 	c.idx.memo = s.stems
@@ -183,7 +193,9 @@ func (s *Store) prebuild(c *searchCache) {
 // when the file's identity is the one recorded, strong, and settled before
 // the cache was written and well before now (git's racy-clean rule); any
 // other listed file is read, keeping the cached parse if its content is
-// unchanged; a record no file claims is unlinked. It reports whether the
+// unchanged; a record no file claims is unlinked. A file that does not
+// parse is reported on Options.Warn as reading it reports it: from its
+// record, or read again as a file never seen. It reports whether the
 // cache held every fact file as it is. The caller holds s.mu, in the bulk
 // link prebuild began.
 func (s *Store) reconcile(c *searchCache, infos []fs.FileInfo) (current bool) {
@@ -204,7 +216,13 @@ func (s *Store) reconcile(c *searchCache, infos []fs.FileInfo) (current bool) {
 			i++
 			if s.proves(r, info, cutoff) {
 				r.file.settled = true
+				if r.file.err != nil && !r.warned {
+					s.warnSkip(r.file.err)
+				}
 				continue
+			}
+			if r.file.err != nil {
+				s.setFile(r.path, nil)
 			}
 		}
 		current = false
@@ -253,6 +271,18 @@ func (s *Store) whole(c *searchCache, infos []fs.FileInfo) bool {
 	return i == len(c.recs)
 }
 
+// warnWhole gives the warnings of the files of the cache c that do not
+// parse, in path order, as reconcile would: for a cache proved whole, whose
+// first search is answered before reconcile runs.
+func (s *Store) warnWhole(c *searchCache) {
+	for i := range c.recs {
+		if r := &c.recs[i]; r.file.err != nil {
+			s.warnSkip(r.file.err)
+			r.warned = true
+		}
+	}
+}
+
 // saveCache writes the cache when the scan found it stale, once per store:
 // atomically, under the cache lock, through the project's confined root. A
 // cache that cannot be written (read-only file system, lock held, root
@@ -284,10 +314,19 @@ func (s *Store) saveCache(ctx context.Context) {
 	_ = r.WriteFileFunc(searchCachePath, 0o644, func(w io.Writer) error { return s.encodeCache(w, maxCacheBytes) })
 }
 
-// recordable reports whether a fact file's parse may be persisted: its
-// identity alone proves it current, and it had settled when read.
+// recordable reports whether a fact file's parse, or its parse error, may
+// be persisted: its identity alone proves it current, and it had settled
+// when read. A file that could not be read never settled: it is tried
+// again.
 func (c *cachedFile) recordable() bool {
-	return c.err == nil && c.settled && c.key.strong() && c.key.hash == ""
+	if !c.settled || !c.key.strong() || c.key.hash != "" {
+		return false
+	}
+	if c.err == nil {
+		return true
+	}
+	_, ok := c.err.(*ParseError)
+	return ok
 }
 
 // errCacheTooLarge stops writing a cache file that would pass maxCacheBytes.
@@ -335,7 +374,12 @@ func (s *Store) encodeCache(w io.Writer, max int64) error {
 	paths := make([]string, 0, len(s.files))
 	text := int64(0)
 	for p, c := range s.files {
-		if c.recordable() {
+		switch {
+		case !c.recordable():
+		case c.err != nil:
+			paths = append(paths, p)
+			text += int64(len(c.err.(*ParseError).Msg))
+		default:
 			paths = append(paths, p)
 			text += int64(len(c.e.raw.Body) + len(c.e.raw.Title))
 		}
@@ -352,7 +396,7 @@ func (s *Store) encodeCache(w io.Writer, max int64) error {
 	// densely in their order, so every posting list stays in slot order.
 	slots := make([]int32, len(x.docs))
 	for _, p := range paths {
-		if e := s.files[p].e; e.slot >= 0 && int(e.slot) < len(x.docs) && x.docs[e.slot] == e {
+		if e := s.files[p].e; e != nil && e.slot >= 0 && int(e.slot) < len(x.docs) && x.docs[e.slot] == e {
 			slots[e.slot] = 1
 		}
 	}
@@ -395,6 +439,14 @@ func (s *Store) encodeCache(w io.Writer, max int64) error {
 		b = appendString(b, p)
 		b = appendKey(b, c.key)
 		b = append(b, c.sum[:]...)
+		if pe, ok := c.err.(*ParseError); ok {
+			b = append(b, 1)
+			b = binary.AppendUvarint(b, uint64(pe.Line))
+			b = appendString(b, pe.Msg)
+			b = append(b, boolByte(pe.Conflict))
+			continue
+		}
+		b = append(b, 0)
 		f := c.e.raw
 		for _, v := range []string{f.ID, string(f.Type), f.Title, f.Scope, string(f.Confidence), f.Source, f.Created,
 			f.Expires, f.Supersedes, f.SupersededBy, string(f.Status), f.RetiredReason, f.Body} {
@@ -499,6 +551,13 @@ func (s *Store) encodeCache(w io.Writer, max int64) error {
 	}
 	_, err := w.Write(binary.LittleEndian.AppendUint32(b, sink.crc))
 	return err
+}
+
+func boolByte(v bool) byte {
+	if v {
+		return 1
+	}
+	return 0
 }
 
 // castagnoli is made by the first cache read or write: making it fills
@@ -675,8 +734,9 @@ func decodeBody(data []byte, end int, l *dirListing) (*searchCache, bool) {
 	// nothing writes to again: no copy of it.
 	d := &cacheDecoder{s: unsafe.String(unsafe.SliceData(body), len(body)), off: end}
 	// A record takes 32 bytes of digest and a byte at least for each of
-	// 21 numbers and strings.
-	recs := make([]cacheRecord, d.count(32+21))
+	// 10 numbers and strings at least (those of a file that does not
+	// parse).
+	recs := make([]cacheRecord, d.count(32+10))
 	slotOf := make([]uint64, len(recs)) // one more than the slot; 0 for none
 	var tagSlab []string
 	for i := range recs {
@@ -692,6 +752,19 @@ func decodeBody(data []byte, end int, l *dirListing) (*searchCache, bool) {
 		c.key = d.key()
 		copy(c.sum[:], d.byteN(len(c.sum)))
 		e := &r.ent
+		e.slot = -1
+		switch d.byteN(1) {
+		case "\x00":
+		case "\x01":
+			line, msg, conflict := d.uvarint(), d.str(), d.byteN(1)
+			if d.bad || line > math.MaxInt32 || msg == "" || conflict > "\x01" {
+				return nil, false
+			}
+			c.err = &ParseError{Path: r.path, Line: int(line), Msg: msg, Conflict: conflict == "\x01"}
+			continue
+		default:
+			return nil, false
+		}
 		f := &e.raw
 		f.ID, f.Type, f.Title, f.Scope = d.str(), Type(d.str()), d.str(), d.str()
 		f.Confidence, f.Source, f.Created, f.Expires = Confidence(d.str()), d.str(), d.str(), d.str()
@@ -727,7 +800,7 @@ func decodeBody(data []byte, end int, l *dirListing) (*searchCache, bool) {
 	// say otherwise.
 	var superseded map[string]bool
 	for i := range recs {
-		if f := &recs[i].ent.raw; f.Supersedes != "" && f.Supersedes != f.ID {
+		if f := &recs[i].ent.raw; recs[i].file.err == nil && f.Supersedes != "" && f.Supersedes != f.ID {
 			if superseded == nil {
 				superseded = map[string]bool{}
 			}
@@ -736,6 +809,9 @@ func decodeBody(data []byte, end int, l *dirListing) (*searchCache, bool) {
 	}
 	consistent := true
 	for i := range recs {
+		if recs[i].file.err != nil {
+			continue // no fact, no slot
+		}
 		e := &recs[i].ent
 		current := e.raw.SupersededBy == "" && !superseded[e.raw.ID] && e.raw.current()
 		if current != (slotOf[i] != 0) {

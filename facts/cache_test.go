@@ -3,6 +3,7 @@ package facts
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"os"
@@ -262,6 +263,27 @@ func FuzzDecodeCache(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(data[:len(data)-4])
+	// Files that do not parse, beside facts.
+	root = writeTree(f, genFacts(f, 5))
+	for i, m := range malformedContents {
+		writeFile(f, root, fmt.Sprintf("%s/fact-%04d-malformed.md", Dir, 200+i), m.content)
+	}
+	old := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range malformedContents {
+		if err := os.Chtimes(filepath.Join(root, filepath.FromSlash(fmt.Sprintf("%s/fact-%04d-malformed.md", Dir, 200+i))), old, old); err != nil {
+			f.Fatal(err)
+		}
+	}
+	if _, err := NewStore(os.DirFS(root), Options{Root: root, Now: fixedNow, Cache: true}).Search(context.Background(), Query{Text: "deploy", Limit: 5}); err != nil {
+		f.Fatal(err)
+	}
+	if data, err = os.ReadFile(filepath.Join(root, filepath.FromSlash(searchCachePath))); err != nil {
+		f.Fatal(err)
+	}
+	if c, ok := decodeCache(data); !ok || !slices.ContainsFunc(c.recs, func(r cacheRecord) bool { return r.file.err != nil }) {
+		f.Fatal("the cache just written does not decode with its malformed files")
+	}
+	f.Add(data[:len(data)-4])
 	f.Fuzz(func(t *testing.T, body []byte) {
 		data := sealCache(body)
 		c, ok := decodeCache(data)
@@ -273,6 +295,18 @@ func FuzzDecodeCache(f *testing.F) {
 				if (i > 0 && n <= l.names[i-1]) || path.Base(n) != n || !isFactFile(n) && !isTempFile(n) {
 					t.Fatalf("listing name %d %q", i, n)
 				}
+			}
+		}
+		for i := range c.recs {
+			r := &c.recs[i]
+			if r.file.err == nil {
+				continue
+			}
+			// A file that does not parse: its error, as parsing
+			// reports it, and no fact.
+			var pe *ParseError
+			if !errors.As(r.file.err, &pe) || pe.Path != r.path || pe.Line < 0 || pe.Msg == "" || r.ent.slot != -1 {
+				t.Fatalf("malformed record %d: %#v, slot %d", i, r.file.err, r.ent.slot)
 			}
 		}
 		x := c.idx

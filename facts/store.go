@@ -436,6 +436,7 @@ func (s *Store) rescan() error {
 		s.listed = listed
 		if early {
 			if err == nil && s.whole(s.cache, infos) {
+				s.warnWhole(s.cache)
 				s.idx = s.cache.idx
 				s.idx.memo = s.stems
 				s.early()
@@ -596,7 +597,7 @@ func (s *Store) revalidate(p string, info fs.FileInfo, force bool) bool {
 		}
 		nc := &cachedFile{key: key, err: &ParseError{Path: p, Msg: "cannot be read: " + err.Error()}}
 		if c == nil || c.err == nil || c.err.Error() != nc.err.Error() {
-			fmt.Fprintf(s.opts.Warn, "warning: skip fact file %v\n", nc.err)
+			s.warnSkip(nc.err)
 			s.setFile(p, nc)
 		} else {
 			c.key = key
@@ -614,11 +615,16 @@ func (s *Store) revalidate(p string, info fs.FileInfo, force bool) bool {
 	nc.setParsed(p, f, err)
 	if nc.err != nil {
 		if c == nil || c.sum != sum {
-			fmt.Fprintf(s.opts.Warn, "warning: skip fact file %v\n", nc.err)
+			s.warnSkip(nc.err)
 		}
 	}
 	s.setFile(p, nc)
 	return true
+}
+
+// warnSkip says on Options.Warn that a fact file is skipped, and why.
+func (s *Store) warnSkip(err error) {
+	fmt.Fprintf(s.opts.Warn, "warning: skip fact file %v\n", err)
 }
 
 // setParsed records the outcome of parsing the fact file at p.
