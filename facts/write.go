@@ -507,10 +507,12 @@ func (s *Store) sameTitle(title string) []*entry {
 //
 // Building the title index costs a pass over every fact, which most
 // sessions' few writes would not repay: until the writes have visited as
-// many facts as there are, the search index's postings of the title's
-// rarest terms give the candidates instead (its terms are the title's,
-// body's and tags'), and the index is built only by the write that would
-// pass that budget. The caller holds s.mu.
+// many postings as the build would cost (titleIndexCost per fact), the
+// search index's postings of the title's rarest terms give the candidates
+// instead (its terms are the title's, body's and tags'), and the index is
+// built only by the write that would pass that budget, so the checks never
+// cost much more than the cheaper of the two ways would have. The caller
+// holds s.mu.
 func (s *Store) nearDuplicates(title, skip, today string) []Fact {
 	set := s.title(title).terms
 	m := len(set)
@@ -518,7 +520,7 @@ func (s *Store) nearDuplicates(title, skip, today string) []Fact {
 		return nil // the Jaccard index with an empty set is 0
 	}
 	if s.byTitle == nil && s.idx != nil {
-		if visits := s.idx.probeCost(set, nearDuplicate); s.dupVisits+visits <= len(s.sorted) {
+		if visits := s.idx.probeCost(set, nearDuplicate); s.dupVisits+visits <= titleIndexCost*len(s.sorted) {
 			s.dupVisits += visits
 			var similar []Fact
 			for _, e := range s.idx.candidates(set, nearDuplicate) {
@@ -560,6 +562,13 @@ func (s *Store) nearDuplicates(title, skip, today string) []Fact {
 	}
 	return similar
 }
+
+// titleIndexCost is what adding a fact to the title index costs (its
+// title analysed and filed under each term), in posting visits of the
+// similar-title check (a lookup and a comparison of two short term
+// lists), as profiled: 10,000 facts take about 60 ms to index, 40,000
+// visits about 18 ms.
+const titleIndexCost = 16
 
 // probeCost is how many postings candidates(set, t) visits.
 func (x *liveIndex) probeCost(set []string, t float64) int {

@@ -209,7 +209,7 @@ func TestNearDuplicatesIndexedMatchesScan(t *testing.T) {
 	}
 	// The budget spent, the next check that visits a posting builds the
 	// title index.
-	s.byTitle, s.dupVisits = nil, len(s.sorted)
+	s.byTitle, s.dupVisits = nil, titleIndexCost*len(s.sorted)
 	s.nearDuplicates(facts[0].Title, "", "2025-03-14")
 	if s.byTitle == nil {
 		t.Error("the title index was not built once the visits passed the number of facts")
