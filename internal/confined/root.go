@@ -470,13 +470,24 @@ func (r *Root) LockClearing(ctx context.Context, name string, before time.Time) 
 	if err := r.NoFollow(name); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", r.shown(name), err)
 	}
-	f, err := r.openFile(name, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", r.shown(name), err)
-	}
-	if err := lockFile(ctx, f); err != nil {
+	var f *os.File
+	for {
+		f, err = r.openFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("lock %s: %w", r.shown(name), err)
+		}
+		fi, err := f.Stat()
+		if err == nil {
+			var locked bool
+			locked, err = r.lockAt(ctx, name, f, fi)
+			if locked {
+				break
+			}
+		}
 		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", r.shown(name), err)
+		if err != nil {
+			return nil, fmt.Errorf("lock %s: %w", r.shown(name), err)
+		}
 	}
 	if !before.IsZero() {
 		r.RemoveStale(path.Dir(name), before)
@@ -536,28 +547,34 @@ func (r *Root) LockHeld(ctx context.Context, name string) (unlock func() error, 
 		<-l.sem
 		return nil, fmt.Errorf("lock %s: %w", r.shown(name), err)
 	}
-	fi, err := r.noFollowStat(name)
-	if err != nil {
-		return fail(err)
-	}
-	if l.f == nil || fi == nil || !os.SameFile(fi, l.fi) {
-		if l.f != nil {
-			_ = l.f.Close()
-			l.f = nil
-		}
-		f, err := r.openFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	for {
+		fi, err := r.noFollowStat(name)
 		if err != nil {
 			return fail(err)
 		}
-		st, err := f.Stat()
+		if l.f == nil || fi == nil || !os.SameFile(fi, l.fi) {
+			if l.f != nil {
+				_ = l.f.Close()
+				l.f = nil
+			}
+			f, err := r.openFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+			if err != nil {
+				return fail(err)
+			}
+			st, err := f.Stat()
+			if err != nil {
+				f.Close()
+				return fail(err)
+			}
+			l.f, l.fi = f, st
+		}
+		locked, err := r.lockAt(ctx, name, l.f, l.fi)
 		if err != nil {
-			f.Close()
 			return fail(err)
 		}
-		l.f, l.fi = f, st
-	}
-	if err := lockFile(ctx, l.f); err != nil {
-		return fail(err)
+		if locked {
+			break
+		}
 	}
 	var once sync.Once
 	return func() (err error) {
@@ -567,6 +584,25 @@ func (r *Root) LockHeld(ctx context.Context, name string) (unlock func() error, 
 		})
 		return err
 	}, nil
+}
+
+// lockAt flocks f, whose identity is fi, opened at name, and reports
+// whether f is still the file at name once locked. The name may have been
+// given to another file (removed and created again) while f was opened or
+// waited for: a process opening the name now locks that other file, so
+// holding f would exclude nobody. Then f is unlocked and the caller opens
+// the name again.
+func (r *Root) lockAt(ctx context.Context, name string, f *os.File, fi fs.FileInfo) (bool, error) {
+	pause.Point(ctx, "confined.lock.before-flock")
+	if err := lockFile(ctx, f); err != nil {
+		return false, err
+	}
+	now, err := r.noFollowStat(name)
+	if err == nil && now != nil && os.SameFile(now, fi) {
+		return true, nil
+	}
+	_ = unlockFile(f)
+	return false, err
 }
 
 // StaleTemps lists the temp files in dir last modified before the time

@@ -1,0 +1,100 @@
+//go:build unix
+
+package confined_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/pause"
+)
+
+// TestLockFileReplacedWhileWaiting checks that a lock file removed and
+// created again while a holder waits for it does not let two writers in:
+// the waiter, once the old file is free, finds another file at the name and
+// waits for that one, which a second process holds. Both LockHeld (kept
+// open) and Lock (opened per hold) are checked.
+func TestLockFileReplacedWhileWaiting(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		lock func(r *confined.Root, ctx context.Context, name string) (func() error, error)
+	}{
+		{"LockHeld", func(r *confined.Root, ctx context.Context, name string) (func() error, error) {
+			return r.LockHeld(ctx, name)
+		}},
+		{"LockClearing", func(r *confined.Root, ctx context.Context, name string) (func() error, error) {
+			return r.LockClearing(ctx, name, time.Time{})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			ctx := context.Background()
+			openRoot := func() *confined.Root {
+				r, err := confined.Open(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { r.Close() })
+				return r
+			}
+			waiter, holder, second, probe := openRoot(), openRoot(), openRoot(), openRoot()
+			const name = "x.lock"
+			// A first hold, so that LockHeld keeps the old file open.
+			unlock, err := tc.lock(waiter, ctx, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			unlock()
+			unlockOld, err := holder.LockClearing(ctx, name, time.Time{})
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			reached, release := make(chan struct{}), make(chan struct{})
+			var first atomic.Bool // only the waiter's first flock pauses, not the test's own
+			pause.Install(func(_ context.Context, point string) {
+				if point == "confined.lock.before-flock" && first.CompareAndSwap(false, true) {
+					close(reached)
+					<-release
+				}
+			})
+			defer pause.Install(func(context.Context, string) {})
+
+			got := make(chan error, 1)
+			var unlockWaiter func() error
+			go func() {
+				var err error
+				unlockWaiter, err = tc.lock(waiter, ctx, name)
+				got <- err
+			}()
+			<-reached // the waiter has the old file open and is about to flock it
+			if err := os.Remove(filepath.Join(dir, name)); err != nil {
+				t.Fatal(err)
+			}
+			unlockNew, err := second.LockClearing(ctx, name, time.Time{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			close(release)
+			unlockOld()
+			unlockNew()
+			if err := <-got; err != nil {
+				t.Fatal(err)
+			}
+			defer unlockWaiter()
+			// The waiter must hold the file now at the name: a probe that
+			// gives up at once must not get it.
+			done, cancel := context.WithCancel(ctx)
+			cancel()
+			if u, err := probe.LockClearing(done, name, time.Time{}); err == nil {
+				u()
+				t.Fatal("a second holder got the lock while the waiter held the replaced file")
+			}
+		})
+	}
+}
