@@ -148,10 +148,21 @@ func (s *Store) rankFirst(ctx context.Context, q Query) (SearchResult, error) {
 				}
 			}
 		}()
-		defer gcpace.Linger(gcpace.Pause())
+		resume := gcpace.Pause()
+		defer func() {
+			// An answer given early was written without waiting for
+			// this pause: lingering now would outlast it until the
+			// server's next message, which may never come.
+			if sent {
+				resume()
+			} else {
+				gcpace.Linger(resume)
+			}
+		}()
 		err := s.sync()
 		s.early = nil
 		if sent {
+			pause.Point(ctx, "facts.after-early-answer")
 			s.saveCache(context.WithoutCancel(ctx))
 			return
 		}
