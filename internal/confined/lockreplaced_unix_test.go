@@ -4,6 +4,7 @@ package confined_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -94,6 +95,72 @@ func TestLockFileReplacedWhileWaiting(t *testing.T) {
 			if u, err := probe.LockClearing(done, name, time.Time{}); err == nil {
 				u()
 				t.Fatal("a second holder got the lock while the waiter held the replaced file")
+			}
+		})
+	}
+}
+
+// TestLockGivesUpWhileNameKeepsChanging checks that a lock whose name is
+// given to another file on every attempt — a hostile or broken process
+// replacing the lock file again and again — gives up when its context is
+// done instead of retrying without end: the flock of each attempt succeeds
+// at once, so only the retry itself can see the context.
+func TestLockGivesUpWhileNameKeepsChanging(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		lock func(r *confined.Root, ctx context.Context, name string) (func() error, error)
+	}{
+		{"LockHeld", func(r *confined.Root, ctx context.Context, name string) (func() error, error) {
+			return r.LockHeld(ctx, name)
+		}},
+		{"LockClearing", func(r *confined.Root, ctx context.Context, name string) (func() error, error) {
+			return r.LockClearing(ctx, name, time.Time{})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			r, err := confined.Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			const name = "x.lock"
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			// Every attempt finds the name given to a new file once it has
+			// flocked the old one; the third cancels the context. After
+			// fifty the replacing stops, so a lock that ignores the context
+			// ends holding the lock instead of hanging the test.
+			var attempts atomic.Int32
+			pause.Install(func(_ context.Context, point string) {
+				if point != "confined.lock.before-flock" {
+					return
+				}
+				n := attempts.Add(1)
+				if n == 3 {
+					cancel()
+				}
+				if n <= 50 {
+					p := filepath.Join(dir, name)
+					if err := os.Remove(p); err != nil {
+						t.Error(err)
+					}
+					if err := os.WriteFile(p, nil, 0o644); err != nil {
+						t.Error(err)
+					}
+				}
+			})
+			defer pause.Install(func(context.Context, string) {})
+			unlock, err := tc.lock(r, ctx, name)
+			if err == nil {
+				unlock()
+				t.Fatalf("the lock was taken after %d attempts with its context cancelled at the third", attempts.Load())
+			}
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("err = %v, want context.Canceled", err)
+			}
+			if n := attempts.Load(); n > 4 {
+				t.Errorf("%d attempts, want at most 4 once the context was cancelled at the third", n)
 			}
 		})
 	}

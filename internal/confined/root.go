@@ -591,7 +591,9 @@ func (r *Root) LockHeld(ctx context.Context, name string) (unlock func() error, 
 // given to another file (removed and created again) while f was opened or
 // waited for: a process opening the name now locks that other file, so
 // holding f would exclude nobody. Then f is unlocked and the caller opens
-// the name again.
+// the name again — unless ctx is done: a flock that succeeds at once never
+// looks at ctx, so a name given to another file on every attempt would
+// keep the caller retrying without end.
 func (r *Root) lockAt(ctx context.Context, name string, f *os.File, fi fs.FileInfo) (bool, error) {
 	pause.Point(ctx, "confined.lock.before-flock")
 	if err := lockFile(ctx, f); err != nil {
@@ -602,6 +604,9 @@ func (r *Root) lockAt(ctx context.Context, name string, f *os.File, fi fs.FileIn
 		return true, nil
 	}
 	_ = unlockFile(f)
+	if err == nil {
+		err = ctx.Err()
+	}
 	return false, err
 }
 
