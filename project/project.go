@@ -32,6 +32,8 @@ var (
 	// ErrNested means init was asked below an existing project, whose
 	// .foundry/ the new one would shadow; the error is a *[NestedError].
 	ErrNested = errors.New("inside an existing project")
+	// ErrClosed means Git was called on a project after its Close.
+	ErrClosed = errors.New("project is closed")
 )
 
 // Source chooses what a project is read from. The zero value is the working
@@ -87,6 +89,9 @@ func (p *Project) Git() (*git.Repo, string, error) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.closed {
+		return nil, "", ErrClosed
+	}
 	if !g.done {
 		g.done = true
 		g.repo, g.rel, g.err = openGit(p.Root)
@@ -112,7 +117,8 @@ func openGit(root string) (*git.Repo, string, error) {
 }
 
 // Close releases the pack files of the project's repository if it was
-// opened; it opens none.
+// opened; it opens none. Git then returns [ErrClosed]: neither a closed
+// repository nor one opened again that nothing would close.
 func (p *Project) Close() error {
 	g := p.git
 	if g == nil {
@@ -120,10 +126,13 @@ func (p *Project) Close() error {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.repo == nil || g.closed {
+	if g.closed {
 		return nil
 	}
 	g.closed = true
+	if g.repo == nil {
+		return nil
+	}
 	return g.repo.Close()
 }
 

@@ -185,3 +185,45 @@ func TestGitOpensOnce(t *testing.T) {
 		t.Errorf("second Close = %v", err)
 	}
 }
+
+// TestGitAfterClose checks that Git after Close neither hands out the
+// closed repository nor opens one again that nothing would close, whether
+// or not Git was called before Close, on the working tree and at a
+// revision.
+func TestGitAfterClose(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	r.Write(".foundry/memory/a.md", "x\n")
+	r.CommitAll("one")
+	for _, tc := range []struct {
+		name      string
+		src       project.Source
+		gitBefore bool
+	}{
+		{"worktree, never opened", project.Source{}, false},
+		{"worktree, opened", project.Source{}, true},
+		{"rev", project.Source{Rev: "HEAD"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := project.Open(r.Dir, tc.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.gitBefore {
+				if repo, _, err := p.Git(); err != nil || repo == nil {
+					t.Fatalf("Git() before Close = %v, %v; want the repository", repo, err)
+				}
+			}
+			if err := p.Close(); err != nil {
+				t.Fatal(err)
+			}
+			repo, _, err := p.Git()
+			if !errors.Is(err, project.ErrClosed) || repo != nil {
+				t.Errorf("Git() after Close = %v, %v; want nil, ErrClosed", repo, err)
+			}
+			if err := p.Close(); err != nil {
+				t.Errorf("second Close = %v", err)
+			}
+		})
+	}
+}
