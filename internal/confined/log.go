@@ -80,23 +80,19 @@ func (r *Root) appendFile(base string, fi fs.FileInfo) (*os.File, int64, error) 
 		_ = h.f.Close()
 		delete(r.appends, base)
 	}
-	f, err := r.openFile(base, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	h, err := r.openHeld(base, os.O_RDWR|os.O_APPEND)
 	if err != nil {
 		return nil, 0, err
 	}
-	st, err := f.Stat()
-	if err == nil && !st.Mode().IsRegular() {
-		err = errors.New("not a regular file")
-	}
-	if err != nil {
-		f.Close()
-		return nil, 0, err
+	if !h.fi.Mode().IsRegular() {
+		h.f.Close()
+		return nil, 0, errors.New("not a regular file")
 	}
 	if r.appends == nil {
 		r.appends = map[string]*heldFile{}
 	}
-	r.appends[base] = &heldFile{f: f, fi: st}
-	return f, st.Size(), nil
+	r.appends[base] = h
+	return h.f, h.fi.Size(), nil
 }
 
 // dropAppend closes the log base held open, once replaced or failed.

@@ -86,8 +86,8 @@ func (r *Root) Close() error {
 	r.logsMu.Unlock()
 	r.heldMu.Lock()
 	for _, l := range r.locks {
-		if l.f != nil {
-			_ = l.f.Close()
+		if l.h != nil {
+			_ = l.h.f.Close()
 		}
 	}
 	for _, f := range r.appends {
@@ -472,19 +472,16 @@ func (r *Root) LockClearing(ctx context.Context, name string, before time.Time) 
 	}
 	var f *os.File
 	for {
-		f, err = r.openFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+		h, err := r.openHeld(name, os.O_RDWR)
 		if err != nil {
 			return nil, fmt.Errorf("lock %s: %w", r.shown(name), err)
 		}
-		fi, err := f.Stat()
-		if err == nil {
-			var locked bool
-			locked, err = r.lockAt(ctx, name, f, fi)
-			if locked {
-				break
-			}
+		locked, err := r.lockAt(ctx, name, h)
+		if locked {
+			f = h.f
+			break
 		}
-		f.Close()
+		h.f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("lock %s: %w", r.shown(name), err)
 		}
@@ -506,14 +503,29 @@ func (r *Root) LockClearing(ctx context.Context, name string, before time.Time) 
 // descriptions, not goroutines sharing one.
 type heldLock struct {
 	sem chan struct{}
-	f   *os.File    // nil until first opened
-	fi  fs.FileInfo // f's identity, to tell it is still the file at the name
+	h   *heldFile // nil until first opened, and once found replaced
 }
 
-// heldFile is a file kept open with its identity.
+// heldFile is a file kept open with its identity, to tell it is still the
+// file at its name.
 type heldFile struct {
 	f  *os.File
 	fi fs.FileInfo
+}
+
+// openHeld opens name with flag, creating it if need be, and returns it
+// with its identity.
+func (r *Root) openHeld(name string, flag int) (*heldFile, error) {
+	f, err := r.openFile(name, flag|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &heldFile{f: f, fi: fi}, nil
 }
 
 // LockHeld is [Root.LockClearing] with a zero time (it removes no temp
@@ -521,8 +533,8 @@ type heldFile struct {
 // file stays open between holds, so a hold costs the check that the file
 // at the name is still the one open, and the flock(2) calls. Holders in
 // this process take turns (giving up when ctx is done) before the flock,
-// which excludes other processes; a lock file removed or replaced is
-// opened again.
+// which excludes other processes; a lock file removed or replaced is found
+// so once flocked (see [Root.lockAt]) and opened again.
 func (r *Root) LockHeld(ctx context.Context, name string) (unlock func() error, err error) {
 	name, err = Clean(name)
 	if err != nil {
@@ -548,62 +560,53 @@ func (r *Root) LockHeld(ctx context.Context, name string) (unlock func() error, 
 		return nil, fmt.Errorf("lock %s: %w", r.shown(name), err)
 	}
 	for {
-		fi, err := r.noFollowStat(name)
-		if err != nil {
-			return fail(err)
-		}
-		if l.f == nil || fi == nil || !os.SameFile(fi, l.fi) {
-			if l.f != nil {
-				_ = l.f.Close()
-				l.f = nil
-			}
-			f, err := r.openFile(name, os.O_RDWR|os.O_CREATE, 0o644)
-			if err != nil {
+		if l.h == nil {
+			if err := r.NoFollow(name); err != nil {
 				return fail(err)
 			}
-			st, err := f.Stat()
-			if err != nil {
-				f.Close()
+			if l.h, err = r.openHeld(name, os.O_RDWR); err != nil {
 				return fail(err)
 			}
-			l.f, l.fi = f, st
 		}
-		locked, err := r.lockAt(ctx, name, l.f, l.fi)
-		if err != nil {
-			return fail(err)
-		}
+		locked, err := r.lockAt(ctx, name, l.h)
 		if locked {
 			break
 		}
+		_ = l.h.f.Close()
+		l.h = nil
+		if err != nil {
+			return fail(err)
+		}
 	}
+	f := l.h.f
 	var once sync.Once
 	return func() (err error) {
 		once.Do(func() {
-			err = unlockFile(l.f)
+			err = unlockFile(f)
 			<-l.sem
 		})
 		return err
 	}, nil
 }
 
-// lockAt flocks f, whose identity is fi, opened at name, and reports
-// whether f is still the file at name once locked. The name may have been
+// lockAt flocks the file h opened at name, and reports whether it is
+// still the file at name once locked. The name may have been
 // given to another file (removed and created again) while f was opened or
 // waited for: a process opening the name now locks that other file, so
 // holding f would exclude nobody. Then f is unlocked and the caller opens
 // the name again — unless ctx is done: a flock that succeeds at once never
 // looks at ctx, so a name given to another file on every attempt would
 // keep the caller retrying without end.
-func (r *Root) lockAt(ctx context.Context, name string, f *os.File, fi fs.FileInfo) (bool, error) {
+func (r *Root) lockAt(ctx context.Context, name string, h *heldFile) (bool, error) {
 	pause.Point(ctx, "confined.lock.before-flock")
-	if err := lockFile(ctx, f); err != nil {
+	if err := lockFile(ctx, h.f); err != nil {
 		return false, err
 	}
 	now, err := r.noFollowStat(name)
-	if err == nil && now != nil && os.SameFile(now, fi) {
+	if err == nil && now != nil && os.SameFile(now, h.fi) {
 		return true, nil
 	}
-	_ = unlockFile(f)
+	_ = unlockFile(h.f)
 	if err == nil {
 		err = ctx.Err()
 	}
