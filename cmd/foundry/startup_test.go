@@ -162,17 +162,19 @@ func TestServeAnswersBeforeCollecting(t *testing.T) {
 	t.Fatalf("no trace of the initialize answer on stderr:\n%s", stderr.Bytes())
 }
 
+// percent reads the GC percent in force.
+func percent() int {
+	p := debug.SetGCPercent(-1)
+	debug.SetGCPercent(p)
+	return p
+}
+
 // TestAfterFirstWrite checks the server's output bounds the GC percent
 // from its first write until the session ends, and not when the session
 // ends before any write.
 func TestAfterFirstWrite(t *testing.T) {
 	if os.Getenv("GOGC") != "" {
 		t.Skip("GOGC is set: gcpace.Bound leaves it alone")
-	}
-	percent := func() int {
-		p := debug.SetGCPercent(-1)
-		debug.SetGCPercent(p)
-		return p
 	}
 	before := percent()
 	var buf bytes.Buffer
@@ -245,11 +247,6 @@ func TestLinkedPackages(t *testing.T) {
 func TestAfterFirstWriteReleases(t *testing.T) {
 	if os.Getenv("GOGC") != "" {
 		t.Skip("GOGC is set: gcpace.Bound leaves it alone")
-	}
-	percent := func() int {
-		p := debug.SetGCPercent(-1)
-		debug.SetGCPercent(p)
-		return p
 	}
 	before := percent()
 	var buf bytes.Buffer

@@ -15,23 +15,27 @@ import (
 	"github.com/foundryhq/foundry/internal/pause"
 )
 
+// lockKinds are the two ways to take a lock: kept open between holds
+// (LockHeld) and opened per hold (LockClearing, which Lock is).
+var lockKinds = []struct {
+	name string
+	lock func(r *confined.Root, ctx context.Context, name string) (func() error, error)
+}{
+	{"LockHeld", func(r *confined.Root, ctx context.Context, name string) (func() error, error) {
+		return r.LockHeld(ctx, name)
+	}},
+	{"LockClearing", func(r *confined.Root, ctx context.Context, name string) (func() error, error) {
+		return r.LockClearing(ctx, name, time.Time{})
+	}},
+}
+
 // TestLockFileReplacedWhileWaiting checks that a lock file removed and
 // created again while a holder waits for it does not let two writers in:
 // the waiter, once the old file is free, finds another file at the name and
 // waits for that one, which a second process holds. Both LockHeld (kept
 // open) and Lock (opened per hold) are checked.
 func TestLockFileReplacedWhileWaiting(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		lock func(r *confined.Root, ctx context.Context, name string) (func() error, error)
-	}{
-		{"LockHeld", func(r *confined.Root, ctx context.Context, name string) (func() error, error) {
-			return r.LockHeld(ctx, name)
-		}},
-		{"LockClearing", func(r *confined.Root, ctx context.Context, name string) (func() error, error) {
-			return r.LockClearing(ctx, name, time.Time{})
-		}},
-	} {
+	for _, tc := range lockKinds {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			ctx := context.Background()
@@ -106,17 +110,7 @@ func TestLockFileReplacedWhileWaiting(t *testing.T) {
 // done instead of retrying without end: the flock of each attempt succeeds
 // at once, so only the retry itself can see the context.
 func TestLockGivesUpWhileNameKeepsChanging(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		lock func(r *confined.Root, ctx context.Context, name string) (func() error, error)
-	}{
-		{"LockHeld", func(r *confined.Root, ctx context.Context, name string) (func() error, error) {
-			return r.LockHeld(ctx, name)
-		}},
-		{"LockClearing", func(r *confined.Root, ctx context.Context, name string) (func() error, error) {
-			return r.LockClearing(ctx, name, time.Time{})
-		}},
-	} {
+	for _, tc := range lockKinds {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			r, err := confined.Open(dir)
