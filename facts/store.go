@@ -142,20 +142,22 @@ func NewStore(fsys fs.FS, opts Options) *Store {
 	if opts.Warn == nil {
 		opts.Warn = io.Discard
 	}
-	return &Store{
-		fsys: fsys, opts: opts, files: map[string]*cachedFile{}, stems: map[string]string{}, titles: map[string]*titleInfo{},
-		byID: map[string][]*entry{}, supers: map[string][]*entry{}, pending: map[string]bool{}, nums: map[int]int{},
-		temps: map[string]bool{},
-	}
+	s := &Store{fsys: fsys, opts: opts, stems: map[string]string{}, titles: map[string]*titleInfo{}, temps: map[string]bool{}}
+	s.clearLive()
+	return s
 }
 
-// forget drops the live state, as a store that has read nothing has it:
-// the next call lists the folder and reads every fact file again. The
-// caller holds s.mu.
-func (s *Store) forget() {
+// clearLive sets the live state as a store that has read nothing has it.
+func (s *Store) clearLive() {
 	s.files, s.byID, s.supers, s.pending, s.nums = map[string]*cachedFile{}, map[string][]*entry{}, map[string][]*entry{}, map[string]bool{}, map[int]int{}
 	s.sorted, s.idx, s.ixOrder, s.byTitle, s.bulk, s.snap = nil, nil, nil, nil, nil, nil
 	s.maxNum, s.synced, s.early, s.cache, s.listed = 0, false, nil, nil, nil
+}
+
+// forget drops the live state (see clearLive): the next call lists the
+// folder and reads every fact file again. The caller holds s.mu.
+func (s *Store) forget() {
+	s.clearLive()
 	s.ver++
 }
 
