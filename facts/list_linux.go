@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -123,34 +124,36 @@ func (s *Store) listFacts(known <-chan *dirListing, same chan<- bool) (list []fs
 		}
 	}
 	infos := make([]statInfo, len(names))
-	stat := func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			fi := &infos[i]
-			fi.name = names[i]
-			for {
-				fi.err = unix.Fstatat(fd, fi.name, &fi.st, unix.AT_SYMLINK_NOFOLLOW)
-				if fi.err != unix.EINTR {
-					break
+	// A system call per file dominates; spread them when there are enough
+	// to be worth a goroutine. The workers take the names in chunks as
+	// they go, not in fixed shares: the first scan runs them beside the
+	// cache's decoding, which holds up one or the other.
+	const chunk = 256
+	var next atomic.Int64
+	stat := func() {
+		for {
+			lo := int(next.Add(chunk)) - chunk
+			if lo >= len(names) {
+				return
+			}
+			for i := lo; i < min(lo+chunk, len(names)); i++ {
+				fi := &infos[i]
+				fi.name = names[i]
+				for {
+					fi.err = unix.Fstatat(fd, fi.name, &fi.st, unix.AT_SYMLINK_NOFOLLOW)
+					if fi.err != unix.EINTR {
+						break
+					}
 				}
 			}
 		}
 	}
-	// A system call per file dominates; spread them when there are enough
-	// to be worth a goroutine.
 	workers := min(runtime.GOMAXPROCS(0), 4, 1+len(names)/2048)
 	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := w*len(names)/workers, (w+1)*len(names)/workers
-		if w == workers-1 {
-			stat(lo, hi)
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			stat(lo, hi)
-		}()
+	for range workers - 1 {
+		wg.Go(stat)
 	}
+	stat()
 	wg.Wait()
 	runtime.KeepAlive(d)
 	list = make([]fs.FileInfo, 0, len(infos))
