@@ -30,7 +30,8 @@ const initializeLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{
 // TestProjectRegistryDefersSchemas: building Foundry's registry and
 // answering initialize checks, compacts and compiles no tool schema and
 // compiles no template pattern; the first tools/list defines the schemas,
-// the first resources/read of a template compiles the patterns.
+// the first resources/read of a template compiles the patterns, the first
+// call of a tool its input schema only.
 func TestProjectRegistryDefersSchemas(t *testing.T) {
 	t.Parallel()
 	p, err := project.OpenRoot(t.TempDir(), project.Source{})
@@ -81,6 +82,16 @@ func TestProjectRegistryDefersSchemas(t *testing.T) {
 	}
 	if n := uncompiled(); n != 0 {
 		t.Errorf("after resources/read of a template %d templates are uncompiled", n)
+	}
+
+	// A call compiles the tool's input schema, to check the arguments;
+	// its output is proven in tests, so its output schema is not compiled.
+	serveLines(t, reg, initializeLine,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"deploy"}}}`)
+	search := reg.byName["memory_search"]
+	if search.in == nil || search.out != nil || !search.OutputProven {
+		t.Errorf("after a memory_search call: input compiled %t, output compiled %t (proven %t), want true, false",
+			search.in != nil, search.out != nil, search.OutputProven)
 	}
 }
 

@@ -185,8 +185,13 @@ type tool struct {
 	defineErr       error
 
 	once       sync.Once
-	in, out    *contracts.Schema
+	in         *contracts.Schema
 	compileErr error
+	// The output schema is compiled apart, on the first result it checks:
+	// never in a server whose tools are all OutputProven.
+	outOnce sync.Once
+	out     *contracts.Schema
+	outErr  error
 }
 
 // define returns the tool's compacted input and output schemas (out nil
@@ -205,8 +210,9 @@ func (t *tool) define() (in, out json.RawMessage, err error) {
 	return t.inJSON, t.outJSON, t.defineErr
 }
 
-// schemas compiles the tool's schemas the first time they are needed: a
-// server answers initialize and tools/list without compiling any.
+// schemas defines the tool's schemas and compiles its input schema the
+// first time they are needed: a server answers initialize and tools/list
+// without compiling any.
 func (t *tool) schemas() error {
 	t.once.Do(func() {
 		if _, _, t.compileErr = t.define(); t.compileErr != nil {
@@ -215,15 +221,24 @@ func (t *tool) schemas() error {
 		var err error
 		if t.in, err = contracts.Compile(t.inJSON); err != nil {
 			t.compileErr = fmt.Errorf("tool %q: %w: input schema: %v", t.Name, ErrInvalidTool, err)
-			return
-		}
-		if t.outJSON != nil {
-			if t.out, err = contracts.Compile(t.outJSON); err != nil {
-				t.compileErr = fmt.Errorf("tool %q: %w: output schema: %v", t.Name, ErrInvalidTool, err)
-			}
 		}
 	})
 	return t.compileErr
+}
+
+// outSchema compiles the tool's output schema the first time a result is
+// checked against it; nil without one.
+func (t *tool) outSchema() (*contracts.Schema, error) {
+	t.outOnce.Do(func() {
+		if _, _, t.outErr = t.define(); t.outErr != nil || t.outJSON == nil {
+			return
+		}
+		var err error
+		if t.out, err = contracts.Compile(t.outJSON); err != nil {
+			t.outErr = fmt.Errorf("tool %q: %w: output schema: %v", t.Name, ErrInvalidTool, err)
+		}
+	})
+	return t.out, t.outErr
 }
 
 // ToolNames returns the names of the registered tools in registration
@@ -252,7 +267,8 @@ func (r *Registry) OutputSchema(name string) json.RawMessage {
 func (r *Registry) Compile() error {
 	var errs []error
 	for _, t := range r.tools {
-		errs = append(errs, t.schemas())
+		_, outErr := t.outSchema()
+		errs = append(errs, t.schemas(), outErr)
 	}
 	return errors.Join(errs...)
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/foundryhq/foundry/contracts"
 	"math"
 	"runtime/debug"
 	"strings"
@@ -214,7 +215,7 @@ func (s *session) runTool(ctx context.Context, conn *jsonrpc.Conn, t *tool, args
 		text = redactText(text)
 	}
 	res := callResult{Content: []content{{Type: "text", Text: text}}, changes: out.Changes}
-	// checkArgs compiled the schemas: outJSON is defined.
+	// checkArgs defined the schemas: outJSON is set.
 	if t.outJSON != nil || out.Structured != nil {
 		sc, msg := s.structured(t, out)
 		if msg != "" {
@@ -296,6 +297,14 @@ func (s *session) checkArgs(t *tool, args json.RawMessage) string {
 	return b.String()
 }
 
+// validate checks doc against schema; nothing without one.
+func validate(schema *contracts.Schema, doc any) []contracts.Violation {
+	if schema == nil {
+		return nil
+	}
+	return schema.Validate(doc)
+}
+
 // structured encodes a handler's structured value, checks it against the
 // output schema (unless the tool's output is proven in tests) and redacts
 // it (unless the handler did). msg describes a broken value.
@@ -323,8 +332,12 @@ func (s *session) structured(t *tool, out Output) (json.RawMessage, string) {
 	if _, ok := doc.(map[string]any); !ok {
 		return nil, "structured content is not a JSON object"
 	}
-	if t.out != nil && !t.OutputProven {
-		if vs := t.out.Validate(doc); len(vs) > 0 {
+	if !t.OutputProven {
+		schema, err := t.outSchema()
+		if err != nil {
+			return nil, err.Error()
+		}
+		if vs := validate(schema, doc); len(vs) > 0 {
 			parts := make([]string, len(vs))
 			for i, v := range vs {
 				parts[i] = v.String()
