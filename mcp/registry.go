@@ -227,10 +227,11 @@ func (t *tool) schemas() error {
 }
 
 // outSchema compiles the tool's output schema the first time a result is
-// checked against it; nil without one.
+// checked against it; nil without one, or when the schemas are not valid
+// at all (schemas says why).
 func (t *tool) outSchema() (*contracts.Schema, error) {
 	t.outOnce.Do(func() {
-		if _, _, t.outErr = t.define(); t.outErr != nil || t.outJSON == nil {
+		if _, out, err := t.define(); err != nil || out == nil {
 			return
 		}
 		var err error
