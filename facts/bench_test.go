@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
@@ -347,5 +348,43 @@ func BenchmarkWriteFileFloor(b *testing.B) {
 		if err := r.WriteFile(fmt.Sprintf("fact-%d.md", i), data, 0o644); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkWriteFilesFloor is the floor of what memory_write must make
+// durable: a fact-sized file and an INDEX.md-sized one, staged side by
+// side so that their syncs overlap, put in place and made durable by one
+// folder sync, as a write does (see Store.Write). It is not the goal's
+// yardstick (BenchmarkWriteFileFloor is) but says how much of a write the
+// device's second sync takes.
+func BenchmarkWriteFilesFloor(b *testing.B) {
+	root := b.TempDir()
+	r, err := confined.Open(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	data := Format(genFacts(b, 1)[0])
+	index := bytes.Repeat([]byte("- fact-0001 · decision · The orders service relies on postgres\n"), 250) // about 16 KB, INDEX.md's budget
+	for i := 0; b.Loop(); i++ {
+		staged := make(chan *confined.Staged, 1)
+		go func() {
+			st, err := r.Stage("INDEX.md", index, 0o644)
+			if err != nil {
+				b.Error(err)
+			}
+			staged <- st
+		}()
+		if err := r.WriteFileDeferSync(fmt.Sprintf("fact-%d.md", i), data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		st := <-staged
+		if st == nil {
+			b.FailNow()
+		}
+		if err := st.Commit(); err != nil {
+			b.Fatal(err)
+		}
+		r.SyncDir(".")
 	}
 }
