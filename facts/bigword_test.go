@@ -56,7 +56,7 @@ func TestBigWordFactsMemory(t *testing.T) {
 		if len(res.Hits) != MaxLimit || len(res.Hits[0].Body) != size {
 			t.Fatalf("%s: %d hits, want %d with their %d-letter bodies", step, len(res.Hits), MaxLimit, size)
 		}
-		// A word of a typo's length with no match builds the typo lookup.
+		// A word of a typo's length with no match is looked up one typo away.
 		if res, err := s.Search(ctx, Query{Text: "zzzzzz"}); err != nil || len(res.Hits) != 0 {
 			t.Fatalf("%s: search zzzzzz = %d hits, %v; want none", step, len(res.Hits), err)
 		}

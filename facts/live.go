@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/foundryhq/foundry/internal/textdist"
@@ -278,9 +279,11 @@ type liveIndex struct {
 
 	// deletions maps each word of vocab, and each form of it with one rune
 	// deleted, to the words it comes from: two words one edit apart share a
-	// key (SymSpell), so a typo is looked up, not scanned for. Built on the
-	// first query that needs it; nil when stale.
+	// key (SymSpell), so a typo is looked up, not scanned for. Built once
+	// typoScans queries have scanned for their typos (see
+	// typoScansBeforeMap); nil until then, and when stale.
 	deletions map[string][]string
+	typoScans atomic.Int64 // queries that scanned the vocabulary for typos
 }
 
 // formRef is the term of a word as written and the number of indexed facts
@@ -442,6 +445,7 @@ func (x *liveIndex) compact() {
 		}
 	}
 	x.vocab, x.deletions = nil, nil // rebuilt on the next query, not word by word now
+	x.typoScans.Store(0)
 	x.norms, x.normsFor = nil, 0
 }
 
@@ -499,7 +503,7 @@ func (x *liveIndex) prepare(q string) {
 		}
 	}
 	x.buildVocab()
-	if x.needsTypos(queryWords(q)) {
+	if x.typoScans.Load() >= typoScansBeforeMap && x.needsTypos(queryWords(q)) {
 		x.buildDeletions()
 	}
 }
@@ -510,7 +514,7 @@ func (x *liveIndex) ready(q string) bool {
 	if x.n > 0 && (x.normsFor != x.total/float64(x.n) || len(x.norms) != len(x.docs)) {
 		return false
 	}
-	return x.vocab != nil && (x.deletions != nil || !x.needsTypos(queryWords(q)))
+	return x.vocab != nil && (x.deletions != nil || x.typoScans.Load() < typoScansBeforeMap || !x.needsTypos(queryWords(q)))
 }
 
 // rankScratch holds the per-search score arrays, so searches running side
@@ -652,20 +656,81 @@ func (x *liveIndex) expand(q string) []queryTerm {
 			}
 		}
 	}
+	scanned := false
 	for _, w := range qws {
 		if !x.typoWord(w) {
 			continue
 		}
-		x.buildDeletions()
+		if x.deletions == nil && !scanned {
+			scanned = true
+			x.typoScans.Add(1)
+		}
 		for _, word := range []string{w.stem, w.raw} {
-			for _, d := range deletionForms(word) {
-				for _, v := range x.deletions[d] {
-					if textdist.WithinOne(word, v) {
-						match(v, typoWeight)
-					}
+			for _, v := range x.typoMatches(word) {
+				match(v, typoWeight)
+			}
+		}
+	}
+	return out
+}
+
+// typoScansBeforeMap is the number of queries whose typos are looked up by
+// scanning the vocabulary before the deletion map is built: a scan costs
+// one comparison per word, the map about ten allocations per word and
+// tens of megabytes, so a one-shot process (a CLI search, a fresh server's
+// first searches) never builds it, and a server builds it once typos prove
+// common.
+const typoScansBeforeMap = 8
+
+// typoMatches returns the words of the vocabulary one edit away from word
+// (see textdist.WithinOne), of at most maxTypoRunes runes, in the order
+// the deletion map lists them: by the first of word's deletion forms they
+// share, then in vocabulary order. Without the map it scans the
+// vocabulary for them.
+func (x *liveIndex) typoMatches(word string) []string {
+	var out []string
+	if x.deletions != nil {
+		for _, d := range deletionForms(word) {
+			for _, v := range x.deletions[d] {
+				if textdist.WithinOne(word, v) {
+					out = append(out, v)
 				}
 			}
 		}
+		return out
+	}
+	type found struct {
+		v         string
+		form, pos int
+	}
+	var fs []found
+	forms := deletionForms(word)
+	ascii := textdist.IsASCII(word)
+	for pos, v := range x.vocab {
+		near := false
+		if ascii && textdist.IsASCII(v) {
+			near = len(v) <= maxTypoRunes && textdist.WithinOneASCII(word, v)
+		} else {
+			near = typoSized(v) && textdist.WithinOne(word, v)
+		}
+		if !near {
+			continue
+		}
+		// Two words one edit apart share a deletion form; the map lists
+		// v under each of them.
+		vf := deletionForms(v)
+		if i := slices.IndexFunc(forms, func(d string) bool { return slices.Contains(vf, d) }); i >= 0 {
+			fs = append(fs, found{v, i, pos})
+		}
+	}
+	slices.SortFunc(fs, func(a, b found) int {
+		if a.form != b.form {
+			return a.form - b.form
+		}
+		return a.pos - b.pos
+	})
+	for _, f := range fs {
+		out = append(out, f.v)
 	}
 	return out
 }

@@ -331,9 +331,9 @@ func TestVocabularyKeptCurrent(t *testing.T) {
 	for _, f := range facts[:200] {
 		x.add(newEntry(f), memo)
 	}
-	x.expand("webhok quokkas") // builds both: a typo that matches nothing
+	x.buildDeletions() // and the vocabulary
 	if x.vocab == nil || x.deletions == nil {
-		t.Fatal("expand built no vocabulary or typo lookup")
+		t.Fatal("buildDeletions built no vocabulary or typo lookup")
 	}
 	for i, f := range facts[200:] {
 		// "quokkaed" is a word as written whose term, "quokka", differs:
@@ -346,7 +346,7 @@ func TestVocabularyKeptCurrent(t *testing.T) {
 	}
 	vocab, deletions := x.vocab, x.deletions
 	x.vocab, x.deletions = nil, nil
-	x.expand("webhok quokkas")
+	x.buildDeletions()
 	if diff := cmp.Diff(x.vocab, vocab); diff != "" {
 		t.Errorf("vocabulary kept current differs from a rebuild (-rebuild +kept):\n%s", diff)
 	}
@@ -459,7 +459,16 @@ func TestTypoLookupBounded(t *testing.T) {
 			t.Errorf("a term of %d bytes is indexed", len(term))
 		}
 	}
-	x.expand("webhok") // builds the typo lookup
+	long[1500] = 'Z'
+	oneOff := func(how string) {
+		for _, q := range x.expand(string(long)) {
+			if q.weight == typoWeight {
+				t.Errorf("%s: a word of %d runes was matched one typo away: %q", how, len(long), q.term[:20])
+			}
+		}
+	}
+	oneOff("scanned")
+	x.buildDeletions()
 	keyBytes := 0
 	for k := range x.deletions {
 		keyBytes += len(k)
@@ -467,10 +476,5 @@ func TestTypoLookupBounded(t *testing.T) {
 	if keyBytes > 64<<10 {
 		t.Errorf("the typo lookup holds %d bytes of keys for one fact; a long word was expanded", keyBytes)
 	}
-	long[1500] = 'Z'
-	for _, q := range x.expand(string(long)) {
-		if q.weight == typoWeight {
-			t.Errorf("a word of %d runes was matched one typo away: %q", len(long), q.term[:20])
-		}
-	}
+	oneOff("looked up")
 }
