@@ -333,17 +333,22 @@ func BenchmarkSearch10kCached(b *testing.B) {
 	}
 }
 
+// floorRoot returns the confined root of a new folder, closed when b ends,
+// and the bytes of a fact-sized file: what the write floors write.
+func floorRoot(b *testing.B) (*confined.Root, []byte) {
+	r, err := confined.Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = r.Close() })
+	return r, Format(genFacts(b, 1)[0])
+}
+
 // BenchmarkWriteFileFloor is the floor of a write: one fact-sized file
 // written atomically (temp file, fsync, rename, folder sync) through the
 // confined root every write uses. memory_write is measured against it.
 func BenchmarkWriteFileFloor(b *testing.B) {
-	root := b.TempDir()
-	r, err := confined.Open(root)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer r.Close()
-	data := Format(genFacts(b, 1)[0])
+	r, data := floorRoot(b)
 	for i := 0; b.Loop(); i++ {
 		if err := r.WriteFile(fmt.Sprintf("fact-%d.md", i), data, 0o644); err != nil {
 			b.Fatal(err)
@@ -358,13 +363,7 @@ func BenchmarkWriteFileFloor(b *testing.B) {
 // yardstick (BenchmarkWriteFileFloor is) but says how much of a write the
 // device's second sync takes.
 func BenchmarkWriteFilesFloor(b *testing.B) {
-	root := b.TempDir()
-	r, err := confined.Open(root)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer r.Close()
-	data := Format(genFacts(b, 1)[0])
+	r, data := floorRoot(b)
 	index := bytes.Repeat([]byte("- fact-0001 · decision · The orders service relies on postgres\n"), 250) // about 16 KB, INDEX.md's budget
 	for i := 0; b.Loop(); i++ {
 		staged := make(chan *confined.Staged, 1)
