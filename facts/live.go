@@ -279,11 +279,16 @@ type liveIndex struct {
 
 	// deletions maps each word of vocab, and each form of it with one rune
 	// deleted, to the words it comes from: two words one edit apart share a
-	// key (SymSpell), so a typo is looked up, not scanned for. Built once
-	// typoScans queries have scanned for their typos (see
-	// typoScansBeforeMap); nil until then, and when stale.
+	// key (SymSpell), so a typo is looked up, not scanned for. Built by
+	// prepare, under the store's lock held for writing, once
+	// typoScansBeforeMap queries have scanned the vocabulary for their
+	// typos; nil until then, and when stale.
 	deletions map[string][]string
-	typoScans atomic.Int64 // queries that scanned the vocabulary for typos
+	// typoScans counts the queries that scanned the vocabulary for typos,
+	// searches under the read lock among them. It is not reset when a
+	// compaction drops the map: typos having proved common, the next query
+	// with one builds it again.
+	typoScans atomic.Int64
 }
 
 // formRef is the term of a word as written and the number of indexed facts
@@ -444,8 +449,7 @@ func (x *liveIndex) compact() {
 			delete(x.forms, w)
 		}
 	}
-	x.vocab, x.deletions = nil, nil // rebuilt on the next query, not word by word now
-	x.typoScans.Store(0)
+	x.vocab, x.deletions = nil, nil // rebuilt by the next query that needs them, not word by word now
 	x.norms, x.normsFor = nil, 0
 }
 
@@ -489,9 +493,10 @@ func better(a, b hitRef) bool {
 
 // prepare computes what ranking q reads but does not keep current as the
 // index changes: the length norms, the sorted vocabulary and, when a word of
-// q can only match by a typo, the deletion map. After it, and until the
-// index changes, rank(q) only reads the index, so searches can run side by
-// side under a read lock. The caller holds the store's lock for writing.
+// q can only match by a typo and typoScansBeforeMap queries have scanned
+// for typos, the deletion map. After it, and until the index changes,
+// rankReady(q) only reads the index, so searches can run side by side
+// under a read lock. The caller holds the store's lock for writing.
 func (x *liveIndex) prepare(q string) {
 	if x.n > 0 {
 		if avgLen := x.total / float64(x.n); x.normsFor != avgLen || len(x.norms) != len(x.docs) {
@@ -508,8 +513,10 @@ func (x *liveIndex) prepare(q string) {
 	}
 }
 
-// ready reports whether rank(q) would only read the index: prepare(q) ran
-// since the index last changed.
+// ready reports whether rankReady(q) may run under the store's lock held
+// for reading: the norms and the vocabulary are current, and a typo in q
+// is looked up in the deletion map, or scanned for until the map is due
+// (see typoScansBeforeMap). The caller holds the store's lock.
 func (x *liveIndex) ready(q string) bool {
 	if x.n > 0 && (x.normsFor != x.total/float64(x.n) || len(x.norms) != len(x.docs)) {
 		return false
@@ -526,15 +533,25 @@ type scratch struct {
 	touched []int32
 }
 
-// rank scores the indexed facts against a validated query with BM25 and
-// keeps the best q.Limit in a bounded heap. It only reads the index once
-// prepare(q.Text) has run (see ready).
+// rank prepares the index for a validated query (see prepare) and ranks
+// it (see rankReady). The caller holds the store's lock for writing.
 func (x *liveIndex) rank(q Query, today string) SearchResult {
+	x.prepare(q.Text)
+	return x.rankReady(q, today)
+}
+
+// rankReady scores the indexed facts against a validated query with BM25
+// and keeps the best q.Limit in a bounded heap. It only reads the index
+// (the count of typo scans aside, an atomic), so a caller that found
+// ready(q.Text) holding the store's lock for reading may call it under that
+// lock: it never prepares, since what prepare would do can change while
+// it holds the lock (another search's typo scan may take the count to
+// typoScansBeforeMap).
+func (x *liveIndex) rankReady(q Query, today string) SearchResult {
 	res := SearchResult{Query: q.Text, Hits: []Hit{}, Active: x.active(today), Type: q.Type}
 	if x.n == 0 {
 		return res
 	}
-	x.prepare(q.Text) // a no-op when ready
 	sc := rankScratch.Get().(*scratch)
 	defer rankScratch.Put(sc)
 	if n := len(x.docs) - len(sc.scores); n > 0 {
@@ -706,12 +723,13 @@ func (x *liveIndex) typoMatches(word string) []string {
 	var fs []found
 	forms := deletionForms(word)
 	ascii := textdist.IsASCII(word)
+	runes := utf8.RuneCountInString(word)
 	for pos, v := range x.vocab {
 		near := false
 		if ascii && textdist.IsASCII(v) {
 			near = len(v) <= maxTypoRunes && textdist.WithinOneASCII(word, v)
-		} else {
-			near = typoSized(v) && textdist.WithinOne(word, v)
+		} else if n := utf8.RuneCountInString(v); n <= maxTypoRunes && n >= runes-1 && n <= runes+1 {
+			near = textdist.WithinOne(word, v)
 		}
 		if !near {
 			continue

@@ -94,7 +94,7 @@ func (s *Store) rank(ctx context.Context, q Query) (SearchResult, error) {
 	if s.current(q.Text) {
 		defer s.mu.RUnlock()
 		pause.Point(ctx, "facts.ranking")
-		return s.rankLocked(q), nil
+		return s.rankOn(q, s.idx.rankReady), nil
 	}
 	s.mu.RUnlock()
 	s.mu.Lock()
@@ -190,16 +190,23 @@ func (s *Store) current(query string) bool {
 		!(s.opts.Cache && s.cacheDirty && !s.cacheSaved) && s.w.quiet()
 }
 
-// rankLocked ranks q on the live index, which the caller keeps from
-// changing.
+// rankLocked ranks q on the live index, preparing it for q; the caller
+// holds s.mu for writing.
 func (s *Store) rankLocked(q Query) SearchResult {
+	return s.rankOn(q, s.idx.rank)
+}
+
+// rankOn ranks q by id, or with rank: s.idx.rank under s.mu held for
+// writing, s.idx.rankReady under s.mu held for reading once s.current(q)
+// said so.
+func (s *Store) rankOn(q Query, rank func(Query, string) SearchResult) SearchResult {
 	today := s.today()
 	if id := strings.ToLower(q.Text); ValidID(id) {
 		if list := s.byID[id]; len(list) > 0 && (q.Type == "" || list[0].fact.Type == q.Type) {
 			return SearchResult{Query: q.Text, Hits: []Hit{{Fact: list[0].fact}}, Active: s.idx.active(today), Type: q.Type}
 		}
 	}
-	return s.idx.rank(q, today)
+	return rank(q, today)
 }
 
 // indexAll builds the search index on first use; from then on every change

@@ -3,9 +3,13 @@ package facts
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/foundryhq/foundry/internal/pause"
+	"github.com/foundryhq/foundry/internal/testpause"
 )
 
 // typoQueries returns queries one edit away from words of x's vocabulary,
@@ -38,8 +42,15 @@ func typoQueries(t *testing.T, x *liveIndex) []string {
 			string(w)+"s "+string(sub),                       // two words
 		)
 	}
+	// A word of maxTypoRunes runes one edit from one longer than that:
+	// the longer one is matched as it is and by prefix only.
+	qs = append(qs, longWord[:maxTypoRunes], longWord[1:])
 	return append(qs, "zzzzzz", "webhok", "naïvety", "straße", "strasse", "ünicodes")
 }
+
+// longWord is a word of maxTypoRunes+1 letters, one more than typo
+// matching takes.
+var longWord = strings.Repeat("abcdefghij", 4)[:maxTypoRunes+1]
 
 // TestTypoScanMatchesLookup: looking typos up by scanning the vocabulary
 // (a one-shot process, a server's first searches) expands a query into the
@@ -48,7 +59,7 @@ func typoQueries(t *testing.T, x *liveIndex) []string {
 func TestTypoScanMatchesLookup(t *testing.T) {
 	t.Parallel()
 	fs := genFacts(t, 600)
-	fs[3].Body += " Naïve straße ünicode naïveté strase"
+	fs[3].Body += " Naïve straße ünicode naïveté strase " + longWord
 	x := newLiveIndex()
 	memo := map[string]string{}
 	for _, f := range fs {
@@ -68,6 +79,13 @@ func TestTypoScanMatchesLookup(t *testing.T) {
 	}
 	if typos < len(qs)/2 {
 		t.Fatalf("only %d of %d queries matched one typo away", typos, len(qs))
+	}
+	for _, q := range []string{longWord[:maxTypoRunes], longWord[1:]} {
+		for _, qt := range x.expand(q) {
+			if qt.weight == typoWeight {
+				t.Errorf("query %q matches %q one typo away: a word of more than %d runes", q, qt.term, maxTypoRunes)
+			}
+		}
 	}
 	x.buildDeletions()
 	for i, q := range qs {
@@ -110,5 +128,72 @@ func TestTypoMapBuiltOnceCommon(t *testing.T) {
 		if built != (i > typoScansBeforeMap) {
 			t.Errorf("after %d typo searches the deletion map is built: %t, want %t", i, built, i > typoScansBeforeMap)
 		}
+	}
+}
+
+// TestTypoMapNotBuiltUnderReadLock: a watched store ranks a search whose
+// index is ready under its lock held for reading, side by side with
+// others; a typo search that passed that check while the count of typo
+// scans stood one short of typoScansBeforeMap, and ranks after another
+// took it there, still only scans: the deletion map is built under the
+// lock held for writing, never by two searches at once.
+func TestTypoMapNotBuiltUnderReadLock(t *testing.T) {
+	root := writeTree(t, genFacts(t, 300))
+	warn := &syncBuffer{}
+	s := OpenDir(root, Options{Now: fixedNow, Watch: true, Warn: warn})
+	defer s.Close()
+	ctx := context.Background()
+	if _, err := s.Search(ctx, Query{Text: "kafka"}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(warn.String(), "no file-system events") {
+		t.Skipf("no file-system events here: %s", warn)
+	}
+	for range typoScansBeforeMap - 1 {
+		if _, err := s.Search(ctx, Query{Text: "webhok"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Two typo searches pass the check under the read lock and wait; the
+	// first ranks (the count reaches typoScansBeforeMap), then the second.
+	arrived := make(chan struct{}, 2)
+	release := []chan struct{}{make(chan struct{}), make(chan struct{})}
+	next := make(chan int, 2)
+	next <- 0
+	next <- 1
+	pause.Install(func(_ context.Context, name string) {
+		if name == "facts.ranking" {
+			i := <-next
+			arrived <- struct{}{}
+			<-release[i]
+		}
+	})
+	defer testpause.Enable()
+	done := make(chan error, 2)
+	for range 2 {
+		go func() { _, err := s.Search(ctx, Query{Text: "webhok"}); done <- err }()
+		<-arrived
+	}
+	for i := range release {
+		close(release[i])
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.mu.Lock()
+	built, scans := s.idx.deletions != nil, s.idx.typoScans.Load()
+	s.mu.Unlock()
+	if built || scans != typoScansBeforeMap+1 {
+		t.Errorf("after two searches under the read lock: deletion map built %t, %d typo scans; want false, %d", built, scans, typoScansBeforeMap+1)
+	}
+	testpause.Enable()
+	if _, err := s.Search(ctx, Query{Text: "webhok"}); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	built = s.idx.deletions != nil
+	s.mu.Unlock()
+	if !built {
+		t.Error("the next typo search, under the lock held for writing, did not build the deletion map")
 	}
 }

@@ -254,3 +254,37 @@ func FuzzTemplatePattern(f *testing.F) {
 		checkTemplatePattern(t, tmpl)
 	})
 }
+
+// TestBrokenOutputSchemaStopsBeforeHandler: a tool whose output is checked
+// on every call and whose output schema does not compile fails its calls
+// before its handler runs, as one with a broken input schema does, and
+// says why.
+func TestBrokenOutputSchemaStopsBeforeHandler(t *testing.T) {
+	t.Parallel()
+	r := NewRegistry()
+	ran := false
+	if err := AddTool(r, Tool{
+		Name: "sideeffect", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`), Scope: ScopeReadMemory,
+		Governance:   Governance{AuditCategory: "test.read"},
+		OutputSchema: json.RawMessage(`{"type":"object","required":"a"}`),
+	}, func(context.Context, *Call, struct{}) (Output, error) {
+		ran = true
+		return Output{Text: "x", Structured: map[string]any{"a": 1}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	answers := serveLines(t, r, initializeLine,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sideeffect","arguments":{}}}`)
+	if ran {
+		t.Error("the handler ran for a tool whose output schema does not compile")
+	}
+	for _, a := range answers {
+		if strings.HasPrefix(a, `{"id":2,`) {
+			if !strings.Contains(a, `"isError":true`) || !strings.Contains(a, "sideeffect failed: internal error: ") || !strings.Contains(a, "output schema") {
+				t.Errorf("tools/call answered %s, want an internal error naming the output schema", a)
+			}
+			return
+		}
+	}
+	t.Errorf("no answer to the call among %q", answers)
+}

@@ -9,13 +9,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/foundryhq/foundry/contracts"
 	"math"
 	"runtime/debug"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
+	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/jsonrpc"
 )
 
@@ -272,9 +272,15 @@ func (s *session) invoke(ctx context.Context, t *tool, call *Call, args json.Raw
 }
 
 // checkArgs validates arguments against the tool's input schema and
-// returns the model-facing message when they fail.
+// returns the model-facing message when they fail. A tool whose output is
+// checked on every call (not OutputProven) fails here, before its handler
+// runs, when its output schema does not compile either.
 func (s *session) checkArgs(t *tool, args json.RawMessage) string {
-	if err := t.schemas(); err != nil {
+	err := t.schemas()
+	if err == nil && !t.OutputProven {
+		_, err = t.outSchema()
+	}
+	if err != nil {
 		s.log.Error("tool schema does not compile", "tool", t.Name, "err", err)
 		return fmt.Sprintf("%s failed: internal error: %v", t.Name, err)
 	}
