@@ -682,7 +682,11 @@ func (x *liveIndex) expand(q string) []queryTerm {
 			scanned = true
 			x.typoScans.Add(1)
 		}
-		for _, word := range []string{w.stem, w.raw} {
+		words := []string{w.stem, w.raw}
+		if w.raw == w.stem {
+			words = words[:1] // the second would match nothing new
+		}
+		for _, word := range words {
 			for _, v := range x.typoMatches(word) {
 				match(v, typoWeight)
 			}
