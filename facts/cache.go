@@ -787,7 +787,7 @@ func decodeBody(data []byte, end int, l *dirListing) (*searchCache, bool) {
 		if d.bad {
 			return nil, false
 		}
-		e.fact, e.idnum, e.slot = *f, IDNumber(f.ID), -1
+		e.status, e.supersededBy, e.idnum, e.slot = f.Status, f.SupersededBy, IDNumber(f.ID), -1
 	}
 
 	ndocs := d.count(1)
@@ -825,8 +825,8 @@ func decodeBody(data []byte, end int, l *dirListing) (*searchCache, bool) {
 			return nil, false
 		}
 		e.slot = int32(slot)
-		if current && e.fact.Status == "" {
-			e.fact.Status = Active // as settle derives it
+		if current && e.status == "" {
+			e.status = Active // as settle derives it
 		}
 		x.docs[slot] = e
 		if e.raw.Expires != "" {

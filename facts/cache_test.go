@@ -344,13 +344,13 @@ func FuzzDecodeCache(f *testing.F) {
 		}
 		before := make([]derived, len(c.recs))
 		for i := range c.recs {
-			before[i] = derived{c.recs[i].ent.fact, c.recs[i].ent.slot >= 0}
+			before[i] = derived{c.recs[i].ent.fact(), c.recs[i].ent.slot >= 0}
 		}
 		s := NewStore(fstest.MapFS{}, Options{Now: fixedNow})
 		s.mu.Lock()
 		s.prebuild(c)
 		for i := range c.recs {
-			after := derived{c.recs[i].ent.fact, c.recs[i].ent.slot >= 0}
+			after := derived{c.recs[i].ent.fact(), c.recs[i].ent.slot >= 0}
 			if !before[i].indexed {
 				before[i].fact = after.fact // derived by the live state alone
 			}

@@ -523,7 +523,7 @@ func (s *Store) indexWith(f Fact, drop *entry, today string) IndexResult {
 func newIndexOrder(all []*entry) *indexOrder {
 	o := &indexOrder{expiring: map[*entry]bool{}}
 	for _, e := range all {
-		if e.fact.current() {
+		if e.current() {
 			o.list = append(o.list, e)
 			o.track(e)
 		}
@@ -549,7 +549,7 @@ func (o *indexOrder) render(today string, budget int) IndexResult {
 	n, all := len(o.list), o.bytes
 	expired := map[*entry]bool{}
 	for e := range o.expiring {
-		if e.fact.Expired(today) {
+		if e.raw.Expired(today) {
 			expired[e] = true
 			n--
 			all -= e.ix.lineLen + 1

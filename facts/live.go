@@ -19,11 +19,15 @@ import (
 
 // entry is one parsed fact file.
 type entry struct {
-	raw   Fact // as the file states it, with Path
-	fact  Fact // with derived status
-	idnum int
-	slot  int32     // slot in the search index; -1 when not indexed
-	an    *analysis // search terms, computed when first indexed
+	raw Fact // as the file states it, with Path
+	// status and supersededBy are derived (see Store.settle): fact() is
+	// raw with them. Only they can differ, so they are all an entry keeps
+	// of its derived fact.
+	status       Status
+	supersededBy string
+	idnum        int
+	slot         int32     // slot in the search index; -1 when not indexed
+	an           *analysis // search terms, computed when first indexed
 
 	ix      *keyedEntry // its INDEX.md line and order, computed when first needed
 	inOrder bool        // in Store.ixOrder
@@ -34,7 +38,24 @@ type entry struct {
 	tpos   []int32
 }
 
-func newEntry(f Fact) *entry { return &entry{raw: f, fact: f, idnum: IDNumber(f.ID), slot: -1} }
+func newEntry(f Fact) *entry {
+	return &entry{raw: f, status: f.Status, supersededBy: f.SupersededBy, idnum: IDNumber(f.ID), slot: -1}
+}
+
+// fact returns the fact with its derived status.
+func (e *entry) fact() Fact {
+	f := e.raw
+	f.Status, f.SupersededBy = e.status, e.supersededBy
+	return f
+}
+
+// current reports whether the fact, as derived, is neither superseded nor
+// retired (Fact.current of fact()).
+func (e *entry) current() bool { return e.status != Superseded && e.status != Retired }
+
+// active reports whether the fact, as derived, is current and not expired
+// on today (isActive of fact()).
+func (e *entry) active(today string) bool { return e.current() && !e.raw.Expired(today) }
 
 // before is the order of facts everywhere: id number, then path.
 func (e *entry) before(o *entry) bool {
@@ -227,7 +248,7 @@ func (s *Store) settle() {
 					f.SupersededBy = winner
 				}
 			}
-			e.fact = f
+			e.status, e.supersededBy = f.Status, f.SupersededBy
 			indexed := f.current()
 			if s.ixOrder != nil && indexed != e.inOrder {
 				if indexed {
@@ -584,10 +605,10 @@ func (x *liveIndex) rankReady(q Query, today string) SearchResult {
 		score := scores[slot]
 		scores[slot] = 0
 		e := x.docs[slot]
-		if !isActive(e.fact, today) {
+		if !e.active(today) {
 			continue
 		}
-		if q.Type != "" && e.fact.Type != q.Type {
+		if q.Type != "" && e.raw.Type != q.Type {
 			res.Unfiltered++
 			continue
 		}
@@ -604,7 +625,7 @@ func (x *liveIndex) rankReady(q Query, today string) SearchResult {
 	sc.touched = touched[:0]
 	sort.Slice(heap, func(i, j int) bool { return better(heap[i], heap[j]) })
 	for _, h := range heap {
-		res.Hits = append(res.Hits, Hit{Fact: h.e.fact, Score: h.score})
+		res.Hits = append(res.Hits, Hit{Fact: h.e.fact(), Score: h.score})
 	}
 	if len(res.Hits) > 0 {
 		res.Unfiltered = 0 // only said when the filter left nothing

@@ -202,8 +202,8 @@ func (s *Store) rankLocked(q Query) SearchResult {
 func (s *Store) rankOn(q Query, rank func(Query, string) SearchResult) SearchResult {
 	today := s.today()
 	if id := strings.ToLower(q.Text); ValidID(id) {
-		if list := s.byID[id]; len(list) > 0 && (q.Type == "" || list[0].fact.Type == q.Type) {
-			return SearchResult{Query: q.Text, Hits: []Hit{{Fact: list[0].fact}}, Active: s.idx.active(today), Type: q.Type}
+		if list := s.byID[id]; len(list) > 0 && (q.Type == "" || list[0].raw.Type == q.Type) {
+			return SearchResult{Query: q.Text, Hits: []Hit{{Fact: list[0].fact()}}, Active: s.idx.active(today), Type: q.Type}
 		}
 	}
 	return rank(q, today)
@@ -220,7 +220,7 @@ func (s *Store) indexAll() {
 	s.idx.docs = make([]*entry, 0, len(s.sorted))
 	for _, list := range s.byID {
 		for _, e := range list {
-			if e.fact.current() {
+			if e.current() {
 				s.idx.add(e, s.stems)
 			}
 		}

@@ -677,7 +677,7 @@ func (s *Store) buildSnapshot() *snapshot {
 	}
 	sort.Slice(snap.problems, func(i, j int) bool { return snap.problems[i].Error() < snap.problems[j].Error() })
 	for i, e := range s.sorted {
-		snap.raw[i], snap.facts[i] = e.raw, e.fact
+		snap.raw[i], snap.facts[i] = e.raw, e.fact()
 	}
 	for i, f := range snap.facts {
 		snap.byID[f.ID] = append(snap.byID[f.ID], i)
@@ -732,7 +732,7 @@ func (s *Store) Get(ctx context.Context, id string) (Fact, error) {
 		return Fact{}, err
 	}
 	if list := s.byID[id]; len(list) > 0 {
-		return list[0].fact, nil
+		return list[0].fact(), nil
 	}
 	return Fact{}, fmt.Errorf("get %s: %w", id, ErrNotFound)
 }

@@ -245,21 +245,21 @@ func (s *Store) plan(req WriteRequest, today string) (writePlan, error) {
 			}
 			return p, ruleErr("supersedes", "supersede %s: %d facts have this id (%s); run foundry doctor --fix to renumber them, then supersede the new id", req.Supersedes, len(list), strings.Join(paths, ", "))
 		}
-		if f := list[0].fact; f.Status == Superseded {
+		if f := list[0].fact(); f.Status == Superseded {
 			return p, ruleErr("supersedes", "supersede %s: already superseded by %s", f.ID, f.SupersededBy)
 		}
 		old = list[0]
 	}
 	for _, e := range s.sameTitle(req.Title) {
-		f := e.fact
+		f := e.fact()
 		if !f.current() || f.Type != req.Type || f.Scope != req.Scope {
 			continue
 		}
 		if normBody(f.Body) == body && !f.Expired(today) {
-			if req.Supersedes != "" && old.fact.ID != f.ID && f.Supersedes == "" {
+			if req.Supersedes != "" && old.raw.ID != f.ID && f.Supersedes == "" {
 				// The fact was written before its writer knew it replaced
 				// another (the similar-title warning says so): link them now.
-				p.link, p.linkNew, p.old = true, entryCopy{e.fact, e.raw}, &entryCopy{old.fact, old.raw}
+				p.link, p.linkNew, p.old = true, entryCopy{e.fact(), e.raw}, &entryCopy{old.fact(), old.raw}
 				return p, nil
 			}
 			p.unchanged = &WriteResult{Action: Unchanged, ID: f.ID, Path: f.Path}
@@ -272,8 +272,8 @@ func (s *Store) plan(req WriteRequest, today string) (writePlan, error) {
 	}
 	skip := ""
 	if old != nil {
-		skip = old.fact.ID
-		p.old, p.drop = &entryCopy{old.fact, old.raw}, old
+		skip = old.raw.ID
+		p.old, p.drop = &entryCopy{old.fact(), old.raw}, old
 	}
 	p.similar = s.nearDuplicates(req.Title, skip, today)
 	p.id = FormatID(s.maxID() + 1)
@@ -488,7 +488,7 @@ func (s *Store) sameTitle(title string) []*entry {
 		}
 	} else {
 		for _, e := range s.titleLookup().norm[ti.norm] {
-			if e.fact.current() {
+			if e.current() {
 				same = append(same, e)
 			}
 		}
@@ -524,9 +524,8 @@ func (s *Store) nearDuplicates(title, skip, today string) []Fact {
 			s.dupVisits += visits
 			var similar []Fact
 			for _, e := range s.idx.candidates(set, nearDuplicate) {
-				f := e.fact
-				if isActive(f, today) && f.ID != skip && jaccardSorted(s.title(f.Title).terms, set) >= nearDuplicate {
-					similar = append(similar, f)
+				if e.active(today) && e.raw.ID != skip && jaccardSorted(s.title(e.raw.Title).terms, set) >= nearDuplicate {
+					similar = append(similar, e.fact())
 				}
 			}
 			return similar
@@ -552,12 +551,11 @@ func (s *Store) nearDuplicates(title, skip, today string) []Fact {
 	cands = slices.Compact(cands)
 	var similar []Fact
 	for _, e := range cands {
-		f := e.fact
-		if !isActive(f, today) || f.ID == skip {
+		if !e.active(today) || e.raw.ID == skip {
 			continue
 		}
 		if jaccardSorted(e.tterms, set) >= nearDuplicate {
-			similar = append(similar, f)
+			similar = append(similar, e.fact())
 		}
 	}
 	return similar
@@ -711,7 +709,7 @@ func (s *Store) Retire(ctx context.Context, id, reason string) (RetireResult, er
 		err := s.sync()
 		var f, raw Fact
 		if list := s.byID[id]; err == nil && len(list) > 0 {
-			f, raw = list[0].fact, list[0].raw
+			f, raw = list[0].fact(), list[0].raw
 		}
 		s.mu.Unlock()
 		switch {

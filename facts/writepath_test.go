@@ -183,7 +183,7 @@ func TestNearDuplicatesIndexedMatchesScan(t *testing.T) {
 		}
 		var scanned []Fact
 		for _, e := range s.sorted {
-			f := e.fact
+			f := e.fact()
 			if isActive(f, "2025-03-14") && f.ID != skip && jaccardSorted(s.title(f.Title).terms, s.title(title).terms) >= nearDuplicate {
 				scanned = append(scanned, f)
 			}
@@ -195,7 +195,7 @@ func TestNearDuplicatesIndexedMatchesScan(t *testing.T) {
 		byNorm := s.sameTitle(title)
 		var sameScan []*entry
 		for _, e := range slices.Backward(s.sorted) {
-			if e.fact.current() && normTitle(e.raw.Title) == normTitle(title) {
+			if e.current() && normTitle(e.raw.Title) == normTitle(title) {
 				sameScan = append(sameScan, e)
 			}
 		}
