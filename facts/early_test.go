@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -221,5 +222,64 @@ func TestCacheConsistency(t *testing.T) {
 				t.Errorf("consistent = %v, want %v", c.consistent, tt.want)
 			}
 		})
+	}
+}
+
+// TestEarlyAnswerWithoutStatusLine: a fact file with no status line (as
+// a person may write it; Format always writes one) is active, and a first
+// search answered from the cache's index, before settle runs, says so:
+// the cache's decoding derives it as settle would.
+func TestEarlyAnswerWithoutStatusLine(t *testing.T) {
+	root, facts := earlyTree(t)
+	p := filepath.Join(root, filepath.FromSlash(facts[6].Path))
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stripped := strings.Replace(string(data), "status: active\n", "", 1)
+	if stripped == string(data) {
+		t.Fatalf("no status line to strip in:\n%s", data)
+	}
+	if err := os.WriteFile(p, []byte(stripped), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, q := range []string{p, filepath.Join(root, Dir)} {
+		if err := os.Chtimes(q, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := NewStore(os.DirFS(root), Options{Now: fixedNow}).RawFacts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range raw {
+		if f.ID == facts[6].ID && f.Status != "" {
+			t.Fatalf("raw status of %s = %q, want empty", f.ID, f.Status)
+		}
+	}
+	q := Query{Text: "quokka", Limit: MaxLimit}
+	cachedSearch(t, root, q)
+	want := plainSearch(t, root, q)
+	s := OpenDir(root, Options{Now: fixedNow, Cache: true, Watch: true})
+	defer s.Close()
+	got, err := s.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("first search from the cache (-want +got):\n%s", diff)
+	}
+	found := false
+	for _, h := range got.Hits {
+		if h.ID == facts[6].ID {
+			found = true
+			if h.Status != Active {
+				t.Errorf("hit %s status %q, want active", h.ID, h.Status)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("%s not among the hits", facts[6].ID)
 	}
 }
