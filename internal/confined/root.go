@@ -467,25 +467,11 @@ func (r *Root) Lock(ctx context.Context, name string) (unlock func() error, err 
 // nothing and lists nothing: a holder that cleared the folder recently
 // spares a large folder's listing.
 func (r *Root) LockClearing(ctx context.Context, name string, before time.Time) (unlock func() error, err error) {
-	if err := r.NoFollow(name); err != nil {
+	h, err := r.flockHeld(ctx, name, nil)
+	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", r.shown(name), err)
 	}
-	var f *os.File
-	for {
-		h, err := r.openHeld(name, os.O_RDWR)
-		if err != nil {
-			return nil, fmt.Errorf("lock %s: %w", r.shown(name), err)
-		}
-		locked, err := r.lockAt(ctx, name, h)
-		if locked {
-			f = h.f
-			break
-		}
-		h.f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("lock %s: %w", r.shown(name), err)
-		}
-	}
+	f := h.f
 	if !before.IsZero() {
 		r.RemoveStale(path.Dir(name), before)
 	}
@@ -555,28 +541,9 @@ func (r *Root) LockHeld(ctx context.Context, name string) (unlock func() error, 
 	case <-ctx.Done():
 		return nil, fmt.Errorf("lock %s: %w", r.shown(name), ctx.Err())
 	}
-	fail := func(err error) (func() error, error) {
+	if l.h, err = r.flockHeld(ctx, name, l.h); err != nil {
 		<-l.sem
 		return nil, fmt.Errorf("lock %s: %w", r.shown(name), err)
-	}
-	for {
-		if l.h == nil {
-			if err := r.NoFollow(name); err != nil {
-				return fail(err)
-			}
-			if l.h, err = r.openHeld(name, os.O_RDWR); err != nil {
-				return fail(err)
-			}
-		}
-		locked, err := r.lockAt(ctx, name, l.h)
-		if locked {
-			break
-		}
-		_ = l.h.f.Close()
-		l.h = nil
-		if err != nil {
-			return fail(err)
-		}
 	}
 	f := l.h.f
 	var once sync.Once
@@ -587,6 +554,33 @@ func (r *Root) LockHeld(ctx context.Context, name string) (unlock func() error, 
 		})
 		return err
 	}, nil
+}
+
+// flockHeld flocks the lock file at name: h, when it is open already, or
+// the file opened there (through no symbolic link), opened again for as
+// long as the name turns out to lead to another file once flocked (see
+// lockAt). On failure h is closed and nil returned.
+func (r *Root) flockHeld(ctx context.Context, name string, h *heldFile) (*heldFile, error) {
+	for {
+		if h == nil {
+			if err := r.NoFollow(name); err != nil {
+				return nil, err
+			}
+			var err error
+			if h, err = r.openHeld(name, os.O_RDWR); err != nil {
+				return nil, err
+			}
+		}
+		locked, err := r.lockAt(ctx, name, h)
+		if locked {
+			return h, nil
+		}
+		_ = h.f.Close()
+		h = nil
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // lockAt flocks the file h opened at name, and reports whether it is
