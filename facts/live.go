@@ -892,33 +892,22 @@ func (x *liveIndex) candidates(set []string, t float64) []*entry {
 	if len(set) == 0 {
 		return nil // the Jaccard index with an empty set is 0
 	}
-	need := int(math.Ceil(t*float64(len(set)) - 1e-9))
-	if need < 1 {
-		var all []*entry
+	probe, all := x.probe(set, t)
+	if all {
+		var out []*entry
 		for _, e := range x.docs {
 			if e != nil {
-				all = append(all, e)
+				out = append(out, e)
 			}
 		}
-		slices.SortFunc(all, entryOrder)
-		return all
+		slices.SortFunc(out, entryOrder)
+		return out
 	}
-	df := func(term string) int {
-		if pl := x.postings[term]; pl != nil {
-			return pl.live
-		}
-		return 0
-	}
-	probe := slices.Clone(set)
-	slices.SortStableFunc(probe, func(a, b string) int { return df(a) - df(b) })
-	probe = probe[:min(len(probe), len(set)-need+1)]
 	var slots []int32
-	for _, term := range probe {
-		if pl := x.postings[term]; pl != nil {
-			for _, p := range pl.ps {
-				if x.docs[p.slot] != nil {
-					slots = append(slots, p.slot)
-				}
+	for _, pl := range probe {
+		for _, p := range pl.ps {
+			if x.docs[p.slot] != nil {
+				slots = append(slots, p.slot)
 			}
 		}
 	}
@@ -930,6 +919,43 @@ func (x *liveIndex) candidates(set []string, t float64) []*entry {
 	}
 	slices.SortFunc(out, entryOrder)
 	return out
+}
+
+// probe returns the posting lists candidates(set, t) visits, those of
+// set's |set| − ⌈t·|set|⌉ + 1 rarest terms that have one, or all when a
+// title needs to share no term of set, so that every fact is a candidate.
+func (x *liveIndex) probe(set []string, t float64) (lists []*postingList, all bool) {
+	need := int(math.Ceil(t*float64(len(set)) - 1e-9))
+	if need < 1 {
+		return nil, true
+	}
+	live := func(term string) int {
+		if pl := x.postings[term]; pl != nil {
+			return pl.live
+		}
+		return 0
+	}
+	rarest := slices.Clone(set)
+	slices.SortStableFunc(rarest, func(a, b string) int { return live(a) - live(b) })
+	for _, term := range rarest[:len(set)-need+1] {
+		if pl := x.postings[term]; pl != nil {
+			lists = append(lists, pl)
+		}
+	}
+	return lists, false
+}
+
+// probeCost is how many postings candidates(set, t) visits.
+func (x *liveIndex) probeCost(set []string, t float64) int {
+	probe, all := x.probe(set, t)
+	if all {
+		return len(x.docs)
+	}
+	cost := 0
+	for _, pl := range probe {
+		cost += len(pl.ps)
+	}
+	return cost
 }
 
 // entryOrder is entry.before as a comparison.

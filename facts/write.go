@@ -7,7 +7,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
-	"math"
 	"path"
 	"slices"
 	"strings"
@@ -567,34 +566,6 @@ func (s *Store) nearDuplicates(title, skip, today string) []Fact {
 // lists), as profiled: 10,000 facts take about 60 ms to index, 40,000
 // visits about 18 ms.
 const titleIndexCost = 16
-
-// probeCost is how many postings candidates(set, t) visits.
-func (x *liveIndex) probeCost(set []string, t float64) int {
-	need := int(math.Ceil(t*float64(len(set)) - 1e-9))
-	if need < 1 {
-		return len(x.docs)
-	}
-	// candidates probes the terms of fewest live postings and visits
-	// every posting of theirs.
-	pls := make([]*postingList, len(set))
-	for i, term := range set {
-		pls[i] = x.postings[term]
-	}
-	live := func(pl *postingList) int {
-		if pl == nil {
-			return 0
-		}
-		return pl.live
-	}
-	slices.SortStableFunc(pls, func(a, b *postingList) int { return live(a) - live(b) })
-	cost := 0
-	for _, pl := range pls[:len(set)-need+1] {
-		if pl != nil {
-			cost += len(pl.ps)
-		}
-	}
-	return cost
-}
 
 // minOverlap is the fewest terms two sets of m and n terms must share for
 // their Jaccard index to reach nearDuplicate, computed as jaccardSorted
