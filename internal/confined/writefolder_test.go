@@ -80,22 +80,7 @@ func TestWriteFolder(t *testing.T) {
 // Root or of a WriteFolder, succeeds.
 func TestWriteFileDeferSync(t *testing.T) {
 	t.Parallel()
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, "mem"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "mem", "a.md"), []byte("old\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	r, err := confined.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	mem, err := r.OpenWriteFolder("mem")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, r, mem := memFolder(t)
 	for _, w := range []struct {
 		r    *confined.Root
 		name string
@@ -177,22 +162,7 @@ func TestWriteFolderSyncsItsDescriptor(t *testing.T) {
 // and that a staged file is committed once.
 func TestStage(t *testing.T) {
 	t.Parallel()
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, "mem"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "mem", "a.md"), []byte("old\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	r, err := confined.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	mem, err := r.OpenWriteFolder("mem")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, _, mem := memFolder(t)
 	a, err := mem.Stage("a.md", []byte("new a\n"), 0o644)
 	if err != nil {
 		t.Fatal(err)
@@ -233,4 +203,27 @@ func TestStage(t *testing.T) {
 	if _, err := mem.Stage("../x.md", []byte("x"), 0o644); err == nil {
 		t.Error("staged a file outside the folder")
 	}
+}
+
+// memFolder returns a new root folder holding mem/a.md ("old\n", mode
+// 0600), its Root, closed when t ends, and mem held open for writing.
+func memFolder(t *testing.T) (string, *confined.Root, *confined.WriteFolder) {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "mem"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "mem", "a.md"), []byte("old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := confined.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	mem, err := r.OpenWriteFolder("mem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, r, mem
 }
