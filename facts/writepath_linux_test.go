@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/confined/confinedtest"
 	"github.com/foundryhq/foundry/internal/pause"
 	"github.com/foundryhq/foundry/internal/testpause"
 )
@@ -77,27 +78,14 @@ func watchAccesses(t *testing.T, dir string) func() (listings int, opened map[st
 	}
 	return func() (int, map[string]int) {
 		listings, opened := 0, map[string]int{}
-		buf := make([]byte, 1<<16)
-		for {
-			m, err := unix.Read(fd, buf)
-			if errors.Is(err, unix.EAGAIN) {
-				break
+		confinedtest.InotifyEvents(t, fd, func(name string, mask uint32) {
+			switch {
+			case name == "" && mask&unix.IN_ACCESS != 0:
+				listings++
+			case name != "" && mask&unix.IN_OPEN != 0:
+				opened[name]++
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			for off := 0; off+unix.SizeofInotifyEvent <= m; {
-				ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
-				name := string(bytes.TrimRight(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)], "\x00"))
-				off += unix.SizeofInotifyEvent + int(ev.Len)
-				switch {
-				case name == "" && ev.Mask&unix.IN_ACCESS != 0:
-					listings++
-				case name != "" && ev.Mask&unix.IN_OPEN != 0:
-					opened[name]++
-				}
-			}
-		}
+		})
 		return listings, opened
 	}
 }

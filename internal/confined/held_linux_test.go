@@ -3,7 +3,6 @@
 package confined_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -12,11 +11,11 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/confined/confinedtest"
 )
 
 // TestLockHeld checks that a lock kept open excludes the other holders of
@@ -161,22 +160,10 @@ func TestAppendHoldsItsFiles(t *testing.T) {
 func inotifyOpens(t *testing.T, fd int) map[string]int {
 	t.Helper()
 	opened := map[string]int{}
-	buf := make([]byte, 1<<16)
-	for {
-		m, err := unix.Read(fd, buf)
-		if errors.Is(err, unix.EAGAIN) {
-			return opened
+	confinedtest.InotifyEvents(t, fd, func(name string, mask uint32) {
+		if name != "" && mask&unix.IN_OPEN != 0 {
+			opened[name]++
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		for off := 0; off+unix.SizeofInotifyEvent <= m; {
-			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
-			name := string(bytes.TrimRight(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)], "\x00"))
-			off += unix.SizeofInotifyEvent + int(ev.Len)
-			if name != "" && ev.Mask&unix.IN_OPEN != 0 {
-				opened[name]++
-			}
-		}
-	}
+	})
+	return opened
 }
