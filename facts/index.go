@@ -679,6 +679,11 @@ func (s *Store) writeIndexAs(ctx context.Context, mem *confined.WriteFolder, ahe
 		staged = ahead.file
 	}
 	defer staged.Discard() // unless committed
+	if staged != nil {
+		// Committed or discarded, the temp file is gone: the events may
+		// have listed it, but it is not left for locked's clearTemps.
+		defer s.forgetTemp(staged.Temp())
+	}
 	res, err := s.Index(ctx)
 	if err != nil {
 		mem.SyncDir(".")

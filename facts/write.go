@@ -138,6 +138,13 @@ func (s *Store) clearTemps(mem *confined.WriteFolder, scans uint64) {
 	}
 }
 
+// forgetTemp drops name from the temp files the store knows of.
+func (s *Store) forgetTemp(name string) {
+	s.mu.Lock()
+	delete(s.temps, name)
+	s.mu.Unlock()
+}
+
 // folder returns the memory folder, held open from the first write on:
 // opened (and created) the first time, and again with reopen. fresh
 // reports that it was opened now.

@@ -331,6 +331,9 @@ func (s *Staged) Commit() error {
 	return nil
 }
 
+// Temp returns the name of the staged temp file, relative to its folder.
+func (s *Staged) Temp() string { return path.Base(s.tmp) }
+
 // Discard removes the staged temp file, unless it was committed.
 func (s *Staged) Discard() {
 	if s == nil || s.done {
