@@ -252,7 +252,7 @@ func (s *Store) plan(req WriteRequest, today string) (writePlan, error) {
 			return p, ruleErr("supersedes", "supersede %s: %d facts have this id (%s); run foundry doctor --fix to renumber them, then supersede the new id", req.Supersedes, len(list), strings.Join(paths, ", "))
 		}
 		if f := list[0].fact(); f.Status == Superseded {
-			return p, ruleErr("supersedes", "supersede %s: already superseded by %s", f.ID, f.SupersededBy)
+			return p, ruleErr("supersedes", "supersede %s: %s", f.ID, supersededText(f))
 		}
 		old = list[0]
 	}
@@ -586,12 +586,22 @@ func minOverlap(m, n int) int {
 	return 0
 }
 
+// supersededText says of a superseded fact that it is already superseded,
+// and by which fact: a file can say status: superseded without naming its
+// successor, and no other fact may claim it.
+func supersededText(f Fact) string {
+	if f.SupersededBy == "" {
+		return "already superseded (its file names no successor)"
+	}
+	return "already superseded by " + f.SupersededBy
+}
+
 // link records that the existing fact nw supersedes old, both already
 // written: nw gains supersedes, old is marked superseded by nw, and the
 // index is rebuilt. A failure restores both files.
 func (s *Store) link(ctx context.Context, mem *confined.WriteFolder, nw, old entryCopy) (WriteResult, error) {
 	if old.fact.Status == Superseded {
-		return WriteResult{}, ruleErr("supersedes", "supersede %s: already superseded by %s", old.fact.ID, old.fact.SupersededBy)
+		return WriteResult{}, ruleErr("supersedes", "supersede %s: %s", old.fact.ID, supersededText(old.fact))
 	}
 	rawNew, rawOld := nw.raw, old.raw
 	rawNew.Supersedes = old.fact.ID
@@ -698,7 +708,7 @@ func (s *Store) Retire(ctx context.Context, id, reason string) (RetireResult, er
 		}
 		switch f.Status {
 		case Superseded:
-			return ruleErr("status", "%s is already superseded by %s", id, f.SupersededBy)
+			return ruleErr("status", "%s is %s", id, supersededText(f))
 		case Retired:
 			return ruleErr("status", "%s is already retired: %s", id, f.RetiredReason)
 		}

@@ -241,6 +241,43 @@ How to apply: follow it in every change.
 	}
 }
 
+// TestSupersededWithoutSuccessor: a fact file may say status: superseded
+// without naming its successor, and no fact claim it. Superseding or
+// retiring it is refused, saying so, not naming an empty id.
+func TestSupersededWithoutSuccessor(t *testing.T) {
+	t.Parallel()
+	facts := genFacts(t, 3)
+	facts[1].Status = Superseded
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		do   func(*Store) error
+		want string
+	}{
+		{"supersede", func(s *Store) error {
+			_, err := s.Write(ctx, WriteRequest{Title: "Orders tables are owned by orders", Type: Constraint, Body: "Again.", Supersedes: facts[1].ID})
+			return err
+		}, "write fact: supersede fact-0002: already superseded (its file names no successor)"},
+		{"retire", func(s *Store) error {
+			_, err := s.Retire(ctx, facts[1].ID, "no longer true")
+			return err
+		}, "retire fact: fact-0002 is already superseded (its file names no successor)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := OpenDir(writeTree(t, facts), Options{Now: fixedNow})
+			err := tc.do(s)
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+			var re *RuleError
+			if !errors.As(err, &re) {
+				t.Errorf("err = %T, want a *RuleError", err)
+			}
+		})
+	}
+}
+
 func TestStoreWriteOmittedOverBudget(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
