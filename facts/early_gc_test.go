@@ -2,7 +2,7 @@ package facts
 
 import (
 	"context"
-	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 
 	"github.com/foundryhq/foundry/internal/gcpace"
@@ -18,8 +18,7 @@ import (
 func TestEarlyAnswerLeavesNoPause(t *testing.T) {
 	root, _ := earlyTree(t)
 	cachedSearch(t, root, Query{Text: "quokka"})
-	before := debug.SetGCPercent(-1)
-	debug.SetGCPercent(before)
+	before := gcPercent()
 
 	reached, release := make(chan struct{}), make(chan struct{})
 	pause.Install(func(_ context.Context, name string) {
@@ -44,9 +43,54 @@ func TestEarlyAnswerLeavesNoPause(t *testing.T) {
 	if _, err := s.Facts(ctx); err != nil { // waits for it
 		t.Fatal(err)
 	}
-	now := debug.SetGCPercent(-1)
-	debug.SetGCPercent(now)
-	if now != before {
+	if now := gcPercent(); now != before {
 		t.Fatalf("GC percent %d after the early answer was written and the linking ended, want %d", now, before)
 	}
+}
+
+// TestFirstAnswerLeavesNoPause checks that a first search answered once its
+// facts are linked (no cache to answer from) has left its pause lingering
+// by the time the answer reaches the caller, so that the release a server
+// makes once it has written the answer resumes collection, however late
+// the search's goroutine ends. Not parallel: the GC percent is the
+// process's.
+func TestFirstAnswerLeavesNoPause(t *testing.T) {
+	root := writeTree(t, genFacts(t, 40))
+	before := gcPercent()
+
+	reached, release := make(chan struct{}), make(chan struct{})
+	pause.Install(func(_ context.Context, name string) {
+		if name == "facts.after-answer" {
+			close(reached)
+			<-release
+		}
+	})
+	defer testpause.Enable()
+	end := gcpace.Hold()
+	defer end()
+
+	ctx := context.Background()
+	s := OpenDir(root, Options{Now: fixedNow, Cache: true, Watch: true})
+	defer s.Close()
+	if _, err := s.Search(ctx, Query{Text: "deploy"}); err != nil {
+		t.Fatal(err)
+	}
+	<-reached        // answered; the search's goroutine has not ended
+	gcpace.Release() // the server has written the answer
+	now := gcPercent()
+	close(release)
+	if _, err := s.Facts(ctx); err != nil { // the goroutine has ended
+		t.Fatal(err)
+	}
+	if now != before {
+		t.Fatalf("GC percent %d once the answer was written, want %d", now, before)
+	}
+}
+
+// gcPercent reads the process's GC percent without setting it, which
+// would race with a pause beginning or ending.
+func gcPercent() int {
+	m := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(m)
+	return int(m[0].Value.Uint64())
 }

@@ -148,15 +148,16 @@ func (s *Store) rankFirst(ctx context.Context, q Query) (SearchResult, error) {
 				}
 			}
 		}()
-		resume := gcpace.Pause()
+		// The pause ends when the live state is complete. An answer
+		// given early was written without waiting for it: lingering
+		// then would outlast it until the server's next message, which
+		// may never come. Otherwise the pause lingers, and must be
+		// lingering before the answer leaves: the server releases what
+		// lingers once it has written the answer.
+		resume, lingering := gcpace.Pause(), false
 		defer func() {
-			// An answer given early was written without waiting for
-			// this pause: lingering now would outlast it until the
-			// server's next message, which may never come.
-			if sent {
+			if !lingering {
 				resume()
-			} else {
-				gcpace.Linger(resume)
 			}
 		}()
 		err := s.sync()
@@ -172,7 +173,10 @@ func (s *Store) rankFirst(ctx context.Context, q Query) (SearchResult, error) {
 			o.res = s.rankLocked(q)
 			s.saveCache(ctx)
 		}
+		lingering = true
+		gcpace.Linger(resume)
 		answered <- o
+		pause.Point(ctx, "facts.after-answer")
 	}()
 	o := <-answered
 	if o.panicked != nil {
