@@ -94,3 +94,40 @@ func gcPercent() int {
 	metrics.Read(m)
 	return int(m[0].Value.Uint64())
 }
+
+// TestEarlyAnswerWrittenBeforeLinking checks that a first search answered
+// from the cache leaves no pause lingering when the server writes the
+// answer (and releases what lingers) while the facts are still being
+// linked: a pause that began lingering after that release would last
+// until the server's next message. Not parallel: the GC percent is the
+// process's.
+func TestEarlyAnswerWrittenBeforeLinking(t *testing.T) {
+	root, _ := earlyTree(t)
+	cachedSearch(t, root, Query{Text: "quokka"})
+	before := gcPercent()
+
+	released := make(chan struct{})
+	pause.Install(func(_ context.Context, name string) {
+		if name == "facts.early-answered" {
+			<-released
+		}
+	})
+	defer testpause.Enable()
+	end := gcpace.Hold()
+	defer end()
+
+	ctx := context.Background()
+	s := OpenDir(root, Options{Now: fixedNow, Cache: true, Watch: true})
+	defer s.Close()
+	if _, err := s.Search(ctx, Query{Text: "quokka"}); err != nil {
+		t.Fatal(err)
+	}
+	gcpace.Release() // the server has written the answer; linking has not begun
+	close(released)
+	if _, err := s.Facts(ctx); err != nil { // waits for the linking
+		t.Fatal(err)
+	}
+	if now := gcPercent(); now != before {
+		t.Fatalf("GC percent %d after the early answer was written and the linking ended, want %d", now, before)
+	}
+}

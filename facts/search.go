@@ -134,6 +134,7 @@ func (s *Store) rankFirst(ctx context.Context, q Query) (SearchResult, error) {
 	s.early = func() {
 		sent = true
 		answered <- outcome{res: s.rankLocked(q)}
+		pause.Point(ctx, "facts.early-answered")
 	}
 	go func() {
 		defer s.mu.Unlock()

@@ -364,7 +364,12 @@ func (s *Store) sync() error {
 			return nil
 		}
 	}
-	if !s.synced {
+	// A first search that may be answered early (s.early) pauses
+	// collection for the whole build itself (see rankFirst): a pause here
+	// would begin lingering when this returns, after that answer may have
+	// been written and what lingered released, and so last until the
+	// server's next message.
+	if !s.synced && s.early == nil {
 		defer gcpace.Linger(gcpace.Pause())
 	}
 	if err := s.rescan(); err != nil {
