@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -281,5 +282,42 @@ func TestEarlyAnswerWithoutStatusLine(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("%s not among the hits", facts[6].ID)
+	}
+}
+
+// TestEarlyAnswerPanics: a first search whose early answer panics while
+// it is ranked (here: the clock, read for today's date) has sent no
+// answer, so its caller panics as rank would have, instead of waiting
+// for an answer that never comes.
+func TestEarlyAnswerPanics(t *testing.T) {
+	t.Parallel()
+	root, _ := earlyTree(t)
+	cachedSearch(t, root, Query{Text: "quokka"})
+	var calls atomic.Int32
+	ranking := make(chan struct{})
+	now := func() time.Time {
+		if calls.Add(1) == 1 {
+			close(ranking)
+			panic("clock failed")
+		}
+		return fixedNow()
+	}
+	s := OpenDir(root, Options{Now: now, Cache: true})
+	defer s.Close()
+	panicked := make(chan any, 1)
+	go func() {
+		defer func() { panicked <- recover() }()
+		_, _ = s.Search(context.Background(), Query{Text: "quokka"})
+	}()
+	<-ranking
+	s.mu.Lock() // the search's goroutine holds s.mu until it has ended
+	s.mu.Unlock()
+	select {
+	case p := <-panicked:
+		if p != "clock failed" {
+			t.Fatalf("search panicked with %v, want the ranking's panic", p)
+		}
+	case <-time.After(time.Minute): // its goroutine has ended: the answer is in or never comes
+		t.Fatal("the search never returned after its early ranking panicked")
 	}
 }

@@ -132,8 +132,9 @@ func (s *Store) rankFirst(ctx context.Context, q Query) (SearchResult, error) {
 	answered := make(chan outcome, 1)
 	sent := false
 	s.early = func() {
+		o := outcome{res: s.rankLocked(q)} // may panic: then no answer has gone
 		sent = true
-		answered <- outcome{res: s.rankLocked(q)}
+		answered <- o
 		pause.Point(ctx, "facts.early-answered")
 	}
 	go func() {
