@@ -783,8 +783,10 @@ func ListLine(f Fact, today string) string {
 		line += " · superseded by " + f.SupersededBy
 	case f.Status == Superseded:
 		line += " · superseded"
-	case f.Status == Retired:
+	case f.Status == Retired && f.RetiredReason != "":
 		line += " · retired: " + f.RetiredReason
+	case f.Status == Retired:
+		line += " · retired"
 	case f.Expired(today):
 		line += " · expired " + f.Expires
 	}

@@ -335,6 +335,25 @@ func TestStoreList(t *testing.T) {
 	if got := ListLine(f, "2025-03-14"); got != "fact-0007 · metric · medium · 2025-01-05 · Checkout p95 latency is 300 ms · expired 2025-03-01" {
 		t.Errorf("ListLine = %q", got)
 	}
+	// Each state, with or without the field that explains it: nothing
+	// dangles after a colon or "by".
+	base := Fact{ID: "fact-0003", Type: Decision, Confidence: High, Created: "2025-01-02", Title: "Cache with Redis"}
+	for _, tt := range []struct {
+		status            Status
+		supersededBy, why string
+		want              string
+	}{
+		{Superseded, "fact-0004", "", " · superseded by fact-0004"},
+		{Superseded, "", "", " · superseded"},
+		{Retired, "", "the cache was removed", " · retired: the cache was removed"},
+		{Retired, "", "", " · retired"},
+	} {
+		f := base
+		f.Status, f.SupersededBy, f.RetiredReason = tt.status, tt.supersededBy, tt.why
+		if got, want := ListLine(f, "2025-03-14"), "fact-0003 · decision · high · 2025-01-02 · Cache with Redis"+tt.want; got != want {
+			t.Errorf("ListLine = %q, want %q", got, want)
+		}
+	}
 	if _, err := s.Get(ctx, "fact-0099"); err == nil || err.Error() != "get fact-0099: fact not found" {
 		t.Errorf("Get unknown: %v", err)
 	}

@@ -710,6 +710,9 @@ func (s *Store) Retire(ctx context.Context, id, reason string) (RetireResult, er
 		case Superseded:
 			return ruleErr("status", "%s is %s", id, supersededText(f))
 		case Retired:
+			if f.RetiredReason == "" {
+				return ruleErr("status", "%s is already retired (its file gives no reason)", id)
+			}
 			return ruleErr("status", "%s is already retired: %s", id, f.RetiredReason)
 		}
 		base := path.Base(raw.Path)

@@ -242,12 +242,14 @@ How to apply: follow it in every change.
 }
 
 // TestSupersededWithoutSuccessor: a fact file may say status: superseded
-// without naming its successor, and no fact claim it. Superseding or
-// retiring it is refused, saying so, not naming an empty id.
+// without naming its successor, and no fact claim it, or status: retired
+// without a reason. Superseding or retiring it is refused, saying so, not
+// naming an empty id or reason.
 func TestSupersededWithoutSuccessor(t *testing.T) {
 	t.Parallel()
 	facts := genFacts(t, 3)
 	facts[1].Status = Superseded
+	facts[2].Status = Retired
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string
@@ -262,6 +264,10 @@ func TestSupersededWithoutSuccessor(t *testing.T) {
 			_, err := s.Retire(ctx, facts[1].ID, "no longer true")
 			return err
 		}, "retire fact: fact-0002 is already superseded (its file names no successor)"},
+		{"retire retired", func(s *Store) error {
+			_, err := s.Retire(ctx, facts[2].ID, "no longer true")
+			return err
+		}, "retire fact: fact-0003 is already retired (its file gives no reason)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
