@@ -10,80 +10,70 @@ import (
 	"github.com/foundryhq/foundry/internal/testpause"
 )
 
-// TestEarlyAnswerLeavesNoPause checks that a first search answered from
-// the cache before its facts are linked leaves collection running once the
-// linking ends, in a server that holds lingering pauses (gcpace.Hold) and
-// has written that answer: no later message is needed to resume it. Not
-// parallel: the GC percent is the process's.
-func TestEarlyAnswerLeavesNoPause(t *testing.T) {
-	root, _ := earlyTree(t)
-	cachedSearch(t, root, Query{Text: "quokka"})
-	before := gcPercent()
-
-	reached, release := make(chan struct{}), make(chan struct{})
-	pause.Install(func(_ context.Context, name string) {
-		if name == "facts.after-early-answer" {
-			close(reached)
-			<-release
-		}
-	})
-	defer testpause.Enable()
-	end := gcpace.Hold()
-	defer end()
-
-	ctx := context.Background()
-	s := OpenDir(root, Options{Now: fixedNow, Cache: true, Watch: true})
-	defer s.Close()
-	if _, err := s.Search(ctx, Query{Text: "quokka"}); err != nil {
-		t.Fatal(err)
+// TestFirstSearchLeavesNoPause checks that a store's first search, which
+// pauses collection while it builds the live state, leaves it running once
+// the build ends, in a server that holds lingering pauses (gcpace.Hold)
+// and releases them once it has written the answer (gcpace.Release): no
+// later message is needed to resume it, however the build's goroutine and
+// the server's writing interleave. The goroutine is held at a pause point
+// while the server writes and releases. Not parallel: the GC percent is
+// the process's.
+func TestFirstSearchLeavesNoPause(t *testing.T) {
+	earlyRoot := func(t *testing.T) string {
+		root, _ := earlyTree(t)
+		cachedSearch(t, root, Query{Text: "quokka"})
+		return root
 	}
-	<-reached                               // answered early; the facts are still being linked
-	gcpace.Release()                        // the server has written the answer
-	close(release)                          // the linking ends
-	if _, err := s.Facts(ctx); err != nil { // waits for it
-		t.Fatal(err)
-	}
-	if now := gcPercent(); now != before {
-		t.Fatalf("GC percent %d after the early answer was written and the linking ended, want %d", now, before)
-	}
-}
+	for _, tt := range []struct {
+		name  string
+		root  func(*testing.T) string
+		query string
+		point string // where the build's goroutine waits while the server writes
+		// held: collection must already run while the goroutine waits
+		// (the build has ended); else only once it has gone on.
+		held bool
+	}{
+		// Answered once the facts are linked (no cache to answer from):
+		// the pause lingers before the answer leaves.
+		{"answered after the build", func(t *testing.T) string { return writeTree(t, genFacts(t, 40)) }, "deploy", "facts.after-answer", true},
+		// Answered from the cache, the facts linked after the answer.
+		{"written before the linking", earlyRoot, "quokka", "facts.early-answered", false},
+		{"written after the linking", earlyRoot, "quokka", "facts.after-early-answer", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := tt.root(t)
+			before := gcPercent()
+			reached, release := make(chan struct{}), make(chan struct{})
+			pause.Install(func(_ context.Context, name string) {
+				if name == tt.point {
+					close(reached)
+					<-release
+				}
+			})
+			defer testpause.Enable()
+			end := gcpace.Hold()
+			defer end()
 
-// TestFirstAnswerLeavesNoPause checks that a first search answered once its
-// facts are linked (no cache to answer from) has left its pause lingering
-// by the time the answer reaches the caller, so that the release a server
-// makes once it has written the answer resumes collection, however late
-// the search's goroutine ends. Not parallel: the GC percent is the
-// process's.
-func TestFirstAnswerLeavesNoPause(t *testing.T) {
-	root := writeTree(t, genFacts(t, 40))
-	before := gcPercent()
-
-	reached, release := make(chan struct{}), make(chan struct{})
-	pause.Install(func(_ context.Context, name string) {
-		if name == "facts.after-answer" {
-			close(reached)
-			<-release
-		}
-	})
-	defer testpause.Enable()
-	end := gcpace.Hold()
-	defer end()
-
-	ctx := context.Background()
-	s := OpenDir(root, Options{Now: fixedNow, Cache: true, Watch: true})
-	defer s.Close()
-	if _, err := s.Search(ctx, Query{Text: "deploy"}); err != nil {
-		t.Fatal(err)
-	}
-	<-reached        // answered; the search's goroutine has not ended
-	gcpace.Release() // the server has written the answer
-	now := gcPercent()
-	close(release)
-	if _, err := s.Facts(ctx); err != nil { // the goroutine has ended
-		t.Fatal(err)
-	}
-	if now != before {
-		t.Fatalf("GC percent %d once the answer was written, want %d", now, before)
+			ctx := context.Background()
+			s := OpenDir(root, Options{Now: fixedNow, Cache: true, Watch: true})
+			defer s.Close()
+			if _, err := s.Search(ctx, Query{Text: tt.query}); err != nil {
+				t.Fatal(err)
+			}
+			<-reached
+			gcpace.Release() // the server has written the answer
+			held := gcPercent()
+			close(release)
+			if _, err := s.Facts(ctx); err != nil { // waits for the build to end
+				t.Fatal(err)
+			}
+			if tt.held && held != before {
+				t.Errorf("GC percent %d while the build's goroutine waited after the answer, want %d", held, before)
+			}
+			if now := gcPercent(); now != before {
+				t.Errorf("GC percent %d once the answer was written and the build ended, want %d", now, before)
+			}
+		})
 	}
 }
 
@@ -93,41 +83,4 @@ func gcPercent() int {
 	m := []metrics.Sample{{Name: "/gc/gogc:percent"}}
 	metrics.Read(m)
 	return int(m[0].Value.Uint64())
-}
-
-// TestEarlyAnswerWrittenBeforeLinking checks that a first search answered
-// from the cache leaves no pause lingering when the server writes the
-// answer (and releases what lingers) while the facts are still being
-// linked: a pause that began lingering after that release would last
-// until the server's next message. Not parallel: the GC percent is the
-// process's.
-func TestEarlyAnswerWrittenBeforeLinking(t *testing.T) {
-	root, _ := earlyTree(t)
-	cachedSearch(t, root, Query{Text: "quokka"})
-	before := gcPercent()
-
-	released := make(chan struct{})
-	pause.Install(func(_ context.Context, name string) {
-		if name == "facts.early-answered" {
-			<-released
-		}
-	})
-	defer testpause.Enable()
-	end := gcpace.Hold()
-	defer end()
-
-	ctx := context.Background()
-	s := OpenDir(root, Options{Now: fixedNow, Cache: true, Watch: true})
-	defer s.Close()
-	if _, err := s.Search(ctx, Query{Text: "quokka"}); err != nil {
-		t.Fatal(err)
-	}
-	gcpace.Release() // the server has written the answer; linking has not begun
-	close(released)
-	if _, err := s.Facts(ctx); err != nil { // waits for the linking
-		t.Fatal(err)
-	}
-	if now := gcPercent(); now != before {
-		t.Fatalf("GC percent %d after the early answer was written and the linking ended, want %d", now, before)
-	}
 }
