@@ -23,19 +23,26 @@ func DeriveStatus(raw []Fact) []Fact {
 	}
 	out := make([]Fact, len(raw))
 	for i, f := range raw {
-		if f.Status == "" {
-			f.Status = Active
-		}
-		if f.SupersededBy != "" {
-			f.Status = Superseded
-		}
-		if newer, ok := by[f.ID]; ok {
-			f.Status = Superseded
-			if f.SupersededBy == "" {
-				f.SupersededBy = newer
-			}
-		}
+		f.Status, f.SupersededBy = deriveStatus(f.Status, f.SupersededBy, by[f.ID])
 		out[i] = f
 	}
 	return out
+}
+
+// deriveStatus returns the status and successor of a fact whose file
+// states status and supersededBy, when successor is the first fact that
+// names it in supersedes ("" for none): superseded when its file says so
+// or names a successor, or a fact names it, its successor the one its file
+// names or else that fact; active when its file states no status.
+func deriveStatus(status Status, supersededBy, successor string) (Status, string) {
+	if status == "" {
+		status = Active
+	}
+	if supersededBy != "" || successor != "" {
+		status = Superseded
+	}
+	if supersededBy == "" {
+		supersededBy = successor
+	}
+	return status, supersededBy
 }

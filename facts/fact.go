@@ -75,7 +75,11 @@ const (
 
 // current reports whether a fact is neither superseded nor retired: the
 // facts search and INDEX.md consider, expired or not.
-func (f Fact) current() bool { return f.Status != Superseded && f.Status != Retired }
+func (f Fact) current() bool { return f.Status.current() }
+
+// current reports whether a fact of this status is neither superseded nor
+// retired.
+func (st Status) current() bool { return st != Superseded && st != Retired }
 
 // Fact is one atomic durable project fact. The JSON names are those of the
 // fact.v1 contract.

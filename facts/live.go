@@ -51,7 +51,7 @@ func (e *entry) fact() Fact {
 
 // current reports whether the fact, as derived, is neither superseded nor
 // retired (Fact.current of fact()).
-func (e *entry) current() bool { return e.status != Superseded && e.status != Retired }
+func (e *entry) current() bool { return e.status.current() }
 
 // active reports whether the fact, as derived, is current and not expired
 // on today (isActive of fact()).
@@ -235,21 +235,8 @@ func (s *Store) settle() {
 			winner = best.raw.ID
 		}
 		for _, e := range s.byID[id] {
-			f := e.raw
-			if f.Status == "" {
-				f.Status = Active
-			}
-			if f.SupersededBy != "" {
-				f.Status = Superseded
-			}
-			if winner != "" {
-				f.Status = Superseded
-				if f.SupersededBy == "" {
-					f.SupersededBy = winner
-				}
-			}
-			e.status, e.supersededBy = f.Status, f.SupersededBy
-			indexed := f.current()
+			e.status, e.supersededBy = deriveStatus(e.raw.Status, e.raw.SupersededBy, winner)
+			indexed := e.current()
 			if s.ixOrder != nil && indexed != e.inOrder {
 				if indexed {
 					s.ixOrder.add(e)
