@@ -252,7 +252,7 @@ func (s *Store) plan(req WriteRequest, today string) (writePlan, error) {
 			return p, ruleErr("supersedes", "supersede %s: %d facts have this id (%s); run foundry doctor --fix to renumber them, then supersede the new id", req.Supersedes, len(list), strings.Join(paths, ", "))
 		}
 		if f := list[0].fact(); f.Status == Superseded {
-			return p, ruleErr("supersedes", "supersede %s: %s", f.ID, supersededText(f))
+			return p, ruleErr("supersedes", "supersede %s: %s", f.ID, alreadyText(f))
 		}
 		old = list[0]
 	}
@@ -586,11 +586,17 @@ func minOverlap(m, n int) int {
 	return 0
 }
 
-// supersededText says of a superseded fact that it is already superseded,
-// and by which fact: a file can say status: superseded without naming its
-// successor, and no other fact may claim it.
-func supersededText(f Fact) string {
-	if f.SupersededBy == "" {
+// alreadyText says of a superseded or retired fact that it already is,
+// and by which fact or why: a file can say status: superseded without
+// naming its successor (and no other fact claim it), or retired without
+// a reason.
+func alreadyText(f Fact) string {
+	switch {
+	case f.Status == Retired && f.RetiredReason == "":
+		return "already retired (its file gives no reason)"
+	case f.Status == Retired:
+		return "already retired: " + f.RetiredReason
+	case f.SupersededBy == "":
 		return "already superseded (its file names no successor)"
 	}
 	return "already superseded by " + f.SupersededBy
@@ -601,7 +607,7 @@ func supersededText(f Fact) string {
 // index is rebuilt. A failure restores both files.
 func (s *Store) link(ctx context.Context, mem *confined.WriteFolder, nw, old entryCopy) (WriteResult, error) {
 	if old.fact.Status == Superseded {
-		return WriteResult{}, ruleErr("supersedes", "supersede %s: %s", old.fact.ID, supersededText(old.fact))
+		return WriteResult{}, ruleErr("supersedes", "supersede %s: %s", old.fact.ID, alreadyText(old.fact))
 	}
 	rawNew, rawOld := nw.raw, old.raw
 	rawNew.Supersedes = old.fact.ID
@@ -706,14 +712,8 @@ func (s *Store) Retire(ctx context.Context, id, reason string) (RetireResult, er
 		case f.ID == "":
 			return fmt.Errorf("%w: %s", ErrNotFound, id)
 		}
-		switch f.Status {
-		case Superseded:
-			return ruleErr("status", "%s is %s", id, supersededText(f))
-		case Retired:
-			if f.RetiredReason == "" {
-				return ruleErr("status", "%s is already retired (its file gives no reason)", id)
-			}
-			return ruleErr("status", "%s is already retired: %s", id, f.RetiredReason)
+		if !f.current() {
+			return ruleErr("status", "%s is %s", id, alreadyText(f))
 		}
 		base := path.Base(raw.Path)
 		content, err := confined.ReadFile(mem.FS(), base)
