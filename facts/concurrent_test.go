@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -110,18 +109,9 @@ func TestConcurrentSearchesMatchSerial(t *testing.T) {
 // change pending, a search takes the store's lock for reading only. With one exclusive lock the second search would wait
 // for the first, and the test would fail on its deadline.
 func TestSearchesRankSideBySide(t *testing.T) {
-	root := writeTree(t, genFacts(t, 50))
-	warn := &syncBuffer{}
-	s := OpenDir(root, Options{Now: fixedNow, Watch: true, Warn: warn})
-	defer s.Close()
+	// Without events every search revalidates the folder, exclusively.
+	s, _ := watchedStore(t, 50)
 	ctx := context.Background()
-	if _, err := s.Search(ctx, Query{Text: "kafka"}); err != nil { // builds the index
-		t.Fatal(err)
-	}
-	if strings.Contains(warn.String(), "no file-system events") {
-		// Without events every search revalidates the folder, exclusively.
-		t.Skipf("no file-system events here: %s", warn)
-	}
 	arrived, release := make(chan struct{}, 2), make(chan struct{})
 	pause.Install(func(_ context.Context, name string) {
 		if name == "facts.ranking" {

@@ -2,6 +2,7 @@ package facts
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"sort"
@@ -87,3 +88,22 @@ func decisionBody(what string) string {
 }
 
 func nWords(n int) string { return strings.TrimSpace(strings.Repeat("word ", n)) }
+
+// watchedStore returns a store of n generated facts with file-system
+// events on, closed when t ends, whose index a first search (a word of the
+// facts, no typo) has built, and its root. It skips the test where events
+// are unavailable.
+func watchedStore(t *testing.T, n int) (s *Store, root string) {
+	t.Helper()
+	root = writeTree(t, genFacts(t, n))
+	warn := &syncBuffer{}
+	s = OpenDir(root, Options{Now: fixedNow, Watch: true, Warn: warn})
+	t.Cleanup(func() { _ = s.Close() })
+	if _, err := s.Search(context.Background(), Query{Text: "kafka"}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(warn.String(), "no file-system events") {
+		t.Skipf("no file-system events here: %s", warn)
+	}
+	return s, root
+}

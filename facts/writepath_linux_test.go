@@ -90,23 +90,12 @@ func watchAccesses(t *testing.T, dir string) func() (listings int, opened map[st
 	}
 }
 
-// warmWatched returns a watched store of n facts that has searched and
-// rendered INDEX.md once, skipping the test where events are unavailable.
-func warmWatched(t *testing.T, n int) (s *Store, root string) {
+// warmWatched is watchedStore whose store has also rendered INDEX.md once.
+func warmWatched(t *testing.T, n int) (*Store, string) {
 	t.Helper()
-	root = writeTree(t, genFacts(t, n))
-	warn := &syncBuffer{}
-	s = OpenDir(root, Options{Now: fixedNow, Watch: true, Warn: warn})
-	t.Cleanup(func() { _ = s.Close() })
-	ctx := context.Background()
-	if _, err := s.Search(ctx, Query{Text: "warm up"}); err != nil {
+	s, root := watchedStore(t, n)
+	if _, err := s.Index(context.Background()); err != nil {
 		t.Fatal(err)
-	}
-	if _, err := s.Index(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(warn.String(), "no file-system events") {
-		t.Skipf("no file-system events here: %s", warn)
 	}
 	return s, root
 }
