@@ -29,6 +29,8 @@ var doors = map[string]string{
 var testOnly = map[string]bool{
 	"internal/testpause": true,
 	"internal/testenv":   true,
+	// Reads the GC pacing for tests.
+	"internal/gcpace/gcpacetest": true,
 	// Hostile projects for the fuzz targets of path resolution.
 	"internal/confined/confinedtest": true,
 }

@@ -2,10 +2,10 @@ package facts
 
 import (
 	"context"
-	"runtime/metrics"
 	"testing"
 
 	"github.com/foundryhq/foundry/internal/gcpace"
+	"github.com/foundryhq/foundry/internal/gcpace/gcpacetest"
 	"github.com/foundryhq/foundry/internal/pause"
 	"github.com/foundryhq/foundry/internal/testpause"
 )
@@ -42,7 +42,7 @@ func TestFirstSearchLeavesNoPause(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			root := tt.root(t)
-			before := gcPercent()
+			before := gcpacetest.Percent()
 			reached, release := make(chan struct{}), make(chan struct{})
 			pause.Install(func(_ context.Context, name string) {
 				if name == tt.point {
@@ -62,7 +62,7 @@ func TestFirstSearchLeavesNoPause(t *testing.T) {
 			}
 			<-reached
 			gcpace.Release() // the server has written the answer
-			held := gcPercent()
+			held := gcpacetest.Percent()
 			close(release)
 			if _, err := s.Facts(ctx); err != nil { // waits for the build to end
 				t.Fatal(err)
@@ -70,17 +70,9 @@ func TestFirstSearchLeavesNoPause(t *testing.T) {
 			if tt.held && held != before {
 				t.Errorf("GC percent %d while the build's goroutine waited after the answer, want %d", held, before)
 			}
-			if now := gcPercent(); now != before {
+			if now := gcpacetest.Percent(); now != before {
 				t.Errorf("GC percent %d once the answer was written and the build ended, want %d", now, before)
 			}
 		})
 	}
-}
-
-// gcPercent reads the process's GC percent without setting it, which
-// would race with a pause beginning or ending.
-func gcPercent() int {
-	m := []metrics.Sample{{Name: "/gc/gogc:percent"}}
-	metrics.Read(m)
-	return int(m[0].Value.Uint64())
 }

@@ -10,13 +10,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/foundryhq/foundry/internal/gcpace"
+	"github.com/foundryhq/foundry/internal/gcpace/gcpacetest"
 	"github.com/foundryhq/foundry/internal/lazyre"
 	"github.com/foundryhq/foundry/internal/testenv"
 )
@@ -162,13 +162,6 @@ func TestServeAnswersBeforeCollecting(t *testing.T) {
 	t.Fatalf("no trace of the initialize answer on stderr:\n%s", stderr.Bytes())
 }
 
-// percent reads the GC percent in force.
-func percent() int {
-	p := debug.SetGCPercent(-1)
-	debug.SetGCPercent(p)
-	return p
-}
-
 // TestAfterFirstWrite checks the server's output bounds the GC percent
 // from its first write until the session ends, and not when the session
 // ends before any write.
@@ -176,22 +169,22 @@ func TestAfterFirstWrite(t *testing.T) {
 	if os.Getenv("GOGC") != "" {
 		t.Skip("GOGC is set: gcpace.Bound leaves it alone")
 	}
-	before := percent()
+	before := gcpacetest.Percent()
 	var buf bytes.Buffer
 	w := &afterFirstWrite{w: &buf}
-	if got := percent(); got != before {
+	if got := gcpacetest.Percent(); got != before {
 		t.Fatalf("GC percent %d before the first write, want %d", got, before)
 	}
 	for range 2 {
 		if _, err := w.Write([]byte("x\n")); err != nil {
 			t.Fatal(err)
 		}
-		if got := percent(); got != gcpace.ServerPercent {
+		if got := gcpacetest.Percent(); got != gcpace.ServerPercent {
 			t.Fatalf("GC percent %d after a write, want %d", got, gcpace.ServerPercent)
 		}
 	}
 	w.end()
-	if got := percent(); got != before || buf.String() != "x\nx\n" {
+	if got := gcpacetest.Percent(); got != before || buf.String() != "x\nx\n" {
 		t.Fatalf("after the session: GC percent %d (want %d), output %q", got, before, buf.String())
 	}
 	unused := &afterFirstWrite{w: &buf}
@@ -199,7 +192,7 @@ func TestAfterFirstWrite(t *testing.T) {
 	if _, err := unused.Write([]byte("late\n")); err != nil {
 		t.Fatal(err)
 	}
-	if got := percent(); got != before {
+	if got := gcpacetest.Percent(); got != before {
 		t.Fatalf("GC percent %d after a write past the session's end, want %d", got, before)
 	}
 }
@@ -248,22 +241,22 @@ func TestAfterFirstWriteReleases(t *testing.T) {
 	if os.Getenv("GOGC") != "" {
 		t.Skip("GOGC is set: gcpace.Bound leaves it alone")
 	}
-	before := percent()
+	before := gcpacetest.Percent()
 	var buf bytes.Buffer
 	w := &afterFirstWrite{w: &buf, endHold: gcpace.Hold()}
 	gcpace.Linger(gcpace.Pause())
-	if got := percent(); got != -1 {
+	if got := gcpacetest.Percent(); got != -1 {
 		t.Fatalf("GC percent %d while a load's pause lingers, want -1", got)
 	}
 	if _, err := w.Write([]byte("answer\n")); err != nil {
 		t.Fatal(err)
 	}
-	if got := percent(); got != gcpace.ServerPercent {
+	if got := gcpacetest.Percent(); got != gcpace.ServerPercent {
 		t.Fatalf("GC percent %d once the answer is written, want %d", got, gcpace.ServerPercent)
 	}
 	gcpace.Linger(gcpace.Pause())
 	w.end()
-	if got := percent(); got != before {
+	if got := gcpacetest.Percent(); got != before {
 		t.Fatalf("GC percent %d after the session, with a pause lingering at its end, want %d", got, before)
 	}
 }

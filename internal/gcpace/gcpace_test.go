@@ -4,14 +4,9 @@ import (
 	"math"
 	"runtime/debug"
 	"testing"
-)
 
-// setting reads the GC percent by setting it back.
-func setting() int {
-	p := debug.SetGCPercent(-1)
-	debug.SetGCPercent(p)
-	return p
-}
+	"github.com/foundryhq/foundry/internal/gcpace/gcpacetest"
+)
 
 // TestPauseNests checks that overlapping pauses restore the program's
 // setting once, when the last one ends, and that resuming twice counts
@@ -20,16 +15,16 @@ func TestPauseNests(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(77))
 	r1 := Pause()
 	r2 := Pause()
-	if got := setting(); got != -1 {
+	if got := gcpacetest.Percent(); got != -1 {
 		t.Fatalf("paused twice: GC percent %d, want -1", got)
 	}
 	r1()
 	r1()
-	if got := setting(); got != -1 {
+	if got := gcpacetest.Percent(); got != -1 {
 		t.Fatalf("one pause of two ended (its resume called twice): GC percent %d, want -1", got)
 	}
 	r2()
-	if got := setting(); got != 77 {
+	if got := gcpacetest.Percent(); got != 77 {
 		t.Fatalf("both pauses ended: GC percent %d, want 77", got)
 	}
 }
@@ -42,33 +37,33 @@ func TestBound(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 
 	restore := Bound(ServerPercent)
-	if got := setting(); got != ServerPercent {
+	if got := gcpacetest.Percent(); got != ServerPercent {
 		t.Fatalf("bound: GC percent %d, want %d", got, ServerPercent)
 	}
 	resume := Pause()
 	resume()
-	if got := setting(); got != ServerPercent {
+	if got := gcpacetest.Percent(); got != ServerPercent {
 		t.Fatalf("bound, after a pause: GC percent %d, want %d", got, ServerPercent)
 	}
 	restore()
 	restore()
-	if got := setting(); got != 100 {
+	if got := gcpacetest.Percent(); got != 100 {
 		t.Fatalf("bound restored: GC percent %d, want 100", got)
 	}
 
 	resume = Pause()
 	restore = Bound(30)
-	if got := setting(); got != -1 {
+	if got := gcpacetest.Percent(); got != -1 {
 		t.Fatalf("bound during a pause: GC percent %d, want -1 until the pause ends", got)
 	}
 	resume()
-	if got := setting(); got != 30 {
+	if got := gcpacetest.Percent(); got != 30 {
 		t.Fatalf("pause that began before the bound ended: GC percent %d, want 30", got)
 	}
 	resume = Pause()
 	restore()
 	resume()
-	if got := setting(); got != 100 {
+	if got := gcpacetest.Percent(); got != 100 {
 		t.Fatalf("bound restored during a pause: GC percent %d after it, want 100", got)
 	}
 }
@@ -78,11 +73,11 @@ func TestBoundLeavesGOGC(t *testing.T) {
 	t.Setenv("GOGC", "200")
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	restore := Bound(ServerPercent)
-	if got := setting(); got != 100 {
+	if got := gcpacetest.Percent(); got != 100 {
 		t.Fatalf("GOGC=200 set: GC percent %d, want 100 left alone", got)
 	}
 	restore()
-	if got := setting(); got != 100 {
+	if got := gcpacetest.Percent(); got != 100 {
 		t.Fatalf("restore without a bound: GC percent %d, want 100", got)
 	}
 }
@@ -130,7 +125,7 @@ func TestLinger(t *testing.T) {
 		{"no hold", func(t *testing.T) {
 			Release() // nothing lingers: a no-op
 			Linger(Pause())
-			if got := setting(); got != 77 {
+			if got := gcpacetest.Percent(); got != 77 {
 				t.Fatalf("lingered without a hold: GC percent %d, want 77", got)
 			}
 		}},
@@ -140,15 +135,15 @@ func TestLinger(t *testing.T) {
 			Release() // nothing lingers yet
 			Linger(Pause())
 			Linger(Pause())
-			if got := setting(); got != -1 {
+			if got := gcpacetest.Percent(); got != -1 {
 				t.Fatalf("lingering during a hold: GC percent %d, want -1", got)
 			}
 			Release()
-			if got := setting(); got != 77 {
+			if got := gcpacetest.Percent(); got != 77 {
 				t.Fatalf("released: GC percent %d, want 77", got)
 			}
 			Linger(Pause()) // the hold goes on
-			if got := setting(); got != -1 {
+			if got := gcpacetest.Percent(); got != -1 {
 				t.Fatalf("lingering after a release: GC percent %d, want -1", got)
 			}
 			Release()
@@ -158,11 +153,11 @@ func TestLinger(t *testing.T) {
 			Linger(Pause())
 			end()
 			end()
-			if got := setting(); got != 77 {
+			if got := gcpacetest.Percent(); got != 77 {
 				t.Fatalf("hold ended: GC percent %d, want 77", got)
 			}
 			Linger(Pause())
-			if got := setting(); got != 77 {
+			if got := gcpacetest.Percent(); got != 77 {
 				t.Fatalf("lingered after the hold: GC percent %d, want 77", got)
 			}
 		}},
