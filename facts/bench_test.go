@@ -60,20 +60,14 @@ func writeTree(t testing.TB, facts []Fact) string {
 	if err := os.MkdirAll(filepath.Join(root, Dir), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	old := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, f := range facts {
 		p := filepath.Join(root, filepath.FromSlash(f.Path))
 		if err := os.WriteFile(p, Format(f), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Chtimes(p, old, old); err != nil {
-			t.Fatal(err)
-		}
+		dateBack(t, p)
 	}
-	// The folder too, as if checked out long ago.
-	if err := os.Chtimes(filepath.Join(root, Dir), old, old); err != nil {
-		t.Fatal(err)
-	}
+	dateBack(t, filepath.Join(root, Dir)) // the folder too
 	return root
 }
 

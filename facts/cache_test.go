@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
-	"time"
 
 	"github.com/foundryhq/foundry/internal/testenv"
 	"github.com/google/go-cmp/cmp"
@@ -272,11 +271,8 @@ func FuzzDecodeCache(f *testing.F) {
 	for i, m := range malformedContents {
 		writeFile(f, root, fmt.Sprintf("%s/fact-%04d-malformed.md", Dir, 200+i), m.content)
 	}
-	old := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range malformedContents {
-		if err := os.Chtimes(filepath.Join(root, filepath.FromSlash(fmt.Sprintf("%s/fact-%04d-malformed.md", Dir, 200+i))), old, old); err != nil {
-			f.Fatal(err)
-		}
+		dateBack(f, filepath.Join(root, filepath.FromSlash(fmt.Sprintf("%s/fact-%04d-malformed.md", Dir, 200+i))))
 	}
 	if _, err := NewStore(os.DirFS(root), Options{Root: root, Now: fixedNow, Cache: true}).Search(context.Background(), Query{Text: "deploy", Limit: 5}); err != nil {
 		f.Fatal(err)
@@ -531,7 +527,6 @@ func TestCachedIndexRanksAsFresh(t *testing.T) {
 			t.Errorf("%s: facts differ from a fresh read (-want +got):\n%s", step, diff)
 		}
 	}
-	old := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	put := func(f Fact, settled bool) {
 		t.Helper()
 		p := filepath.Join(root, filepath.FromSlash(f.Path))
@@ -539,9 +534,7 @@ func TestCachedIndexRanksAsFresh(t *testing.T) {
 			t.Fatal(err)
 		}
 		if settled {
-			if err := os.Chtimes(p, old, old); err != nil {
-				t.Fatal(err)
-			}
+			dateBack(t, p)
 		}
 	}
 
@@ -611,10 +604,7 @@ func TestSearchCacheRecordsSettledListing(t *testing.T) {
 	added.ID, added.Title, added.Body = FormatID(401), "Cache is Wombatstore", "Evicts the least recently used entries."
 	added.Path = path.Join(Dir, FileName(added.ID, added.Title))
 	writeFile(t, root, added.Path, string(Format(added)))
-	old := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	if err := os.Chtimes(filepath.Join(root, filepath.FromSlash(added.Path)), old, old); err != nil {
-		t.Fatal(err)
-	}
+	dateBack(t, filepath.Join(root, filepath.FromSlash(added.Path)))
 	got, reads := cachedSearch(t, root, q)
 	if len(got.Hits) != 1 || got.Hits[0].Fact.ID != added.ID || reads != 1 {
 		t.Errorf("after an addition: %d hits, %d reads; want %s alone, 1 read", len(got.Hits), reads, added.ID)
@@ -623,9 +613,7 @@ func TestSearchCacheRecordsSettledListing(t *testing.T) {
 		t.Errorf("folder changed just now: listing %+v recorded", l)
 	}
 
-	if err := os.Chtimes(filepath.Join(root, filepath.FromSlash(Dir)), old, old); err != nil {
-		t.Fatal(err)
-	}
+	dateBack(t, filepath.Join(root, filepath.FromSlash(Dir)))
 	if got, reads := cachedSearch(t, root, q); len(got.Hits) != 1 || reads != 0 {
 		t.Errorf("settled again: %d hits, %d reads; want 1 hit, 0 reads", len(got.Hits), reads)
 	}

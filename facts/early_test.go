@@ -244,12 +244,7 @@ func TestEarlyAnswerWithoutStatusLine(t *testing.T) {
 	if err := os.WriteFile(p, []byte(stripped), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	old := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	for _, q := range []string{p, filepath.Join(root, Dir)} {
-		if err := os.Chtimes(q, old, old); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dateBack(t, p, filepath.Join(root, Dir))
 	raw, err := NewStore(os.DirFS(root), Options{Now: fixedNow}).RawFacts(context.Background())
 	if err != nil {
 		t.Fatal(err)

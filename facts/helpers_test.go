@@ -89,6 +89,19 @@ func decisionBody(what string) string {
 
 func nWords(n int) string { return strings.TrimSpace(strings.Repeat("word ", n)) }
 
+// dateBack sets the modification time of each path well in the past, as
+// a checkout long done leaves it: outside the racy window, so that a
+// listing or a cache can trust it without reading it again.
+func dateBack(t testing.TB, paths ...string) {
+	t.Helper()
+	old := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, p := range paths {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // watchedStore returns a store of n generated facts with file-system
 // events on, closed when t ends, whose index a first search (a word of the
 // facts, no typo) has built, and its root. It skips the test where events

@@ -33,10 +33,7 @@ func malformedTree(t *testing.T, n int, content string) string {
 	root := writeTree(t, genFacts(t, n))
 	writeFile(t, root, malformedPath, content)
 	settle(t, root)
-	old := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	if err := os.Chtimes(filepath.Join(root, filepath.FromSlash(Dir)), old, old); err != nil {
-		t.Fatal(err)
-	}
+	dateBack(t, filepath.Join(root, filepath.FromSlash(Dir)))
 	return root
 }
 
