@@ -88,8 +88,8 @@ var flagValues = map[string][]string{
 
 // formatValues are --format's values, by command.
 var formatValues = map[string][]string{
-	"doctor":   {"text", "json", "sarif"},
-	"validate": {"text", "lines", "json", "sarif"},
+	"doctor":   reportFormats,
+	"validate": reportFormats,
 }
 
 // complete returns the candidates for the last word of words, the words

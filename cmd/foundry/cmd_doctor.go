@@ -79,18 +79,10 @@ EXIT STATUS:
 			if c.NArg() > 0 {
 				return usageErrorf("doctor takes no arguments")
 			}
-			switch {
-			case env.json && c.IsSet("format") && opts.format != "json":
-				return usageErrorf("--json and --format %s cannot be used together", opts.format)
-			case env.json:
-				opts.format = "json"
-			}
-			switch opts.format {
-			case "text", "lines", "json", "sarif":
-			default:
-				return usageErrorf("--format %q: want text, lines, json or sarif", opts.format)
-			}
 			var err error
+			if opts.format, err = checkFormat(c, env.json, opts.format); err != nil {
+				return err
+			}
 			if opts.prefix, err = checkSARIFPrefix(c, opts.format, opts.prefix); err != nil {
 				return err
 			}

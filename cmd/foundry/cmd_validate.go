@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -82,18 +83,10 @@ EXIT STATUS:
 		},
 		Action: func(c *cli.Context) error {
 			args := c.Args().Slice()
-			switch {
-			case env.json && c.IsSet("format") && opts.format != "json":
-				return usageErrorf("--json and --format %s cannot be used together", opts.format)
-			case env.json:
-				opts.format = "json"
-			}
-			switch opts.format {
-			case "text", "lines", "json", "sarif":
-			default:
-				return usageErrorf("--format %q: want text, lines, json or sarif", opts.format)
-			}
 			var err error
+			if opts.format, err = checkFormat(c, env.json, opts.format); err != nil {
+				return err
+			}
 			if opts.prefix, err = checkSARIFPrefix(c, opts.format, opts.prefix); err != nil {
 				return err
 			}
@@ -271,6 +264,23 @@ func validateInputs(env *cliEnv, p *project.Project, files []string) ([]artifact
 		inputs = append(inputs, artifacts.Input{Path: shown, FS: p.FS, Name: name})
 	}
 	return inputs, nil
+}
+
+// reportFormats are the --format values of doctor and validate.
+var reportFormats = []string{"text", "lines", "json", "sarif"}
+
+// checkFormat returns the output format of doctor and validate: --format,
+// or json with --json, which no other --format may contradict.
+func checkFormat(c *cli.Context, asJSON bool, format string) (string, error) {
+	switch {
+	case asJSON && c.IsSet("format") && format != "json":
+		return "", usageErrorf("--json and --format %s cannot be used together", format)
+	case asJSON:
+		return "json", nil
+	case !slices.Contains(reportFormats, format):
+		return "", usageErrorf("--format %q: want text, lines, json or sarif", format)
+	}
+	return format, nil
 }
 
 // sarifPrefixFlag is --sarif-prefix of doctor and validate.
