@@ -65,9 +65,8 @@ refused with a message and nothing is changed.
 
 EXIT STATUS:
    0  no error-severity finding (warnings and info may remain)
-   1  the project could not be read, --fix with --rev or --staged, or a
-      link --fix cannot settle
-   2  malformed command line
+   1  the project could not be read, or a link --fix cannot settle
+   2  malformed command line, or --fix with --rev or --staged
    3  doctor found errors`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text, lines, json or sarif", Destination: &opts.format},

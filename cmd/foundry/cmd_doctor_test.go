@@ -9,7 +9,7 @@ import (
 )
 
 // TestRunDoctorExitCodes checks the codes testscript cannot tell apart: 0
-// with warnings only, 3 with errors, 2 for usage, 1 when --fix meets --rev.
+// with warnings only, 3 with errors, 2 for usage and when --fix meets --rev.
 func TestRunDoctorExitCodes(t *testing.T) {
 	project := func(t *testing.T, files map[string]string) string {
 		dir := t.TempDir()

@@ -175,8 +175,8 @@ the index exact.
 EXIT STATUS:
    0  merged
    1  a version cannot be read or holds conflict markers (git then records
-      a conflict), or --rev or --staged was given
-   2  malformed command line`,
+      a conflict)
+   2  malformed command line, or --rev or --staged was given`,
 				Action: func(c *cli.Context) error {
 					args := c.Args().Slice()
 					if len(args) < 3 || len(args) > 4 {

@@ -46,8 +46,8 @@ mcp__plugin_foundry-core_foundry__<name>.
 
 EXIT STATUS:
    0  ok
-   1  a file could not be written, or --rev or --staged was given
-   2  malformed command line`,
+   1  a file could not be written
+   2  malformed command line, or --rev or --staged was given`,
 				Action: func(c *cli.Context) error {
 					if c.NArg() != 1 {
 						return usageErrorf("plugin build needs exactly one DIR")

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -156,4 +157,37 @@ func TestFitHelp(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sourceRefusal matches an EXIT STATUS line that names the refusal of
+// --rev and --staged together.
+var sourceRefusal = regexp.MustCompile(`--rev( or |/)--staged`)
+
+// TestSourceRefusalDocumentedAsUsage checks that every command whose help
+// names the refusal of --rev and --staged lists it under exit 2, the code
+// exitCode gives it (project.ErrReadOnly, or a usage error): the help
+// must say what the command does.
+func TestSourceRefusalDocumentedAsUsage(t *testing.T) {
+	var walk func(prefix []string, cmds []*cli.Command)
+	walk = func(prefix []string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			p := append(append([]string{}, prefix...), c.Name)
+			walk(p, c.Subcommands)
+			_, status, ok := strings.Cut(c.Description, "EXIT STATUS:")
+			if !ok {
+				continue
+			}
+			code := ""
+			for _, line := range strings.Split(status, "\n") {
+				if f := strings.Fields(line); len(f) > 0 && strings.Trim(f[0], "0123456789") == "" {
+					code = f[0]
+				}
+				if sourceRefusal.MatchString(line) && code != "2" {
+					t.Errorf("help of %q lists the refusal of --rev and --staged under exit %s, want 2: %q",
+						strings.Join(p, " "), code, strings.TrimSpace(line))
+				}
+			}
+		}
+	}
+	walk(nil, commands(&cliEnv{}))
 }
