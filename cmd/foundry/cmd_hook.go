@@ -243,7 +243,7 @@ func runHookInstall(ctx context.Context, env *cliEnv, opts *hookOptions) error {
 	if err != nil {
 		return hookError(err, true)
 	}
-	return renderHookResults(env, opts, res)
+	return renderHookResults(env, opts, root, res)
 }
 
 func runHookUninstall(ctx context.Context, env *cliEnv, opts *hookOptions) error {
@@ -252,7 +252,7 @@ func runHookUninstall(ctx context.Context, env *cliEnv, opts *hookOptions) error
 		return err
 	}
 	res, uerr := hooks.Uninstall(ctx, root, opts.names)
-	if err := renderHookResults(env, opts, res); err != nil {
+	if err := renderHookResults(env, opts, root, res); err != nil {
 		return err
 	}
 	if uerr != nil {
@@ -261,13 +261,14 @@ func runHookUninstall(ctx context.Context, env *cliEnv, opts *hookOptions) error
 	return nil
 }
 
-// renderHookResults prints one line per hook, or {"hooks": […]} with
-// --json; paths are relative to -C.
-func renderHookResults(env *cliEnv, opts *hookOptions, results []hooks.Result) error {
+// renderHookResults prints one line per hook, paths relative to -C, or
+// {"hooks": […]} with --json, paths relative to the project root (as in
+// every --json answer, with "../" for a hooks folder above it).
+func renderHookResults(env *cliEnv, opts *hookOptions, root string, results []hooks.Result) error {
 	if opts.json {
 		shown := []hooks.Result{}
 		for _, r := range results {
-			r.Path, r.Backup = shownPath(env.dir, r.Path), shownPath(env.dir, r.Backup)
+			r.Path, r.Backup = rootRelative(root, r.Path), rootRelative(root, r.Backup)
 			shown = append(shown, r)
 		}
 		return env.printJSON(struct {
@@ -320,6 +321,19 @@ func shownPath(dir, p string) string {
 		if rel, err := filepath.Rel(d, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			return filepath.ToSlash(rel)
 		}
+	}
+	return p
+}
+
+// rootRelative makes p, a physical path from package hooks, relative to
+// the project root (physical too: project.Find resolves links), in slash
+// form.
+func rootRelative(root, p string) string {
+	if p == "" {
+		return ""
+	}
+	if rel, err := filepath.Rel(root, p); err == nil {
+		return filepath.ToSlash(rel)
 	}
 	return p
 }
