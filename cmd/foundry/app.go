@@ -185,6 +185,11 @@ EXIT STATUS:
 			if env.version && c.NArg() > 0 {
 				return usageErrorf("--version takes no command; run 'foundry version' for the long form")
 			}
+			if c.IsSet("rev") && env.rev == "" {
+				// Not the working tree: a --rev "$REV" whose variable is
+				// unset must not read (or write) something else.
+				return usageErrorf("--rev needs a revision, e.g. --rev HEAD~5")
+			}
 			return env.setup()
 		},
 		Action: func(c *cli.Context) error {

@@ -104,6 +104,9 @@ func TestBadFlagValueExitsTwo(t *testing.T) {
 			add("--json=maybe")
 			add("--staged=maybe")
 			add("--rev", "HEAD", "--staged")
+			// An empty revision names none: git rev-parse refuses it too.
+			add("--rev", "")
+			add("--rev=")
 			lines = append(lines, line{cmd + " -C missing", append([]string{"foundry", "-C", filepath.Join(dir, "missing")}, append(path, baseArgs[cmd]...)...)})
 			for _, f := range c.Flags {
 				name := f.Names()[0]
