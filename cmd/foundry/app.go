@@ -76,6 +76,47 @@ func (e *cliEnv) path(name string) string {
 	return filepath.Join(e.dir, name)
 }
 
+// physicalDir returns -C DIR (or the working directory) absolute, with its
+// symbolic links resolved as project.Find resolves the project root, so
+// that paths below it compare with the root: a folder reached through a
+// link (a linked checkout, macOS's /tmp) is the folder it leads to.
+func (e *cliEnv) physicalDir() (string, error) {
+	abs, err := filepath.Abs(e.dir)
+	if err != nil {
+		return "", err
+	}
+	return resolveLinks(abs), nil
+}
+
+// physicalPath is path made absolute with the links of its folder resolved,
+// as physicalDir. The file itself is kept as named: a link there is the
+// file asked about, read as the chosen source holds it.
+func (e *cliEnv) physicalPath(name string) (string, error) {
+	abs, err := filepath.Abs(e.path(name))
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(resolveLinks(filepath.Dir(abs)), filepath.Base(abs)), nil
+}
+
+// resolveLinks resolves the symbolic links of the longest part of the
+// absolute path p that exists; the rest (a folder deleted on disk but
+// present at a revision) is kept as named.
+func resolveLinks(p string) string {
+	rest := ""
+	for d := p; ; {
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(d), rest)
+		d = parent
+	}
+}
+
 // printJSON writes v to stdout as indented JSON.
 func (e *cliEnv) printJSON(v any) error { return writeJSON(e.stdout, v) }
 

@@ -407,7 +407,7 @@ func runHookPreCommit(ctx context.Context, env *cliEnv) error {
 	if err != nil {
 		return err
 	}
-	base, err := filepath.Abs(env.dir)
+	base, err := env.physicalDir()
 	if err != nil {
 		return err
 	}

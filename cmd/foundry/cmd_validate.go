@@ -218,13 +218,13 @@ func validateInputs(env *cliEnv, p *project.Project, files []string) ([]artifact
 				inputs = append(inputs, artifacts.Input{Path: "-", FS: fsys, Name: stdinName})
 				continue
 			}
-			abs := f
-			if !filepath.IsAbs(abs) {
-				abs = filepath.Join(env.dir, f)
-			}
 			if p == nil || p.Writable() {
-				inputs = append(inputs, artifacts.File(f, abs))
+				inputs = append(inputs, artifacts.File(f, env.path(f)))
 				continue
+			}
+			abs, err := env.physicalPath(f)
+			if err != nil {
+				return nil, err
 			}
 			rel, err := filepath.Rel(p.Root, abs)
 			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
@@ -248,7 +248,7 @@ func validateInputs(env *cliEnv, p *project.Project, files []string) ([]artifact
 	if err != nil {
 		return nil, err
 	}
-	base, err := filepath.Abs(env.dir)
+	base, err := env.physicalDir()
 	if err != nil {
 		return nil, err
 	}
