@@ -61,10 +61,10 @@ needs the contract id; it cannot be used with --auto.
 
 Formats: text (the default above); lines, one "path:line:col: <pointer>:
 <problem>" line per problem; json (also --json) and sarif (SARIF 2.1.0),
-both with path, line, column, pointer and message. Columns count
-characters. With --sarif-prefix DIR, the project's folder in its
-repository, SARIF names files from the repository root, as code scanning
-wants them.
+both with path (from the project root), line, column, pointer and
+message. Columns count characters. With --sarif-prefix DIR, the project's
+folder in its repository, SARIF names files from the repository root, as
+code scanning wants them.
 
 A file that is missing, a folder, empty, larger than 8 MiB or not
 parseable JSON is an error, as is a file without a "schema" field under
@@ -138,7 +138,10 @@ func runValidate(ctx context.Context, env *cliEnv, opts *validateOptions) error 
 			return err
 		}
 	}
-	inputs, err := validateInputs(env, p, opts.files)
+	// Machine answers name files from the project root, as every --json
+	// answer does and as --sarif-prefix (the project's folder) needs.
+	rootRelative := opts.format == "json" || opts.format == "sarif"
+	inputs, err := validateInputs(env, p, opts.files, rootRelative)
 	if err != nil {
 		return err
 	}
@@ -199,8 +202,10 @@ func lacksWriteFields(results []artifacts.Result) bool {
 }
 
 // validateInputs lists what to read: the files given (from disk, or from
-// the index or revision chosen), or the blackboard's artifacts.
-func validateInputs(env *cliEnv, p *project.Project, files []string) ([]artifacts.Input, error) {
+// the index or revision chosen), or the blackboard's artifacts. Each is
+// shown as seen from -C, or with rootRelative relative to the project
+// root (a file given outside the project as it was given).
+func validateInputs(env *cliEnv, p *project.Project, files []string, rootRelative bool) ([]artifacts.Input, error) {
 	var inputs []artifacts.Input
 	if len(files) > 0 {
 		stdinUsed := false
@@ -218,19 +223,29 @@ func validateInputs(env *cliEnv, p *project.Project, files []string) ([]artifact
 				inputs = append(inputs, artifacts.Input{Path: "-", FS: fsys, Name: stdinName})
 				continue
 			}
+			var rel string
+			inside := false
+			if p != nil {
+				abs, err := env.physicalPath(f)
+				if err != nil {
+					return nil, err
+				}
+				rel, err = filepath.Rel(p.Root, abs)
+				inside = err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+				rel = filepath.ToSlash(rel)
+			}
+			shown := f
+			if rootRelative && inside {
+				shown = rel
+			}
 			if p == nil || p.Writable() {
-				inputs = append(inputs, artifacts.File(f, env.path(f)))
+				inputs = append(inputs, artifacts.File(shown, env.path(f)))
 				continue
 			}
-			abs, err := env.physicalPath(f)
-			if err != nil {
-				return nil, err
-			}
-			rel, err := filepath.Rel(p.Root, abs)
-			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			if !inside {
 				return nil, fmt.Errorf("%s is outside the project %s; the %s holds only project files", f, p.Root, p.Source)
 			}
-			inputs = append(inputs, artifacts.Input{Path: f, FS: p.FS, Name: filepath.ToSlash(rel)})
+			inputs = append(inputs, artifacts.Input{Path: shown, FS: p.FS, Name: rel})
 		}
 		return inputs, nil
 	}
@@ -254,7 +269,7 @@ func validateInputs(env *cliEnv, p *project.Project, files []string) ([]artifact
 	}
 	for _, name := range names {
 		shown := name
-		if base == p.Root { // the usual case: a project path is its own relative path
+		if base == p.Root || rootRelative { // the usual case: a project path is its own relative path
 			inputs = append(inputs, artifacts.Input{Path: shown, FS: p.FS, Name: name})
 			continue
 		}
