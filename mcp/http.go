@@ -594,7 +594,8 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request, tok *Token) {
 		}
 	}
 	var s *httpSession
-	if req != nil && req.Method == "initialize" && !req.Notification && r.Header.Get(headerSession) == "" {
+	opening := req != nil && req.Method == "initialize" && !req.Notification && r.Header.Get(headerSession) == ""
+	if opening {
 		if s = h.open(w, tok); s == nil {
 			return
 		}
@@ -625,12 +626,16 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request, tok *Token) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	if wantsProgress(req) && accepts(r, contentTypeEventStream) {
+	// The initialize that opens a session is answered as JSON even when it
+	// asks for progress (it sends none): the session id header, and the
+	// forgetting of a session whose initialize failed, both depend on the
+	// outcome, which a stream's headers are sent before.
+	if !opening && wantsProgress(req) && accepts(r, contentTypeEventStream) {
 		h.postStream(w, r, s, req)
 		return
 	}
 	resp := s.conn.Deliver(r.Context(), req, nil)
-	if req.Method == "initialize" && r.Header.Get(headerSession) == "" {
+	if opening {
 		if failed(resp) {
 			h.forget(s)
 		} else {

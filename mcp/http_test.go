@@ -550,6 +550,31 @@ func TestHTTPStreams(t *testing.T) {
 	}
 }
 
+// TestHTTPInitializeAskingProgress opens a session with an initialize that
+// carries a progressToken (any request may) from a client that accepts
+// SSE: the answer must still carry the session's Mcp-Session-Id, without
+// which the client cannot send another request, and the session it names
+// must be the only one opened.
+func TestHTTPInitializeAskingProgress(t *testing.T) {
+	t.Parallel()
+	reg, err := fakeRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := startHTTP(t, reg, nil)
+	r := post(t, d, tokenRW, nil, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"_meta":{"progressToken":"p"},"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	sid := r.header.Get("Mcp-Session-Id")
+	if r.status != http.StatusOK || sid == "" || !strings.Contains(r.body, `"protocolVersion":"2025-11-25"`) {
+		t.Fatalf("initialize asking progress: %d %s (session %q), want 200, the result and a session id", r.status, r.body, sid)
+	}
+	if r := post(t, d, tokenRW, map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); r.status != http.StatusOK {
+		t.Errorf("ping in the session: %d %s", r.status, r.body)
+	}
+	if n := d.h.Sessions(); n != 1 {
+		t.Errorf("%d sessions open, want 1", n)
+	}
+}
+
 func orElse(a, b string) string {
 	if a != "" {
 		return a
