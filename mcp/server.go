@@ -152,9 +152,23 @@ func (s *session) rpcServer(o jsonrpc.Options) *jsonrpc.Server {
 	for name, m := range s.table {
 		rpc.Handle(name, s.dispatch(name, m))
 	}
-	rpc.Handle("notifications/initialized", s.initialized)
-	rpc.Handle("notifications/cancelled", s.cancelled)
+	rpc.Handle("notifications/initialized", notificationOnly(s.initialized))
+	rpc.Handle("notifications/cancelled", notificationOnly(s.cancelled))
 	return rpc
+}
+
+// notificationOnly serves a notification method only as a notification.
+// The same name sent with an id is a request for a method that does not
+// exist, answered -32601 as in either era any unknown method is: run, it
+// would answer {} (no resultType for a modern request) and a
+// notifications/cancelled would cancel a request on a request's behalf.
+func notificationOnly(h jsonrpc.Handler) jsonrpc.Handler {
+	return func(ctx context.Context, conn *jsonrpc.Conn, req *jsonrpc.Request) (any, error) {
+		if !req.Notification {
+			return nil, notModern(req.Method, false)
+		}
+		return h(ctx, conn, req)
+	}
 }
 
 // session is the state of one served connection.
