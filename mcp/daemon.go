@@ -312,6 +312,15 @@ func RunDaemon(ctx context.Context, o DaemonOptions) error {
 	}
 	if loopback {
 		ho.AllowedHosts = LoopbackHosts(port)
+		// A loopback IP other than 127.0.0.1 and ::1 (IsLoopback accepts
+		// all of 127.0.0.0/8) is where the published URL points, so that
+		// Host is accepted too: an IP literal is no name DNS can rebind.
+		if h, _, _ := net.SplitHostPort(o.Listen); net.ParseIP(h) != nil {
+			if own := net.JoinHostPort(h, port); !slices.Contains(ho.AllowedHosts, own) {
+				ho.AllowedHosts = append(ho.AllowedHosts, own)
+				ho.AllowedOrigins = append(ho.AllowedOrigins, scheme+"://"+own)
+			}
+		}
 	}
 	h, err := NewHTTPHandler(ho)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -127,6 +128,85 @@ func TestIsLoopback(t *testing.T) {
 	} {
 		if got := mcp.IsLoopback(addr); got != want {
 			t.Errorf("IsLoopback(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}
+
+// TestRunDaemonOnOtherLoopbackAddress runs the daemon on a loopback
+// address other than 127.0.0.1 (IsLoopback accepts all of 127.0.0.0/8, so
+// it starts without tokens): the URL it publishes must be served, and its
+// Host (an IP literal, which DNS cannot rebind) accepted, while a name
+// other than localhost is still refused.
+func TestRunDaemonOnOtherLoopbackAddress(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Skipf("this system does not route 127.0.0.2 to loopback: %v", err)
+	}
+	ln.Close()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, ".foundry"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	root, err := confined.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	reg, err := fakeRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := mcp.DaemonOptions{Root: root, Worktree: dir, Listen: "127.0.0.2:0", Server: mcp.Options{Registry: reg, Scopes: []string{scopeReadTest}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	o.Ready = func(url string) { ready <- url }
+	done := make(chan error, 1)
+	go func() { done <- mcp.RunDaemon(ctx, o) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("RunDaemon after cancel = %v, want nil", err)
+		}
+	}()
+	var url string
+	select {
+	case url = <-ready:
+	case err := <-done:
+		done <- nil
+		t.Fatalf("RunDaemon = %v before it was ready", err)
+	}
+	if !strings.HasPrefix(url, "http://127.0.0.2:") {
+		t.Fatalf("published URL %s, want one on 127.0.0.2", url)
+	}
+	for _, tt := range []struct {
+		name, host, origin string
+		want               int
+	}{
+		{name: "published URL", want: http.StatusOK},
+		{name: "its own origin", origin: strings.TrimSuffix(url, mcp.Endpoint), want: http.StatusOK},
+		{name: "another name", host: "evil.example:80", want: http.StatusForbidden},
+	} {
+		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if tt.host != "" {
+			req.Host = tt.host
+		}
+		if tt.origin != "" {
+			req.Header.Set("Origin", tt.origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("%s: %d %s, want %d", tt.name, resp.StatusCode, body, tt.want)
 		}
 	}
 }
