@@ -218,7 +218,9 @@ func (o *onlyFS) ReadDir(name string) ([]fs.DirEntry, error) {
 				out = append(out, dirEntry(path.Base(p)))
 				continue
 			}
-			fi, err := fs.Stat(o.FS, p)
+			// Lstat: a staged link that leads nowhere or out of the
+			// project is listed, so the check that reads it reports it.
+			fi, err := fs.Lstat(o.FS, p)
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}

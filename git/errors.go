@@ -34,6 +34,10 @@ var (
 	// index, a reflog, a pack index) is a FIFO, a device or a folder:
 	// opening a FIFO blocks until a writer comes, so it is never opened.
 	ErrNotRegular = errors.New("not a regular file")
+	// ErrLinkLoop means a symbolic link in a view leads to another, and so
+	// on, more times than any real chain does (a loop); the words are the
+	// system's, so the working tree says the same.
+	ErrLinkLoop = errors.New("too many levels of symbolic links")
 )
 
 // maxObjectBytes bounds any object read from git (a tree, a commit, a blob

@@ -5,6 +5,7 @@ package git
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -25,7 +26,12 @@ type entry struct {
 	hash  plumbing.Hash
 	isDir bool
 	exec  bool
+	link  bool // a symbolic link: the blob is its target
 }
+
+// maxLinkHops bounds the symbolic links followed to reach one file, as
+// the kernel bounds them: a loop ends in [ErrLinkLoop].
+const maxLinkHops = 40
 
 // lister returns the entries of a directory, given as a slash path relative
 // to the view's root ("." for the root), sorted by name. ok is false when the
@@ -40,8 +46,8 @@ type finder interface {
 	lookup(name string) (e entry, ok bool, err error)
 }
 
-// objectFS implements fs.FS, fs.ReadFileFS, fs.ReadDirFS and fs.StatFS over
-// git objects. It is safe for concurrent use.
+// objectFS implements fs.FS, fs.ReadFileFS, fs.ReadDirFS, fs.StatFS and
+// fs.ReadLinkFS over git objects. It is safe for concurrent use.
 type objectFS struct {
 	repo    *Repo
 	dirs    lister
@@ -53,9 +59,43 @@ var (
 	_ fs.ReadFileFS = (*objectFS)(nil)
 	_ fs.ReadDirFS  = (*objectFS)(nil)
 	_ fs.StatFS     = (*objectFS)(nil)
+	_ fs.ReadLinkFS = (*objectFS)(nil)
 )
 
+// find returns the entry of name, following symbolic links as the working
+// tree's view does (see package confined): a link is read through to its
+// target while the target stays inside the view, which is the project; an
+// absolute link, or one that climbs out, is refused with
+// [confined.ErrOutside]. So a file reads the same at a revision, in the
+// index and on disk. Links are followed only as the last component of a
+// path, which is how every listing walk reaches them.
 func (f *objectFS) find(op, name string) (entry, error) {
+	e, err := f.findEntry(op, name)
+	for at, hops := name, 0; err == nil && e.link; hops++ {
+		if hops == maxLinkHops {
+			return entry{}, &fs.PathError{Op: op, Path: name, Err: ErrLinkLoop}
+		}
+		var target []byte
+		if target, err = f.readBlob(at, e.hash); err != nil {
+			return entry{}, &fs.PathError{Op: op, Path: name, Err: err}
+		}
+		at = path.Join(path.Dir(at), string(target))
+		if path.IsAbs(string(target)) || !fs.ValidPath(at) {
+			return entry{}, &fs.PathError{Op: op, Path: name, Err: confined.ErrOutside}
+		}
+		if e, err = f.findEntry(op, at); errors.Is(err, fs.ErrNotExist) {
+			return entry{}, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+		}
+	}
+	if err != nil {
+		return entry{}, err
+	}
+	e.name = path.Base(name)
+	return e, nil
+}
+
+// findEntry returns the entry of name itself, a link not followed.
+func (f *objectFS) findEntry(op, name string) (entry, error) {
 	if !fs.ValidPath(name) {
 		return entry{}, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
 	}
@@ -126,12 +166,42 @@ func (f *objectFS) ReadFile(name string) ([]byte, error) {
 	return data, nil
 }
 
-// Stat implements fs.StatFS.
+// Stat implements fs.StatFS; a symbolic link is followed.
 func (f *objectFS) Stat(name string) (fs.FileInfo, error) {
 	e, err := f.find("stat", name)
 	if err != nil {
 		return nil, err
 	}
+	return f.stat("stat", name, e)
+}
+
+// Lstat implements fs.ReadLinkFS: a symbolic link describes itself, as
+// os.Lstat says of one on disk.
+func (f *objectFS) Lstat(name string) (fs.FileInfo, error) {
+	e, err := f.findEntry("lstat", name)
+	if err != nil {
+		return nil, err
+	}
+	return f.stat("lstat", name, e)
+}
+
+// ReadLink implements fs.ReadLinkFS.
+func (f *objectFS) ReadLink(name string) (string, error) {
+	e, err := f.findEntry("readlink", name)
+	if err != nil {
+		return "", err
+	}
+	if !e.link {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
+	}
+	target, err := f.readBlob(name, e.hash)
+	if err != nil {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: err}
+	}
+	return string(target), nil
+}
+
+func (f *objectFS) stat(op, name string, e entry) (fs.FileInfo, error) {
 	if e.isDir {
 		return f.info(e, 0), nil
 	}
@@ -139,7 +209,7 @@ func (f *objectFS) Stat(name string) (fs.FileInfo, error) {
 	size, err := f.repo.st.EncodedObjectSize(e.hash)
 	f.repo.mu.Unlock()
 	if err != nil {
-		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
+		return nil, &fs.PathError{Op: op, Path: name, Err: err}
 	}
 	return f.info(e, size), nil
 }
@@ -198,7 +268,7 @@ func (f *objectFS) readBlob(name string, h plumbing.Hash) ([]byte, error) {
 }
 
 func (f *objectFS) info(e entry, size int64) *FileInfo {
-	return &FileInfo{name: path.Base(e.name), size: size, dir: e.isDir, exec: e.exec, hash: e.hash.String(), mod: f.modTime}
+	return &FileInfo{name: path.Base(e.name), size: size, dir: e.isDir, exec: e.exec, link: e.link, hash: e.hash.String(), mod: f.modTime}
 }
 
 // FileInfo is the fs.FileInfo of a git view. Hash returns the object id,
@@ -209,6 +279,7 @@ type FileInfo struct {
 	size int64
 	dir  bool
 	exec bool
+	link bool
 	hash string
 	mod  time.Time
 }
@@ -219,6 +290,8 @@ func (i *FileInfo) Mode() fs.FileMode {
 	switch {
 	case i.dir:
 		return fs.ModeDir | 0o755
+	case i.link:
+		return fs.ModeSymlink | 0o777
 	case i.exec:
 		return 0o755
 	}
@@ -242,11 +315,18 @@ type dirEntry struct {
 func (d dirEntry) Name() string { return d.e.name }
 func (d dirEntry) IsDir() bool  { return d.e.isDir }
 func (d dirEntry) Type() fs.FileMode {
-	if d.e.isDir {
+	switch {
+	case d.e.isDir:
 		return fs.ModeDir
+	case d.e.link:
+		return fs.ModeSymlink // as os.ReadDir says: readers treat it as on disk
 	}
 	return 0
 }
+
+// Info describes the file a link leads to (unlike os.DirEntry's): callers
+// key their caches by its Hash, which must change when the content read
+// through the link does.
 func (d dirEntry) Info() (fs.FileInfo, error) {
 	return d.fsys.Stat(path.Join(d.dir, d.e.name))
 }

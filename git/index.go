@@ -364,7 +364,7 @@ func (l *indexLister) list(dir string) ([]entry, bool, error) {
 			continue
 		}
 		if m := ix.mode(i); m != filemode.Submodule && !ix.intentToAdd(i) {
-			es = append(es, entry{name: rest, hash: ix.hash(i), exec: isExec(m)})
+			es = append(es, entry{name: rest, hash: ix.hash(i), exec: isExec(m), link: m == filemode.Symlink})
 		}
 		// Later stages of a conflicted path: the first stage wins.
 		for i++; i < n && ix.name(i) == name; i++ {
@@ -382,7 +382,7 @@ func (l *indexLister) lookup(name string) (entry, bool, error) {
 	i := ix.search(full)
 	if i < ix.len() && ix.name(i) == full {
 		if m := ix.mode(i); m != filemode.Submodule && !ix.intentToAdd(i) {
-			return entry{name: base, hash: ix.hash(i), exec: isExec(m)}, true, nil
+			return entry{name: base, hash: ix.hash(i), exec: isExec(m), link: m == filemode.Symlink}, true, nil
 		}
 	}
 	dir := full + "/"

@@ -81,7 +81,7 @@ func mapIndex(entries []*index.Entry, prefix string) mapLister {
 			dir = "."
 		}
 		if e.Mode != filemode.Submodule && !e.IntentToAdd {
-			dirs[dir] = append(dirs[dir], entry{name: base, hash: e.Hash, exec: isExec(e.Mode)})
+			dirs[dir] = append(dirs[dir], entry{name: base, hash: e.Hash, exec: isExec(e.Mode), link: e.Mode == filemode.Symlink})
 		} else if dirs[dir] == nil {
 			dirs[dir] = []entry{}
 		}

@@ -90,7 +90,7 @@ func (t *treeLister) listFull(full string) ([]entry, bool, error) {
 		if te.Mode == filemode.Submodule {
 			continue
 		}
-		es = append(es, entry{name: te.Name, hash: te.Hash, isDir: te.Mode == filemode.Dir, exec: isExec(te.Mode)})
+		es = append(es, entry{name: te.Name, hash: te.Hash, isDir: te.Mode == filemode.Dir, exec: isExec(te.Mode), link: te.Mode == filemode.Symlink})
 	}
 	sort.Slice(es, func(i, j int) bool { return es[i].name < es[j].name })
 	t.cache[full] = es

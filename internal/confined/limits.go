@@ -137,6 +137,7 @@ var (
 	_ fs.ReadFileFS = boundedFS{}
 	_ fs.ReadDirFS  = boundedFS{}
 	_ fs.StatFS     = boundedFS{}
+	_ fs.ReadLinkFS = boundedFS{}
 )
 
 // Unwrap returns the file system Bounded was given.
@@ -162,6 +163,18 @@ func (b boundedFS) ReadFile(name string) ([]byte, error) { return ReadFile(b.fsy
 func (b boundedFS) Stat(name string) (fs.FileInfo, error) {
 	fi, err := fs.Stat(b.fsys, name)
 	return fi, escaped(name, err)
+}
+
+// Lstat passes through: a link itself has no content to bound.
+func (b boundedFS) Lstat(name string) (fs.FileInfo, error) {
+	fi, err := fs.Lstat(b.fsys, name)
+	return fi, escaped(name, err)
+}
+
+// ReadLink passes through, as Lstat.
+func (b boundedFS) ReadLink(name string) (string, error) {
+	target, err := fs.ReadLink(b.fsys, name)
+	return target, escaped(name, err)
 }
 
 func (b boundedFS) ReadDir(name string) ([]fs.DirEntry, error) {

@@ -1,0 +1,118 @@
+package git_test
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/foundryhq/foundry/git"
+	"github.com/foundryhq/foundry/git/gittest"
+	"github.com/foundryhq/foundry/internal/confined"
+)
+
+// TestViewsFollowLinks checks that a symbolic link committed under a project
+// (the folder p) reads the same at a revision and in the index as in the
+// working tree: followed while its target stays inside the project,
+// refused when absolute or climbing out of it, missing when dangling, a
+// loop when it loops, a folder when it names one.
+func TestViewsFollowLinks(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	r.Write("p/.foundry/a.json", `{"a":1}`)
+	r.Write("p/.foundry/sub/b.json", `{"b":2}`)
+	r.Write("p/top.json", `{"top":3}`)
+	r.Write("outside.json", `{"outside":4}`)
+	tests := []struct {
+		link, target string
+		want         string // the content, or what reading it says
+	}{
+		{"same.json", "a.json", `{"a":1}`},
+		{"sub/up.json", "../a.json", `{"a":1}`},
+		{"down.json", "sub/b.json", `{"b":2}`},
+		{"chain.json", "same.json", `{"a":1}`},
+		{"top.json", "../top.json", `{"top":3}`},
+		{"out.json", "../../outside.json", "outside"},
+		{"abs.json", filepath.Join(r.Dir, "p", ".foundry", "a.json"), "outside"},
+		{"dangling.json", "nowhere.json", "missing"},
+		{"loop.json", "loop.json", "loop"},
+		{"dir.json", "sub", "folder"},
+	}
+	for _, tt := range tests {
+		name := filepath.Join(r.Dir, "p", ".foundry", filepath.FromSlash(tt.link))
+		if err := os.Symlink(tt.target, name); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+	}
+	r.CommitAll("links")
+	repo, err := git.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	rev, _, err := repo.RevFS("HEAD", "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, err := repo.IndexFS("p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	views := []struct {
+		name string
+		fsys fs.FS
+	}{
+		{"working tree", confined.OpenFS(filepath.Join(r.Dir, "p"))},
+		{"revision", rev},
+		{"index", index},
+	}
+	read := func(fsys fs.FS, name string) string {
+		b, err := fs.ReadFile(fsys, name)
+		switch {
+		case err == nil:
+			return string(b)
+		case errors.Is(err, confined.ErrOutside):
+			return "outside"
+		case errors.Is(err, fs.ErrNotExist):
+			return "missing"
+		case strings.Contains(err.Error(), "too many levels of symbolic links"):
+			return "loop"
+		}
+		if fi, serr := fs.Stat(fsys, name); serr == nil && fi.IsDir() {
+			return "folder"
+		}
+		return "error: " + err.Error()
+	}
+	for _, tt := range tests {
+		for _, v := range views {
+			if got := read(v.fsys, ".foundry/"+tt.link); got != tt.want {
+				t.Errorf("%s: .foundry/%s -> %s reads %q, want %q", v.name, tt.link, tt.target, got, tt.want)
+			}
+		}
+	}
+	// The link itself, as os.Lstat, os.Readlink and os.ReadDir describe
+	// one on disk: listings tell it from a file.
+	for _, v := range views[1:] {
+		name := ".foundry/same.json"
+		if fi, err := fs.Lstat(v.fsys, name); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			t.Errorf("%s: Lstat(%s) = %v, %v; want a symbolic link", v.name, name, fi, err)
+		}
+		if target, err := fs.ReadLink(v.fsys, name); err != nil || target != "a.json" {
+			t.Errorf("%s: ReadLink(%s) = %q, %v; want a.json", v.name, name, target, err)
+		}
+		if _, err := fs.ReadLink(v.fsys, ".foundry/a.json"); !errors.Is(err, fs.ErrInvalid) {
+			t.Errorf("%s: ReadLink of a file: %v, want fs.ErrInvalid", v.name, err)
+		}
+		es, err := fs.ReadDir(v.fsys, ".foundry")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range es {
+			if isLink := e.Type()&fs.ModeSymlink != 0; isLink != (e.Name() != "a.json" && e.Name() != "sub") {
+				t.Errorf("%s: entry %s has type %v", v.name, e.Name(), e.Type())
+			}
+		}
+	}
+}
