@@ -93,9 +93,10 @@ var formatValues = map[string][]string{
 }
 
 // complete returns the candidates for the last word of words, the words
-// typed after "foundry". The project (working tree, or -C DIR) supplies
-// contract ids, runbook slugs, fact ids and wave names; when there is none
-// those are simply not offered.
+// typed after "foundry". The project (of the folder, or -C DIR, on the
+// source --rev or --staged choose) supplies contract ids, runbook slugs,
+// fact ids and wave names; when there is none those are simply not
+// offered.
 func complete(ctx context.Context, app *cli.App, words []string) []string {
 	cur := words[len(words)-1]
 	globals := flagTable(app.Flags)
@@ -107,19 +108,29 @@ func complete(ctx context.Context, app *cli.App, words []string) []string {
 		nargs   int    // positional arguments before cur
 		pending string // a flag waiting for its value
 		dir     = "."
+		src     project.Source
 		help    bool // the line is `foundry help COMMAND…`
 	)
 	for i := 0; i < len(words)-1; i++ {
 		w := words[i]
 		if pending != "" {
-			if pending == "C" {
+			switch pending {
+			case "C":
 				dir = w
+			case "rev":
+				src.Rev = w
 			}
 			pending = ""
 			continue
 		}
 		if len(w) > 1 && w[0] == '-' {
-			name, _, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
+			name, value, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
+			switch {
+			case name == "rev" && hasValue:
+				src.Rev = value
+			case name == "staged":
+				src.Staged = !hasValue || value == "true"
+			}
 			if takes, ok := local[name]; ok && takes && !hasValue {
 				pending = name
 			} else if takes, ok := globals[name]; ok && takes && !hasValue {
@@ -144,7 +155,7 @@ func complete(ctx context.Context, app *cli.App, words []string) []string {
 	var cands []string
 	switch {
 	case pending != "":
-		cands = valuesOf(ctx, dir, cmdPath, pending)
+		cands = valuesOf(ctx, dir, src, cmdPath, pending)
 	case strings.HasPrefix(cur, "-"):
 		var flags []cli.Flag
 		if cmd != nil {
@@ -171,7 +182,7 @@ func complete(ctx context.Context, app *cli.App, words []string) []string {
 	case help:
 		// A leaf command named after help takes no more words.
 	default:
-		cands = argumentsOf(ctx, dir, cmdPath, nargs)
+		cands = argumentsOf(ctx, dir, src, cmdPath, nargs)
 	}
 	var out []string
 	for _, c := range cands {
@@ -183,46 +194,47 @@ func complete(ctx context.Context, app *cli.App, words []string) []string {
 }
 
 // valuesOf returns the values of flag name of the command at cmdPath.
-func valuesOf(ctx context.Context, dir, cmdPath, name string) []string {
+func valuesOf(ctx context.Context, dir string, src project.Source, cmdPath, name string) []string {
 	switch name {
 	case "format":
 		return formatValues[cmdPath]
 	case "schema":
-		return projectNames(ctx, dir, contractIDs)
+		return projectNames(ctx, dir, src, contractIDs)
 	case "supersedes":
-		return projectNames(ctx, dir, factIDs)
+		return projectNames(ctx, dir, src, factIDs)
 	case "wave":
-		return projectNames(ctx, dir, waveNames)
+		return projectNames(ctx, dir, src, waveNames)
 	}
 	return flagValues[name]
 }
 
 // argumentsOf returns the candidates for positional argument n of the
 // command at cmdPath.
-func argumentsOf(ctx context.Context, dir, cmdPath string, n int) []string {
+func argumentsOf(ctx context.Context, dir string, src project.Source, cmdPath string, n int) []string {
 	switch {
 	case cmdPath == "completion" && n == 0:
 		return []string{"bash", "zsh", "fish"}
 	case (cmdPath == "contracts show" || cmdPath == "contracts example") && n == 0,
 		cmdPath == "validate" && n == 0:
-		return projectNames(ctx, dir, contractIDs)
+		return projectNames(ctx, dir, src, contractIDs)
 	case cmdPath == "runbook get" && n == 0:
-		return projectNames(ctx, dir, runbookSlugs)
+		return projectNames(ctx, dir, src, runbookSlugs)
 	case (cmdPath == "memory show" || cmdPath == "memory retire") && n == 0:
-		return projectNames(ctx, dir, factIDs)
+		return projectNames(ctx, dir, src, factIDs)
 	case (cmdPath == "blackboard read" || cmdPath == "blackboard archive") && n == 0:
-		return projectNames(ctx, dir, waveNames)
+		return projectNames(ctx, dir, src, waveNames)
 	}
 	return nil
 }
 
-// projectNames opens the project at dir and lists names from it; any
-// failure gives none, since completion must never print an error.
-func projectNames(ctx context.Context, dir string, list func(context.Context, *project.Project) ([]string, error)) []string {
-	p, err := project.Open(dir, project.Source{})
+// projectNames opens the project at dir on src and lists names from it;
+// any failure gives none, since completion must never print an error.
+func projectNames(ctx context.Context, dir string, src project.Source, list func(context.Context, *project.Project) ([]string, error)) []string {
+	p, err := project.Open(dir, src)
 	if err != nil {
 		return nil
 	}
+	defer p.Close()
 	names, err := list(ctx, p)
 	if err != nil {
 		return nil
