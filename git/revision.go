@@ -149,7 +149,11 @@ func (r *Repo) resolveSpec(rev string) (*object.Commit, error) {
 	}
 	parent := func(i int) error {
 		if i >= len(c.ParentHashes) {
-			return fmt.Errorf("resolve revision %q: %w: %.7s has %d parents", rev, ErrRevisionNotFound, c.Hash.String(), len(c.ParentHashes))
+			parents := "parents"
+			if len(c.ParentHashes) == 1 {
+				parents = "parent"
+			}
+			return fmt.Errorf("resolve revision %q: %w: %.7s has %d %s", rev, ErrRevisionNotFound, c.Hash.String(), len(c.ParentHashes), parents)
 		}
 		c, err = r.commitAt(rev, c.ParentHashes[i])
 		return err

@@ -130,7 +130,8 @@ func TestResolveRejects(t *testing.T) {
 		{"", git.ErrRevisionNotFound, "", false},
 		{"-x", git.ErrRevisionNotFound, "", false},
 		{"HEAD~99", git.ErrRevisionNotFound, "", false},
-		{"HEAD^3", git.ErrRevisionNotFound, "", false},
+		{"HEAD^3", git.ErrRevisionNotFound, "has 1 parent", false},
+		{"HEAD~1^3", git.ErrRevisionNotFound, "has 2 parents", false},
 		{"HEAD@{99}", git.ErrRevisionNotFound, "the reflog of HEAD has 13 entries", false},
 		{"@{-99}", git.ErrRevisionNotFound, "records 5 branch switches", false},
 		{"@{-0}", git.ErrRevisionNotFound, "", false},
@@ -143,6 +144,9 @@ func TestResolveRejects(t *testing.T) {
 		_, err := repo.Resolve(tt.spec)
 		if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.part) {
 			t.Errorf("Resolve(%q) = %v; want %v naming %q", tt.spec, err, tt.want, tt.part)
+		}
+		if strings.Contains(err.Error(), " 1 parents") {
+			t.Errorf("Resolve(%q) = %v; want one parent in the singular", tt.spec, err)
 		}
 		if _, gerr := r.TryGit("rev-parse", "--verify", "-q", "--end-of-options", tt.spec); tt.want == git.ErrRevisionNotFound && !tt.gitReads && gerr == nil {
 			t.Errorf("git rev-parse resolves %q, Foundry does not", tt.spec)
