@@ -27,6 +27,11 @@ type Call struct {
 	sess  *session
 	conn  *jsonrpc.Conn
 	token json.RawMessage // _meta.progressToken; nil when absent
+	// stopped is closed once the request is cancelled (or its connection
+	// or HTTP request ends): from then on nothing is sent for it, as MCP
+	// 2026-07-28 requires of a cancelled request, though the tool may
+	// still be winding down.
+	stopped <-chan struct{}
 
 	mu   sync.Mutex
 	last float64
@@ -37,14 +42,14 @@ type Call struct {
 // Progress reports progress of a long call to the client, when the client
 // asked for it with _meta.progressToken; otherwise it does nothing. total
 // is 0 when unknown. Values that do not increase are dropped, as are
-// reports after the call has returned.
+// reports after the call has returned or was cancelled.
 func (c *Call) Progress(ctx context.Context, progress, total float64, message string) {
 	if c.token == nil {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.done || (c.sent && progress <= c.last) {
+	if c.over() || (c.sent && progress <= c.last) {
 		return
 	}
 	c.last, c.sent = progress, true
@@ -60,13 +65,24 @@ func (c *Call) Progress(ctx context.Context, progress, total float64, message st
 }
 
 // Log sends a notifications/message from the tool (logger = tool name) when
-// the client's log level admits it.
+// the client's log level admits it, until the call has returned or was
+// cancelled.
 func (c *Call) Log(ctx context.Context, level LogLevel, data any) {
 	c.mu.Lock()
-	done := c.done
+	over := c.over()
 	c.mu.Unlock()
-	if !done {
+	if !over {
 		c.sess.notifyLog(ctx, c.conn, level, c.Tool, data)
+	}
+}
+
+// over reports whether nothing more may be sent for the call. c.mu is held.
+func (c *Call) over() bool {
+	select {
+	case <-c.stopped:
+		return true
+	default:
+		return c.done
 	}
 }
 
@@ -188,7 +204,7 @@ func (s *session) runTool(ctx context.Context, conn *jsonrpc.Conn, t *tool, args
 	if len(token) > 0 && string(token) == "null" {
 		token = nil
 	}
-	call := &Call{Tool: t.Name, sess: s, conn: conn, token: token}
+	call := &Call{Tool: t.Name, sess: s, conn: conn, token: token, stopped: ctx.Done()}
 	tctx, cancel := context.WithTimeout(withResultLimit(ctx, t.MaxResultBytes), t.Timeout)
 	out, err := s.invoke(tctx, t, call, args)
 	call.finish()
