@@ -436,3 +436,33 @@ func FuzzClean(f *testing.F) {
 		}
 	})
 }
+
+// TestBoundedErrorsNameTheOperation checks the operation an error of a
+// Bounded view names: os.Root's "statat" and "openat" read as "stat" and
+// "open", and an operation already so named (a git view's "stat", "lstat")
+// is kept whole, never cut to "st".
+func TestBoundedErrorsNameTheOperation(t *testing.T) {
+	t.Parallel()
+	root, _ := project(t)
+	for _, tt := range []struct {
+		name string
+		fsys fs.FS
+	}{
+		{"os.Root", confined.OpenFS(root)},
+		{"another fs.FS", os.DirFS(root)},
+	} {
+		b := confined.Bounded(tt.fsys)
+		_, err := fs.Stat(b, "missing.json")
+		if want := "stat missing.json: "; err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: Stat = %v, want it to begin %q", tt.name, err, want)
+		}
+		_, err = fs.Lstat(b, "missing.json")
+		if want := "stat missing.json: "; err == nil || !strings.HasPrefix(strings.TrimPrefix(err.Error(), "l"), want) {
+			t.Errorf("%s: Lstat = %v, want it to begin %q or l%s", tt.name, err, want, want)
+		}
+		_, err = b.Open("missing.json")
+		if want := "open missing.json: "; err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: Open = %v, want it to begin %q", tt.name, err, want)
+		}
+	}
+}

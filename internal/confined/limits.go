@@ -248,7 +248,12 @@ func stat(fsys fs.FS, name string) (fs.FileInfo, error) {
 func escaped(name string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		pe.Path, pe.Op = name, strings.TrimSuffix(pe.Op, "at") // os.Root's "statat", "openat"
+		pe.Path = name
+		switch pe.Op {
+		case "stat", "lstat", "fstat": // already the plain name
+		default:
+			pe.Op = strings.TrimSuffix(pe.Op, "at") // os.Root's "statat", "openat"
+		}
 		if pe.Err != nil && pe.Err.Error() == "path escapes from parent" {
 			pe.Err = ErrOutside
 		}
