@@ -3,6 +3,7 @@ package git
 import (
 	"errors"
 	"fmt"
+	"syscall"
 
 	"github.com/foundryhq/foundry/internal/confined"
 )
@@ -35,9 +36,9 @@ var (
 	// opening a FIFO blocks until a writer comes, so it is never opened.
 	ErrNotRegular = errors.New("not a regular file")
 	// ErrLinkLoop means a symbolic link in a view leads to another, and so
-	// on, more times than any real chain does (a loop); the words are the
-	// system's, so the working tree says the same.
-	ErrLinkLoop = errors.New("too many levels of symbolic links")
+	// on, more times than any real chain does (a loop). It wraps the
+	// system's ELOOP, so it reads and matches as the working tree's does.
+	ErrLinkLoop = fmt.Errorf("%w", syscall.ELOOP)
 )
 
 // maxObjectBytes bounds any object read from git (a tree, a commit, a blob

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"syscall"
 
 	"github.com/foundryhq/foundry/artifacts"
 	"github.com/foundryhq/foundry/internal/atomicfile"
@@ -36,7 +37,8 @@ type Report struct {
 	// IndexFirstTokens is what the index-first path costs: Index.Tokens.
 	IndexFirstTokens int `json:"indexFirstTokens"`
 	// Refused lists the files and folders left out of the figures because
-	// reading them was refused: a symbolic link out of the project.
+	// reading them was refused: a symbolic link out of the project, or one
+	// that loops.
 	Refused []Refused `json:"refused,omitempty"`
 }
 
@@ -164,13 +166,21 @@ func BuildReport(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report,
 	return r, nil
 }
 
-// refuse records name in r.Refused when err refuses a symbolic link out of
-// the project ([confined.ErrOutside]), and reports whether it did.
+// refuse records name in r.Refused when err refuses a symbolic link, one
+// out of the project ([confined.ErrOutside]) or one that loops
+// (syscall.ELOOP, which a git view's loop matches too), and reports
+// whether it did: a committed link must not stop the whole report.
 func (r *Report) refuse(name string, err error) bool {
-	if !errors.Is(err, confined.ErrOutside) {
+	var reason error
+	switch {
+	case errors.Is(err, confined.ErrOutside):
+		reason = confined.ErrOutside
+	case errors.Is(err, syscall.ELOOP):
+		reason = syscall.ELOOP
+	default:
 		return false
 	}
-	r.Refused = append(r.Refused, Refused{Path: name, Reason: confined.ErrOutside.Error()})
+	r.Refused = append(r.Refused, Refused{Path: name, Reason: reason.Error()})
 	return true
 }
 

@@ -212,3 +212,40 @@ func TestBuildReportRefusesLinksOut(t *testing.T) {
 		t.Errorf("text does not name INDEX.md:\n%s", text)
 	}
 }
+
+// TestBuildReportLeavesOutLinkLoops: a fact or an artifact that is a
+// symbolic link looping on itself is left out and named, as a link out of
+// the project is; the rest is still measured.
+func TestBuildReportLeavesOutLinkLoops(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for _, d := range []string{MemoryDir, BlackboardDir + "/audit"} {
+		if err := os.MkdirAll(filepath.Join(root, filepath.FromSlash(d)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(MemoryDir+"/fact-0001-a.md")), []byte(strings.Repeat("x", 400)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	loops := []string{MemoryDir + "/fact-0002-loop.md", BlackboardDir + "/audit/loop.json"}
+	for _, p := range loops {
+		if err := os.Symlink(filepath.Base(filepath.FromSlash(p)), filepath.Join(root, filepath.FromSlash(p))); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+	}
+	fsys := confined.OpenFS(root)
+	r, err := BuildReport(context.Background(), fsys, fsys, 4000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Facts.Count != 1 || r.Facts.Tokens != 100 || r.Blackboard.Artifacts != 0 {
+		t.Errorf("report = %+v %+v, want the one fact", r.Facts, r.Blackboard)
+	}
+	want := []Refused{
+		{MemoryDir + "/fact-0002-loop.md", "too many levels of symbolic links"},
+		{BlackboardDir + "/audit/loop.json", "too many levels of symbolic links"},
+	}
+	if diff := cmp.Diff(want, r.Refused); diff != "" {
+		t.Errorf("refused (-want +got):\n%s", diff)
+	}
+}
