@@ -62,36 +62,103 @@ var (
 	_ fs.ReadLinkFS = (*objectFS)(nil)
 )
 
-// find returns the entry of name, following symbolic links as the working
-// tree's view does (see package confined): a link is read through to its
-// target while the target stays inside the view, which is the project; an
+// find returns the entry of name and the path it really has in the view,
+// following symbolic links as the working tree's view does (see package
+// confined): a link, anywhere in the path, is read through to its target
+// while the target stays inside the view, which is the project; an
 // absolute link, or one that climbs out, is refused with
 // [confined.ErrOutside]. So a file reads the same at a revision, in the
-// index and on disk. Links are followed only as the last component of a
-// path, which is how every listing walk reaches them.
-func (f *objectFS) find(op, name string) (entry, error) {
+// index and on disk.
+func (f *objectFS) find(op, name string) (entry, string, error) {
 	e, err := f.findEntry(op, name)
-	for at, hops := name, 0; err == nil && e.link; hops++ {
-		if hops == maxLinkHops {
-			return entry{}, &fs.PathError{Op: op, Path: name, Err: ErrLinkLoop}
+	switch {
+	case err == nil && !e.link:
+		// The usual case: a path held by the tree or the index goes
+		// through real folders only.
+		return e, name, nil
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return entry{}, "", err
+	}
+	return f.resolve(op, name)
+}
+
+// resolve is find for a path that is a link or may go through one: it
+// walks name a component at a time, replacing each link by its target.
+func (f *objectFS) resolve(op, name string) (entry, string, error) {
+	fail := func(err error) (entry, string, error) {
+		return entry{}, "", &fs.PathError{Op: op, Path: name, Err: err}
+	}
+	rest := splitPath(name)
+	dir, hops := ".", 0
+	for len(rest) > 0 {
+		at := path.Join(dir, rest[0])
+		e, err := f.findEntry(op, at)
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return fail(err)
 		}
-		var target []byte
-		if target, err = f.readBlob(at, e.hash); err != nil {
-			return entry{}, &fs.PathError{Op: op, Path: name, Err: err}
+		if e.link {
+			if hops++; hops > maxLinkHops {
+				return fail(ErrLinkLoop)
+			}
+			target, err := f.readBlob(at, e.hash)
+			if err != nil {
+				return fail(err)
+			}
+			next := path.Join(dir, string(target))
+			if path.IsAbs(string(target)) || !fs.ValidPath(next) {
+				return fail(confined.ErrOutside)
+			}
+			rest, dir = append(splitPath(next), rest[1:]...), "."
+			continue
 		}
-		at = path.Join(path.Dir(at), string(target))
-		if path.IsAbs(string(target)) || !fs.ValidPath(at) {
-			return entry{}, &fs.PathError{Op: op, Path: name, Err: confined.ErrOutside}
+		if rest = rest[1:]; len(rest) == 0 {
+			e.name = path.Base(name)
+			return e, at, nil
 		}
-		if e, err = f.findEntry(op, at); errors.Is(err, fs.ErrNotExist) {
-			return entry{}, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+		if !e.isDir {
+			return fail(fs.ErrNotExist)
 		}
+		dir = at
+	}
+	// The links led back to the root of the view.
+	return entry{name: path.Base(name), isDir: true}, ".", nil
+}
+
+// findLink returns the entry of name itself, a link not followed, with the
+// links of the folders above it followed, as os.Lstat does.
+func (f *objectFS) findLink(op, name string) (entry, error) {
+	e, err := f.findEntry(op, name)
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(name, "/") {
+		return e, err
+	}
+	dir, base := path.Split(name)
+	d, real, err := f.find(op, strings.TrimSuffix(dir, "/"))
+	if err == nil && !d.isDir {
+		err = fs.ErrNotExist
+	}
+	if err == nil {
+		e, err = f.findEntry(op, path.Join(real, base))
 	}
 	if err != nil {
-		return entry{}, err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return entry{}, &fs.PathError{Op: op, Path: name, Err: err}
 	}
-	e.name = path.Base(name)
 	return e, nil
+}
+
+// splitPath splits a valid slash path into its components ("." has none).
+func splitPath(name string) []string {
+	if name == "." {
+		return nil
+	}
+	return strings.Split(name, "/")
 }
 
 // findEntry returns the entry of name itself, a link not followed.
@@ -136,7 +203,7 @@ func (f *objectFS) findEntry(op, name string) (entry, error) {
 
 // Open implements fs.FS.
 func (f *objectFS) Open(name string) (fs.File, error) {
-	e, err := f.find("open", name)
+	e, _, err := f.find("open", name)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +219,7 @@ func (f *objectFS) Open(name string) (fs.File, error) {
 
 // ReadFile implements fs.ReadFileFS.
 func (f *objectFS) ReadFile(name string) ([]byte, error) {
-	e, err := f.find("read", name)
+	e, _, err := f.find("read", name)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +235,7 @@ func (f *objectFS) ReadFile(name string) ([]byte, error) {
 
 // Stat implements fs.StatFS; a symbolic link is followed.
 func (f *objectFS) Stat(name string) (fs.FileInfo, error) {
-	e, err := f.find("stat", name)
+	e, _, err := f.find("stat", name)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +245,7 @@ func (f *objectFS) Stat(name string) (fs.FileInfo, error) {
 // Lstat implements fs.ReadLinkFS: a symbolic link describes itself, as
 // os.Lstat says of one on disk.
 func (f *objectFS) Lstat(name string) (fs.FileInfo, error) {
-	e, err := f.findEntry("lstat", name)
+	e, err := f.findLink("lstat", name)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +254,7 @@ func (f *objectFS) Lstat(name string) (fs.FileInfo, error) {
 
 // ReadLink implements fs.ReadLinkFS.
 func (f *objectFS) ReadLink(name string) (string, error) {
-	e, err := f.findEntry("readlink", name)
+	e, err := f.findLink("readlink", name)
 	if err != nil {
 		return "", err
 	}
@@ -216,7 +283,7 @@ func (f *objectFS) stat(op, name string, e entry) (fs.FileInfo, error) {
 
 // ReadDir implements fs.ReadDirFS.
 func (f *objectFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	e, err := f.find("readdir", name)
+	e, real, err := f.find("readdir", name)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +291,7 @@ func (f *objectFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fmt.Errorf("not a directory")}
 	}
 	f.repo.mu.Lock()
-	entries, _, err := f.dirs.list(name)
+	entries, _, err := f.dirs.list(real)
 	f.repo.mu.Unlock()
 	if err != nil {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}

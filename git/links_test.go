@@ -39,8 +39,15 @@ func TestViewsFollowLinks(t *testing.T) {
 		{"dangling.json", "nowhere.json", "missing"},
 		{"loop.json", "loop.json", "loop"},
 		{"dir.json", "sub", "folder"},
+		{"wave", "sub", "folder"},
+		{"wave/b.json", "", `{"b":2}`},     // read through a linked folder
+		{"wave/up.json", "", `{"a":1}`},    // a link inside a linked folder
+		{"dir.json/b.json", "", `{"b":2}`}, // a linked folder named like a file
 	}
 	for _, tt := range tests {
+		if tt.target == "" {
+			continue // a path through a link the table makes
+		}
 		name := filepath.Join(r.Dir, "p", ".foundry", filepath.FromSlash(tt.link))
 		if err := os.Symlink(tt.target, name); err != nil {
 			t.Skipf("no symbolic links here: %v", err)
@@ -104,6 +111,12 @@ func TestViewsFollowLinks(t *testing.T) {
 		}
 		if _, err := fs.ReadLink(v.fsys, ".foundry/a.json"); !errors.Is(err, fs.ErrInvalid) {
 			t.Errorf("%s: ReadLink of a file: %v, want fs.ErrInvalid", v.name, err)
+		}
+		if fi, err := fs.Lstat(v.fsys, ".foundry/wave/up.json"); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			t.Errorf("%s: Lstat through a linked folder = %v, %v; want the link up.json", v.name, fi, err)
+		}
+		if es, err := fs.ReadDir(v.fsys, ".foundry/wave"); err != nil || len(es) != 2 || es[0].Name() != "b.json" || es[1].Name() != "up.json" {
+			t.Errorf("%s: ReadDir of a linked folder = %v, %v; want b.json and up.json", v.name, es, err)
 		}
 		es, err := fs.ReadDir(v.fsys, ".foundry")
 		if err != nil {
