@@ -205,13 +205,16 @@ token may use every scope the server enables.
 EXIT STATUS:
    0  the token was made and its hash stored
    1  a token of that name exists, or the config cannot be read or written
-   2  malformed command line`,
+   2  malformed command line, including a NAME or --scope of the wrong form`,
 						Flags: []cli.Flag{
 							&cli.StringSliceFlag{Name: "scope", Usage: "a `SCOPE` the token may use; repeat or separate with commas", Destination: tokenScopes},
 						},
 						Action: func(c *cli.Context) error {
 							if c.NArg() != 1 {
 								return usageErrorf("mcp token new takes one NAME")
+							}
+							if name := c.Args().First(); !config.ValidTokenName(name) {
+								return usageErrorf("token name %q: a name is 1 to 64 letters, digits, '.', '_' and '-', starting with a letter or digit", name)
 							}
 							for _, sc := range tokenScopes.Value() {
 								if !slices.Contains(mcp.Scopes, sc) {
