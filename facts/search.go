@@ -58,8 +58,9 @@ type SearchResult struct {
 // lower id. Words are case-folded and stemmed, so "Migrations" finds
 // "migration". A fact matches when it shares at least one term with the
 // query, or a term a query word is a prefix of or one typo away from (see
-// [liveIndex.expand]); those count for less. A query that is a fact id
-// returns that fact. A search that runs records a memory_search event.
+// [liveIndex.expand]); those count for less. A query that is the id of an
+// active fact returns that fact. A search that runs records a memory_search
+// event.
 func (s *Store) Search(ctx context.Context, q Query) (SearchResult, error) {
 	q.Text = strings.TrimSpace(q.Text)
 	switch {
@@ -208,8 +209,12 @@ func (s *Store) rankLocked(q Query) SearchResult {
 func (s *Store) rankOn(q Query, rank func(Query, string) SearchResult) SearchResult {
 	today := s.today()
 	if id := strings.ToLower(q.Text); ValidID(id) {
-		if list := s.byID[id]; len(list) > 0 && (q.Type == "" || list[0].raw.Type == q.Type) {
-			return SearchResult{Query: q.Text, Hits: []Hit{{Fact: list[0].fact()}}, Active: s.idx.active(today), Type: q.Type}
+		// Only an active fact answers its id: a superseded, retired or
+		// expired one is out of search however it is asked for.
+		for _, e := range s.byID[id] {
+			if e.active(today) && (q.Type == "" || e.raw.Type == q.Type) {
+				return SearchResult{Query: q.Text, Hits: []Hit{{Fact: e.fact()}}, Active: s.idx.active(today), Type: q.Type}
+			}
 		}
 	}
 	return rank(q, today)

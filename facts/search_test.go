@@ -77,6 +77,7 @@ func TestSearch(t *testing.T) {
 		Fact{ID: "fact-0006", Type: Metric, Title: "Checkout conversion is 3.1 percent", Body: "Measured in Q4.", Expires: "2025-01-31"},
 		Fact{ID: "fact-0007", Type: Glossary, Title: "Tenant means a paying organisation", Body: "Not a user. A tenant has many databases."},
 		Fact{ID: "fact-0008", Type: Convention, Title: "Consumers are idempotent by design", Body: "Every queue consumer dedups."},
+		Fact{ID: "fact-0009", Type: Domain, Title: "Billing runs on the SOAP gateway", Body: "Decommissioned.", Status: Retired, RetiredReason: "gone"},
 	)
 	ids := func(res SearchResult) []string {
 		out := []string{}
@@ -100,6 +101,11 @@ func TestSearch(t *testing.T) {
 		{"limit", Query{Text: "database", Limit: 1}, []string{"fact-0001"}, ""},
 		{"superseded excluded", Query{Text: "rabbitmq"}, []string{}, ""},
 		{"expired excluded", Query{Text: "checkout conversion"}, []string{}, ""},
+		{"fact id", Query{Text: "FACT-0005"}, []string{"fact-0005"}, ""},
+		// A fact out of search stays out when its id is the query.
+		{"superseded id excluded", Query{Text: "fact-0004"}, []string{}, ""},
+		{"expired id excluded", Query{Text: "fact-0006"}, []string{}, ""},
+		{"retired id excluded", Query{Text: "fact-0009"}, []string{}, ""},
 		{"stop words only", Query{Text: "the of and"}, []string{}, ""},
 		{"empty query", Query{Text: "  "}, nil, "query is required"},
 		{"limit too big", Query{Text: "x", Limit: 26}, nil, "limit 26 is out of range; use 1 to 25"},
