@@ -87,8 +87,7 @@ func (f *foundry) addContractValidate(r *Registry) error {
 		out := contractValidateResult{Schema: in.Schema}
 		doc := []byte(in.Data)
 		if !hasData {
-			out.Path = *in.Path
-			if doc, err = f.readFile(*in.Path); err != nil {
+			if doc, out.Path, err = f.readFile(*in.Path); err != nil {
 				return Output{}, err
 			}
 		}
@@ -116,14 +115,16 @@ func (f *foundry) addContractValidate(r *Registry) error {
 // read follows a symbolic link only to a target inside the project and goes
 // through the validation core's exact read, held to artifacts.MaxBytes.
 // Only a regular file is read: a FIFO or a device would block the call.
-func (f *foundry) readFile(name string) ([]byte, error) {
-	rel, err := confined.Rel(f.p.Root, name)
+// It also returns the file's path relative to the project root, the form
+// every path in structured output takes.
+func (f *foundry) readFile(name string) (data []byte, rel string, err error) {
+	rel, err = confined.Rel(f.p.Root, name)
 	if err != nil {
-		return nil, fmt.Errorf("read artifact: %w", err)
+		return nil, "", fmt.Errorf("read artifact: %w", err)
 	}
-	data, err := artifacts.ReadFile(f.p.FS, rel)
+	data, err = artifacts.ReadFile(f.p.FS, rel)
 	if err != nil {
-		return nil, fmt.Errorf("read artifact %s: %w", name, err)
+		return nil, "", fmt.Errorf("read artifact %s: %w", name, err)
 	}
-	return data, nil
+	return data, rel, nil
 }
