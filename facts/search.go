@@ -211,10 +211,22 @@ func (s *Store) rankOn(q Query, rank func(Query, string) SearchResult) SearchRes
 	if id := strings.ToLower(q.Text); ValidID(id) {
 		// Only an active fact answers its id: a superseded, retired or
 		// expired one is out of search however it is asked for.
+		filtered := false // an active fact has the id, but not the type asked for
 		for _, e := range s.byID[id] {
-			if e.active(today) && (q.Type == "" || e.raw.Type == q.Type) {
+			switch {
+			case !e.active(today):
+			case q.Type == "" || e.raw.Type == q.Type:
 				return SearchResult{Query: q.Text, Hits: []Hit{{Fact: e.fact()}}, Active: s.idx.active(today), Type: q.Type}
+			default:
+				filtered = true
 			}
+		}
+		if filtered {
+			res := rank(q, today)
+			if len(res.Hits) == 0 {
+				res.Unfiltered = 1 // without the filter the id answers its fact
+			}
+			return res
 		}
 	}
 	return rank(q, today)

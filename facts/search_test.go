@@ -137,4 +137,9 @@ func TestSearch(t *testing.T) {
 	if got := res.Render(); got != "No stored fact matches \"checkout conversion\". Memory holds 6 active facts.\n" {
 		t.Errorf("no-hit text = %q", got)
 	}
+	// Without the type filter, a fact id as the query matches that one fact.
+	res, _ = s.Search(context.Background(), Query{Text: "fact-0005", Type: Glossary})
+	if got, want := res.Render(), "No stored glossary fact matches \"fact-0005\"; without the type filter 1 fact matches. Memory holds 6 active facts.\n"; got != want {
+		t.Errorf("filtered id text = %q, want %q", got, want)
+	}
 }
