@@ -262,7 +262,12 @@ func (s *Store) plan(req WriteRequest, today string) (writePlan, error) {
 			continue
 		}
 		if normBody(f.Body) == body && !f.Expired(today) {
-			if req.Supersedes != "" && old.raw.ID != f.ID && f.Supersedes == "" {
+			if req.Supersedes != "" && old.raw.ID != f.ID {
+				if f.Supersedes != "" {
+					// A fact supersedes one fact: "unchanged" would drop the
+					// link asked for without a word.
+					return p, ruleErr("supersedes", "supersede %s: %s already states this and supersedes %s; a fact supersedes one fact", old.raw.ID, f.ID, f.Supersedes)
+				}
 				// The fact was written before its writer knew it replaced
 				// another (the similar-title warning says so): link them now.
 				p.link, p.linkNew, p.old = true, entryCopy{e.fact(), e.raw}, &entryCopy{old.fact(), old.raw}

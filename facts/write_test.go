@@ -448,3 +448,33 @@ func TestStoreWriteSupersedesDuplicatedIDRefuses(t *testing.T) {
 		t.Error("a refused write changed a fact file")
 	}
 }
+
+// TestStoreWriteSupersedesWhenAlreadyLinked: writing a fact that already
+// exists with Supersedes links the two (the similar-title warning's advice),
+// but a fact supersedes one fact only: when the existing fact already
+// supersedes another, the write is refused, saying so, rather than answered
+// "unchanged" with the requested link silently dropped.
+func TestStoreWriteSupersedesWhenAlreadyLinked(t *testing.T) {
+	t.Parallel()
+	s, root, _ := newTestStore(t)
+	ctx := context.Background()
+	for _, req := range []WriteRequest{
+		{Title: "Releases ship on Fridays", Type: Domain, Body: "Weekly."},
+		{Title: "Deploys happen on Friday afternoons", Type: Domain, Body: "After the freeze."},
+		{Title: "Deploys go out on any weekday", Type: Domain, Body: "Daily.", Supersedes: "fact-0001"},
+	} {
+		if _, err := s.Write(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := readFile(t, root, ".foundry/memory/fact-0002-deploys-happen-on-friday-afternoons.md")
+	again := WriteRequest{Title: "Deploys go out on any weekday", Type: Domain, Body: "Daily.", Supersedes: "fact-0002"}
+	_, err := s.Write(ctx, again)
+	want := "write fact: supersede fact-0002: fact-0003 already states this and supersedes fact-0001; a fact supersedes one fact"
+	if !errors.Is(err, ErrInvalid) || err.Error() != want {
+		t.Errorf("Write = %v, want %q", err, want)
+	}
+	if got := readFile(t, root, ".foundry/memory/fact-0002-deploys-happen-on-friday-afternoons.md"); got != before {
+		t.Errorf("a refused write changed fact-0002:\n%s", got)
+	}
+}
