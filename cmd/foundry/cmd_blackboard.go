@@ -306,6 +306,6 @@ func runBlackboardArchive(ctx context.Context, env *cliEnv, wave string) error {
 	if env.json {
 		return env.printJSON(res)
 	}
-	_, err = fmt.Fprintf(env.stdout, "Archived %s (%d artifacts) to %s\n", res.From, res.Artifacts, res.To)
+	_, err = fmt.Fprintf(env.stdout, "Archived %s (%d %s) to %s\n", res.From, res.Artifacts, plural(res.Artifacts, "artifact", "artifacts"), res.To)
 	return err
 }
