@@ -10,8 +10,10 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -29,9 +31,23 @@ type entry struct {
 	link  bool // a symbolic link: the blob is its target
 }
 
-// maxLinkHops bounds the symbolic links followed to reach one file, as
-// the kernel bounds them: a loop ends in [ErrLinkLoop].
-const maxLinkHops = 40
+// The bounds of following links, os.Root's (see os/root.go and
+// os/root_openat.go), which the working tree's view reads through: the
+// same path must fail the same way in every view.
+const (
+	// maxLinkHops bounds the symbolic links followed to reach one file:
+	// one more ends in [ErrLinkLoop].
+	maxLinkHops = 8
+	// maxLinkTarget is the longest target a link on disk can have
+	// (PATH_MAX less its NUL): git stores a blob of any size, and a longer
+	// one, refused before it is read, ends in ENAMETOOLONG as symlink(2)
+	// refuses it.
+	maxLinkTarget = 4095
+	// A path that takes more than maxSteps steps and more than
+	// maxRestarts climbs ("..") ends in ENAMETOOLONG.
+	maxSteps    = 255
+	maxRestarts = 8
+)
 
 // lister returns the entries of a directory, given as a slash path relative
 // to the view's root ("." for the root), sorted by name. ok is false when the
@@ -82,16 +98,46 @@ func (f *objectFS) find(op, name string) (entry, string, error) {
 	return f.resolve(op, name)
 }
 
-// resolve is find for a path that is a link or may go through one: it
-// walks name a component at a time, replacing each link by its target.
+// resolve is find for a path that is a link or may go through one. It
+// walks name a component at a time as os.Root does: a link is replaced by
+// its target's components, and ".." then drops the component before it,
+// so "link/.." climbs from where the link leads, not from where it
+// stands; a climb above the root is refused with [confined.ErrOutside].
+// Every folder it passes is a real one of the view (links are replaced
+// before they are passed), so a climb needs no lookup.
 func (f *objectFS) resolve(op, name string) (entry, string, error) {
 	fail := func(err error) (entry, string, error) {
 		return entry{}, "", &fs.PathError{Op: op, Path: name, Err: err}
 	}
-	rest := splitPath(name)
-	dir, hops := ".", 0
-	for len(rest) > 0 {
-		at := path.Join(dir, rest[0])
+	parts := splitPath(name)
+	if len(parts) == 0 {
+		return entry{name: ".", isDir: true}, ".", nil
+	}
+	// dirs[k] is the folder parts[:k] name, so each step joins one name.
+	dirs := []string{"."}
+	slash := false // the path ends in a slash: it must name a folder
+	i, steps, restarts, hops := 0, 0, 0, 0
+	for {
+		if steps++; steps > maxSteps && restarts > maxRestarts {
+			return fail(syscall.ENAMETOOLONG)
+		}
+		if parts[i] == ".." {
+			restarts++
+			end := i + 1
+			for end < len(parts) && parts[end] == ".." {
+				end++
+			}
+			if end-i > i {
+				return fail(confined.ErrOutside)
+			}
+			parts = slices.Delete(parts, i-(end-i), end)
+			if len(parts) == 0 {
+				parts = []string{"."}
+			}
+			i, dirs = 0, dirs[:1]
+			continue
+		}
+		at := path.Join(dirs[i], parts[i])
 		e, err := f.findEntry(op, at)
 		if err != nil {
 			var pe *fs.PathError
@@ -104,28 +150,68 @@ func (f *objectFS) resolve(op, name string) (entry, string, error) {
 			if hops++; hops > maxLinkHops {
 				return fail(ErrLinkLoop)
 			}
-			target, err := f.readBlob(at, e.hash)
+			target, err := f.readLink(at, e.hash)
 			if err != nil {
 				return fail(err)
 			}
-			next := path.Join(dir, string(target))
-			if path.IsAbs(string(target)) || !fs.ValidPath(next) {
-				return fail(confined.ErrOutside)
+			last := i == len(parts)-1
+			var endSlash bool
+			if parts, endSlash, err = spliceLink(target, parts, i); err != nil {
+				return fail(err)
 			}
-			rest, dir = append(splitPath(next), rest[1:]...), "."
+			slash = slash || endSlash && last
 			continue
 		}
-		if rest = rest[1:]; len(rest) == 0 {
+		last := i == len(parts)-1
+		if !e.isDir && (!last || slash) {
+			return fail(syscall.ENOTDIR)
+		}
+		if last {
 			e.name = path.Base(name)
 			return e, at, nil
 		}
-		if !e.isDir {
-			return fail(fs.ErrNotExist)
-		}
-		dir = at
+		dirs = append(dirs[:i+1], at)
+		i++
 	}
-	// The links led back to the root of the view.
-	return entry{name: path.Base(name), isDir: true}, ".", nil
+}
+
+// spliceLink returns parts with its component i, a link, replaced by the
+// link's target split as os.Root splits one: empty components (doubled
+// slashes) skipped, "." ones dropped unless last of all. endSlash reports
+// that the target ends in a slash.
+func spliceLink(target string, parts []string, i int) (_ []string, endSlash bool, err error) {
+	switch {
+	case target == "":
+		return nil, false, fs.ErrNotExist // as the system resolves an empty path
+	case target[0] == '/':
+		return nil, false, confined.ErrOutside
+	}
+	suffix := parts[i+1:]
+	comps := strings.FieldsFunc(target, func(r rune) bool { return r == '/' })
+	out := slices.Clone(parts[:i])
+	for k, c := range comps {
+		if c == "." && (k < len(comps)-1 || len(suffix) > 0) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return append(out, suffix...), strings.HasSuffix(target, "/"), nil
+}
+
+// readLink reads the target of the link at name, whose blob is h: one
+// longer than a link on disk can have is refused from the object's header.
+func (f *objectFS) readLink(name string, h plumbing.Hash) (string, error) {
+	f.repo.mu.Lock()
+	size, err := f.repo.st.EncodedObjectSize(h)
+	f.repo.mu.Unlock()
+	if err != nil {
+		return "", fmt.Errorf("read blob %s: %w", h.String()[:7], err)
+	}
+	if size > maxLinkTarget {
+		return "", syscall.ENAMETOOLONG
+	}
+	target, err := f.readBlob(name, h)
+	return string(target), err
 }
 
 // findLink returns the entry of name itself, a link not followed, with the
@@ -261,11 +347,11 @@ func (f *objectFS) ReadLink(name string) (string, error) {
 	if !e.link {
 		return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
 	}
-	target, err := f.readBlob(name, e.hash)
+	target, err := f.readLink(name, e.hash)
 	if err != nil {
 		return "", &fs.PathError{Op: "readlink", Path: name, Err: err}
 	}
-	return string(target), nil
+	return target, nil
 }
 
 func (f *objectFS) stat(op, name string, e entry) (fs.FileInfo, error) {

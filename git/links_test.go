@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/foundryhq/foundry/git"
@@ -24,6 +25,8 @@ func TestViewsFollowLinks(t *testing.T) {
 	r.Write("p/.foundry/a.json", `{"a":1}`)
 	r.Write("p/.foundry/sub/b.json", `{"b":2}`)
 	r.Write("p/top.json", `{"top":3}`)
+	r.Write("p/.foundry/far/c.json", `{"c":5}`)
+	r.Write("p/.foundry/far/deeper/d.json", `{"d":6}`)
 	r.Write("outside.json", `{"outside":4}`)
 	tests := []struct {
 		link, target string
@@ -43,9 +46,25 @@ func TestViewsFollowLinks(t *testing.T) {
 		{"wave/b.json", "", `{"b":2}`},     // read through a linked folder
 		{"wave/up.json", "", `{"a":1}`},    // a link inside a linked folder
 		{"dir.json/b.json", "", `{"b":2}`}, // a linked folder named like a file
+		// os.Root follows 8 links, no more, on the way to one file.
+		{"c1", "c2", ""}, {"c2", "c3", ""}, {"c3", "c4", ""}, {"c4", "c5", ""},
+		{"c5", "c6", ""}, {"c6", "c7", ""}, {"c7", "c8", ""}, {"c8", "a.json", ""},
+		{"chain8.json", "c2", `{"a":1}`},
+		{"chain9.json", "c1", "loop"},
+		// ".." after a link climbs from where the link led, not from
+		// where it stands: deep/.. is far, not .foundry.
+		{"deep", "far/deeper", ""},
+		{"back.json", "deep/../c.json", `{"c":5}`},
+		// A file is no folder, even when ".." would leave it at once,
+		// and a target ending in a slash names a folder.
+		{"through.json", "a.json/../a.json", "not a directory"},
+		{"slash.json", "a.json/", "not a directory"},
+		{"slashdir", "sub/", "folder"},
+		{"slashdir/b.json", "", `{"b":2}`},
+		{"out-and-in.json", "../../p/.foundry/a.json", "outside"},
 	}
 	for _, tt := range tests {
-		if tt.target == "" {
+		if tt.target == "" && tt.want != "" {
 			continue // a path through a link the table makes
 		}
 		name := filepath.Join(r.Dir, "p", ".foundry", filepath.FromSlash(tt.link))
@@ -86,6 +105,8 @@ func TestViewsFollowLinks(t *testing.T) {
 			return "missing"
 		case strings.Contains(err.Error(), "too many levels of symbolic links"):
 			return "loop"
+		case errors.Is(err, syscall.ENOTDIR):
+			return "not a directory"
 		}
 		if fi, serr := fs.Stat(fsys, name); serr == nil && fi.IsDir() {
 			return "folder"
@@ -93,6 +114,9 @@ func TestViewsFollowLinks(t *testing.T) {
 		return "error: " + err.Error()
 	}
 	for _, tt := range tests {
+		if tt.want == "" {
+			continue // a link only others lead through
+		}
 		for _, v := range views {
 			if got := read(v.fsys, ".foundry/"+tt.link); got != tt.want {
 				t.Errorf("%s: .foundry/%s -> %s reads %q, want %q", v.name, tt.link, tt.target, got, tt.want)
@@ -123,8 +147,65 @@ func TestViewsFollowLinks(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, e := range es {
-			if isLink := e.Type()&fs.ModeSymlink != 0; isLink != (e.Name() != "a.json" && e.Name() != "sub") {
+			if isLink := e.Type()&fs.ModeSymlink != 0; isLink != (e.Name() != "a.json" && e.Name() != "sub" && e.Name() != "far") {
 				t.Errorf("%s: entry %s has type %v", v.name, e.Name(), e.Type())
+			}
+		}
+	}
+}
+
+// TestViewsBoundLinkTarget checks that a committed link whose target is
+// longer than any the system stores (git keeps whatever blob it is given)
+// is refused as the system refuses one, "file name too long", before its
+// target is read: a self-referring target of many components would
+// otherwise grow at each hop.
+func TestViewsBoundLinkTarget(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	r.Write(".foundry/a.json", `{"a":1}`)
+	tests := []struct {
+		link, target string
+		want         error
+	}{
+		{".foundry/long.json", strings.Repeat("long.json/", 100000), syscall.ENAMETOOLONG},
+		{".foundry/longest.json", strings.Repeat("./", 2044) + "/a.json", nil}, // 4,095 bytes
+		{".foundry/over.json", strings.Repeat("./", 2045) + "a.json", syscall.ENAMETOOLONG},
+	}
+	for _, tt := range tests {
+		file := filepath.Join(t.TempDir(), "target")
+		if err := os.WriteFile(file, []byte(tt.target), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		hash := r.Git("hash-object", "-w", file)
+		r.Git("update-index", "--add", "--cacheinfo", "120000,"+hash+","+tt.link)
+	}
+	r.Git("add", ".foundry/a.json")
+	r.Git("commit", "-q", "-m", "long links")
+	repo, err := git.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	rev, _, err := repo.RevFS("HEAD", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, err := repo.IndexFS("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []struct {
+		name string
+		fsys fs.FS
+	}{{"revision", rev}, {"index", index}} {
+		for _, tt := range tests {
+			data, err := fs.ReadFile(v.fsys, tt.link)
+			if !errors.Is(err, tt.want) || err == nil && string(data) != `{"a":1}` {
+				t.Errorf("%s: read %s (a %d-byte target): %q, %v, want %v", v.name, tt.link, len(tt.target), data, err, tt.want)
+			}
+			_, err = fs.ReadLink(v.fsys, tt.link)
+			if tooLong := errors.Is(err, syscall.ENAMETOOLONG); tooLong != (len(tt.target) > 4095) || !tooLong && err != nil {
+				t.Errorf("%s: readlink %s (a %d-byte target): %v", v.name, tt.link, len(tt.target), err)
 			}
 		}
 	}

@@ -1,0 +1,127 @@
+package git_test
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/foundryhq/foundry/git"
+	"github.com/foundryhq/foundry/git/gittest"
+	"github.com/foundryhq/foundry/internal/confined"
+)
+
+// FuzzViewLinks commits three symbolic links with arbitrary targets (a
+// committed link is untrusted input the views parse) under a project, the
+// folder p, and reads paths through them in the working tree, at the
+// revision and in the index: every view must read the same content or
+// fail the same way, and none may read the file beside the project.
+func FuzzViewLinks(f *testing.F) {
+	for _, s := range [][4]string{
+		{"a.json", "../a.json", "sub", ".foundry/l1"},
+		{"sub/b.json", "../../.foundry/sub", ".foundry", "l3/sub/l2/b.json"},
+		{"l1", "l2", "../l3", ".foundry/sub/l2"},
+		{"sub/l2/../b.json", "deep/..", "./.foundry//sub/", "l3/l2/deep/c.json"},
+		{"../../outside.json", "/etc/passwd", "../p/.foundry", "l3/a.json"},
+		{"a.json/", "a.json/../a.json", "./.foundry/l1", ".foundry/l1/x"},
+		{"sub/deep/../../l1", "../../.foundry/sub/deep/..", ".", "l3/.foundry/l1"},
+		{"../../../../..", "..", "../..", ".foundry/sub/l2/deep"},
+	} {
+		f.Add(s[0], s[1], s[2], s[3])
+	}
+	f.Fuzz(func(t *testing.T, t1, t2, t3, name string) {
+		links := []struct{ at, target string }{
+			{".foundry/l1", t1}, {".foundry/sub/l2", t2}, {"l3", t3},
+		}
+		for _, l := range links {
+			// What no link on disk can hold, the table tests cover.
+			if l.target == "" || len(l.target) > 4095 || strings.ContainsRune(l.target, 0) {
+				t.Skip()
+			}
+			for c := range strings.SplitSeq(l.target, "/") {
+				if len(c) > 255 {
+					t.Skip()
+				}
+			}
+		}
+		if !fs.ValidPath(name) {
+			t.Skip()
+		}
+		r := gittest.New(t)
+		r.Write("outside.json", "OUTSIDE")
+		r.Write("p/.foundry/a.json", "A")
+		r.Write("p/.foundry/sub/b.json", "B")
+		r.Write("p/.foundry/sub/deep/c.json", "C")
+		for _, l := range links {
+			if err := os.Symlink(l.target, filepath.Join(r.Dir, "p", filepath.FromSlash(l.at))); err != nil {
+				t.Skipf("no symbolic links here: %v", err)
+			}
+		}
+		r.CommitAll("links")
+		repo, err := git.Open(r.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer repo.Close()
+		rev, _, err := repo.RevFS("HEAD", "p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		index, err := repo.IndexFS("p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		views := []struct {
+			name string
+			fsys fs.FS
+		}{
+			{"working tree", confined.OpenFS(filepath.Join(r.Dir, "p"))},
+			{"revision", rev},
+			{"index", index},
+		}
+		for _, n := range []string{name, links[0].at, links[1].at, links[2].at} {
+			var want string
+			for i, v := range views {
+				got := readOutcome(v.fsys, n)
+				if strings.Contains(got, "OUTSIDE") {
+					t.Fatalf("%s: %s read the file outside the project", v.name, n)
+				}
+				if i == 0 {
+					want = got
+				} else if got != want {
+					t.Errorf("%s (links %q, %q, %q): %s %s, the working tree %s", v.name, t1, t2, t3, n, got, want)
+				}
+			}
+		}
+	})
+}
+
+// readOutcome says what reading and stating name in fsys gives: the
+// content or the error, with the path left out (a view names the path it
+// was given, the system the one it failed at), and whether it is a folder.
+func readOutcome(fsys fs.FS, name string) string {
+	outcome := func(err error) string {
+		var pe *fs.PathError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return "missing" // "file does not exist" or "no such file or directory"
+		case errors.As(err, &pe):
+			return pe.Err.Error()
+		}
+		return err.Error()
+	}
+	var b strings.Builder
+	if data, err := fs.ReadFile(fsys, name); err != nil {
+		b.WriteString("reads: " + outcome(err))
+	} else {
+		b.WriteString("reads " + string(data))
+	}
+	if fi, err := fs.Stat(fsys, name); err != nil {
+		b.WriteString(", stat: " + outcome(err))
+	} else {
+		b.WriteString(", stat: folder " + map[bool]string{true: "yes", false: "no"}[fi.IsDir()])
+	}
+	return b.String()
+}
