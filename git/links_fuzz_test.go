@@ -31,71 +31,75 @@ func FuzzViewLinks(f *testing.F) {
 	} {
 		f.Add(s[0], s[1], s[2], s[3])
 	}
-	f.Fuzz(func(t *testing.T, t1, t2, t3, name string) {
-		links := []struct{ at, target string }{
-			{".foundry/l1", t1}, {".foundry/sub/l2", t2}, {"l3", t3},
-		}
-		for _, l := range links {
-			// What no link on disk can hold, the table tests cover.
-			if l.target == "" || len(l.target) > 4095 || strings.ContainsRune(l.target, 0) {
-				t.Skip()
-			}
-			for c := range strings.SplitSeq(l.target, "/") {
-				if len(c) > 255 {
-					t.Skip()
-				}
-			}
-		}
-		if !fs.ValidPath(name) {
+	f.Fuzz(checkViewLinks)
+}
+
+// checkViewLinks is one run of FuzzViewLinks: the links' targets t1, t2
+// and t3, and name, a path to read besides the links.
+func checkViewLinks(t *testing.T, t1, t2, t3, name string) {
+	links := []struct{ at, target string }{
+		{".foundry/l1", t1}, {".foundry/sub/l2", t2}, {"l3", t3},
+	}
+	for _, l := range links {
+		// What no link on disk can hold, the table tests cover.
+		if l.target == "" || len(l.target) > 4095 || strings.ContainsRune(l.target, 0) {
 			t.Skip()
 		}
-		r := gittest.New(t)
-		r.Write("outside.json", "OUTSIDE")
-		r.Write("p/.foundry/a.json", "A")
-		r.Write("p/.foundry/sub/b.json", "B")
-		r.Write("p/.foundry/sub/deep/c.json", "C")
-		for _, l := range links {
-			if err := os.Symlink(l.target, filepath.Join(r.Dir, "p", filepath.FromSlash(l.at))); err != nil {
-				t.Skipf("no symbolic links here: %v", err)
+		for c := range strings.SplitSeq(l.target, "/") {
+			if len(c) > 255 {
+				t.Skip()
 			}
 		}
-		r.CommitAll("links")
-		repo, err := git.Open(r.Dir)
-		if err != nil {
-			t.Fatal(err)
+	}
+	if !fs.ValidPath(name) {
+		t.Skip()
+	}
+	r := gittest.New(t)
+	r.Write("outside.json", "OUTSIDE")
+	r.Write("p/.foundry/a.json", "A")
+	r.Write("p/.foundry/sub/b.json", "B")
+	r.Write("p/.foundry/sub/deep/c.json", "C")
+	for _, l := range links {
+		if err := os.Symlink(l.target, filepath.Join(r.Dir, "p", filepath.FromSlash(l.at))); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
 		}
-		defer repo.Close()
-		rev, _, err := repo.RevFS("HEAD", "p")
-		if err != nil {
-			t.Fatal(err)
-		}
-		index, err := repo.IndexFS("p")
-		if err != nil {
-			t.Fatal(err)
-		}
-		views := []struct {
-			name string
-			fsys fs.FS
-		}{
-			{"working tree", confined.OpenFS(filepath.Join(r.Dir, "p"))},
-			{"revision", rev},
-			{"index", index},
-		}
-		for _, n := range []string{name, links[0].at, links[1].at, links[2].at} {
-			var want string
-			for i, v := range views {
-				got := readOutcome(v.fsys, n)
-				if strings.Contains(got, "OUTSIDE") {
-					t.Fatalf("%s: %s read the file outside the project", v.name, n)
-				}
-				if i == 0 {
-					want = got
-				} else if got != want {
-					t.Errorf("%s (links %q, %q, %q): %s %s, the working tree %s", v.name, t1, t2, t3, n, got, want)
-				}
+	}
+	r.CommitAll("links")
+	repo, err := git.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	rev, _, err := repo.RevFS("HEAD", "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, err := repo.IndexFS("p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	views := []struct {
+		name string
+		fsys fs.FS
+	}{
+		{"working tree", confined.OpenFS(filepath.Join(r.Dir, "p"))},
+		{"revision", rev},
+		{"index", index},
+	}
+	for _, n := range []string{name, links[0].at, links[1].at, links[2].at} {
+		var want string
+		for i, v := range views {
+			got := readOutcome(v.fsys, n)
+			if strings.Contains(got, "OUTSIDE") {
+				t.Fatalf("%s: %s read the file outside the project", v.name, n)
+			}
+			if i == 0 {
+				want = got
+			} else if got != want {
+				t.Errorf("%s (links %q, %q, %q): %s %s, the working tree %s", v.name, t1, t2, t3, n, got, want)
 			}
 		}
-	})
+	}
 }
 
 // readOutcome says what reading and stating name in fsys gives: the
