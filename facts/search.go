@@ -58,9 +58,10 @@ type SearchResult struct {
 // lower id. Words are case-folded and stemmed, so "Migrations" finds
 // "migration". A fact matches when it shares at least one term with the
 // query, or a term a query word is a prefix of or one typo away from (see
-// [liveIndex.expand]); those count for less. A query that is the id of an
-// active fact returns that fact. A search that runs records a memory_search
-// event.
+// [liveIndex.expand]); those count for less. A query that is a fact's id
+// returns that fact when it is active and of the type asked for, and no hit
+// otherwise; an id no fact has is searched as words. A search that runs
+// records a memory_search event.
 func (s *Store) Search(ctx context.Context, q Query) (SearchResult, error) {
 	q.Text = strings.TrimSpace(q.Text)
 	switch {
@@ -209,22 +210,21 @@ func (s *Store) rankLocked(q Query) SearchResult {
 func (s *Store) rankOn(q Query, rank func(Query, string) SearchResult) SearchResult {
 	today := s.today()
 	if id := strings.ToLower(q.Text); ValidID(id) {
-		// Only an active fact answers its id: a superseded, retired or
-		// expired one is out of search however it is asked for.
-		filtered := false // an active fact has the id, but not the type asked for
-		for _, e := range s.byID[id] {
-			switch {
-			case !e.active(today):
-			case q.Type == "" || e.raw.Type == q.Type:
-				return SearchResult{Query: q.Text, Hits: []Hit{{Fact: e.fact()}}, Active: s.idx.active(today), Type: q.Type}
-			default:
-				filtered = true
-			}
-		}
-		if filtered {
-			res := rank(q, today)
-			if len(res.Hits) == 0 {
-				res.Unfiltered = 1 // without the filter the id answers its fact
+		if list := s.byID[id]; len(list) > 0 {
+			// The query names a fact: it answers that fact or nothing, not
+			// the facts that contain the word "fact". Only an active fact
+			// answers: a superseded, retired or expired one is out of
+			// search however it is asked for.
+			res := SearchResult{Query: q.Text, Hits: []Hit{}, Active: s.idx.active(today), Type: q.Type}
+			for _, e := range list {
+				switch {
+				case !e.active(today):
+				case q.Type == "" || e.raw.Type == q.Type:
+					res.Hits, res.Unfiltered = []Hit{{Fact: e.fact()}}, 0
+					return res
+				default:
+					res.Unfiltered = 1 // without the filter the id answers its fact
+				}
 			}
 			return res
 		}

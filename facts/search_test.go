@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path"
+	"slices"
 	"testing"
 	"testing/fstest"
 
@@ -63,6 +64,45 @@ _source: adr-0007 · scope: project_
 `
 	if diff := cmp.Diff(want, res.Render()); diff != "" {
 		t.Errorf("Render (-want +got):\n%s", diff)
+	}
+}
+
+// TestSearchFactID: a query that is the id of a fact answers that fact when
+// it is active and of the type asked for, and nothing else: not a fact out
+// of search (superseded, retired, expired), and not the facts that happen to
+// contain the word "fact". An id no fact has is searched as keywords.
+func TestSearchFactID(t *testing.T) {
+	t.Parallel()
+	s := searchStore(t,
+		Fact{ID: "fact-0001", Type: Domain, Title: "Billing runs on the SOAP gateway", Body: "Decommissioned.", Status: Retired, RetiredReason: "gone"},
+		Fact{ID: "fact-0002", Type: Domain, Title: "Every fact states one thing", Body: "A fact is atomic."},
+		Fact{ID: "fact-0003", Type: Decision, Title: "Old queue was RabbitMQ", Body: "Replaced.", Status: Superseded, SupersededBy: "fact-0004"},
+		Fact{ID: "fact-0004", Type: Decision, Title: "Queue is Kafka", Body: "Events go through Kafka topics.", Supersedes: "fact-0003"},
+	)
+	tests := []struct {
+		q          Query
+		want       []string
+		unfiltered int
+	}{
+		{Query{Text: "fact-0004"}, []string{"fact-0004"}, 0},
+		{Query{Text: "fact-0001"}, []string{}, 0},
+		{Query{Text: "fact-0003"}, []string{}, 0},
+		{Query{Text: "fact-0004", Type: Decision}, []string{"fact-0004"}, 0},
+		{Query{Text: "fact-0004", Type: Domain}, []string{}, 1},
+		{Query{Text: "fact-0009"}, []string{"fact-0002"}, 0},
+	}
+	for _, tt := range tests {
+		res, err := s.Search(context.Background(), tt.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := []string{}
+		for _, h := range res.Hits {
+			got = append(got, h.ID)
+		}
+		if !slices.Equal(got, tt.want) || res.Unfiltered != tt.unfiltered || res.Hits == nil {
+			t.Errorf("Search(%+v) = hits %v (nil %v), unfiltered %d; want %v, %d", tt.q, got, res.Hits == nil, res.Unfiltered, tt.want, tt.unfiltered)
+		}
 	}
 }
 
