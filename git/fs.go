@@ -479,9 +479,16 @@ func (d dirEntry) Type() fs.FileMode {
 
 // Info describes the file a link leads to (unlike os.DirEntry's): callers
 // key their caches by its Hash, which must change when the content read
-// through the link does.
+// through the link does. A link that leads nowhere, out of the project or
+// round in a loop describes itself, as os.DirEntry's Info does, so the
+// listing stands and reading that one file says what is wrong with it.
 func (d dirEntry) Info() (fs.FileInfo, error) {
-	return d.fsys.Stat(path.Join(d.dir, d.e.name))
+	name := path.Join(d.dir, d.e.name)
+	fi, err := d.fsys.Stat(name)
+	if err != nil && d.e.link {
+		return d.fsys.stat("lstat", name, d.e)
+	}
+	return fi, err
 }
 
 type blobFile struct {

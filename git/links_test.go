@@ -150,6 +150,14 @@ func TestViewsFollowLinks(t *testing.T) {
 			if isLink := e.Type()&fs.ModeSymlink != 0; isLink != (e.Name() != "a.json" && e.Name() != "sub" && e.Name() != "far") {
 				t.Errorf("%s: entry %s has type %v", v.name, e.Name(), e.Type())
 			}
+			// A link that cannot be followed describes itself, as on
+			// disk: one bad link fails no listing.
+			fi, err := e.Info()
+			if err != nil {
+				t.Errorf("%s: Info of %s: %v", v.name, e.Name(), err)
+			} else if bad := strings.HasPrefix(e.Name(), "out") || strings.HasPrefix(e.Name(), "abs") || e.Name() == "loop.json" || e.Name() == "chain9.json"; bad && fi.Mode()&fs.ModeSymlink == 0 {
+				t.Errorf("%s: Info of %s = %v, want the link itself", v.name, e.Name(), fi.Mode())
+			}
 		}
 	}
 }
