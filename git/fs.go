@@ -214,6 +214,25 @@ func (f *objectFS) readLink(name string, h plumbing.Hash) (string, error) {
 	return string(target), err
 }
 
+// RealPath returns the path name has in fsys, a view of this package
+// (Unwrap is followed to it), once the symbolic links on the way are
+// followed: with .foundry a link to meta/foundry, ".foundry/x.json" is
+// "meta/foundry/x.json", the path git stages and commits it under. Any
+// other file system gives name back.
+func RealPath(fsys fs.FS, name string) (string, error) {
+	for {
+		switch f := fsys.(type) {
+		case *objectFS:
+			_, real, err := f.find("stat", name)
+			return real, err
+		case interface{ Unwrap() fs.FS }:
+			fsys = f.Unwrap()
+		default:
+			return name, nil
+		}
+	}
+}
+
 // findLink returns the entry of name itself, a link not followed, with the
 // links of the folders above it followed, as os.Lstat does.
 func (f *objectFS) findLink(op, name string) (entry, error) {

@@ -123,6 +123,19 @@ func TestViewsFollowLinks(t *testing.T) {
 			}
 		}
 	}
+	// The path git holds a file under, through the links on the way.
+	for _, v := range views {
+		want := ".foundry/sub/b.json"
+		if v.name == "working tree" {
+			want = ".foundry/wave/b.json" // no view of this package: as named
+		}
+		if got, err := git.RealPath(confined.Bounded(v.fsys), ".foundry/wave/b.json"); err != nil || got != want {
+			t.Errorf("%s: RealPath(.foundry/wave/b.json) = %q, %v; want %q", v.name, got, err, want)
+		}
+		if _, err := git.RealPath(v.fsys, ".foundry/out.json"); v.name != "working tree" && !errors.Is(err, confined.ErrOutside) {
+			t.Errorf("%s: RealPath(.foundry/out.json): %v, want it refused", v.name, err)
+		}
+	}
 	// The link itself, as os.Lstat, os.Readlink and os.ReadDir describe
 	// one on disk: listings tell it from a file.
 	for _, v := range views[1:] {

@@ -392,7 +392,12 @@ func runHookPreCommit(ctx context.Context, env *cliEnv) error {
 	if err != nil {
 		return err
 	}
-	staged, err := p.Index.StagedChanges(path.Join(rel, project.Dir))
+	// A linked .foundry has its files staged where the link leads.
+	dir := project.Dir
+	if real, err := git.RealPath(p.FS, project.Dir); err == nil {
+		dir = real
+	}
+	staged, err := p.Index.StagedChanges(path.Join(rel, dir))
 	if err != nil {
 		return fmt.Errorf("list staged files: %w", err)
 	}
