@@ -8,9 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/foundryhq/foundry/git"
 	"github.com/foundryhq/foundry/git/gittest"
-	"github.com/foundryhq/foundry/internal/confined"
 )
 
 // FuzzViewLinks commits three symbolic links with arbitrary targets (a
@@ -65,27 +63,7 @@ func checkViewLinks(t *testing.T, t1, t2, t3, name string) {
 		}
 	}
 	r.CommitAll("links")
-	repo, err := git.Open(r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer repo.Close()
-	rev, _, err := repo.RevFS("HEAD", "p")
-	if err != nil {
-		t.Fatal(err)
-	}
-	index, err := repo.IndexFS("p")
-	if err != nil {
-		t.Fatal(err)
-	}
-	views := []struct {
-		name string
-		fsys fs.FS
-	}{
-		{"working tree", confined.OpenFS(filepath.Join(r.Dir, "p"))},
-		{"revision", rev},
-		{"index", index},
-	}
+	views := threeViews(t, r.Dir, "p")
 	for _, n := range []string{name, links[0].at, links[1].at, links[2].at} {
 		var want string
 		for i, v := range views {

@@ -73,27 +73,7 @@ func TestViewsFollowLinks(t *testing.T) {
 		}
 	}
 	r.CommitAll("links")
-	repo, err := git.Open(r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer repo.Close()
-	rev, _, err := repo.RevFS("HEAD", "p")
-	if err != nil {
-		t.Fatal(err)
-	}
-	index, err := repo.IndexFS("p")
-	if err != nil {
-		t.Fatal(err)
-	}
-	views := []struct {
-		name string
-		fsys fs.FS
-	}{
-		{"working tree", confined.OpenFS(filepath.Join(r.Dir, "p"))},
-		{"revision", rev},
-		{"index", index},
-	}
+	views := threeViews(t, r.Dir, "p")
 	read := func(fsys fs.FS, name string) string {
 		b, err := fs.ReadFile(fsys, name)
 		switch {
@@ -202,23 +182,7 @@ func TestViewsBoundLinkTarget(t *testing.T) {
 	}
 	r.Git("add", ".foundry/a.json")
 	r.Git("commit", "-q", "-m", "long links")
-	repo, err := git.Open(r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer repo.Close()
-	rev, _, err := repo.RevFS("HEAD", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	index, err := repo.IndexFS("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range []struct {
-		name string
-		fsys fs.FS
-	}{{"revision", rev}, {"index", index}} {
+	for _, v := range threeViews(t, r.Dir, "")[1:] {
 		for _, tt := range tests {
 			data, err := fs.ReadFile(v.fsys, tt.link)
 			if !errors.Is(err, tt.want) || err == nil && string(data) != `{"a":1}` {
@@ -229,5 +193,36 @@ func TestViewsBoundLinkTarget(t *testing.T) {
 				t.Errorf("%s: readlink %s (a %d-byte target): %v", v.name, tt.link, len(tt.target), err)
 			}
 		}
+	}
+}
+
+// view is one source a project is read from, named for messages.
+type view struct {
+	name string
+	fsys fs.FS
+}
+
+// threeViews returns the folder sub of the repository at dir in the
+// working tree (read as Foundry reads it, through os.Root), at HEAD and in
+// the index, in that order.
+func threeViews(t testing.TB, dir, sub string) []view {
+	t.Helper()
+	repo, err := git.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { repo.Close() })
+	rev, _, err := repo.RevFS("HEAD", sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, err := repo.IndexFS(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []view{
+		{"working tree", confined.OpenFS(filepath.Join(dir, sub))},
+		{"revision", rev},
+		{"index", index},
 	}
 }
