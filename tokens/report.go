@@ -38,7 +38,7 @@ type Report struct {
 	IndexFirstTokens int `json:"indexFirstTokens"`
 	// Refused lists the files and folders left out of the figures because
 	// reading them was refused: a symbolic link out of the project, or one
-	// that loops.
+	// that cannot be followed (see refuse).
 	Refused []Refused `json:"refused,omitempty"`
 }
 
@@ -167,21 +167,19 @@ func BuildReport(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report,
 }
 
 // refuse records name in r.Refused when err refuses a symbolic link, one
-// out of the project ([confined.ErrOutside]) or one that loops
-// (syscall.ELOOP, which a git view's loop matches too), and reports
-// whether it did: a committed link must not stop the whole report.
+// out of the project ([confined.ErrOutside]), one that loops
+// (syscall.ELOOP), one that leads through a file (syscall.ENOTDIR) or, in
+// a git view, one with a target longer than a link can have
+// (syscall.ENAMETOOLONG), and reports whether it did: a committed link
+// must not stop the whole report.
 func (r *Report) refuse(name string, err error) bool {
-	var reason error
-	switch {
-	case errors.Is(err, confined.ErrOutside):
-		reason = confined.ErrOutside
-	case errors.Is(err, syscall.ELOOP):
-		reason = syscall.ELOOP
-	default:
-		return false
+	for _, reason := range []error{confined.ErrOutside, syscall.ELOOP, syscall.ENOTDIR, syscall.ENAMETOOLONG} {
+		if errors.Is(err, reason) {
+			r.Refused = append(r.Refused, Refused{Path: name, Reason: reason.Error()})
+			return true
+		}
 	}
-	r.Refused = append(r.Refused, Refused{Path: name, Reason: reason.Error()})
-	return true
+	return false
 }
 
 // readDir lists dir; a missing folder is empty.

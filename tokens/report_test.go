@@ -214,8 +214,8 @@ func TestBuildReportRefusesLinksOut(t *testing.T) {
 }
 
 // TestBuildReportLeavesOutLinkLoops: a fact or an artifact that is a
-// symbolic link looping on itself is left out and named, as a link out of
-// the project is; the rest is still measured.
+// symbolic link looping on itself, or leading through a file, is left out
+// and named, as a link out of the project is; the rest is still measured.
 func TestBuildReportLeavesOutLinkLoops(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
@@ -227,9 +227,14 @@ func TestBuildReportLeavesOutLinkLoops(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(MemoryDir+"/fact-0001-a.md")), []byte(strings.Repeat("x", 400)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	loops := []string{MemoryDir + "/fact-0002-loop.md", BlackboardDir + "/audit/loop.json"}
-	for _, p := range loops {
-		if err := os.Symlink(filepath.Base(filepath.FromSlash(p)), filepath.Join(root, filepath.FromSlash(p))); err != nil {
+	links := []struct{ at, target string }{
+		{MemoryDir + "/fact-0002-loop.md", "fact-0002-loop.md"},
+		{MemoryDir + "/fact-0003-through.md", "fact-0001-a.md/x"},
+		{BlackboardDir + "/audit/loop.json", "loop.json"},
+		{BlackboardDir + "/audit/slash.json", "../../memory/fact-0001-a.md/"},
+	}
+	for _, l := range links {
+		if err := os.Symlink(l.target, filepath.Join(root, filepath.FromSlash(l.at))); err != nil {
 			t.Skipf("no symbolic links here: %v", err)
 		}
 	}
@@ -243,7 +248,9 @@ func TestBuildReportLeavesOutLinkLoops(t *testing.T) {
 	}
 	want := []Refused{
 		{MemoryDir + "/fact-0002-loop.md", "too many levels of symbolic links"},
+		{MemoryDir + "/fact-0003-through.md", "not a directory"},
 		{BlackboardDir + "/audit/loop.json", "too many levels of symbolic links"},
+		{BlackboardDir + "/audit/slash.json", "not a directory"},
 	}
 	if diff := cmp.Diff(want, r.Refused); diff != "" {
 		t.Errorf("refused (-want +got):\n%s", diff)
