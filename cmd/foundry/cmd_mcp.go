@@ -149,8 +149,14 @@ EXIT STATUS:
 						return usageErrorf("--transport %q: want stdio or http", opts.transport)
 					}
 					if opts.listen != "" {
-						if _, _, err := net.SplitHostPort(opts.listen); err != nil {
+						_, port, err := net.SplitHostPort(opts.listen)
+						if err != nil {
 							return usageErrorf("--listen %q: want HOST:PORT, e.g. 127.0.0.1:7391", opts.listen)
+						}
+						// A port out of range or no service name is as malformed
+						// as a missing one: refused here, not by the bind.
+						if _, err := net.LookupPort("tcp", port); err != nil {
+							return usageErrorf("--listen %q: port %q is not a port number from 0 to 65535", opts.listen, port)
 						}
 						if opts.transport != "http" {
 							return usageErrorf("--listen needs --transport http")
