@@ -138,7 +138,7 @@ func (f *objectFS) resolve(op, name string) (entry, string, error) {
 			continue
 		}
 		at := path.Join(dirs[i], parts[i])
-		e, err := f.findEntry(op, at)
+		e, err := f.lookupEntry(op, at)
 		if err != nil {
 			var pe *fs.PathError
 			if errors.As(err, &pe) {
@@ -246,7 +246,7 @@ func (f *objectFS) findLink(op, name string) (entry, error) {
 		err = fs.ErrNotExist
 	}
 	if err == nil {
-		e, err = f.findEntry(op, path.Join(real, base))
+		e, err = f.lookupEntry(op, path.Join(real, base))
 	}
 	if err != nil {
 		var pe *fs.PathError
@@ -271,6 +271,14 @@ func (f *objectFS) findEntry(op, name string) (entry, error) {
 	if !fs.ValidPath(name) {
 		return entry{}, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
 	}
+	return f.lookupEntry(op, name)
+}
+
+// lookupEntry is findEntry for a path that resolve has built from a valid
+// one and the targets of links: those are bytes the system looks up as
+// they are, UTF-8 or not, so a target that is not UTF-8 names a file that
+// is missing (or one of that name) as it does on disk, not an invalid path.
+func (f *objectFS) lookupEntry(op, name string) (entry, error) {
 	if name == "." {
 		return entry{name: ".", isDir: true}, nil
 	}
