@@ -266,9 +266,10 @@ func splitPath(name string) []string {
 	return strings.Split(name, "/")
 }
 
-// findEntry returns the entry of name itself, a link not followed.
+// findEntry returns the entry of name itself, a link not followed. A
+// name holding a NUL byte is invalid, as the system says of it on disk.
 func (f *objectFS) findEntry(op, name string) (entry, error) {
-	if !fs.ValidPath(name) {
+	if !fs.ValidPath(name) || strings.IndexByte(name, 0) >= 0 {
 		return entry{}, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
 	}
 	return f.lookupEntry(op, name)
