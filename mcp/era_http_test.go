@@ -160,6 +160,14 @@ func FuzzHTTPEra(f *testing.F) {
 			}
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, req)
+			if id := w.Header().Get("Mcp-Session-Id"); id != "" {
+				// The handler lives across runs: a session an initialize
+				// opened is ended, as a client would, or 256 runs would
+				// fill the server and every later one get 503.
+				del := httptest.NewRequest(http.MethodDelete, mcp.Endpoint, nil)
+				del.Header.Set("Mcp-Session-Id", id)
+				h.ServeHTTP(httptest.NewRecorder(), del)
+			}
 			switch w.Code {
 			case http.StatusOK, http.StatusAccepted, http.StatusBadRequest, http.StatusNotFound:
 			default:
