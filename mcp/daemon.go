@@ -147,15 +147,26 @@ func IsLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// LoopbackHosts returns the Host header values a loopback daemon on port
-// accepts; LoopbackOrigins the matching Origin values.
-func LoopbackHosts(port string) []string {
-	return []string{"localhost:" + port, "127.0.0.1:" + port, "[::1]:" + port}
+// LoopbackHosts returns the Host header values a loopback daemon bound to
+// addr (host:port) accepts: localhost, 127.0.0.1 and [::1] on its port,
+// and addr itself when it is another loopback IP (IsLoopback accepts all
+// of 127.0.0.0/8), where the published URL points: an IP literal is no
+// name DNS can rebind. LoopbackOrigins returns the matching Origin values.
+func LoopbackHosts(addr string) []string {
+	host, port, _ := net.SplitHostPort(addr)
+	hosts := []string{"localhost:" + port, "127.0.0.1:" + port, "[::1]:" + port}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		if own := net.JoinHostPort(host, port); !slices.Contains(hosts, own) {
+			hosts = append(hosts, own)
+		}
+	}
+	return hosts
 }
 
-// LoopbackOrigins returns the origins of a loopback daemon's own pages.
-func LoopbackOrigins(scheme, port string) []string {
-	hosts := LoopbackHosts(port)
+// LoopbackOrigins returns the origins of the own pages of a loopback
+// daemon bound to addr.
+func LoopbackOrigins(scheme, addr string) []string {
+	hosts := LoopbackHosts(addr)
 	out := make([]string, len(hosts))
 	for i, h := range hosts {
 		out[i] = scheme + "://" + h
@@ -297,7 +308,8 @@ func RunDaemon(ctx context.Context, o DaemonOptions) error {
 	if err != nil {
 		return fmt.Errorf("serve mcp over http: %w", err)
 	}
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	addr := ln.Addr().String()
+	_, port, _ := net.SplitHostPort(addr)
 	scheme := "http"
 	if tlsOn {
 		scheme = "https"
@@ -305,22 +317,13 @@ func RunDaemon(ctx context.Context, o DaemonOptions) error {
 	ho := HTTPOptions{
 		Options:                o.Server,
 		Tokens:                 tokens,
-		AllowedOrigins:         append(LoopbackOrigins(scheme, port), o.HTTP.AllowedOrigins...),
+		AllowedOrigins:         append(LoopbackOrigins(scheme, addr), o.HTTP.AllowedOrigins...),
 		TotalConcurrency:       o.HTTP.MaxConcurrency,
 		TotalRequestsPerMinute: o.HTTP.RequestsPerMinute,
 		TotalBurst:             o.HTTP.Burst,
 	}
 	if loopback {
-		ho.AllowedHosts = LoopbackHosts(port)
-		// A loopback IP other than 127.0.0.1 and ::1 (IsLoopback accepts
-		// all of 127.0.0.0/8) is where the published URL points, so that
-		// Host is accepted too: an IP literal is no name DNS can rebind.
-		if h, _, _ := net.SplitHostPort(o.Listen); net.ParseIP(h) != nil {
-			if own := net.JoinHostPort(h, port); !slices.Contains(ho.AllowedHosts, own) {
-				ho.AllowedHosts = append(ho.AllowedHosts, own)
-				ho.AllowedOrigins = append(ho.AllowedOrigins, scheme+"://"+own)
-			}
-		}
+		ho.AllowedHosts = LoopbackHosts(addr)
 	}
 	h, err := NewHTTPHandler(ho)
 	if err != nil {

@@ -99,7 +99,7 @@ func serveLoopback(tb testing.TB, reg *mcp.Registry, edit func(*mcp.HTTPOptions)
 			{Name: "writer", SHA256: sha256.Sum256([]byte(tokenRW))},
 			{Name: "reviewer", Scopes: []string{mcp.ScopeReadMemory}, SHA256: sha256.Sum256([]byte(tokenRO))},
 		},
-		AllowedHosts: mcp.LoopbackHosts(port),
+		AllowedHosts: mcp.LoopbackHosts(ln.Addr().String()),
 	}
 	if edit != nil {
 		edit(&o)

@@ -56,8 +56,8 @@ func startHTTP(t *testing.T, reg *mcp.Registry, edit func(*mcp.HTTPOptions)) *ht
 	o := mcp.HTTPOptions{
 		Options:        mcp.Options{Registry: reg, Version: "1.2.3"},
 		Tokens:         testTokens(),
-		AllowedHosts:   mcp.LoopbackHosts(port),
-		AllowedOrigins: mcp.LoopbackOrigins("http", port),
+		AllowedHosts:   mcp.LoopbackHosts(ln.Addr().String()),
+		AllowedOrigins: mcp.LoopbackOrigins("http", ln.Addr().String()),
 	}
 	if edit != nil {
 		edit(&o)
