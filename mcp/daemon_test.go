@@ -22,31 +22,8 @@ import (
 // and removes its address file.
 func TestRunDaemon(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	if err := os.Mkdir(filepath.Join(dir, ".foundry"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	root, err := confined.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	reg, err := fakeRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := mcp.DaemonOptions{Root: root, Worktree: dir, Listen: "127.0.0.1:0", Server: mcp.Options{Registry: reg, Scopes: []string{scopeReadTest}}}
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan string, 1)
-	o.Ready = func(url string) { ready <- url }
-	done := make(chan error, 1)
-	go func() { done <- mcp.RunDaemon(ctx, o) }()
-	var url string
-	select {
-	case url = <-ready:
-	case err := <-done:
-		t.Fatalf("RunDaemon = %v before it was ready", err)
-	}
+	o, url, stop := runDaemon(t, "127.0.0.1:0")
+	dir := o.Worktree
 	resp, err := http.Get(strings.TrimSuffix(url, mcp.Endpoint) + mcp.HealthPath)
 	if err != nil {
 		t.Fatal(err)
@@ -68,10 +45,7 @@ func TestRunDaemon(t *testing.T) {
 		t.Errorf("second daemon: %v, want a RunningError naming %s", err, url)
 	}
 
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("RunDaemon after cancel = %v, want nil", err)
-	}
+	stop()
 	if _, err := os.Stat(filepath.Join(dir, ".foundry", "run", "mcp-http.json")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("address file after stop: %v", err)
 	}
@@ -144,38 +118,8 @@ func TestRunDaemonOnOtherLoopbackAddress(t *testing.T) {
 		t.Skipf("this system does not route 127.0.0.2 to loopback: %v", err)
 	}
 	ln.Close()
-	dir := t.TempDir()
-	if err := os.Mkdir(filepath.Join(dir, ".foundry"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	root, err := confined.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	reg, err := fakeRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := mcp.DaemonOptions{Root: root, Worktree: dir, Listen: "127.0.0.2:0", Server: mcp.Options{Registry: reg, Scopes: []string{scopeReadTest}}}
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan string, 1)
-	o.Ready = func(url string) { ready <- url }
-	done := make(chan error, 1)
-	go func() { done <- mcp.RunDaemon(ctx, o) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("RunDaemon after cancel = %v, want nil", err)
-		}
-	}()
-	var url string
-	select {
-	case url = <-ready:
-	case err := <-done:
-		done <- nil
-		t.Fatalf("RunDaemon = %v before it was ready", err)
-	}
+	_, url, stop := runDaemon(t, "127.0.0.2:0")
+	defer stop()
 	if !strings.HasPrefix(url, "http://127.0.0.2:") {
 		t.Fatalf("published URL %s, want one on 127.0.0.2", url)
 	}
@@ -207,6 +151,44 @@ func TestRunDaemonOnOtherLoopbackAddress(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != tt.want {
 			t.Errorf("%s: %d %s, want %d", tt.name, resp.StatusCode, body, tt.want)
+		}
+	}
+}
+
+// runDaemon runs RunDaemon, listening on listen, for a new project and
+// returns its options, the URL it published once ready, and stop, which
+// cancels it and checks that it then returned nil.
+func runDaemon(t *testing.T, listen string) (o mcp.DaemonOptions, url string, stop func()) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, ".foundry"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	root, err := confined.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	reg, err := fakeRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o = mcp.DaemonOptions{Root: root, Worktree: dir, Listen: listen, Server: mcp.Options{Registry: reg, Scopes: []string{scopeReadTest}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	o.Ready = func(url string) { ready <- url }
+	done := make(chan error, 1)
+	go func() { done <- mcp.RunDaemon(ctx, o) }()
+	select {
+	case url = <-ready:
+	case err := <-done:
+		cancel()
+		t.Fatalf("RunDaemon = %v before it was ready", err)
+	}
+	return o, url, func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("RunDaemon after cancel = %v, want nil", err)
 		}
 	}
 }
