@@ -150,7 +150,7 @@ func (f *objectFS) resolve(op, name string) (entry, string, error) {
 			if hops++; hops > maxLinkHops {
 				return fail(ErrLinkLoop)
 			}
-			target, err := f.readLink(at, e.hash)
+			target, err := f.readLink(e.hash)
 			if err != nil {
 				return fail(err)
 			}
@@ -198,19 +198,15 @@ func spliceLink(target string, parts []string, i int) (_ []string, endSlash bool
 	return append(out, suffix...), strings.HasSuffix(target, "/"), nil
 }
 
-// readLink reads the target of the link at name, whose blob is h: one
-// longer than a link on disk can have is refused from the object's header.
-func (f *objectFS) readLink(name string, h plumbing.Hash) (string, error) {
-	f.repo.mu.Lock()
-	size, err := f.repo.st.EncodedObjectSize(h)
-	f.repo.mu.Unlock()
-	if err != nil {
-		return "", fmt.Errorf("read blob %s: %w", h.String()[:7], err)
-	}
-	if size > maxLinkTarget {
-		return "", syscall.ENAMETOOLONG
-	}
-	target, err := f.readBlob(name, h)
+// readLink reads the target of a link, the blob h: one longer than a link
+// on disk can have is refused from the object's header.
+func (f *objectFS) readLink(h plumbing.Hash) (string, error) {
+	target, err := f.readObject(h, func(size int64) error {
+		if size > maxLinkTarget {
+			return syscall.ENAMETOOLONG
+		}
+		return nil
+	})
 	return string(target), err
 }
 
@@ -375,7 +371,7 @@ func (f *objectFS) ReadLink(name string) (string, error) {
 	if !e.link {
 		return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
 	}
-	target, err := f.readLink(name, e.hash)
+	target, err := f.readLink(e.hash)
 	if err != nil {
 		return "", &fs.PathError{Op: "readlink", Path: name, Err: err}
 	}
@@ -421,14 +417,25 @@ func (f *objectFS) ReadDir(name string) ([]fs.DirEntry, error) {
 // object's header that it is within name's limit (see
 // [confined.LimitFor]; the names of a view are relative to the project).
 func (f *objectFS) readBlob(name string, h plumbing.Hash) ([]byte, error) {
+	return f.readObject(h, func(size int64) error {
+		if l := confined.LimitFor(name); size > l.Max {
+			return &confined.TooLargeError{Path: name, Size: size, Limit: l}
+		}
+		return nil
+	})
+}
+
+// readObject reads the blob h whole, once check has accepted its size as
+// the object's header gives it: nothing is inflated before.
+func (f *objectFS) readObject(h plumbing.Hash, check func(size int64) error) ([]byte, error) {
 	f.repo.mu.Lock()
 	defer f.repo.mu.Unlock()
 	size, err := f.repo.st.EncodedObjectSize(h)
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h.String()[:7], err)
 	}
-	if l := confined.LimitFor(name); size > l.Max {
-		return nil, &confined.TooLargeError{Path: name, Size: size, Limit: l}
+	if err := check(size); err != nil {
+		return nil, err
 	}
 	obj, err := f.repo.st.EncodedObject(plumbing.BlobObject, h)
 	if err != nil {
