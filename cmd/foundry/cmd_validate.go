@@ -225,7 +225,10 @@ func validateInputs(env *cliEnv, p *project.Project, files []string, rootRelativ
 			}
 			var rel string
 			inside := false
-			if p != nil {
+			// Where the file lies in the project matters to a machine
+			// format and to a read from git; a text check of the working
+			// tree reads the file as given, without resolving its folder.
+			if p != nil && (rootRelative || !p.Writable()) {
 				abs, err := env.physicalPath(f)
 				if err != nil {
 					return nil, err
