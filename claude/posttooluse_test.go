@@ -257,7 +257,7 @@ func TestPostToolUseNotARegularFile(t *testing.T) {
 		t.Skipf("%s is not a device here", os.DevNull)
 	}
 	got := claude.PostToolUse(strings.NewReader(payload(t, "write.json", root)), claude.HookOptions{})
-	want := "Foundry: could not check appsec-reviewer.json against its contract: leads outside the project. Validate it with contract_validate before continuing.\n"
+	want := "Foundry: could not check appsec-reviewer.json against its contract: leads outside .foundry. Validate it with contract_validate before continuing.\n"
 	if got.Code != claude.ExitBlock || got.Message != want {
 		t.Errorf("got code %d, message %q; want %d, %q", got.Code, got.Message, claude.ExitBlock, want)
 	}

@@ -221,10 +221,11 @@ func TestErrorEchoIsShort(t *testing.T) {
 	}
 }
 
-// TestLoadRefusesLinks checks that a config.yaml linked out of the project
-// (to /etc/passwd, say) or into a loop of links is an invalid config,
-// named with why it was not read, never its target's content: doctor
-// reports it and lenient readers fall back to the defaults.
+// TestLoadRefusesLinks checks that a config.yaml linked out of .foundry (to
+// /etc/passwd, say, or to the project's .env) or into a loop of links is
+// an invalid config, named with why it was not read, never its target's
+// content: doctor reports it and lenient readers fall back to the
+// defaults.
 func TestLoadRefusesLinks(t *testing.T) {
 	t.Parallel()
 	base := t.TempDir()
@@ -235,13 +236,17 @@ func TestLoadRefusesLinks(t *testing.T) {
 	tests := []struct {
 		name, target, want string
 	}{
-		{"absolute, outside", secret, ".foundry/config.yaml: not read: it is a link that leads outside the project"},
-		{"relative, outside", "../../passwd", ".foundry/config.yaml: not read: it is a link that leads outside the project"},
+		{"absolute, outside", secret, ".foundry/config.yaml: not read: it is a link that leads outside .foundry"},
+		{"relative, outside", "../../passwd", ".foundry/config.yaml: not read: it is a link that leads outside .foundry"},
+		{"into the project", "../.env", ".foundry/config.yaml: not read: it is a link that leads outside .foundry"},
 		{"a loop", "config.yaml", ".foundry/config.yaml: not read: it is a link in a loop of links"},
 	}
 	for i, tt := range tests {
 		root := filepath.Join(base, fmt.Sprint("proj", i))
 		if err := os.MkdirAll(filepath.Join(root, ".foundry"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, ".env"), []byte("mcp: {enabled: true}\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.Symlink(tt.target, filepath.Join(root, filepath.FromSlash(Path))); err != nil {

@@ -344,17 +344,14 @@ func TestStoreWatchUnavailable(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	// A symlinked memory folder is not watched (the watch does not follow
-	// links), but reads through it work. The link is relative: reads follow
-	// links only to targets inside the project, and an absolute link is
-	// refused (package confined).
-	real := filepath.Join(root, "elsewhere")
+	// links), but reads through it work. The link is relative and stays in
+	// .foundry: reads follow a link there only to a target inside .foundry
+	// (package confined).
+	real := filepath.Join(root, ".foundry", "elsewhere")
 	if err := os.MkdirAll(real, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(root, ".foundry"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("../elsewhere", filepath.Join(root, Dir)); err != nil {
+	if err := os.Symlink("elsewhere", filepath.Join(root, Dir)); err != nil {
 		t.Skip("no symlinks:", err)
 	}
 	warn := &syncBuffer{}

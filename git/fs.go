@@ -81,10 +81,11 @@ var (
 // find returns the entry of name and the path it really has in the view,
 // following symbolic links as the working tree's view does (see package
 // confined): a link, anywhere in the path, is read through to its target
-// while the target stays inside the view, which is the project; an
+// while the target stays inside the view, which is the project, and a
+// link inside .foundry while its target stays inside .foundry; an
 // absolute link, or one that climbs out, is refused with
-// [confined.ErrOutside]. So a file reads the same at a revision, in the
-// index and on disk.
+// [confined.ErrOutside], or [confined.ErrOutsideFoundry] inside .foundry.
+// So a file reads the same at a revision, in the index and on disk.
 func (f *objectFS) find(op, name string) (entry, string, error) {
 	e, err := f.findEntry(op, name)
 	switch {
@@ -94,27 +95,39 @@ func (f *objectFS) find(op, name string) (entry, string, error) {
 		return e, name, nil
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return entry{}, "", err
+	case !confined.InFoundry(name):
+		return f.resolve(op, name, ".", splitPath(name), confined.ErrOutside)
 	}
-	return f.resolve(op, name)
+	// As the working tree opens .foundry as a root of its own, and reads
+	// the rest of the path from it.
+	d, real, err := f.resolve(op, name, ".", []string{confined.FoundryDir}, confined.ErrOutside)
+	switch {
+	case err != nil:
+		return entry{}, "", err
+	case !d.isDir:
+		return entry{}, "", &fs.PathError{Op: op, Path: name, Err: syscall.ENOTDIR}
+	}
+	return f.resolve(op, name, real, splitPath(name[len(confined.FoundryDir)+1:]), confined.ErrOutsideFoundry)
 }
 
-// resolve is find for a path that is a link or may go through one. It
-// walks name a component at a time as os.Root does: a link is replaced by
-// its target's components, and ".." then drops the component before it,
-// so "link/.." climbs from where the link leads, not from where it
-// stands; a climb above the root is refused with [confined.ErrOutside].
-// Every folder it passes is a real one of the view (links are replaced
-// before they are passed), so a climb needs no lookup.
-func (f *objectFS) resolve(op, name string) (entry, string, error) {
+// resolve is find for name, a path that is a link or may go through one,
+// given as parts, its components relative to base, a real folder of the
+// view: the root, or .foundry's real path. It walks them a component at a
+// time as os.Root does: a link is replaced by its target's components,
+// and ".." then drops the component before it, so "link/.." climbs from
+// where the link leads, not from where it stands; a climb above base, or
+// an absolute link, is refused with outside. Every folder it passes is a
+// real one of the view (links are replaced before they are passed), so a
+// climb needs no lookup.
+func (f *objectFS) resolve(op, name, base string, parts []string, outside error) (entry, string, error) {
 	fail := func(err error) (entry, string, error) {
 		return entry{}, "", &fs.PathError{Op: op, Path: name, Err: err}
 	}
-	parts := splitPath(name)
 	if len(parts) == 0 {
 		return entry{name: ".", isDir: true}, ".", nil
 	}
 	// dirs[k] is the folder parts[:k] name, so each step joins one name.
-	dirs := []string{"."}
+	dirs := []string{base}
 	slash := false // the path ends in a slash: it must name a folder
 	i, steps, restarts, hops := 0, 0, 0, 0
 	for {
@@ -128,7 +141,7 @@ func (f *objectFS) resolve(op, name string) (entry, string, error) {
 				end++
 			}
 			if end-i > i {
-				return fail(confined.ErrOutside)
+				return fail(outside)
 			}
 			parts = slices.Delete(parts, i-(end-i), end)
 			if len(parts) == 0 {
@@ -156,7 +169,7 @@ func (f *objectFS) resolve(op, name string) (entry, string, error) {
 			}
 			last := i == len(parts)-1
 			var endSlash bool
-			if parts, endSlash, err = spliceLink(target, parts, i); err != nil {
+			if parts, endSlash, err = spliceLink(target, parts, i, outside); err != nil {
 				return fail(err)
 			}
 			slash = slash || endSlash && last
@@ -178,13 +191,14 @@ func (f *objectFS) resolve(op, name string) (entry, string, error) {
 // spliceLink returns parts with its component i, a link, replaced by the
 // link's target split as os.Root splits one: empty components (doubled
 // slashes) skipped, "." ones dropped unless last of all. endSlash reports
-// that the target ends in a slash.
-func spliceLink(target string, parts []string, i int) (_ []string, endSlash bool, err error) {
+// that the target ends in a slash. An absolute target is refused with
+// outside.
+func spliceLink(target string, parts []string, i int, outside error) (_ []string, endSlash bool, err error) {
 	switch {
 	case target == "":
 		return nil, false, fs.ErrNotExist // as the system resolves an empty path
 	case target[0] == '/':
-		return nil, false, confined.ErrOutside
+		return nil, false, outside
 	}
 	suffix := parts[i+1:]
 	comps := strings.FieldsFunc(target, func(r rune) bool { return r == '/' })

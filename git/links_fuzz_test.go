@@ -15,7 +15,8 @@ import (
 // committed link is untrusted input the views parse) under a project, the
 // folder p, and reads paths through them in the working tree, at the
 // revision and in the index: every view must read the same content or
-// fail the same way, and none may read the file beside the project.
+// fail the same way, none may read the file beside the project, and no
+// path inside .foundry may read the project's file outside .foundry.
 func FuzzViewLinks(f *testing.F) {
 	for _, s := range [][4]string{
 		{"a.json", "../a.json", "sub", ".foundry/l1"},
@@ -26,6 +27,9 @@ func FuzzViewLinks(f *testing.F) {
 		{"a.json/", "a.json/../a.json", "./.foundry/l1", ".foundry/l1/x"},
 		{"sub/deep/../../l1", "../../.foundry/sub/deep/..", ".", "l3/.foundry/l1"},
 		{"../../../../..", "..", "../..", ".foundry/sub/l2/deep"},
+		{"../secret.json", "../../l3", "secret.json", ".foundry/sub/l2"},
+		{"sub/../../.foundry/a.json", "../../.foundry/sub", ".foundry/sub/l2/../../secret.json", "l3"},
+		{".", "../../..", "../p/secret.json", ".foundry/l1/sub/b.json"},
 	} {
 		f.Add(s[0], s[1], s[2], s[3])
 	}
@@ -54,6 +58,7 @@ func checkViewLinks(t *testing.T, t1, t2, t3, name string) {
 	}
 	r := gittest.New(t)
 	r.Write("outside.json", "OUTSIDE")
+	r.Write("p/secret.json", "SECRET")
 	r.Write("p/.foundry/a.json", "A")
 	r.Write("p/.foundry/sub/b.json", "B")
 	r.Write("p/.foundry/sub/deep/c.json", "C")
@@ -70,6 +75,9 @@ func checkViewLinks(t *testing.T, t1, t2, t3, name string) {
 			got := readOutcome(v.fsys, n)
 			if strings.Contains(got, "OUTSIDE") {
 				t.Fatalf("%s: %s read the file outside the project", v.name, n)
+			}
+			if strings.Contains(got, "SECRET") && strings.HasPrefix(n, ".foundry/") {
+				t.Fatalf("%s: %s read the project's file outside .foundry", v.name, n)
 			}
 			if i == 0 {
 				want = got

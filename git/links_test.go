@@ -16,15 +16,17 @@ import (
 
 // TestViewsFollowLinks checks that a symbolic link committed under a project
 // (the folder p) reads the same at a revision and in the index as in the
-// working tree: followed while its target stays inside the project,
-// refused when absolute or climbing out of it, missing when dangling, a
-// loop when it loops, a folder when it names one.
+// working tree: one inside .foundry followed while its target stays inside
+// .foundry, refused when absolute or climbing out of it (to the project
+// around it too: .git/config, an .env), missing when dangling, a loop when
+// it loops, a folder when it names one.
 func TestViewsFollowLinks(t *testing.T) {
 	t.Parallel()
 	r := gittest.New(t)
 	r.Write("p/.foundry/a.json", `{"a":1}`)
 	r.Write("p/.foundry/sub/b.json", `{"b":2}`)
 	r.Write("p/top.json", `{"top":3}`)
+	r.Write("p/.env", "API_KEY=3")
 	r.Write("p/.foundry/far/c.json", `{"c":5}`)
 	r.Write("p/.foundry/far/deeper/d.json", `{"d":6}`)
 	r.Write("outside.json", `{"outside":4}`)
@@ -36,9 +38,10 @@ func TestViewsFollowLinks(t *testing.T) {
 		{"sub/up.json", "../a.json", `{"a":1}`},
 		{"down.json", "sub/b.json", `{"b":2}`},
 		{"chain.json", "same.json", `{"a":1}`},
-		{"top.json", "../top.json", `{"top":3}`},
-		{"out.json", "../../outside.json", "outside"},
-		{"abs.json", filepath.Join(r.Dir, "p", ".foundry", "a.json"), "outside"},
+		{"top.json", "../top.json", "outside .foundry"},
+		{"env.json", "../.env", "outside .foundry"},
+		{"out.json", "../../outside.json", "outside .foundry"},
+		{"abs.json", filepath.Join(r.Dir, "p", ".foundry", "a.json"), "outside .foundry"},
 		{"dangling.json", "nowhere.json", "missing"},
 		{"loop.json", "loop.json", "loop"},
 		{"dir.json", "sub", "folder"},
@@ -61,7 +64,9 @@ func TestViewsFollowLinks(t *testing.T) {
 		{"slash.json", "a.json/", "not a directory"},
 		{"slashdir", "sub/", "folder"},
 		{"slashdir/b.json", "", `{"b":2}`},
-		{"out-and-in.json", "../../p/.foundry/a.json", "outside"},
+		{"out-and-in.json", "../../p/.foundry/a.json", "outside .foundry"},
+		{"in-and-out.json", "sub/../../top.json", "outside .foundry"},
+		{"far/up.json", "../../top.json", "outside .foundry"},
 	}
 	for _, tt := range tests {
 		if tt.target == "" && tt.want != "" {
@@ -79,6 +84,8 @@ func TestViewsFollowLinks(t *testing.T) {
 		switch {
 		case err == nil:
 			return string(b)
+		case errors.Is(err, confined.ErrOutsideFoundry):
+			return "outside .foundry"
 		case errors.Is(err, confined.ErrOutside):
 			return "outside"
 		case errors.Is(err, fs.ErrNotExist):

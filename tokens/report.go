@@ -105,7 +105,7 @@ func BuildReport(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report,
 		}
 		n, err := fileSize(fsys, path.Join(MemoryDir, name))
 		if errors.Is(err, fs.ErrNotExist) || r.refuse(path.Join(MemoryDir, name), err) {
-			continue // removed since the listing, a dangling link, or one out of the project
+			continue // removed since the listing, a dangling link, or one refused
 		}
 		if err != nil {
 			return r, fmt.Errorf("measure facts: %w", err)
@@ -143,7 +143,7 @@ func BuildReport(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report,
 			}
 			n, err := fileSize(fsys, path.Join(dir, name))
 			if errors.Is(err, fs.ErrNotExist) || r.refuse(path.Join(dir, name), err) {
-				continue // removed since the listing, a dangling link, or one out of the project
+				continue // removed since the listing, a dangling link, or one refused
 			}
 			if err != nil {
 				return r, fmt.Errorf("measure blackboard: %w", err)
@@ -167,13 +167,14 @@ func BuildReport(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report,
 }
 
 // refuse records name in r.Refused when err refuses a symbolic link, one
-// out of the project ([confined.ErrOutside]), one that loops
+// out of .foundry or the project ([confined.ErrOutsideFoundry],
+// [confined.ErrOutside]), one that loops
 // (syscall.ELOOP), one that leads through a file (syscall.ENOTDIR) or, in
 // a git view, one with a target longer than a link can have
 // (syscall.ENAMETOOLONG), and reports whether it did: a committed link
 // must not stop the whole report.
 func (r *Report) refuse(name string, err error) bool {
-	for _, reason := range []error{confined.ErrOutside, syscall.ELOOP, syscall.ENOTDIR, syscall.ENAMETOOLONG} {
+	for _, reason := range []error{confined.ErrOutsideFoundry, confined.ErrOutside, syscall.ELOOP, syscall.ENOTDIR, syscall.ENAMETOOLONG} {
 		if errors.Is(err, reason) {
 			r.Refused = append(r.Refused, Refused{Path: name, Reason: reason.Error()})
 			return true

@@ -163,8 +163,9 @@ func TestBuildReportDanglingLinks(t *testing.T) {
 }
 
 // TestBuildReportRefusesLinksOut: INDEX.md, a fact, an artifact, a wave and
-// the event log linked out of the project are reported as not measured,
-// by name, and the rest is still measured.
+// the event log linked out of .foundry, out of the project or to a file of
+// the project beside .foundry, are reported as not measured, by name, and
+// the rest is still measured.
 func TestBuildReportRefusesLinksOut(t *testing.T) {
 	t.Parallel()
 	root, outside := t.TempDir(), t.TempDir()
@@ -191,6 +192,12 @@ func TestBuildReportRefusesLinksOut(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(root, filepath.FromSlash(BlackboardDir+"/outside"))); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(root, ".env"), []byte("API_KEY=x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../../.env", filepath.Join(root, filepath.FromSlash(BlackboardDir+"/audit/env.json"))); err != nil {
+		t.Fatal(err)
+	}
 	fsys := confined.OpenFS(root)
 	r, err := BuildReport(context.Background(), fsys, fsys, 4000)
 	if err != nil {
@@ -200,15 +207,16 @@ func TestBuildReportRefusesLinksOut(t *testing.T) {
 		t.Errorf("report = %+v %+v %+v %+v, want only the fact and the artifact inside", r.Index, r.Facts, r.Blackboard, r.Events)
 	}
 	want := []Refused{
-		{IndexPath, "leads outside the project"},
-		{MemoryDir + "/fact-0002-leak.md", "leads outside the project"},
-		{BlackboardDir + "/audit/leak.json", "leads outside the project"},
-		{EventsPath, "leads outside the project"},
+		{IndexPath, "leads outside .foundry"},
+		{MemoryDir + "/fact-0002-leak.md", "leads outside .foundry"},
+		{BlackboardDir + "/audit/env.json", "leads outside .foundry"},
+		{BlackboardDir + "/audit/leak.json", "leads outside .foundry"},
+		{EventsPath, "leads outside .foundry"},
 	}
 	if diff := cmp.Diff(want, r.Refused); diff != "" {
 		t.Errorf("refused (-want +got):\n%s", diff)
 	}
-	if text := r.Text(); !strings.Contains(text, "\n- Not measured: .foundry/memory/INDEX.md (leads outside the project)\n") {
+	if text := r.Text(); !strings.Contains(text, "\n- Not measured: .foundry/memory/INDEX.md (leads outside .foundry)\n") {
 		t.Errorf("text does not name INDEX.md:\n%s", text)
 	}
 }

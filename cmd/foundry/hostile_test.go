@@ -19,10 +19,16 @@ import (
 // secret marks every file outside the project: no command may print it.
 const secret = "SECRET-OUTSIDE"
 
+// secretInside marks the project's files outside .foundry that Foundry has
+// no business reading (.git/config with a remote's token, an untracked
+// .env): no command may print them either.
+const secretInside = "SECRET-INSIDE"
+
 // TestHostileRepository runs doctor, doctor --rev (a good and a corrupt
 // tree), validate --auto, the pre-commit hook's check and every MCP tool
 // and resource over a repository that commits symbolic links out of the
-// project of every kind, huge compressible blobs of every kind, a hostile
+// project of every kind (and out of .foundry to the project's .git/config
+// and .env), huge compressible blobs of every kind, a hostile
 // number, terminal escapes and a corrupt tree: nothing panics, nothing
 // outside the project is printed or changed. (Peak memory on the same
 // repository with 400 MiB blobs is measured by scripts/hostile-repo.)
@@ -42,6 +48,10 @@ func TestHostileRepository(t *testing.T) {
 		}
 	}
 	r := gittest.Init(t, proj)
+	r.Git("remote", "add", "origin", "https://u:"+secretInside+"@example.com/r.git")
+	if err := os.WriteFile(filepath.Join(proj, ".env"), []byte("API_KEY="+secretInside+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	foundry(t, proj, nil, "init")
 	abs := filepath.Join(outside, "secret.txt")
 	links := map[string]string{
@@ -56,6 +66,11 @@ func TestHostileRepository(t *testing.T) {
 		".foundry/blackboard/w/leak-rel.json":   "../../../../outside/creds.json",
 		".foundry/runbooks/leak-dir/x.md":       "",
 		".foundry/blackboard/outside-wave-link": "../../../outside",
+		// Out of .foundry, into the project.
+		".foundry/runbooks/env.md":            "../../.env",
+		".foundry/blackboard/w/git.json":      "../../../.git/config",
+		".foundry/memory/fact-0004-env.md":    "../../.env",
+		".foundry/schemas/env.v1.schema.json": "../../.env",
 	}
 	for link, target := range links {
 		p := filepath.Join(proj, filepath.FromSlash(link))
@@ -93,14 +108,15 @@ func TestHostileRepository(t *testing.T) {
 		{"validate", "--auto"}, {"validate", "--auto", "--staged", "--format", "lines"},
 		{"memory", "list"}, {"memory", "search", "secret"}, {"memory", "show", "fact-0003"},
 		{"runbook", "list"}, {"runbook", "list", "--rev", "HEAD"}, {"runbook", "get", "leak"},
-		{"blackboard", "read", "w"}, {"tokens"},
+		{"blackboard", "read", "w"}, {"blackboard", "read", "--full", "w"}, {"blackboard", "read", "--full", "--staged", "w"},
+		{"runbook", "get", "env"}, {"validate", "finding.v1", ".foundry/blackboard/w/git.json"}, {"tokens"},
 	}
 	for _, args := range cases {
 		out := foundry(t, proj, nil, args...)
 		check(t, strings.Join(args, " "), out)
 	}
 	// tokens names the linked INDEX.md and still measures the rest.
-	if out := foundry(t, proj, nil, "tokens"); !strings.Contains(out, "- Not measured: .foundry/memory/INDEX.md (leads outside the project)\n") || !strings.Contains(out, "- Facts stored: ") {
+	if out := foundry(t, proj, nil, "tokens"); !strings.Contains(out, "- Not measured: .foundry/memory/INDEX.md (leads outside .foundry)\n") || !strings.Contains(out, "- Facts stored: ") {
 		t.Errorf("tokens over a linked INDEX.md:\n%s", out)
 	}
 	// The corrupt tree is named as such, not taken for a missing .foundry.
@@ -118,6 +134,8 @@ func TestHostileRepository(t *testing.T) {
 		`"tools/call","params":{"name":"contract_validate","arguments":{"schema":"finding.v1","path":"../outside/creds.json"}}`,
 		`"tools/call","params":{"name":"contract_validate","arguments":{"schema":"finding.v1","path":".foundry/blackboard/w/leak.json"}}`,
 		`"tools/call","params":{"name":"contract_validate","arguments":{"schema":"risk.v1","path":".foundry/blackboard/w/number.json"}}`,
+		`"tools/call","params":{"name":"contract_validate","arguments":{"schema":"finding.v1","path":".foundry/blackboard/w/git.json"}}`,
+		`"tools/call","params":{"name":"runbook_get","arguments":{"slug":"env"}}`,
 		`"tools/call","params":{"name":"blackboard_read","arguments":{"wave":"w","full":true,"limit":1.0}}`,
 		`"tools/call","params":{"name":"token_report","arguments":{}}`,
 		`"tools/call","params":{"name":"doctor","arguments":{}}`,
@@ -129,6 +147,8 @@ func TestHostileRepository(t *testing.T) {
 		`"resources/read","params":{"uri":"foundry://memory/facts/fact-0002"}`,
 		`"resources/read","params":{"uri":"foundry://blackboard/w/leak"}`,
 		`"resources/read","params":{"uri":"foundry://blackboard/w/huge"}`,
+		`"resources/read","params":{"uri":"foundry://blackboard/w/git"}`,
+		`"resources/read","params":{"uri":"foundry://runbooks/env"}`,
 		`"tools/call","params":{"name":"memory_write","arguments":{"type":"risk","title":"Evil \u001b]52;c;x\u0007","body":"b","scope":"project","confidence":"high","source":"code"}}`,
 		`"tools/call","params":{"name":"blackboard_write","arguments":{"wave":".GIT","agent":"a","schema":"finding.v1","data":{}}}`,
 	} {
@@ -226,7 +246,7 @@ func (b *lockedBuffer) String() string {
 
 func check(t *testing.T, what, out string) {
 	t.Helper()
-	for _, bad := range []string{secret, "panic", "goroutine "} {
+	for _, bad := range []string{secret, secretInside, "panic", "goroutine "} {
 		if strings.Contains(out, bad) {
 			t.Errorf("%s printed %q:\n%.3000s", what, bad, out)
 		}

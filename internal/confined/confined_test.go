@@ -53,34 +53,134 @@ func open(t *testing.T, dir string) *confined.Root {
 }
 
 // TestRootReads checks that reads follow a symbolic link only to a target
-// inside the project.
+// inside the project, and one inside .foundry only to a target inside
+// .foundry: a committed link to .git/config or an untracked .env is
+// refused, not read as an artifact, through every way the root reads.
 func TestRootReads(t *testing.T) {
 	t.Parallel()
 	root, secret := project(t)
-	if err := os.WriteFile(filepath.Join(root, "inside.md"), []byte("inside"), 0o644); err != nil {
-		t.Fatal(err)
+	for name, data := range map[string]string{
+		"inside.md":                  "inside",
+		".env":                       "API_KEY=secret",
+		".git/config":                "token secret",
+		"meta/memory/fact.md":        "moved secret",
+		".foundry/runbooks/plain.md": "plain",
+		".foundry/memory/fact.md":    "fact",
+	} {
+		writeFile(t, filepath.Join(root, filepath.FromSlash(name)), data)
 	}
-	symlink(t, secret, filepath.Join(root, ".foundry/runbooks/abs.md"))
-	symlink(t, "../../../secret.txt", filepath.Join(root, ".foundry/runbooks/rel.md"))
-	symlink(t, "../../inside.md", filepath.Join(root, ".foundry/runbooks/ok.md"))
+	for link, target := range map[string]string{
+		".foundry/runbooks/abs.md":  secret,
+		".foundry/runbooks/rel.md":  "../../../secret.txt",
+		".foundry/runbooks/env.md":  "../../.env",
+		".foundry/runbooks/git.md":  "../../.git/config",
+		".foundry/runbooks/ok.md":   "plain.md",
+		".foundry/runbooks/up.md":   "../memory/fact.md",
+		".foundry/runbooks/back.md": "../../.foundry/memory/fact.md", // out and back in
+		".foundry/blackboard":       "../meta/memory",                // a folder out
+		"top.md":                    "inside.md",                     // not in .foundry
+		"into.md":                   ".foundry/memory/fact.md",
+	} {
+		symlink(t, target, filepath.Join(root, filepath.FromSlash(link)))
+	}
 	r := open(t, root)
 	tests := []struct {
 		name    string
 		want    string
 		wantErr error
 	}{
-		{".foundry/runbooks/abs.md", "", confined.ErrOutside},
-		{".foundry/runbooks/rel.md", "", confined.ErrOutside},
-		{".foundry/runbooks/ok.md", "inside", nil},
+		{".foundry/runbooks/abs.md", "", confined.ErrOutsideFoundry},
+		{".foundry/runbooks/rel.md", "", confined.ErrOutsideFoundry},
+		{".foundry/runbooks/env.md", "", confined.ErrOutsideFoundry},
+		{".foundry/runbooks/git.md", "", confined.ErrOutsideFoundry},
+		{".foundry/runbooks/back.md", "", confined.ErrOutsideFoundry},
+		{".foundry/blackboard/fact.md", "", confined.ErrOutsideFoundry},
+		{".foundry/runbooks/ok.md", "plain", nil},
+		{".foundry/runbooks/up.md", "fact", nil},
+		{"top.md", "inside", nil},
+		{"into.md", "fact", nil},
 	}
 	for _, tt := range tests {
 		got, err := fs.ReadFile(r.FS(), tt.name)
 		if !errors.Is(err, tt.wantErr) || string(got) != tt.want {
 			t.Errorf("ReadFile(%s) = %q, %v; want %q, %v", tt.name, got, err, tt.want, tt.wantErr)
 		}
-		if strings.Contains(string(got), "secret") {
-			t.Errorf("ReadFile(%s) read the file outside the project", tt.name)
+		if tt.wantErr != nil && !errors.Is(err, confined.ErrOutside) {
+			t.Errorf("ReadFile(%s): %v is no ErrOutside", tt.name, err)
 		}
+		if _, err := fs.Stat(r.FS(), tt.name); !errors.Is(err, tt.wantErr) {
+			t.Errorf("Stat(%s): %v, want %v", tt.name, err, tt.wantErr)
+		}
+		if err != nil && !strings.Contains(err.Error(), tt.name) {
+			t.Errorf("ReadFile(%s): %q does not name the file", tt.name, err)
+		}
+		// The bulk reads: one folder opened for many of its files.
+		dir, base := path.Split(tt.name)
+		dir = strings.TrimSuffix(dir, "/")
+		if dir == "" {
+			dir = "."
+		}
+		if f, err := r.OpenFolder(dir); err == nil {
+			if got, err := fs.ReadFile(f, base); !errors.Is(err, tt.wantErr) || string(got) != tt.want {
+				t.Errorf("Folder(%s).ReadFile(%s) = %q, %v; want %q, %v", dir, base, got, err, tt.want, tt.wantErr)
+			}
+			f.Close()
+		} else if !errors.Is(err, tt.wantErr) {
+			t.Errorf("OpenFolder(%s): %v", dir, err)
+		}
+	}
+	// A folder that leads out of .foundry is neither listed nor opened.
+	if _, err := fs.ReadDir(r.FS(), ".foundry/blackboard"); !errors.Is(err, confined.ErrOutsideFoundry) {
+		t.Errorf("ReadDir(.foundry/blackboard): %v, want ErrOutsideFoundry", err)
+	}
+	if _, err := r.OpenDir(".foundry/blackboard"); !errors.Is(err, confined.ErrOutsideFoundry) {
+		t.Errorf("OpenDir(.foundry/blackboard): %v, want ErrOutsideFoundry", err)
+	}
+	// The links themselves can be described: a listing does not fail on one.
+	es, err := fs.ReadDir(r.FS(), ".foundry/runbooks")
+	if err != nil || len(es) != 8 {
+		t.Fatalf("ReadDir(.foundry/runbooks) = %v, %v", es, err)
+	}
+	for _, e := range es {
+		if fi, err := e.Info(); err != nil || fi.Mode().IsRegular() != (e.Name() == "plain.md") {
+			t.Errorf("Info of %s = %v, %v", e.Name(), fi, err)
+		}
+	}
+}
+
+// TestRootReadsLinkedFoundry checks that a .foundry that is itself a link
+// to a folder inside the project is read, and that what it holds may lead
+// only inside the folder it links to: not to that folder's siblings.
+func TestRootReadsLinkedFoundry(t *testing.T) {
+	t.Parallel()
+	root, _ := project(t)
+	if err := os.RemoveAll(filepath.Join(root, ".foundry")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(root, "meta/foundry/memory/fact.md"), "fact")
+	writeFile(t, filepath.Join(root, "meta/secret.md"), "secret")
+	symlink(t, "meta/foundry", filepath.Join(root, ".foundry"))
+	symlink(t, "../memory/fact.md", filepath.Join(root, "meta/foundry/runbooks/in.md"))
+	symlink(t, "../../secret.md", filepath.Join(root, "meta/foundry/runbooks/out.md"))
+	r := open(t, root)
+	if got, err := fs.ReadFile(r.FS(), ".foundry/runbooks/in.md"); err != nil || string(got) != "fact" {
+		t.Errorf("ReadFile(.foundry/runbooks/in.md) = %q, %v; want fact", got, err)
+	}
+	if got, err := fs.ReadFile(r.FS(), ".foundry/runbooks/out.md"); !errors.Is(err, confined.ErrOutsideFoundry) {
+		t.Errorf("ReadFile(.foundry/runbooks/out.md) = %q, %v; want ErrOutsideFoundry", got, err)
+	}
+	if fi, err := fs.Stat(r.FS(), ".foundry"); err != nil || !fi.IsDir() {
+		t.Errorf("Stat(.foundry) = %v, %v; want the folder it links to", fi, err)
+	}
+}
+
+func writeFile(t *testing.T, name, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -7,8 +7,13 @@
 //
 //   - Reads go through [os.Root]: a symbolic link is followed only while its
 //     target stays inside the folder that holds .foundry/ (an absolute link
-//     is refused), and every file's size is checked against [LimitFor]
-//     before a byte of it is read ([Bounded], [ReadFile]).
+//     is refused), and a link inside .foundry only while its target stays
+//     inside .foundry ([ErrOutsideFoundry]): what .foundry holds is read as
+//     memory and printed, so a committed link to the project's .git/config
+//     or to an untracked .env must not be. Every file's size is checked
+//     against [LimitFor] before a byte of it is read ([Bounded],
+//     [ReadFile]). The git views (package git) follow links by the same
+//     rules.
 //   - Writes follow no symbolic link at all: every component of the path
 //     under the root, .foundry itself included, must be a real folder
 //     ([Root.WriteFile], [Root.WriteNew], [Root.MkdirAll], [Root.Lock],

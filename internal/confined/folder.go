@@ -46,11 +46,12 @@ func (r *Root) OpenFolder(dir string) (*Folder, error) {
 	if err != nil {
 		return nil, err
 	}
-	sub, err := r.r.OpenRoot(dir)
+	var sub *os.Root
+	err = projectFS{r}.do(dir, func(root *os.Root, rel string) (err error) { sub, err = root.OpenRoot(rel); return err })
 	if err != nil {
 		return nil, fmt.Errorf("open folder %s: %w", dir, escaped(dir, err))
 	}
-	f := &Folder{dir: dir, sub: sub, root: boundedFS{fsys: r.r.FS(), root: r}, fd: -1}
+	f := &Folder{dir: dir, sub: sub, root: r.FS().(boundedFS), fd: -1}
 	f.openFD()
 	return f, nil
 }

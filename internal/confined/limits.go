@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"strings"
 )
@@ -144,14 +145,29 @@ var (
 func (b boundedFS) Unwrap() fs.FS { return b.fsys }
 
 func (b boundedFS) Open(name string) (fs.File, error) {
-	fi, err := stat(b.fsys, name)
+	if p, ok := b.fsys.(projectFS); ok {
+		// The size check and the opening from one root: one walk to it.
+		var f fs.File
+		err := p.do(name, func(root *os.Root, rel string) (err error) {
+			f, err = openBounded(root.FS(), rel, name)
+			return err
+		})
+		return f, err
+	}
+	return openBounded(b.fsys, name, name)
+}
+
+// openBounded opens rel of fsys, the file name of the project, held to
+// name's limit.
+func openBounded(fsys fs.FS, rel, name string) (fs.File, error) {
+	fi, err := stat(fsys, rel, name)
 	if err != nil {
 		return nil, err
 	}
 	if err := check(name, fi); err != nil {
 		return nil, err
 	}
-	f, err := b.fsys.Open(name)
+	f, err := fsys.Open(rel)
 	if err != nil || fi.IsDir() {
 		return f, err
 	}
@@ -196,7 +212,20 @@ func ReadFile(fsys fs.FS, name string) ([]byte, error) {
 	if b, ok := fsys.(boundedFS); ok {
 		fsys = b.fsys
 	}
-	fi, err := stat(fsys, name)
+	if p, ok := fsys.(projectFS); ok {
+		var data []byte
+		err := p.do(name, func(root *os.Root, rel string) (err error) {
+			data, err = readFile(root.FS(), rel, name)
+			return err
+		})
+		return data, err
+	}
+	return readFile(fsys, name, name)
+}
+
+// readFile is [ReadFile] of rel of fsys, the file name of the project.
+func readFile(fsys fs.FS, rel, name string) ([]byte, error) {
+	fi, err := stat(fsys, rel, name)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +235,7 @@ func ReadFile(fsys fs.FS, name string) ([]byte, error) {
 	if err := check(name, fi); err != nil {
 		return nil, err
 	}
-	f, err := fsys.Open(name)
+	f, err := fsys.Open(rel)
 	if err != nil {
 		return nil, err
 	}
@@ -231,10 +260,11 @@ func ReadFile(fsys fs.FS, name string) ([]byte, error) {
 	}
 }
 
-// stat is fs.Stat reporting failures as the open they stand for, so
-// messages read as they did before the size check came first.
-func stat(fsys fs.FS, name string) (fs.FileInfo, error) {
-	fi, err := fs.Stat(fsys, name)
+// stat is fs.Stat of rel, the file name of the project, reporting
+// failures as the open they stand for, so messages read as they did before
+// the size check came first.
+func stat(fsys fs.FS, rel, name string) (fs.FileInfo, error) {
+	fi, err := fs.Stat(fsys, rel)
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		pe.Op = "open"

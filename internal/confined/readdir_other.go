@@ -6,5 +6,5 @@ import "io/fs"
 
 // readDir lists the folder name of the root, sorted.
 func (r *Root) readDir(name string) ([]fs.DirEntry, error) {
-	return fs.ReadDir(r.r.FS(), name)
+	return fs.ReadDir(projectFS{r}, name)
 }

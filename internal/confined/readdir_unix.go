@@ -18,7 +18,7 @@ import (
 // opened through the root and read through a duplicate of its descriptor,
 // and an entry's Info is an lstat through the root when it is called.
 func (r *Root) readDir(name string) ([]fs.DirEntry, error) {
-	f, err := r.r.Open(name)
+	f, err := r.OpenDir(name)
 	if err != nil {
 		return nil, err
 	}
@@ -54,6 +54,6 @@ func (e dirEntry) Name() string      { return e.name }
 func (e dirEntry) IsDir() bool       { return e.typ.IsDir() }
 func (e dirEntry) Type() fs.FileMode { return e.typ }
 func (e dirEntry) Info() (fs.FileInfo, error) {
-	return e.root.r.Lstat(path.Join(e.dir, e.name))
+	return projectFS{e.root}.Lstat(path.Join(e.dir, e.name))
 }
 func (e dirEntry) String() string { return fs.FormatDirEntry(e) }

@@ -104,7 +104,7 @@ func (r *Root) Close() error {
 // FS returns the files under the root for reading: a symbolic link is
 // followed only to a target inside the root, and every file is held to its
 // size limit (see [Bounded]).
-func (r *Root) FS() fs.FS { return boundedFS{fsys: r.r.FS(), root: r} }
+func (r *Root) FS() fs.FS { return boundedFS{fsys: projectFS{r}, root: r} }
 
 // Path returns the OS path of name, for messages and for tools that need
 // one; opening it bypasses the root's checks.
@@ -615,7 +615,7 @@ func (r *Root) lockAt(ctx context.Context, name string, h *heldFile) (bool, erro
 func (r *Root) StaleTemps(dir string, before time.Time) []string {
 	// Names only: a folder of ten thousand facts holds few temp files, and
 	// only those are worth a stat.
-	d, err := r.r.Open(dir)
+	d, err := r.OpenDir(dir)
 	if err != nil {
 		return nil
 	}
@@ -631,7 +631,7 @@ func (r *Root) StaleTemps(dir string, before time.Time) []string {
 			continue
 		}
 		p := path.Join(dir, name)
-		fi, err := r.r.Lstat(p)
+		fi, err := projectFS{r}.Lstat(p)
 		if err == nil && !fi.IsDir() && fi.ModTime().Before(before) {
 			out = append(out, p)
 		}

@@ -1,0 +1,118 @@
+package confined
+
+// This file defines the confinement of .foundry: a symbolic link inside it
+// is followed only to a target inside it.
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+)
+
+// FoundryDir is the folder of a project's Foundry files, under its root.
+const FoundryDir = ".foundry"
+
+// ErrOutsideFoundry marks a symbolic link inside .foundry whose target is
+// not inside .foundry, or a climb out of it: Foundry reads what .foundry
+// holds as artifacts, facts and contracts, and prints them, so a committed
+// link to .git/config or to an untracked .env must not make their secrets
+// part of the memory. It matches [ErrOutside] for errors.Is.
+var ErrOutsideFoundry error = outsideFoundry{}
+
+type outsideFoundry struct{}
+
+func (outsideFoundry) Error() string        { return "leads outside " + FoundryDir }
+func (outsideFoundry) Is(target error) bool { return target == ErrOutside }
+
+// InFoundry reports whether name, a clean slash path relative to a
+// project's root, names something inside .foundry (not .foundry itself).
+func InFoundry(name string) bool { return strings.HasPrefix(name, FoundryDir+"/") }
+
+// at returns the os.Root that reads name, a slash path, and name relative
+// to it. A name inside .foundry is read from .foundry opened as a root of
+// its own, so a symbolic link in .foundry is followed only to a target
+// inside .foundry, which the git views hold to as well. .foundry itself,
+// when it is a link, is followed as any link of the project is: to a
+// folder inside the project. Every other name is read from r. The caller
+// closes the root returned when it is not r.r. The root of a folder under
+// the project's ([Root.OpenWriteFolder]) is its own confinement.
+func (r *Root) at(name string) (*os.Root, string, error) {
+	if r.under != "" || !InFoundry(name) {
+		return r.r, name, nil
+	}
+	sub, err := r.r.OpenRoot(FoundryDir)
+	if err != nil {
+		return nil, "", inFoundry(name, err, false)
+	}
+	return sub, name[len(FoundryDir)+1:], nil
+}
+
+// inFoundry names name in err, an error of reading it from the root [at]
+// gave; sub says that root was .foundry's, where every refusal of a link
+// that leaves it, as os.Root words it or as [escaped] has named it, is
+// [ErrOutsideFoundry] (the project root's is left to [escaped], which makes
+// it [ErrOutside]).
+func inFoundry(name string, err error, sub bool) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		pe.Path = name
+		if sub && pe.Err != nil && (pe.Err == ErrOutside || pe.Err.Error() == "path escapes from parent") {
+			pe.Err = ErrOutsideFoundry
+		}
+	}
+	return err
+}
+
+// projectFS is the file system of a project's Root: os.Root's, with every
+// name inside .foundry read through .foundry's own root ([Root.at]).
+type projectFS struct{ r *Root }
+
+var (
+	_ fs.StatFS     = projectFS{}
+	_ fs.ReadLinkFS = projectFS{}
+)
+
+// do runs op on the root that reads name, with name relative to it.
+func (p projectFS) do(name string, op func(root *os.Root, rel string) error) error {
+	root, rel, err := p.r.at(name)
+	if err != nil {
+		return err
+	}
+	if root != p.r.r {
+		defer root.Close()
+	}
+	return inFoundry(name, op(root, rel), root != p.r.r)
+}
+
+// open is Open as an *os.File.
+func (p projectFS) open(name string) (f *os.File, err error) {
+	err = p.do(name, func(root *os.Root, rel string) (err error) { f, err = root.Open(rel); return err })
+	return f, err
+}
+
+func (p projectFS) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	f, err := p.open(name)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func (p projectFS) Stat(name string) (fi fs.FileInfo, err error) {
+	err = p.do(name, func(root *os.Root, rel string) (err error) { fi, err = fs.Stat(root.FS(), rel); return err })
+	return fi, err
+}
+
+func (p projectFS) Lstat(name string) (fi fs.FileInfo, err error) {
+	err = p.do(name, func(root *os.Root, rel string) (err error) { fi, err = fs.Lstat(root.FS(), rel); return err })
+	return fi, err
+}
+
+func (p projectFS) ReadLink(name string) (target string, err error) {
+	err = p.do(name, func(root *os.Root, rel string) (err error) { target, err = fs.ReadLink(root.FS(), rel); return err })
+	return target, err
+}
