@@ -88,17 +88,6 @@ func (e *cliEnv) physicalDir() (string, error) {
 	return resolveLinks(abs), nil
 }
 
-// physicalPath is path made absolute with the links of its folder resolved,
-// as physicalDir. The file itself is kept as named: a link there is the
-// file asked about, read as the chosen source holds it.
-func (e *cliEnv) physicalPath(name string) (string, error) {
-	abs, err := filepath.Abs(e.path(name))
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(resolveLinks(filepath.Dir(abs)), filepath.Base(abs)), nil
-}
-
 // resolveLinks resolves the symbolic links of the longest part of the
 // absolute path p that exists; the rest (a folder deleted on disk but
 // present at a revision) is kept as named.

@@ -16,6 +16,7 @@ import (
 	"github.com/foundryhq/foundry/artifacts"
 	"github.com/foundryhq/foundry/blackboard"
 	"github.com/foundryhq/foundry/contracts"
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/internal/gcpace"
 	"github.com/foundryhq/foundry/project"
 )
@@ -209,6 +210,7 @@ func validateInputs(env *cliEnv, p *project.Project, files []string, rootRelativ
 	var inputs []artifacts.Input
 	if len(files) > 0 {
 		stdinUsed := false
+		physical := physicalPaths{env: env}
 		for _, f := range files {
 			if f == "-" {
 				// "-" is stdin, as for blackboard write --data-file -.
@@ -225,11 +227,12 @@ func validateInputs(env *cliEnv, p *project.Project, files []string, rootRelativ
 			}
 			var rel string
 			inside := false
-			// Where the file lies in the project matters to a machine
-			// format and to a read from git; a text check of the working
-			// tree reads the file as given, without resolving its folder.
-			if p != nil && (rootRelative || !p.Writable()) {
-				abs, err := env.physicalPath(f)
+			if p != nil {
+				// Where the file lies in the project decides how it is
+				// read: inside .foundry through the project's source, whose
+				// links lead only within .foundry, as every other reader
+				// of .foundry; elsewhere as given.
+				abs, err := physical.path(f)
 				if err != nil {
 					return nil, err
 				}
@@ -241,7 +244,7 @@ func validateInputs(env *cliEnv, p *project.Project, files []string, rootRelativ
 			if rootRelative && inside {
 				shown = rel
 			}
-			if p == nil || p.Writable() {
+			if p == nil || p.Writable() && !(inside && confined.InFoundry(rel)) {
 				inputs = append(inputs, artifacts.File(shown, env.path(f)))
 				continue
 			}
@@ -324,4 +327,32 @@ func checkSARIFPrefix(c *cli.Context, format, prefix string) (string, error) {
 		return "", nil
 	}
 	return p, nil
+}
+
+// physicalPaths makes the paths of files given on the command line
+// absolute, with the links of their folder resolved as [cliEnv.physicalDir]
+// resolves -C DIR, so that they compare with the project root; the file
+// itself is kept as named: a link there is the file asked about, read as
+// the chosen source holds it. Each folder is resolved once: a command line
+// of thousands of artifacts names a few folders.
+type physicalPaths struct {
+	env  *cliEnv
+	dirs map[string]string // a folder as named, absolute: as resolved
+}
+
+func (p *physicalPaths) path(name string) (string, error) {
+	abs, err := filepath.Abs(p.env.path(name))
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Dir(abs)
+	real, ok := p.dirs[dir]
+	if !ok {
+		real = resolveLinks(dir)
+		if p.dirs == nil {
+			p.dirs = map[string]string{}
+		}
+		p.dirs[dir] = real
+	}
+	return filepath.Join(real, filepath.Base(abs)), nil
 }
