@@ -129,6 +129,20 @@ func TestRootReads(t *testing.T) {
 			t.Errorf("OpenFolder(%s): %v", dir, err)
 		}
 	}
+	// A folder outside .foundry reads a path into it as the root does.
+	if f, err := r.OpenFolder("."); err != nil {
+		t.Error(err)
+	} else {
+		for name, want := range map[string]error{".foundry/runbooks/env.md": confined.ErrOutsideFoundry, ".foundry/runbooks/ok.md": nil} {
+			if _, err := fs.ReadFile(f, name); !errors.Is(err, want) {
+				t.Errorf("Folder(.).ReadFile(%s): %v, want %v", name, err, want)
+			}
+			if _, err := fs.Stat(f, name); !errors.Is(err, want) {
+				t.Errorf("Folder(.).Stat(%s): %v, want %v", name, err, want)
+			}
+		}
+		f.Close()
+	}
 	// A folder that leads out of .foundry is neither listed nor opened.
 	if _, err := fs.ReadDir(r.FS(), ".foundry/blackboard"); !errors.Is(err, confined.ErrOutsideFoundry) {
 		t.Errorf("ReadDir(.foundry/blackboard): %v, want ErrOutsideFoundry", err)

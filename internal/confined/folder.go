@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"syscall"
 )
 
@@ -76,6 +77,9 @@ func (f *Folder) Stat(name string) (fs.FileInfo, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
 	}
+	if strings.Contains(name, "/") {
+		return f.root.Stat(f.full(name)) // which may lie in .foundry: see Open
+	}
 	if fi, err := f.sub.Stat(name); err == nil {
 		return fi, nil
 	}
@@ -92,6 +96,11 @@ func (f *Folder) Open(name string) (fs.File, error) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
 	full := f.full(name)
+	if strings.Contains(name, "/") {
+		// A path below the folder may enter .foundry from a folder outside
+		// it, whose own root would not confine it to .foundry.
+		return f.root.Open(full)
+	}
 	file, err := f.sub.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return f.root.Open(full)
