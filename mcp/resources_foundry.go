@@ -87,8 +87,9 @@ func (f *foundry) addResources(r *Registry) error {
 	return nil
 }
 
-// readMemoryIndex serves INDEX.md, building it when it is missing: written
-// to the working tree unless the server is read-only, rendered otherwise.
+// readMemoryIndex serves INDEX.md, built on demand when it is missing:
+// rendered from the facts, not written, since a read changes no content
+// (memory_index and every memory_write write it).
 func (f *foundry) readMemoryIndex(ctx context.Context, _ string, _ map[string]string) (string, error) {
 	data, err := fs.ReadFile(f.p.FS, facts.IndexPath)
 	switch {
@@ -97,12 +98,7 @@ func (f *foundry) readMemoryIndex(ctx context.Context, _ string, _ map[string]st
 	case !errors.Is(err, fs.ErrNotExist):
 		return "", fmt.Errorf("read memory index: %w", err)
 	}
-	var res facts.IndexResult
-	if f.readOnly {
-		res, err = f.store.Index(ctx)
-	} else {
-		res, err = f.store.RebuildIndex(ctx)
-	}
+	res, err := f.store.Index(ctx)
 	if err != nil {
 		return "", err
 	}
