@@ -125,6 +125,8 @@ func Load(fsys fs.FS) (Config, error) {
 		msg := "not read: it is a link that " + confined.ErrOutside.Error()
 		var tl *confined.TooLargeError
 		switch {
+		case errors.Is(err, confined.ErrFoundryIsProject):
+			msg = "not read: " + confined.ErrFoundryIsProject.Error() // no link of its own
 		case errors.Is(err, confined.ErrOutsideFoundry):
 			msg = "not read: it is a link that " + confined.ErrOutsideFoundry.Error()
 		case errors.As(err, &tl):

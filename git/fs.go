@@ -106,6 +106,10 @@ func (f *objectFS) find(op, name string) (entry, string, error) {
 		return entry{}, "", err
 	case !d.isDir:
 		return entry{}, "", &fs.PathError{Op: op, Path: name, Err: syscall.ENOTDIR}
+	case real == ".":
+		// A .foundry that is a link to the project's own folder would
+		// confine nothing; the working tree refuses it too.
+		return entry{}, "", &fs.PathError{Op: op, Path: name, Err: confined.ErrFoundryIsProject}
 	}
 	return f.resolve(op, name, real, splitPath(name[len(confined.FoundryDir)+1:]), confined.ErrOutsideFoundry)
 }

@@ -162,6 +162,69 @@ func TestViewsFollowLinks(t *testing.T) {
 	}
 }
 
+// TestViewsFoundryLink checks that a .foundry that is itself a committed
+// link reads the same in every view: followed to a folder inside the
+// project, refused when it is the project's own folder (which holds
+// .git/config and an untracked .env: it would confine nothing) or leads
+// out of the project.
+func TestViewsFoundryLink(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		target string // of p/.foundry
+		want   string // reading .foundry/a.json and .foundry/w/env.json
+	}{
+		{"meta", "A, missing"},
+		{"sub/../meta", "A, missing"},
+		{"meta/", "A, missing"},
+		{".", "the project, the project"},
+		{"./", "the project, the project"},
+		{"meta/..", "the project, the project"},
+		{"up", "the project, the project"}, // up -> .
+		{"..", "outside, outside"},
+		{"../p", "outside, outside"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.target, func(t *testing.T) {
+			t.Parallel()
+			r := gittest.New(t)
+			r.Write("p/meta/a.json", "A")
+			r.Write("p/a.json", "TOP")
+			r.Write("p/.env", "SECRET")
+			r.Write("p/sub/keep", "")
+			for link, target := range map[string]string{"p/w/env.json": "../.env", "p/up": ".", "p/.foundry": tt.target} {
+				if err := os.MkdirAll(filepath.Dir(filepath.Join(r.Dir, link)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(target, filepath.Join(r.Dir, filepath.FromSlash(link))); err != nil {
+					t.Skipf("no symbolic links here: %v", err)
+				}
+			}
+			r.CommitAll("links")
+			for _, v := range threeViews(t, r.Dir, "p") {
+				var got []string
+				for _, name := range []string{".foundry/a.json", ".foundry/w/env.json"} {
+					b, err := fs.ReadFile(v.fsys, name)
+					switch {
+					case err == nil:
+						got = append(got, string(b))
+					case errors.Is(err, confined.ErrFoundryIsProject):
+						got = append(got, "the project")
+					case errors.Is(err, confined.ErrOutside):
+						got = append(got, "outside")
+					case errors.Is(err, fs.ErrNotExist):
+						got = append(got, "missing")
+					default:
+						got = append(got, err.Error())
+					}
+				}
+				if g := strings.Join(got, ", "); g != tt.want {
+					t.Errorf("%s: .foundry -> %s reads %s, want %s", v.name, tt.target, g, tt.want)
+				}
+			}
+		})
+	}
+}
+
 // TestViewsBoundLinkTarget checks that a committed link whose target is
 // longer than any the system stores (git keeps whatever blob it is given)
 // is refused as the system refuses one, "file name too long", before its

@@ -188,6 +188,73 @@ func TestRootReadsLinkedFoundry(t *testing.T) {
 	}
 }
 
+// TestRootReadsFoundryLink checks where a .foundry that is a link may
+// lead: to a folder inside the project, whose links then stay inside it;
+// not to the project's own folder, which would hold .git/config and an
+// untracked .env; not out of the project, refused as any link out of it.
+func TestRootReadsFoundryLink(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		target  string // of .foundry
+		want    string
+		wantErr error
+	}{
+		{"meta", "fact", nil},
+		{"meta/", "fact", nil},
+		{"sub/../meta", "fact", nil},
+		{".", "", confined.ErrFoundryIsProject},
+		{"./", "", confined.ErrFoundryIsProject},
+		{"meta/..", "", confined.ErrFoundryIsProject},
+		{"up", "", confined.ErrFoundryIsProject}, // up -> . : through a second link
+		{"..", "", confined.ErrOutside},
+		{"../proj", "", confined.ErrOutside},
+	}
+	for _, tt := range tests {
+		t.Run(tt.target, func(t *testing.T) {
+			t.Parallel()
+			root, _ := project(t)
+			if err := os.RemoveAll(filepath.Join(root, ".foundry")); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(root, "meta/memory/fact.md"), "fact")
+			writeFile(t, filepath.Join(root, "memory/fact.md"), "fact at the top")
+			writeFile(t, filepath.Join(root, ".git/config"), "token secret")
+			writeFile(t, filepath.Join(root, "sub/keep"), "")
+			symlink(t, "../.git/config", filepath.Join(root, "memory/git.md"))
+			symlink(t, ".", filepath.Join(root, "up"))
+			symlink(t, tt.target, filepath.Join(root, ".foundry"))
+			r := open(t, root)
+			for _, name := range []string{".foundry/memory/fact.md", ".foundry/memory/git.md", ".foundry/memory"} {
+				want, wantErr := tt.want, tt.wantErr
+				switch {
+				case name == ".foundry/memory/git.md" && wantErr == nil:
+					want, wantErr = "", fs.ErrNotExist // only the top memory folder holds one
+				case name == ".foundry/memory":
+					if _, err := r.OpenDir(name); !errors.Is(err, wantErr) {
+						t.Errorf("OpenDir(%s): %v, want %v", name, err, wantErr)
+					}
+					if f, err := r.OpenFolder(name); !errors.Is(err, wantErr) {
+						t.Errorf("OpenFolder(%s): %v, want %v", name, err, wantErr)
+					} else if err == nil {
+						f.Close()
+					}
+					continue
+				}
+				got, err := fs.ReadFile(r.FS(), name)
+				if !errors.Is(err, wantErr) || string(got) != want {
+					t.Errorf("ReadFile(%s) = %q, %v; want %q, %v", name, got, err, want, wantErr)
+				}
+				if _, err := fs.Stat(r.FS(), name); !errors.Is(err, wantErr) {
+					t.Errorf("Stat(%s): %v, want %v", name, err, wantErr)
+				}
+				if err != nil && (!strings.Contains(err.Error(), name) || strings.Contains(err.Error(), "escapes")) {
+					t.Errorf("ReadFile(%s): %q does not name the file and its refusal", name, err)
+				}
+			}
+		})
+	}
+}
+
 func writeFile(t *testing.T, name, data string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {

@@ -25,6 +25,22 @@ type outsideFoundry struct{}
 func (outsideFoundry) Error() string        { return "leads outside " + FoundryDir }
 func (outsideFoundry) Is(target error) bool { return target == ErrOutside }
 
+// ErrFoundryIsProject marks a read inside a .foundry that is a symbolic
+// link to the project's own folder (".", "sub/.."): such a .foundry holds
+// the whole project, .git/config and an untracked .env included, so
+// nothing is read through it. It matches [ErrOutsideFoundry] and
+// [ErrOutside] for errors.Is.
+var ErrFoundryIsProject error = foundryIsProject{}
+
+type foundryIsProject struct{}
+
+func (foundryIsProject) Error() string {
+	return ErrOutsideFoundry.Error() + ": " + FoundryDir + " is the project's own folder"
+}
+func (foundryIsProject) Is(target error) bool {
+	return target == ErrOutsideFoundry || target == ErrOutside
+}
+
 // InFoundry reports whether name, a clean slash path relative to a
 // project's root, names something inside .foundry (not .foundry itself).
 func InFoundry(name string) bool { return strings.HasPrefix(name, FoundryDir+"/") }
@@ -34,7 +50,8 @@ func InFoundry(name string) bool { return strings.HasPrefix(name, FoundryDir+"/"
 // its own, so a symbolic link in .foundry is followed only to a target
 // inside .foundry, which the git views hold to as well. .foundry itself,
 // when it is a link, is followed as any link of the project is: to a
-// folder inside the project. Every other name is read from r. The caller
+// folder inside the project, but not to the project's own folder
+// ([ErrFoundryIsProject]). Every other name is read from r. The caller
 // closes the root returned when it is not r.r. The root of a folder under
 // the project's ([Root.OpenWriteFolder]) is its own confinement.
 func (r *Root) at(name string) (*os.Root, string, error) {
@@ -43,7 +60,18 @@ func (r *Root) at(name string) (*os.Root, string, error) {
 	}
 	sub, err := r.r.OpenRoot(FoundryDir)
 	if err != nil {
-		return nil, "", inFoundry(name, err, false)
+		// A .foundry that leads out of the project is refused as any
+		// link out of it is.
+		return nil, "", escaped(name, err)
+	}
+	// One fstat: a .foundry that is the project would confine nothing.
+	fi, err := sub.Stat(".")
+	if err == nil && os.SameFile(fi, r.self) {
+		err = ErrFoundryIsProject
+	}
+	if err != nil {
+		sub.Close()
+		return nil, "", &fs.PathError{Op: "open", Path: name, Err: err}
 	}
 	return sub, name[len(FoundryDir)+1:], nil
 }

@@ -58,6 +58,8 @@ type Root struct {
 
 	held *os.File // the folder itself, held by a WriteFolder (see holdFD); nil otherwise
 	fd   int      // held's descriptor
+
+	self fs.FileInfo // the folder's identity, for a .foundry that leads back to it (see at)
 }
 
 // shown is name as messages show it: relative to the project's root.
@@ -69,7 +71,12 @@ func Open(dir string) (*Root, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open project folder: %w", err)
 	}
-	return &Root{dir: dir, r: r}, nil
+	self, err := r.Stat(".")
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("open project folder: %w", err)
+	}
+	return &Root{dir: dir, r: r, self: self}, nil
 }
 
 // Dir returns the folder's path as given to Open.
