@@ -210,7 +210,10 @@ func validateInputs(env *cliEnv, p *project.Project, files []string, rootRelativ
 	var inputs []artifacts.Input
 	if len(files) > 0 {
 		stdinUsed := false
-		physical := physicalPaths{env: env}
+		var places *projectPaths
+		if p != nil {
+			places = newProjectPaths(env, p.Root)
+		}
 		for _, f := range files {
 			if f == "-" {
 				// "-" is stdin, as for blackboard write --data-file -.
@@ -225,33 +228,30 @@ func validateInputs(env *cliEnv, p *project.Project, files []string, rootRelativ
 				inputs = append(inputs, artifacts.Input{Path: "-", FS: fsys, Name: stdinName})
 				continue
 			}
-			var rel string
+			var rel, read string
 			inside := false
 			if p != nil {
 				// Where the file lies in the project decides how it is
 				// read: inside .foundry through the project's source, whose
 				// links lead only within .foundry, as every other reader
 				// of .foundry; elsewhere as given.
-				abs, err := physical.path(f)
-				if err != nil {
+				var err error
+				if rel, read, inside, err = places.place(f); err != nil {
 					return nil, err
 				}
-				rel, err = filepath.Rel(p.Root, abs)
-				inside = err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-				rel = filepath.ToSlash(rel)
 			}
 			shown := f
 			if rootRelative && inside {
 				shown = rel
 			}
-			if p == nil || p.Writable() && !(inside && confined.InFoundry(rel)) {
+			if p == nil || p.Writable() && !(inside && confined.InFoundry(read)) {
 				inputs = append(inputs, artifacts.File(shown, env.path(f)))
 				continue
 			}
 			if !inside {
 				return nil, fmt.Errorf("%s is outside the project %s; the %s holds only project files", f, p.Root, p.Source)
 			}
-			inputs = append(inputs, artifacts.Input{Path: shown, FS: p.FS, Name: rel})
+			inputs = append(inputs, artifacts.Input{Path: shown, FS: p.FS, Name: read})
 		}
 		return inputs, nil
 	}
@@ -329,30 +329,88 @@ func checkSARIFPrefix(c *cli.Context, format, prefix string) (string, error) {
 	return p, nil
 }
 
-// physicalPaths makes the paths of files given on the command line
-// absolute, with the links of their folder resolved as [cliEnv.physicalDir]
-// resolves -C DIR, so that they compare with the project root; the file
-// itself is kept as named: a link there is the file asked about, read as
-// the chosen source holds it. Each folder is resolved once: a command line
-// of thousands of artifacts names a few folders.
-type physicalPaths struct {
-	env  *cliEnv
-	dirs map[string]string // a folder as named, absolute: as resolved
+// projectPaths places the files given on the command line in the project
+// rooted at root. Each folder is resolved once: a command line of
+// thousands of artifacts names a few folders.
+type projectPaths struct {
+	env     *cliEnv
+	root    string
+	foundry string            // root's .foundry, its links resolved
+	dirs    map[string]string // a folder as named, absolute: as resolved
 }
 
-func (p *physicalPaths) path(name string) (string, error) {
-	abs, err := filepath.Abs(p.env.path(name))
-	if err != nil {
-		return "", err
-	}
-	dir := filepath.Dir(abs)
+func newProjectPaths(env *cliEnv, root string) *projectPaths {
+	p := &projectPaths{env: env, root: root, dirs: map[string]string{}}
+	p.foundry = p.resolve(filepath.Join(root, confined.FoundryDir))
+	return p
+}
+
+// resolve is resolveLinks of the absolute folder dir, once per folder.
+func (p *projectPaths) resolve(dir string) string {
 	real, ok := p.dirs[dir]
 	if !ok {
 		real = resolveLinks(dir)
-		if p.dirs == nil {
-			p.dirs = map[string]string{}
-		}
 		p.dirs[dir] = real
 	}
-	return filepath.Join(real, filepath.Base(abs)), nil
+	return real
+}
+
+// place returns where the file name lies in the project. rel is its path
+// with the links of its folder resolved as [cliEnv.physicalDir] resolves
+// -C DIR, so that it compares with the root (the path git holds it
+// under); the file itself is kept as named: a link there is the file
+// asked about, read as the chosen source holds it. read is the path to
+// read it by: inside .foundry when it is named there or when its folder
+// lies in .foundry, so that every link on the way, the folders' included,
+// is held to .foundry as the project's readers hold it; rel otherwise.
+// inside reports that read is a path of the project.
+func (p *projectPaths) place(name string) (rel, read string, inside bool, err error) {
+	abs, err := filepath.Abs(p.env.path(name))
+	if err != nil {
+		return "", "", false, err
+	}
+	dir := filepath.Dir(abs)
+	rel, inside = below(p.root, filepath.Join(p.resolve(dir), filepath.Base(abs)))
+	// As named: below the first folder on the way that is the root (-C
+	// may go through a link to it), the folders after it not resolved.
+	var folders []string // dir and the folders above it, the top last
+	for d := dir; ; d = filepath.Dir(d) {
+		folders = append(folders, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	for _, d := range slices.Backward(folders) {
+		if p.resolve(d) != p.root {
+			continue
+		}
+		if named, ok := below(d, abs); ok && confined.InFoundry(named) {
+			read = named
+		}
+		break
+	}
+	if read == "" {
+		if named, ok := below(p.foundry, filepath.Join(p.resolve(dir), filepath.Base(abs))); ok {
+			read = confined.FoundryDir + "/" + named
+		}
+	}
+	switch {
+	case read == "":
+		return rel, rel, inside, nil
+	case !inside:
+		// A .foundry that leads out of the project: shown as named, and
+		// refused when read.
+		rel = read
+	}
+	return rel, read, true, nil
+}
+
+// below returns name's slash path relative to the folder dir, and whether
+// it lies below it.
+func below(dir, name string) (string, bool) {
+	rel, err := filepath.Rel(dir, name)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
 }
