@@ -211,6 +211,7 @@ func (s *Store) reconcile(c *searchCache, infos []fs.FileInfo) (current bool) {
 			current = false
 			i++
 		}
+		recorded := false
 		if i < len(recs) && recs[i].name() == n {
 			r := &recs[i]
 			i++
@@ -224,8 +225,13 @@ func (s *Store) reconcile(c *searchCache, infos []fs.FileInfo) (current bool) {
 			if r.file.err != nil {
 				s.setFile(r.path, nil)
 			}
+			recorded = true
 		}
-		current = false
+		// A link is never recorded, and read on every scan (see keyOf):
+		// the cache lacks nothing it would hold when one is listed.
+		if recorded || info.Mode()&fs.ModeSymlink == 0 {
+			current = false
+		}
 		if p := Dir + "/" + n; !s.revalidate(p, info, false) && s.files[p] != nil {
 			s.setFile(p, nil)
 		}

@@ -206,7 +206,16 @@ const racyWindow = 2 * time.Second
 
 type hasher interface{ Hash() string }
 
+// keyOf is the identity of the file fi describes, as listed: for a
+// symbolic link, the link's own. That says nothing of the content read
+// through it, nor of whether the link may still be followed (a folder on
+// its way replaced by a link out of .foundry, a cache an older rule
+// wrote), so a link's key is never strong: its file is read again on each
+// scan, through the confinement that decides.
 func keyOf(fi fs.FileInfo) fileKey {
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return fileKey{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	}
 	if k, ok := fi.(interface{ key() fileKey }); ok { // listFacts's
 		return k.key()
 	}

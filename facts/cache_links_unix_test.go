@@ -1,0 +1,94 @@
+//go:build unix
+
+package facts
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
+)
+
+// TestSearchCacheRereadsLinks checks that a fact file that is a symbolic
+// link is read again by every process, never answered from the cache by
+// the link's own identity: what the link reads changes without it (its
+// target edited, a folder on its way replaced by a link out of .foundry,
+// or a cache written when the rule for links was wider).
+func TestSearchCacheRereadsLinks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root := writeTree(t, genFacts(t, 3))
+	w, err := OpenDir(root, Options{Now: fixedNow}).Write(ctx, WriteRequest{Title: "Migrations use Zebrafish", Body: "Plain SQL files.", Type: Convention})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Base(w.Path)
+	archive := filepath.Join(root, ".foundry", "archive")
+	link := filepath.Join(root, filepath.FromSlash(w.Path))
+	if err := os.MkdirAll(archive, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(link, filepath.Join(archive, base)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../archive/"+base, link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	// The link settled once, as a checkout leaves it: nothing below
+	// changes its identity.
+	settle(t, root)
+	tv := unix.NsecToTimeval(time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()) // before settle's time, which the cache file takes
+	if err := unix.Lutimes(link, []unix.Timeval{tv, tv}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		step   string
+		change func() error
+		q      string
+		want   []string
+	}{
+		{"first", nil, "zebrafish", []string{w.ID}},
+		{"again, the cache written", nil, "zebrafish", []string{w.ID}},
+		{"target edited", func() error {
+			p := filepath.Join(archive, base)
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(p, []byte(strings.Replace(string(data), "Plain SQL", "Plain XQL", 1)), 0o644)
+		}, "xql", []string{w.ID}},
+		{"its folder linked out of .foundry", func() error {
+			outside := filepath.Join(root, "outside")
+			if err := os.Rename(archive, outside); err != nil {
+				return err
+			}
+			return os.Symlink("../outside", archive)
+		}, "zebrafish", nil},
+	}
+	for _, tt := range tests {
+		if tt.change != nil {
+			if err := tt.change(); err != nil {
+				t.Fatal(err)
+			}
+			settle(t, root)
+		}
+		s := OpenDir(root, Options{Now: fixedNow, Cache: true})
+		res, err := s.Search(ctx, Query{Text: tt.q, Limit: MaxLimit})
+		_ = s.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, h := range res.Hits {
+			ids = append(ids, h.ID)
+		}
+		if !cmp.Equal(ids, tt.want) {
+			t.Errorf("%s: search %q = %q, want %q", tt.step, tt.q, ids, tt.want)
+		}
+	}
+}
