@@ -367,7 +367,7 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 		res.Supersedes = old.fact.ID
 		raw := old.raw
 		raw.Status, raw.SupersededBy = Superseded, id
-		before, err := confined.ReadFile(mem.FS(), path.Base(raw.Path))
+		before, err := readInPlace(mem, path.Base(raw.Path))
 		if err != nil {
 			return undo(err)
 		}
@@ -385,6 +385,18 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 		return undo(err)
 	}
 	return res, nil
+}
+
+// readInPlace reads the fact file base of the memory folder mem for an
+// edit in place. A file that is a symbolic link is refused before it is
+// read, as writing it would be ([ErrSymlink]): read through mem, whose
+// root is the memory folder, a link to a fact elsewhere in .foundry would
+// be refused as leading outside it, which it does not.
+func readInPlace(mem *confined.WriteFolder, base string) ([]byte, error) {
+	if err := mem.NoFollow(base); err != nil {
+		return nil, err
+	}
+	return confined.ReadFile(mem.FS(), base)
 }
 
 // recordWritten records in the live state the fact file p that a write
@@ -631,7 +643,7 @@ func (s *Store) link(ctx context.Context, mem *confined.WriteFolder, nw, old ent
 	}{{rawNew, []string{"supersedes"}}, {rawOld, []string{"status", "supersededBy"}}} {
 		raw := ed.raw
 		base := path.Base(raw.Path)
-		content, err := confined.ReadFile(mem.FS(), base)
+		content, err := readInPlace(mem, base)
 		if err != nil {
 			return undo(err)
 		}
@@ -721,7 +733,7 @@ func (s *Store) Retire(ctx context.Context, id, reason string) (RetireResult, er
 			return ruleErr("status", "%s is %s", id, alreadyText(f))
 		}
 		base := path.Base(raw.Path)
-		content, err := confined.ReadFile(mem.FS(), base)
+		content, err := readInPlace(mem, base)
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -391,6 +392,60 @@ func TestStoreWriteFailureLeavesNothing(t *testing.T) {
 		if diff := cmp.Diff(before, readFile(t, root, first.Path)); diff != "" {
 			t.Errorf("superseded fact after a failed write (-want +got):\n%s", diff)
 		}
+	}
+}
+
+// TestStoreEditRefusesLinkedFact checks that an edit in place of a fact
+// file that is a symbolic link (to a fact kept elsewhere in .foundry,
+// which reads follow) is refused as a write through a link, and not as a
+// link leading outside the project, which it does not; the fact is left
+// as it was.
+func TestStoreEditRefusesLinkedFact(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		edit func(s *Store, id string) error
+	}{
+		{"retire", func(s *Store, id string) error { _, err := s.Retire(ctx, id, "no longer holds"); return err }},
+		{"supersede by title", func(s *Store, _ string) error {
+			_, err := s.Write(ctx, WriteRequest{Title: "Orders are kept for seven years", Type: Constraint, Body: "A new retention rule."})
+			return err
+		}},
+		{"supersede by id", func(s *Store, id string) error {
+			_, err := s.Write(ctx, WriteRequest{Title: "Orders are kept for ten years", Type: Constraint, Body: "The rule changed.", Supersedes: id})
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s, root, _ := newTestStore(t)
+			w, err := s.Write(ctx, WriteRequest{Title: "Orders are kept for seven years", Type: Constraint, Body: "Legal retention rule."})
+			if err != nil {
+				t.Fatal(err)
+			}
+			base := path.Base(w.Path)
+			kept := filepath.Join(root, ".foundry", "archive", base)
+			if err := os.MkdirAll(filepath.Dir(kept), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(filepath.Join(root, filepath.FromSlash(w.Path)), kept); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("../archive/"+base, filepath.Join(root, filepath.FromSlash(w.Path))); err != nil {
+				t.Skipf("no symbolic links here: %v", err)
+			}
+			before := readFile(t, filepath.Dir(kept), base)
+			s = OpenDir(root, Options{Now: fixedNow})
+			err = tt.edit(s, w.ID)
+			if !errors.Is(err, ErrSymlink) || !strings.Contains(err.Error(), w.Path) {
+				t.Errorf("edit of a linked fact: %v, want %v naming %s", err, ErrSymlink, w.Path)
+			}
+			if got := readFile(t, filepath.Dir(kept), base); got != before {
+				t.Errorf("linked fact changed: %q, was %q", got, before)
+			}
+		})
 	}
 }
 
