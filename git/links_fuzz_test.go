@@ -115,3 +115,69 @@ func readOutcome(fsys fs.FS, name string) string {
 	}
 	return b.String()
 }
+
+// FuzzViewFoundryLink commits .foundry itself as a symbolic link with an
+// arbitrary target, and a link inside the folder it may lead to, and
+// reads paths through them in the working tree, at the revision and in
+// the index: every view must read the same or fail the same way, and no
+// path inside .foundry may read a file of the project outside the folder
+// .foundry leads to (the project's own folder, with .git/config and .env,
+// is no .foundry).
+func FuzzViewFoundryLink(f *testing.F) {
+	for _, s := range [][3]string{
+		{"meta", "../secret.json", "l1"},
+		{".", "../secret.json", "meta/l1"},
+		{"./", "../meta/a.json", "secret.json"},
+		{".", "a.json", "l1/../a.json"},
+		{"meta/..", "a.json", "meta/a.json"},
+		{"up", "a.json", "l1"},
+		{"meta/l1", "../meta", "a.json"},
+		{"../p/meta", "a.json", "l1"},
+		{"sub/../meta/", "sub/../a.json", "sub"},
+		{"meta/sub/..", "sub/..", "l1/a.json"},
+		{"lnk/", "../lnk/a.json", "l1"},
+	} {
+		f.Add(s[0], s[1], s[2])
+	}
+	f.Fuzz(func(t *testing.T, foundry, target, name string) {
+		for _, l := range []string{foundry, target} {
+			if l == "" || len(l) > 4095 || strings.ContainsRune(l, 0) {
+				t.Skip()
+			}
+			for c := range strings.SplitSeq(l, "/") {
+				if len(c) > 255 {
+					t.Skip()
+				}
+			}
+		}
+		if !fs.ValidPath(".foundry/" + name) {
+			t.Skip()
+		}
+		r := gittest.New(t)
+		r.Write("outside.json", "OUTSIDE")
+		r.Write("p/secret.json", "SECRET")
+		r.Write("p/meta/a.json", "A")
+		r.Write("p/meta/sub/b.json", "B")
+		for at, to := range map[string]string{"p/.foundry": foundry, "p/meta/l1": target, "p/up": ".", "p/lnk": "meta"} {
+			if err := os.Symlink(to, filepath.Join(r.Dir, filepath.FromSlash(at))); err != nil {
+				t.Skipf("no symbolic links here: %v", err)
+			}
+		}
+		r.CommitAll("links")
+		views := threeViews(t, r.Dir, "p")
+		for _, n := range []string{".foundry/" + name, ".foundry/l1", ".foundry/a.json"} {
+			var want string
+			for i, v := range views {
+				got := readOutcome(v.fsys, n)
+				if strings.Contains(got, "OUTSIDE") || strings.Contains(got, "SECRET") {
+					t.Fatalf("%s (.foundry -> %q, l1 -> %q): %s %s", v.name, foundry, target, n, got)
+				}
+				if i == 0 {
+					want = got
+				} else if got != want {
+					t.Errorf("%s (.foundry -> %q, l1 -> %q): %s %s, the working tree %s", v.name, foundry, target, n, got, want)
+				}
+			}
+		}
+	})
+}

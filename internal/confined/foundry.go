@@ -103,6 +103,11 @@ var (
 
 // do runs op on the root that reads name, with name relative to it.
 func (p projectFS) do(name string, op func(root *os.Root, rel string) error) error {
+	if !fs.ValidPath(name) || strings.IndexByte(name, 0) >= 0 {
+		// Refused before .foundry is looked up, as the git views refuse
+		// it: a path's validity does not depend on what .foundry is.
+		return &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
 	root, rel, err := p.r.at(name)
 	if err != nil {
 		return err
