@@ -221,9 +221,20 @@ func TestRootReadsFoundryLink(t *testing.T) {
 			writeFile(t, filepath.Join(root, ".git/config"), "token secret")
 			writeFile(t, filepath.Join(root, "sub/keep"), "")
 			symlink(t, "../.git/config", filepath.Join(root, "memory/git.md"))
+			symlink(t, ".git/config", filepath.Join(root, "git.md"))
+			writeFile(t, filepath.Join(root, "meta/git.md"), "fact")
 			symlink(t, ".", filepath.Join(root, "up"))
 			symlink(t, tt.target, filepath.Join(root, ".foundry"))
 			r := open(t, root)
+			// A file directly in .foundry, read as a batch of its folder.
+			if f, err := r.OpenFolder(".foundry"); !errors.Is(err, tt.wantErr) {
+				t.Errorf("OpenFolder(.foundry): %v, want %v", err, tt.wantErr)
+			} else if err == nil {
+				if got, err := fs.ReadFile(f, "git.md"); err != nil || string(got) != tt.want {
+					t.Errorf("Folder(.foundry).ReadFile(git.md) = %q, %v; want %q", got, err, tt.want)
+				}
+				f.Close()
+			}
 			for _, name := range []string{".foundry/memory/fact.md", ".foundry/memory/git.md", ".foundry/memory"} {
 				want, wantErr := tt.want, tt.wantErr
 				switch {

@@ -49,6 +49,17 @@ func (r *Root) OpenFolder(dir string) (*Folder, error) {
 	}
 	var sub *os.Root
 	err = projectFS{r}.do(dir, func(root *os.Root, rel string) (err error) { sub, err = root.OpenRoot(rel); return err })
+	if err == nil && dir == FoundryDir && r.under == "" {
+		// The files directly in .foundry are read from sub, not through
+		// [Root.at]: sub must not be the project's own folder either.
+		if fi, serr := sub.Stat("."); serr != nil || os.SameFile(fi, r.self) {
+			sub.Close()
+			err = &fs.PathError{Op: "open", Path: dir, Err: ErrFoundryIsProject}
+			if serr != nil {
+				err = serr
+			}
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open folder %s: %w", dir, escaped(dir, err))
 	}
