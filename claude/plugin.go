@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
+	"path"
 	"slices"
 	"strings"
 
-	"github.com/foundryhq/foundry/internal/atomicfile"
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/internal/lazyre"
 	"github.com/foundryhq/foundry/schemas"
 )
@@ -84,7 +84,8 @@ func pluginVersion(v string) string {
 //	skills/runbook-author/SKILL.md turn a finished task into a runbook
 //
 // It returns the written files, slash paths relative to dir, sorted. Files
-// already there are overwritten; nothing else in dir is touched.
+// already there are overwritten; nothing else in dir is touched. No
+// symbolic link below dir is followed: a write through one is refused.
 func BuildPlugin(dir string, opts PluginOptions) ([]string, error) {
 	files := map[string][]byte{}
 	add := func(rel string, v any) error {
@@ -134,12 +135,21 @@ func BuildPlugin(dir string, opts PluginOptions) ([]string, error) {
 		written = append(written, rel)
 	}
 	slices.Sort(written)
+	// dir itself is where the caller asked; below it, as every write of
+	// Foundry's, no symbolic link is followed.
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("build plugin: %w", err)
+	}
+	root, err := confined.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("build plugin: %w", err)
+	}
+	defer root.Close()
 	for _, rel := range written {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		if err := root.MkdirAll(path.Dir(rel)); err != nil {
 			return nil, fmt.Errorf("build plugin: %w", err)
 		}
-		if err := atomicfile.WriteFile(p, files[rel], 0o644); err != nil {
+		if err := root.WriteFile(rel, files[rel], 0o644); err != nil {
 			return nil, fmt.Errorf("build plugin: %w", err)
 		}
 	}

@@ -130,3 +130,39 @@ func TestBuildPluginVersions(t *testing.T) {
 		})
 	}
 }
+
+// TestBuildPluginFollowsNoLink checks that a symbolic link below the plugin
+// folder, to a folder or a file elsewhere, is refused as a write through a
+// link, and what it leads to is left untouched.
+func TestBuildPluginFollowsNoLink(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ link, target string }{
+		{"hooks", "dir"},
+		{".mcp.json", "file"},
+		{"skills/runbook-author", "dir"},
+	} {
+		t.Run(tt.link, func(t *testing.T) {
+			t.Parallel()
+			dir, outside := t.TempDir(), t.TempDir()
+			target := outside
+			if tt.target == "file" {
+				target = filepath.Join(outside, "f.json")
+				writeFile(t, outside, "f.json", "mine\n")
+			}
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, tt.link)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(target, filepath.Join(dir, tt.link)); err != nil {
+				t.Skipf("no symbolic links here: %v", err)
+			}
+			_, err := claude.BuildPlugin(dir, claude.PluginOptions{Version: "(devel)"})
+			if err == nil || !strings.Contains(err.Error(), "refuse to write through "+tt.link+": is a symbolic link") {
+				t.Errorf("BuildPlugin over a link at %s: %v", tt.link, err)
+			}
+			es, _ := os.ReadDir(outside)
+			if tt.target == "dir" && len(es) != 0 || tt.target == "file" && readFile(t, target) != "mine\n" {
+				t.Errorf("the link's target changed: %v", es)
+			}
+		})
+	}
+}

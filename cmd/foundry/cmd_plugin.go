@@ -40,8 +40,9 @@ EXIT STATUS:
     hooks/hooks.json               PostToolUse on Write|Edit|MultiEdit: foundry hook claude
     schemas/                       the contracts this binary ships
     skills/runbook-author/SKILL.md turn a finished task into a runbook
-Files already in DIR are overwritten; nothing else is touched. The plugin
-runs the foundry found on PATH. Its tools are addressed as
+Files already in DIR are overwritten; nothing else is touched, and no
+symbolic link below DIR is followed (exit 1). The plugin runs the foundry
+found on PATH. Its tools are addressed as
 mcp__plugin_foundry-core_foundry__<name>.
 
 EXIT STATUS:
