@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/urfave/cli/v2"
@@ -133,6 +135,13 @@ func runDoctor(ctx context.Context, env *cliEnv, opts *doctorOptions) error {
 	clearBar()
 	if err != nil {
 		return err
+	}
+	if p.Source.Staged {
+		if _, err := fs.Stat(p.FS, project.Dir); errors.Is(err, fs.ErrNotExist) {
+			// Every check passes over an empty index: say why, without
+			// failing a project that has not staged its memory yet.
+			fmt.Fprintf(opts.stderr, "note: the index holds no %s/: nothing is staged to check (git add %s)\n", project.Dir, project.Dir)
+		}
 	}
 	switch opts.format {
 	case "json":
