@@ -17,8 +17,9 @@ import (
 	"github.com/foundryhq/foundry/internal/confined"
 )
 
-// Dir is the name of the folder that marks a project root.
-const Dir = ".foundry"
+// Dir is the name of the folder that marks a project root: the folder
+// whose links package confined holds within it.
+const Dir = confined.FoundryDir
 
 var (
 	// ErrNoProject means no .foundry folder exists in a folder or above it.
