@@ -85,7 +85,7 @@ func inFoundry(name string, err error, sub bool) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		pe.Path = name
-		if sub && pe.Err != nil && (pe.Err == ErrOutside || pe.Err.Error() == "path escapes from parent") {
+		if sub && (pe.Err == ErrOutside || escapesParent(pe.Err)) {
 			pe.Err = ErrOutsideFoundry
 		}
 	}
@@ -125,10 +125,7 @@ func (p projectFS) open(name string) (f *os.File, err error) {
 }
 
 func (p projectFS) Open(name string) (fs.File, error) {
-	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
-	}
-	f, err := p.open(name)
+	f, err := p.open(name) // do refuses an invalid name
 	if err != nil {
 		return nil, err
 	}

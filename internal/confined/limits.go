@@ -284,7 +284,7 @@ func escaped(name string, err error) error {
 		default:
 			pe.Op = strings.TrimSuffix(pe.Op, "at") // os.Root's "statat", "openat"
 		}
-		if pe.Err != nil && pe.Err.Error() == "path escapes from parent" {
+		if escapesParent(pe.Err) {
 			pe.Err = ErrOutside
 		}
 	}
@@ -326,4 +326,11 @@ func (f *boundedFile) Read(p []byte) (int, error) {
 		return 0, &fs.PathError{Op: "read", Path: f.name, Err: &TooLargeError{Path: f.name, Size: LimitFor(f.name).Max - f.left, Limit: LimitFor(f.name)}}
 	}
 	return n, err
+}
+
+// escapesParent reports whether err is os.Root's refusal of a path that
+// leaves it (a link out of it, or an absolute one), whose text is its only
+// handle.
+func escapesParent(err error) bool {
+	return err != nil && err.Error() == "path escapes from parent"
 }
