@@ -2,6 +2,7 @@ package git_test
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -42,17 +43,7 @@ func checkViewLinks(t *testing.T, t1, t2, t3, name string) {
 	links := []struct{ at, target string }{
 		{".foundry/l1", t1}, {".foundry/sub/l2", t2}, {"l3", t3},
 	}
-	for _, l := range links {
-		// What no link on disk can hold, the table tests cover.
-		if l.target == "" || len(l.target) > 4095 || strings.ContainsRune(l.target, 0) {
-			t.Skip()
-		}
-		for c := range strings.SplitSeq(l.target, "/") {
-			if len(c) > 255 {
-				t.Skip()
-			}
-		}
-	}
+	skipUnlinkable(t, t1, t2, t3)
 	if !fs.ValidPath(name) {
 		t.Skip()
 	}
@@ -68,21 +59,47 @@ func checkViewLinks(t *testing.T, t1, t2, t3, name string) {
 		}
 	}
 	r.CommitAll("links")
-	views := threeViews(t, r.Dir, "p")
-	for _, n := range []string{name, links[0].at, links[1].at, links[2].at} {
+	names := []string{name, links[0].at, links[1].at, links[2].at}
+	agreeInEveryView(t, threeViews(t, r.Dir, "p"), fmt.Sprintf("links %q, %q, %q", t1, t2, t3), names, func(v view, n, got string) {
+		if strings.Contains(got, "OUTSIDE") {
+			t.Fatalf("%s: %s read the file outside the project", v.name, n)
+		}
+		if strings.Contains(got, "SECRET") && strings.HasPrefix(n, ".foundry/") {
+			t.Fatalf("%s: %s read the project's file outside .foundry", v.name, n)
+		}
+	})
+}
+
+// skipUnlinkable skips a run with a link target no link on disk can hold:
+// the table tests cover those.
+func skipUnlinkable(t *testing.T, targets ...string) {
+	t.Helper()
+	for _, l := range targets {
+		if l == "" || len(l) > 4095 || strings.ContainsRune(l, 0) {
+			t.Skip()
+		}
+		for c := range strings.SplitSeq(l, "/") {
+			if len(c) > 255 {
+				t.Skip()
+			}
+		}
+	}
+}
+
+// agreeInEveryView reads each of names in every view: leak checks each
+// outcome first, and a view that reads a name otherwise than the working
+// tree (the first view) is an error naming the links, what.
+func agreeInEveryView(t *testing.T, views []view, what string, names []string, leak func(v view, name, got string)) {
+	t.Helper()
+	for _, n := range names {
 		var want string
 		for i, v := range views {
 			got := readOutcome(v.fsys, n)
-			if strings.Contains(got, "OUTSIDE") {
-				t.Fatalf("%s: %s read the file outside the project", v.name, n)
-			}
-			if strings.Contains(got, "SECRET") && strings.HasPrefix(n, ".foundry/") {
-				t.Fatalf("%s: %s read the project's file outside .foundry", v.name, n)
-			}
+			leak(v, n, got)
 			if i == 0 {
 				want = got
 			} else if got != want {
-				t.Errorf("%s (links %q, %q, %q): %s %s, the working tree %s", v.name, t1, t2, t3, n, got, want)
+				t.Errorf("%s (%s): %s %s, the working tree %s", v.name, what, n, got, want)
 			}
 		}
 	}
@@ -140,16 +157,7 @@ func FuzzViewFoundryLink(f *testing.F) {
 		f.Add(s[0], s[1], s[2])
 	}
 	f.Fuzz(func(t *testing.T, foundry, target, name string) {
-		for _, l := range []string{foundry, target} {
-			if l == "" || len(l) > 4095 || strings.ContainsRune(l, 0) {
-				t.Skip()
-			}
-			for c := range strings.SplitSeq(l, "/") {
-				if len(c) > 255 {
-					t.Skip()
-				}
-			}
-		}
+		skipUnlinkable(t, foundry, target)
 		if !fs.ValidPath(".foundry/" + name) {
 			t.Skip()
 		}
@@ -164,20 +172,12 @@ func FuzzViewFoundryLink(f *testing.F) {
 			}
 		}
 		r.CommitAll("links")
-		views := threeViews(t, r.Dir, "p")
-		for _, n := range []string{".foundry/" + name, ".foundry/l1", ".foundry/a.json"} {
-			var want string
-			for i, v := range views {
-				got := readOutcome(v.fsys, n)
-				if strings.Contains(got, "OUTSIDE") || strings.Contains(got, "SECRET") {
-					t.Fatalf("%s (.foundry -> %q, l1 -> %q): %s %s", v.name, foundry, target, n, got)
-				}
-				if i == 0 {
-					want = got
-				} else if got != want {
-					t.Errorf("%s (.foundry -> %q, l1 -> %q): %s %s, the working tree %s", v.name, foundry, target, n, got, want)
-				}
+		what := fmt.Sprintf(".foundry -> %q, l1 -> %q", foundry, target)
+		names := []string{".foundry/" + name, ".foundry/l1", ".foundry/a.json"}
+		agreeInEveryView(t, threeViews(t, r.Dir, "p"), what, names, func(v view, n, got string) {
+			if strings.Contains(got, "OUTSIDE") || strings.Contains(got, "SECRET") {
+				t.Fatalf("%s (%s): %s %s", v.name, what, n, got)
 			}
-		}
+		})
 	})
 }
