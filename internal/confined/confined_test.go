@@ -167,10 +167,7 @@ func TestRootReads(t *testing.T) {
 // only inside the folder it links to: not to that folder's siblings.
 func TestRootReadsLinkedFoundry(t *testing.T) {
 	t.Parallel()
-	root, _ := project(t)
-	if err := os.RemoveAll(filepath.Join(root, ".foundry")); err != nil {
-		t.Fatal(err)
-	}
+	root := projectWithoutFoundry(t)
 	writeFile(t, filepath.Join(root, "meta/foundry/memory/fact.md"), "fact")
 	writeFile(t, filepath.Join(root, "meta/secret.md"), "secret")
 	symlink(t, "meta/foundry", filepath.Join(root, ".foundry"))
@@ -212,10 +209,7 @@ func TestRootReadsFoundryLink(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.target, func(t *testing.T) {
 			t.Parallel()
-			root, _ := project(t)
-			if err := os.RemoveAll(filepath.Join(root, ".foundry")); err != nil {
-				t.Fatal(err)
-			}
+			root := projectWithoutFoundry(t)
 			writeFile(t, filepath.Join(root, "meta/memory/fact.md"), "fact")
 			writeFile(t, filepath.Join(root, "memory/fact.md"), "fact at the top")
 			writeFile(t, filepath.Join(root, ".git/config"), "token secret")
@@ -264,6 +258,17 @@ func TestRootReadsFoundryLink(t *testing.T) {
 			}
 		})
 	}
+}
+
+// projectWithoutFoundry is [project] with .foundry removed, for a test
+// that makes it a link.
+func projectWithoutFoundry(t *testing.T) string {
+	t.Helper()
+	root, _ := project(t)
+	if err := os.RemoveAll(filepath.Join(root, ".foundry")); err != nil {
+		t.Fatal(err)
+	}
+	return root
 }
 
 func writeFile(t *testing.T, name, data string) {
