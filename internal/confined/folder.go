@@ -52,12 +52,9 @@ func (r *Root) OpenFolder(dir string) (*Folder, error) {
 	if err == nil && dir == FoundryDir && r.under == "" {
 		// The files directly in .foundry are read from sub, not through
 		// [Root.at]: sub must not be the project's own folder either.
-		if fi, serr := sub.Stat("."); serr != nil || os.SameFile(fi, r.self) {
+		if err = r.notProject(sub); err != nil {
 			sub.Close()
-			err = &fs.PathError{Op: "open", Path: dir, Err: ErrFoundryIsProject}
-			if serr != nil {
-				err = serr
-			}
+			err = &fs.PathError{Op: "open", Path: dir, Err: err}
 		}
 	}
 	if err != nil {

@@ -64,16 +64,22 @@ func (r *Root) at(name string) (*os.Root, string, error) {
 		// link out of it is.
 		return nil, "", escaped(name, err)
 	}
-	// One fstat: a .foundry that is the project would confine nothing.
-	fi, err := sub.Stat(".")
-	if err == nil && os.SameFile(fi, r.self) {
-		err = ErrFoundryIsProject
-	}
-	if err != nil {
+	if err := r.notProject(sub); err != nil {
 		sub.Close()
 		return nil, "", &fs.PathError{Op: "open", Path: name, Err: err}
 	}
 	return sub, name[len(FoundryDir)+1:], nil
+}
+
+// notProject returns [ErrFoundryIsProject] when sub, .foundry opened as a
+// root, is the project's own folder, which would confine nothing, or the
+// error of telling; one fstat.
+func (r *Root) notProject(sub *os.Root) error {
+	fi, err := sub.Stat(".")
+	if err == nil && os.SameFile(fi, r.self) {
+		err = ErrFoundryIsProject
+	}
+	return err
 }
 
 // inFoundry names name in err, an error of reading it from the root [at]
