@@ -145,6 +145,13 @@ func BuildPlugin(dir string, opts PluginOptions) ([]string, error) {
 		return nil, fmt.Errorf("build plugin: %w", err)
 	}
 	defer root.Close()
+	// Every path is checked before the first file is written, so that a
+	// refused link leaves no half-built plugin behind.
+	for _, rel := range written {
+		if err := root.NoFollow(rel); err != nil {
+			return nil, fmt.Errorf("build plugin: %w", err)
+		}
+	}
 	for _, rel := range written {
 		if err := root.MkdirAll(path.Dir(rel)); err != nil {
 			return nil, fmt.Errorf("build plugin: %w", err)

@@ -2,6 +2,7 @@ package claude_test
 
 import (
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -162,6 +163,9 @@ func TestBuildPluginFollowsNoLink(t *testing.T) {
 			es, _ := os.ReadDir(outside)
 			if tt.target == "dir" && len(es) != 0 || tt.target == "file" && readFile(t, target) != "mine\n" {
 				t.Errorf("the link's target changed: %v", es)
+			}
+			if _, err := os.Stat(filepath.Join(dir, ".claude-plugin")); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("a refused build wrote part of the plugin: %v", err)
 			}
 		})
 	}
