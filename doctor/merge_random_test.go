@@ -27,7 +27,7 @@ import (
 )
 
 var (
-	mergeSeeds = flag.Int("merge-seeds", 0, "seeds of TestRandomBranchesMerge; 0: 300 when CI is set, 50 otherwise, 10 with -short (-merge-seeds=5000 for a long run)")
+	mergeSeeds = flag.Int("merge-seeds", 0, "seeds of TestRandomBranchesMerge; 0: 300 when CI is set without -race, 50 otherwise, 10 with -short (-merge-seeds=5000 for a long run)")
 	mergeSeed  = flag.Int64("merge-seed", -1, "run TestRandomBranchesMerge for this seed only")
 )
 
@@ -57,12 +57,14 @@ func TestRandomBranchesMerge(t *testing.T) {
 	}
 	// Each seed runs some sixty git commands: CI runs a few hundred seeds,
 	// a shared development machine fewer, so the suite stays quick there.
+	// Under the race detector (scripts/test) CI runs the developer's
+	// count too: 300 seeds there outlast go test's 10-minute timeout.
 	n := *mergeSeeds
 	switch {
 	case n > 0:
 	case testing.Short():
 		n = 10
-	case testenv.Required():
+	case testenv.Required() && !testenv.Race:
 		n = 300
 	default:
 		n = 50

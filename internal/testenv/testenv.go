@@ -21,6 +21,12 @@ import (
 // CI is set to any non-empty value.
 func Required() bool { return os.Getenv("CI") != "" }
 
+// Race reports whether the test binary runs under the race detector (set
+// by race.go, built only with -race), which makes code several times
+// slower. A test that does more work when CI is set does its developer
+// amount under -race: CI's run without -race does the rest.
+var Race = false
+
 // Missing ends the test for a requirement that is not met: under CI it fails
 // the test, otherwise it skips it. what names the requirement; cause says
 // why it is missing.

@@ -1,0 +1,5 @@
+//go:build race
+
+package testenv
+
+func init() { Race = true }
