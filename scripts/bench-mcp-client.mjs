@@ -7,7 +7,10 @@
 //
 // CONFIG_JSON: {"cmd": [...], "cwd": "...", "env": {...}, "tool": "memory_search" | "search_nodes",
 //   "runs": 10, "oneHit": [...words], "broad": [...words], "calls": 200, "broadCalls": 20,
-//   "writes": 0, "rssSearches": 0}
+//   "writes": 0, "rssSearches": 0, "coldOnly": false}
+//
+// coldOnly: time the cold start alone (for a server that answers nothing
+// but initialize, as scripts/startfloor).
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 
@@ -100,6 +103,10 @@ for (let r = 0; r < cfg.runs; r++) {
   await s.stop();
 }
 out.coldStartMs = median(cold);
+if (cfg.coldOnly) {
+  console.log(JSON.stringify(out));
+  process.exit(0);
+}
 
 // Spawn to the first search answered.
 const first = [],
