@@ -499,12 +499,18 @@ func field(f *Fact, key string) *string {
 	return nil
 }
 
+// parseTags reads the tags: a list of words, or one word alone. A tag
+// that is empty once trimmed is no tag, in a list or alone, so that
+// "tags: ''" reads back as Format writes it (no tags).
 func parseTags(v *yaml.Node) ([]string, error) {
 	switch {
 	case v.Kind == yaml.ScalarNode && v.Tag == "!!null":
 		return nil, nil
 	case v.Kind == yaml.ScalarNode:
-		return []string{strings.TrimSpace(v.Value)}, nil
+		if t := strings.TrimSpace(v.Value); t != "" {
+			return []string{t}, nil
+		}
+		return nil, nil
 	case v.Kind == yaml.SequenceNode:
 		var out []string
 		for _, c := range v.Content {

@@ -2,6 +2,7 @@ package facts
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -140,6 +141,39 @@ func TestParseLenient(t *testing.T) {
 	want := Fact{ID: "fact-0012", Type: Glossary, Title: "123", Tags: []string{"single"}, Body: "Body text."}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Parse (-want +got):\n%s", diff)
+	}
+}
+
+// TestParseTags: every way of writing no tag gives no tag, so that a fact
+// reads back as Format writes it.
+func TestParseTags(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		tags string
+		want []string
+	}{
+		{"single", []string{"single"}},
+		{"' spaced '", []string{"spaced"}},
+		{"[a, 'b']", []string{"a", "b"}},
+		{"[a, '', ' ']", []string{"a"}},
+		{"[]", nil},
+		{"", nil},
+		{"~", nil},
+		{"''", nil},
+		{"' '", nil},
+		{"!custom", nil},
+		{"!custom ''", nil},
+	}
+	for _, tt := range tests {
+		in := "---\nid: fact-0001\ntype: risk\ntitle: x\ntags: " + tt.tags + "\n---\n"
+		got, err := Parse("f.md", []byte(in))
+		if err != nil {
+			t.Errorf("tags: %s: %v", tt.tags, err)
+			continue
+		}
+		if !slices.Equal(got.Tags, tt.want) {
+			t.Errorf("tags: %s gives %q, want %q", tt.tags, got.Tags, tt.want)
+		}
 	}
 }
 
