@@ -500,8 +500,8 @@ func field(f *Fact, key string) *string {
 }
 
 // parseTags reads the tags: a list of words, or one word alone. A tag
-// that is empty once trimmed is no tag, in a list or alone, so that
-// "tags: ''" reads back as Format writes it (no tags).
+// that is empty once trimmed is no tag, in a list or alone, so that a
+// fact with a lone empty tag reads back as Format writes it: no tags.
 func parseTags(v *yaml.Node) ([]string, error) {
 	switch {
 	case v.Kind == yaml.ScalarNode && v.Tag == "!!null":
