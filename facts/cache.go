@@ -784,6 +784,11 @@ func decodeBody(data []byte, end int, l *dirListing) (*searchCache, bool) {
 			k := len(tagSlab)
 			tagSlab = tagSlab[:k+ntags-1]
 			f.Tags = tagSlab[k : k+ntags-1 : k+ntags-1]
+			if f.Tags == nil {
+				// An empty list sliced from a slab not yet allocated
+				// is nil: "tags": [], never null, as when parsed.
+				f.Tags = []string{}
+			}
 			for i := range f.Tags {
 				f.Tags[i] = d.str()
 			}

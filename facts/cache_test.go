@@ -692,3 +692,41 @@ func TestCacheUntrustedAfterFailedListing(t *testing.T) {
 		t.Errorf("read %d fact files after the failed listing, want all %d", n, len(facts))
 	}
 }
+
+// TestSearchCacheKeepsEmptyTags: a fact without tags has Tags []string{}
+// (JSON "tags": []) when read from the cache, as when parsed, whether or
+// not a fact decoded before it had tags.
+func TestSearchCacheKeepsEmptyTags(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		tags [][]string // per fact, in id order
+	}{
+		{"no fact has tags", [][]string{{}, {}}},
+		{"a later fact has tags", [][]string{{}, {"billing"}}},
+		{"an earlier fact has tags", [][]string{{"billing"}, {}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			facts := genFacts(t, len(tc.tags))
+			for i := range facts {
+				facts[i].Tags = tc.tags[i]
+			}
+			root := writeTree(t, facts)
+			q := Query{Text: facts[0].Title, Limit: MaxLimit}
+			cachedSearch(t, root, q) // writes the cache
+			got, reads := cachedSearch(t, root, q)
+			if reads != 0 {
+				t.Fatalf("search read %d fact files, want 0 (from the cache)", reads)
+			}
+			for _, h := range got.Hits {
+				if h.Tags == nil {
+					t.Errorf("%s from the cache: Tags is nil, want []string{}", h.ID)
+				}
+			}
+			if diff := cmp.Diff(plainSearch(t, root, q), got); diff != "" {
+				t.Errorf("search from the cache differs from an uncached one (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
