@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"slices"
 	"strings"
@@ -96,7 +97,8 @@ var formatValues = map[string][]string{
 // typed after "foundry". The project (of the folder, or -C DIR, on the
 // source --rev or --staged choose) supplies contract ids, runbook slugs,
 // fact ids and wave names; when there is none those are simply not
-// offered.
+// offered, but for the embedded contract ids, which the commands take
+// outside a project too.
 func complete(ctx context.Context, app *cli.App, words []string) []string {
 	cur := words[len(words)-1]
 	globals := flagTable(app.Flags)
@@ -199,7 +201,7 @@ func valuesOf(ctx context.Context, dir string, src project.Source, cmdPath, name
 	case "format":
 		return formatValues[cmdPath]
 	case "schema":
-		return projectNames(ctx, dir, src, contractIDs)
+		return contractNames(ctx, dir, src)
 	case "supersedes":
 		return projectNames(ctx, dir, src, factIDs)
 	case "wave":
@@ -216,7 +218,7 @@ func argumentsOf(ctx context.Context, dir string, src project.Source, cmdPath st
 		return []string{"bash", "zsh", "fish"}
 	case (cmdPath == "contracts show" || cmdPath == "contracts example") && n == 0,
 		cmdPath == "validate" && n == 0:
-		return projectNames(ctx, dir, src, contractIDs)
+		return contractNames(ctx, dir, src)
 	case cmdPath == "runbook get" && n == 0:
 		return projectNames(ctx, dir, src, runbookSlugs)
 	case (cmdPath == "memory show" || cmdPath == "memory retire") && n == 0:
@@ -240,6 +242,29 @@ func projectNames(ctx context.Context, dir string, src project.Source, list func
 		return nil
 	}
 	return names
+}
+
+// contractNames lists the contract ids of the project at dir on src; outside
+// a project, the embedded ones, which the commands then take (as
+// loadRegistry loads them), unless --rev or --staged asked for a project.
+func contractNames(ctx context.Context, dir string, src project.Source) []string {
+	p, err := project.Open(dir, src)
+	if err != nil {
+		if !errors.Is(err, project.ErrNoProject) || src.Rev != "" || src.Staged {
+			return nil
+		}
+		reg, err := contracts.Load(nil)
+		if err != nil {
+			return nil
+		}
+		return reg.IDs()
+	}
+	defer p.Close()
+	ids, err := contractIDs(ctx, p)
+	if err != nil {
+		return nil
+	}
+	return ids
 }
 
 func contractIDs(_ context.Context, p *project.Project) ([]string, error) {
