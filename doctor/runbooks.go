@@ -29,7 +29,7 @@ func (r *run) checkRunbooks(ctx context.Context) error {
 			w = strings.TrimSuffix(w[:i], "; ")
 		}
 		if w != "" {
-			r.add(CheckRunbooksParse, Finding{File: rb.Path, Message: w})
+			r.add(CheckRunbooksParse, Finding{File: rb.Path, Line: rb.Line, Message: w})
 		}
 		if !runbooks.ValidSlug(rb.Slug) {
 			continue

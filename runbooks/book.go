@@ -130,6 +130,9 @@ func describe(r *Runbook, data []byte) {
 	if err != nil {
 		warnings = append(warnings, err.Error())
 	}
+	if fe := (*frontMatterError)(nil); errors.As(err, &fe) {
+		r.Line = fe.line
+	}
 	if !ValidSlug(r.Slug) {
 		warnings = append(warnings, "the file name is not a valid slug ([a-z0-9][a-z0-9-]*), so runbook_get cannot read it; rename the file")
 	}

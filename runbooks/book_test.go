@@ -136,6 +136,39 @@ func TestListStructured(t *testing.T) {
 	}
 }
 
+// TestListWarningLine: a front matter problem at a line of the file
+// carries that line, the one its warning states, so that a report can
+// point at it; a problem of the whole file carries none.
+func TestListWarningLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, content string
+		line          int
+		warning       string
+	}{
+		{"valid", "---\ntitle: Deploy\n---\n", 0, ""},
+		{"YAML error", "---\ntitle: Deploy\ntrigger: [deploy\n---\n", 3, `front matter: line 3: not valid YAML: "[" is not closed on this line`},
+		{"not a mapping", "---\n- deploy\n---\n", 2, "front matter: line 2: want key: value lines"},
+		{"title not text", "---\ntrigger: deploy\ntitle: [a, b]\n---\n", 3, "front matter: line 3: title: want text"},
+		{"trigger item not text", "---\ntitle: Deploy\ntrigger:\n  - {a: b}\n---\n", 4, "front matter: line 4: trigger: want text or a list of texts"},
+		{"trigger not text", "---\ntitle: Deploy\ntrigger: {a: b}\n---\n", 3, "front matter: line 3: trigger: want text or a list of texts"},
+		{"no front matter", "# Deploy\n", 0, "no front matter (the file must start with a --- line)"},
+		{"not closed", "---\ntitle: Deploy\n", 0, "front matter is not closed by a --- line"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			l, err := Open(fstest.MapFS{Dir + "/deploy.md": md(tc.content)}, Options{}).List(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := l.Runbooks[0]; got.Line != tc.line || got.Warning != tc.warning {
+				t.Errorf("Line, Warning = %d, %q; want %d, %q", got.Line, got.Warning, tc.line, tc.warning)
+			}
+		})
+	}
+}
+
 // openCounter counts Open calls, to prove an invalid slug touches nothing.
 type openCounter struct {
 	fs.FS

@@ -49,6 +49,20 @@ type Runbook struct {
 	// Warning says why the file's front matter or name is unusable; such a
 	// runbook is still listed.
 	Warning string `json:"warning,omitempty"`
+	// Line is the line of the file the front matter problem Warning
+	// states is at, when it is at one (the line number is in Warning too).
+	Line int `json:"-"`
+}
+
+// frontMatterError is a problem of the front matter at a line of the file,
+// counted from its first line, the opening ---.
+type frontMatterError struct {
+	line int
+	msg  string
+}
+
+func (e *frontMatterError) Error() string {
+	return fmt.Sprintf("front matter: line %d: %s", e.line, e.msg)
 }
 
 // frontMatter is what a runbook's front matter carries.
@@ -81,14 +95,14 @@ func parseFrontMatter(data []byte) (frontMatter, error) {
 	if err := yaml.Unmarshal([]byte(yamlText), &doc); err != nil {
 		// Lines count from the file's first line, the opening ---.
 		line, problem := yamlerr.Locate(yamlText)
-		return frontMatter{}, fmt.Errorf("front matter: line %d: not valid YAML%s", line+1, problem)
+		return frontMatter{}, &frontMatterError{line + 1, "not valid YAML" + problem}
 	}
 	if len(doc.Content) == 0 {
 		return frontMatter{}, errors.New("front matter has no title")
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return frontMatter{}, fmt.Errorf("front matter: line %d: want key: value lines", root.Line+1)
+		return frontMatter{}, &frontMatterError{root.Line + 1, "want key: value lines"}
 	}
 	var fm frontMatter
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -96,7 +110,7 @@ func parseFrontMatter(data []byte) (frontMatter, error) {
 		switch k.Value {
 		case "title":
 			if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
-				return frontMatter{}, fmt.Errorf("front matter: line %d: title: want text", v.Line+1)
+				return frontMatter{}, &frontMatterError{v.Line + 1, "title: want text"}
 			}
 			fm.Title = oneLine(v.Value)
 		case "trigger":
@@ -124,7 +138,7 @@ func triggerText(v *yaml.Node) (string, error) {
 		var parts []string
 		for _, item := range v.Content {
 			if item.Kind != yaml.ScalarNode {
-				return "", fmt.Errorf("front matter: line %d: trigger: want text or a list of texts", item.Line+1)
+				return "", &frontMatterError{item.Line + 1, "trigger: want text or a list of texts"}
 			}
 			if s := oneLine(item.Value); s != "" {
 				parts = append(parts, s)
@@ -132,7 +146,7 @@ func triggerText(v *yaml.Node) (string, error) {
 		}
 		return strings.Join(parts, ", "), nil
 	}
-	return "", fmt.Errorf("front matter: line %d: trigger: want text or a list of texts", v.Line+1)
+	return "", &frontMatterError{v.Line + 1, "trigger: want text or a list of texts"}
 }
 
 // oneLine folds whitespace runs (line breaks included) into single spaces,
