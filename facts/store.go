@@ -754,7 +754,7 @@ func (s *Store) Get(ctx context.Context, id string) (Fact, error) {
 // ListOptions narrow [Store.List].
 type ListOptions struct {
 	Type Type // only this type; empty for all
-	All  bool // include superseded and expired facts
+	All  bool // include superseded, retired and expired facts
 }
 
 // List returns facts sorted by id: the active ones, or all with All.

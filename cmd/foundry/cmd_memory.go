@@ -260,7 +260,7 @@ EXIT STATUS:
    2  malformed command line, including an unknown type`,
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "type", Usage: "only facts of this `TYPE`", Destination: &opts.typ},
-					&cli.BoolFlag{Name: "all", Usage: "include superseded and expired facts", Destination: &opts.all},
+					&cli.BoolFlag{Name: "all", Usage: "include superseded, retired and expired facts", Destination: &opts.all},
 				},
 				Action: func(c *cli.Context) error {
 					bind()
