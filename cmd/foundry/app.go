@@ -343,14 +343,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return exitCode(err)
 }
 
-// argsHaveJSON reports --json on a line that failed to parse, so even a usage
-// error is reported as JSON when JSON was asked for.
+// argsHaveJSON reports --json, or doctor's and validate's --format json, on
+// a line that failed, so even a usage error is reported as JSON when JSON
+// was asked for.
 func argsHaveJSON(args []string) bool {
-	for _, a := range args[1:] {
+	for i, a := range args[1:] {
 		if a == "--" {
 			break
 		}
-		if a == "--json" || a == "-json" || strings.HasPrefix(a, "--json=t") {
+		if a == "--json" || a == "-json" || strings.HasPrefix(a, "--json=t") ||
+			a == "--format=json" || a == "-format=json" ||
+			(a == "--format" || a == "-format") && i+2 < len(args) && args[i+2] == "json" {
 			return true
 		}
 	}
