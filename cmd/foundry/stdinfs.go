@@ -23,17 +23,27 @@ func readStdinFS(r io.Reader) (fs.FS, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read stdin: %w", err)
 	}
-	return memFile{data}, nil
+	size := int64(len(data))
+	if size > artifacts.MaxBytes {
+		// Stdin holds more than was read, how much more is not known: the
+		// reader then says it is over the limit without naming a size.
+		size = -1
+	}
+	return memFile{data, size}, nil
 }
 
-// memFile is an fs.FS of one regular file, stdinName.
-type memFile struct{ data []byte }
+// memFile is an fs.FS of one regular file, stdinName, whose size is -1
+// when it is over artifacts.MaxBytes.
+type memFile struct {
+	data []byte
+	size int64
+}
 
 func (m memFile) Open(name string) (fs.File, error) {
 	if name != stdinName {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
-	return &openMem{Reader: bytes.NewReader(m.data), size: int64(len(m.data))}, nil
+	return &openMem{Reader: bytes.NewReader(m.data), size: m.size}, nil
 }
 
 type openMem struct {
