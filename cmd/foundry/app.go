@@ -213,7 +213,7 @@ EXIT STATUS:
 		OnUsageError:         onUsageError,
 		Before: func(c *cli.Context) error {
 			if env.version && c.NArg() > 0 {
-				return usageErrorf("--version takes no command; run 'foundry version' for the long form")
+				return usageErrorf("--version takes no command; run 'foundry --version' alone, or 'foundry version'")
 			}
 			if c.IsSet("rev") && env.rev == "" {
 				// Not the working tree: a --rev "$REV" whose variable is
