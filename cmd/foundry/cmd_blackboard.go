@@ -181,7 +181,7 @@ func runBlackboardWrite(ctx context.Context, env *cliEnv, opts *blackboardOption
 	if err != nil {
 		return err
 	}
-	data, err := readData(opts)
+	data, err := readData(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -206,7 +206,7 @@ func runBlackboardWrite(ctx context.Context, env *cliEnv, opts *blackboardOption
 
 // readData reads the artifact, refusing more than blackboard.MaxDataBytes
 // without reading it all.
-func readData(opts *blackboardOptions) ([]byte, error) {
+func readData(ctx context.Context, opts *blackboardOptions) ([]byte, error) {
 	var r io.Reader = opts.stdin
 	name := "stdin"
 	if opts.dataFile != "-" {
@@ -221,7 +221,7 @@ func readData(opts *blackboardOptions) ([]byte, error) {
 		defer f.Close()
 		r, name = f, opts.dataFile
 	}
-	data, err := io.ReadAll(io.LimitReader(r, blackboard.MaxDataBytes+1))
+	data, err := readAll(ctx, r, blackboard.MaxDataBytes+1)
 	if err != nil {
 		return nil, fmt.Errorf("read artifact from %s: %w", name, err)
 	}

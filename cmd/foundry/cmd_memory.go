@@ -303,7 +303,7 @@ func runMemoryWrite(ctx context.Context, env *cliEnv, opts *memoryOptions) error
 	}
 	body := opts.body
 	if opts.bodyFile != "" {
-		b, err := readBody(env.path(opts.bodyFile), opts.stdin)
+		b, err := readBody(ctx, env.path(opts.bodyFile), opts.stdin)
 		if err != nil {
 			return err
 		}
@@ -453,7 +453,7 @@ func memoryStore(env *cliEnv, p *project.Project, write bool) *facts.Store {
 const maxBodyBytes = 1 << 20
 
 // readBody reads a fact body from a file, or stdin for "-".
-func readBody(name string, stdin io.Reader) ([]byte, error) {
+func readBody(ctx context.Context, name string, stdin io.Reader) ([]byte, error) {
 	r, label := stdin, "stdin"
 	if name != "-" {
 		f, err := os.Open(name)
@@ -463,7 +463,7 @@ func readBody(name string, stdin io.Reader) ([]byte, error) {
 		defer f.Close()
 		r, label = f, name
 	}
-	b, err := io.ReadAll(io.LimitReader(r, maxBodyBytes+1))
+	b, err := readAll(ctx, r, maxBodyBytes+1)
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("read body from %s: %w", label, err)

@@ -142,7 +142,7 @@ func runValidate(ctx context.Context, env *cliEnv, opts *validateOptions) error 
 	// Machine answers name files from the project root, as every --json
 	// answer does and as --sarif-prefix (the project's folder) needs.
 	rootRelative := opts.format == "json" || opts.format == "sarif"
-	inputs, err := validateInputs(env, p, opts.files, rootRelative)
+	inputs, err := validateInputs(ctx, env, p, opts.files, rootRelative)
 	if err != nil {
 		return err
 	}
@@ -206,7 +206,7 @@ func lacksWriteFields(results []artifacts.Result) bool {
 // the index or revision chosen), or the blackboard's artifacts. Each is
 // shown as seen from -C, or with rootRelative relative to the project
 // root (a file given outside the project as it was given).
-func validateInputs(env *cliEnv, p *project.Project, files []string, rootRelative bool) ([]artifacts.Input, error) {
+func validateInputs(ctx context.Context, env *cliEnv, p *project.Project, files []string, rootRelative bool) ([]artifacts.Input, error) {
 	var inputs []artifacts.Input
 	if len(files) > 0 {
 		stdinUsed := false
@@ -221,7 +221,7 @@ func validateInputs(env *cliEnv, p *project.Project, files []string, rootRelativ
 					return nil, usageErrorf("validate reads stdin (-) once")
 				}
 				stdinUsed = true
-				fsys, err := readStdinFS(env.stdin)
+				fsys, err := readStdinFS(ctx, env.stdin)
 				if err != nil {
 					return nil, err
 				}

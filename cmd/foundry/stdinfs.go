@@ -5,6 +5,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
@@ -16,10 +17,32 @@ import (
 // stdinName is the name of the document read from stdin in its FS.
 const stdinName = "stdin"
 
+// readAll reads r to its end, at most limit bytes, or returns as soon as
+// ctx is done (interrupted) with its error and cause: stdin blocks until
+// whoever writes it closes it, and an interrupt must end the command, not
+// wait for that. The abandoned read ends with the process.
+func readAll(ctx context.Context, r io.Reader, limit int64) ([]byte, error) {
+	type result struct {
+		data []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		data, err := io.ReadAll(io.LimitReader(r, limit))
+		done <- result{data, err}
+	}()
+	select {
+	case res := <-done:
+		return res.data, res.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: %v", ctx.Err(), context.Cause(ctx))
+	}
+}
+
 // readStdinFS reads r, at most artifacts.MaxBytes (one byte more is read to
 // tell a larger input), into a file system holding it as stdinName.
-func readStdinFS(r io.Reader) (fs.FS, error) {
-	data, err := io.ReadAll(io.LimitReader(r, artifacts.MaxBytes+1))
+func readStdinFS(ctx context.Context, r io.Reader) (fs.FS, error) {
+	data, err := readAll(ctx, r, artifacts.MaxBytes+1)
 	if err != nil {
 		return nil, fmt.Errorf("read stdin: %w", err)
 	}

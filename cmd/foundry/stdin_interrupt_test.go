@@ -1,0 +1,62 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestStdinReadInterrupted: a command reading its input from stdin ends as
+// soon as it is interrupted (the context notifyContext cancels on SIGINT
+// or SIGTERM), exit 130, instead of waiting for stdin to close and then
+// reporting the input it did not get as empty.
+func TestStdinReadInterrupted(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"blackboard write", []string{"blackboard", "write", "--wave", "audit", "--agent", "a", "--schema", "finding.v1"}},
+		{"memory write --body-file -", []string{"memory", "write", "--type", "domain", "--title", "Orders live in Postgres", "--body-file", "-"}},
+		{"validate -", []string{"validate", "finding.v1", "-"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			var out, errOut bytes.Buffer
+			if code := run(context.Background(), []string{"foundry", "-C", dir, "init"}, nil, &out, &errOut); code != exitOK {
+				t.Fatalf("init: exit %d: %s", code, errOut.String())
+			}
+			// Stdin stays open and empty, as a terminal nobody types in.
+			stdin, w := io.Pipe()
+			defer w.Close()
+			ctx, cancel := context.WithCancelCause(context.Background())
+			var stdout, stderr bytes.Buffer
+			done := make(chan int, 1)
+			go func() {
+				done <- run(ctx, append([]string{"foundry", "-C", dir}, tc.args...), stdin, &stdout, &stderr)
+			}()
+			time.Sleep(50 * time.Millisecond)
+			cancel(errors.New("interrupt signal received"))
+			select {
+			case code := <-done:
+				if code != exitInterrupted {
+					t.Errorf("exit %d, want %d (interrupted); stderr: %s", code, exitInterrupted, stderr.String())
+				}
+				if got := stderr.String(); !strings.Contains(got, "interrupt signal received") {
+					t.Errorf("stderr %q does not say the command was interrupted", got)
+				}
+				if stdout.Len() > 0 {
+					t.Errorf("stdout %q, want nothing", stdout.String())
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("still reading stdin 5 s after the interrupt")
+			}
+		})
+	}
+}
