@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/foundryhq/foundry/config"
 	"github.com/foundryhq/foundry/mcp"
 )
 
@@ -53,6 +54,7 @@ func runConfig(env *cliEnv) error {
 		}
 		caps = "{ " + strings.Join(parts, ", ") + " }"
 	}
+	h := httpSettings(effectiveHTTP(cfg.MCP.HTTP))
 	block := "# no mcp block: foundry mcp serve refuses to start (foundry init adds the opt-in)\n"
 	if cfg.MCP.Declared {
 		block = ""
@@ -89,6 +91,7 @@ func runConfig(env *cliEnv) error {
 				"scopes":          effective,
 				"capabilities":    capabilities,
 				"declared":        cfg.MCP.Declared,
+				"http":            h.jsonValue(),
 			},
 		})
 	}
@@ -105,8 +108,82 @@ memory:
   rate_limit: { requests_per_minute: %d, burst: %d }
   scopes: %s
   capabilities: %s
-`, p.Root, p.Label(), cfg.MemoryRetrieval.MaxFacts, cfg.Memory.IndexBudgetTokens, block,
+%s`, p.Root, p.Label(), cfg.MemoryRetrieval.MaxFacts, cfg.Memory.IndexBudgetTokens, block,
 		cfg.MCP.Enabled, cfg.MCP.ReadOnly, cfg.MCP.Audit, cfg.MCP.MaxConcurrency,
-		cfg.MCP.RequestsPerMinute, cfg.MCP.Burst, scopes, caps)
+		cfg.MCP.RequestsPerMinute, cfg.MCP.Burst, scopes, caps, h.text())
 	return err
+}
+
+// effectiveHTTP returns the daemon's settings with the server's defaults
+// for those the file leaves out.
+func effectiveHTTP(h config.MCPHTTP) config.MCPHTTP {
+	if h.Listen == "" {
+		h.Listen = config.DefaultHTTPListen
+	}
+	if h.MaxConcurrency == 0 {
+		h.MaxConcurrency = mcp.DefaultTotalConcurrency
+	}
+	if h.RequestsPerMinute == 0 {
+		h.RequestsPerMinute = mcp.DefaultTotalPerMinute
+	}
+	if h.Burst == 0 {
+		h.Burst = mcp.DefaultTotalBurst
+	}
+	return h
+}
+
+// httpSettings prints the effective mcp.http block: tokens by name and
+// scopes, never their hashes.
+type httpSettings config.MCPHTTP
+
+func (h httpSettings) text() string {
+	tls, tokenFile := "none", "none"
+	if h.TLSCert != "" {
+		tls = fmt.Sprintf("{ cert: %s, key: %s }", h.TLSCert, h.TLSKey)
+	}
+	if h.TokenFile != "" {
+		tokenFile = h.TokenFile
+	}
+	tokens := make([]string, len(h.Tokens))
+	for i, t := range h.Tokens {
+		tokens[i] = t.Name
+		if t.Scopes != nil {
+			tokens[i] += " (" + strings.Join(t.Scopes, ", ") + ")"
+		}
+	}
+	return fmt.Sprintf(`  http:
+    listen: %s
+    tls: %s
+    allowed_origins: [%s]
+    token_file: %s
+    tokens: [%s]
+    max_concurrency: %d
+    rate_limit: { requests_per_minute: %d, burst: %d }
+`, h.Listen, tls, strings.Join(h.AllowedOrigins, ", "), tokenFile, strings.Join(tokens, ", "),
+		h.MaxConcurrency, h.RequestsPerMinute, h.Burst)
+}
+
+func (h httpSettings) jsonValue() map[string]any {
+	type token struct {
+		Name   string   `json:"name"`
+		Scopes []string `json:"scopes,omitempty"` // omitted: every scope the server enables
+	}
+	tokens := make([]token, len(h.Tokens))
+	for i, t := range h.Tokens {
+		tokens[i] = token{t.Name, t.Scopes}
+	}
+	v := map[string]any{
+		"listen":          h.Listen,
+		"allowed_origins": append([]string{}, h.AllowedOrigins...),
+		"tokens":          tokens,
+		"max_concurrency": h.MaxConcurrency,
+		"rate_limit":      map[string]any{"requests_per_minute": h.RequestsPerMinute, "burst": h.Burst},
+	}
+	if h.TLSCert != "" {
+		v["tls"] = map[string]any{"cert": h.TLSCert, "key": h.TLSKey}
+	}
+	if h.TokenFile != "" {
+		v["token_file"] = h.TokenFile
+	}
+	return v
 }
