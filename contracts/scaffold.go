@@ -6,7 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"unicode/utf8"
 )
+
+// MaxNounLen caps the noun of a contract Scaffold writes, as runbook slugs
+// are capped, so its file name stays far below every file system's limit.
+const MaxNounLen = 80
 
 // Scaffold returns the id, project-relative file path and content of a new
 // local contract for noun: <noun>.v1 in .foundry/schemas/, with the fields
@@ -15,6 +20,10 @@ import (
 // ([ErrInvalidID]) and one that names an embedded contract
 // ([ErrContractRedefined]): a local schema may not redefine one.
 func Scaffold(noun string) (id, file string, content []byte, err error) {
+	if n := utf8.RuneCountInString(noun); n > MaxNounLen {
+		// The noun is not echoed whole: it may be thousands of characters.
+		return "", "", nil, fmt.Errorf("%w %.20q…: %d characters, at most %d", ErrInvalidID, noun, n, MaxNounLen)
+	}
 	id = noun + ".v1"
 	if !ValidID(id) {
 		return "", "", nil, fmt.Errorf("%w %q: a contract noun is lowercase letters, digits and dashes, starting with a letter or digit", ErrInvalidID, noun)

@@ -117,7 +117,7 @@ EXIT STATUS:
    0  written
    1  the file exists, the noun names an embedded contract, or a file error
    2  malformed command line, including a noun that is not lowercase
-      letters, digits and dashes`,
+      letters, digits and dashes, or longer than 80 characters`,
 				Action: func(c *cli.Context) error {
 					if c.NArg() != 1 {
 						return usageErrorf("contracts new takes one noun, e.g. incident")
