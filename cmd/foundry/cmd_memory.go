@@ -107,14 +107,14 @@ supersedes the old fact; a similar title adds a warning on stderr naming
 the similar fact: writing the same fact again with --supersedes fact-NNNN
 then links the two.
 
-Rules: the title states the fact in at most 80 characters; the body has at
-most 120 words and 900 characters, and for decision and risk a "Why:" and a
-"How to apply:" line; scope is project, module:<name> or vertical:<name>;
-confidence high, medium or low; source adr-NNNN, conversation, code or
-external:<url>; expires a real YYYY-MM-DD date. A fact that holds a secret
-(private key, access token, API key, password, credentials in a URL) is
-refused. Every broken rule is reported at once, and a broken rule writes
-nothing. Never with --rev or --staged.
+Rules: the title states the fact, not a topic, in at least 3 words and at
+most 80 characters; the body has at most 120 words and 900 characters, and
+for decision and risk a "Why:" and a "How to apply:" line; scope is project,
+module:<name> or vertical:<name>; confidence high, medium or low; source
+adr-NNNN, conversation, code or external:<url>; expires a real YYYY-MM-DD
+date. A fact that holds a secret (private key, access token, API key,
+password, credentials in a URL) is refused. Every broken rule is reported at
+once, and a broken rule writes nothing. Never with --rev or --staged.
 
 EXIT STATUS:
    0  created or unchanged
