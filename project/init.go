@@ -68,9 +68,14 @@ func Init(dir string, opts InitOptions) (InitResult, error) {
 	}
 	defer files.Close()
 	for _, d := range []string{Dir, Dir + "/memory", Dir + "/runbooks", Dir + "/blackboard", Dir + "/schemas"} {
-		if fi, err := files.Lstat(d); err == nil && fi.IsDir() {
+		fi, err := files.Lstat(d)
+		switch {
+		case err == nil && fi.IsDir():
 			continue
-		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		case err == nil && fi.Mode().IsRegular():
+			// Init turns nothing into a folder: the file may be someone's.
+			return res, fmt.Errorf("init %s: %s is a file, not a folder: move it away, then run foundry init again", root, d)
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
 			return res, fmt.Errorf("init %s: %w", root, err)
 		}
 		if err := files.MkdirAll(d); err != nil {

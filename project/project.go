@@ -147,22 +147,35 @@ func Find(dir string) (string, error) {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
+	notFolder := false
 	for d := abs; ; {
-		if fi, err := os.Stat(filepath.Join(d, Dir)); err == nil && fi.IsDir() {
+		fi, err := os.Stat(filepath.Join(d, Dir))
+		if err == nil && fi.IsDir() {
 			return d, nil
+		}
+		if d == abs {
+			notFolder = err == nil
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			return "", &NotFoundError{From: abs}
+			return "", &NotFoundError{From: abs, NotFolder: notFolder}
 		}
 		d = parent
 	}
 }
 
-// NotFoundError says where the search for .foundry/ started.
-type NotFoundError struct{ From string }
+// NotFoundError says where the search for .foundry/ started, and whether a
+// .foundry that is not a folder (a file) is there, which init cannot turn
+// into one.
+type NotFoundError struct {
+	From      string
+	NotFolder bool
+}
 
 func (e *NotFoundError) Error() string {
+	if e.NotFolder {
+		return fmt.Sprintf("%v in %s or any parent folder: %s is not a folder", ErrNoProject, e.From, filepath.Join(e.From, Dir))
+	}
 	return fmt.Sprintf("%v in %s or any parent folder", ErrNoProject, e.From)
 }
 func (e *NotFoundError) Unwrap() error { return ErrNoProject }

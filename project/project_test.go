@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/foundryhq/foundry/config"
@@ -91,6 +92,44 @@ func TestFindNone(t *testing.T) {
 	var nf *project.NotFoundError
 	if !errors.As(err, &nf) || !errors.Is(err, project.ErrNoProject) {
 		t.Fatalf("error = %v, want NotFoundError", err)
+	}
+}
+
+// TestFindNotAFolder: a .foundry file where the search starts is no
+// project, and the error says so; one further up is passed over.
+func TestFindNotAFolder(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		file      string // the .foundry file, relative to the temp folder
+		from      string // where Find starts
+		notFolder bool
+	}{
+		{"here", ".foundry", ".", true},
+		{"above", ".foundry", "sub", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, tt.file), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := project.Find(filepath.Join(dir, tt.from))
+			var nf *project.NotFoundError
+			if !errors.As(err, &nf) || !errors.Is(err, project.ErrNoProject) {
+				t.Fatalf("error = %v, want NotFoundError", err)
+			}
+			if nf.NotFolder != tt.notFolder {
+				t.Errorf("NotFolder = %v, want %v (%v)", nf.NotFolder, tt.notFolder, err)
+			}
+			if got := strings.Contains(err.Error(), "is not a folder"); got != tt.notFolder {
+				t.Errorf("error %q says 'is not a folder': %v, want %v", err, got, tt.notFolder)
+			}
+		})
 	}
 }
 

@@ -88,9 +88,12 @@ func exitCode(err error) int {
 func hintFor(err error) string {
 	var h *hintError
 	var cfgErr *config.Error
+	var notFound *project.NotFoundError
 	switch {
 	case errors.As(err, &h):
 		return h.hint
+	case errors.As(err, &notFound) && notFound.NotFolder:
+		return "move that .foundry away, then run `foundry init` to create the folder, or pass -C DIR to point at a project"
 	case errors.Is(err, project.ErrNoProject):
 		return "run `foundry init` to create .foundry/ here, or pass -C DIR to point at a project"
 	case errors.Is(err, project.ErrReadOnly):
