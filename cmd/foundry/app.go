@@ -201,7 +201,8 @@ EXIT STATUS:
    0  ok
    1  failure or invalid content
    2  malformed command line
-   3  a check ran and found problems (foundry doctor)`,
+   3  a check ran and found problems (foundry doctor)
+   130  interrupted (Ctrl-C or SIGTERM)`,
 		Writer:               env.stdout,
 		ErrWriter:            env.stderr,
 		Reader:               env.stdin,

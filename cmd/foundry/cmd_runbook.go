@@ -99,7 +99,7 @@ EXIT STATUS:
 					}
 					for _, f := range []string{"title", "trigger"} {
 						if !c.IsSet(f) {
-							return usageErrorf("runbook new needs --%s: agents follow a runbook when its trigger matches", f)
+							return usageErrorf("runbook new needs --%s: agents choose a runbook by its title and trigger", f)
 						}
 					}
 					opts.slug, opts.json, opts.stdout = c.Args().First(), env.json, env.stdout
