@@ -181,12 +181,33 @@ func runValidate(ctx context.Context, env *cliEnv, opts *validateOptions) error 
 	if opts.format == "text" && lacksWriteFields(results) {
 		fmt.Fprintln(opts.stderr, "hint: blackboard write sets \"schema\" and \"producedBy\" itself (from --schema and --agent); an input for it may leave them out, the artifact it writes may not")
 	}
+	if id := contractNamedAsFile(opts, reg, results); id != "" && opts.format == "text" {
+		fmt.Fprintf(opts.stderr, "hint: --auto takes files and reads each one's contract from its \"schema\" field; to check files against %s, drop --auto: foundry validate %s FILE...\n", id, id)
+	}
 	for _, r := range results {
 		if !r.OK() {
 			return silentExit(exitFailure)
 		}
 	}
 	return nil
+}
+
+// contractNamedAsFile returns the contract id that --auto was given as a
+// file that does not exist, as in `validate --auto finding.v1 a.json`, or
+// "".
+func contractNamedAsFile(opts *validateOptions, reg *contracts.Registry, results []artifacts.Result) string {
+	if !opts.auto {
+		return ""
+	}
+	for _, r := range results {
+		if !errors.Is(r.Err, artifacts.ErrNotFound) || !contracts.ValidID(r.Path) {
+			continue
+		}
+		if _, err := reg.Schema(r.Path); err == nil {
+			return r.Path
+		}
+	}
+	return ""
 }
 
 // lacksWriteFields reports a document whose only problem may be that it is
