@@ -12,6 +12,7 @@ import (
 	"github.com/foundryhq/foundry/blackboard"
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/facts"
+	"github.com/foundryhq/foundry/hooks"
 	"github.com/foundryhq/foundry/project"
 	"github.com/foundryhq/foundry/runbooks"
 )
@@ -225,6 +226,8 @@ func argumentsOf(ctx context.Context, dir string, src project.Source, cmdPath st
 		return projectNames(ctx, dir, src, factIDs)
 	case (cmdPath == "blackboard read" || cmdPath == "blackboard archive") && n == 0:
 		return projectNames(ctx, dir, src, waveNames)
+	case cmdPath == "hook install" || cmdPath == "hook uninstall":
+		return hooks.Names // each may be named, in any order
 	}
 	return nil
 }
