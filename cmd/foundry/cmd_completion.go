@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
 	"slices"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/foundryhq/foundry/blackboard"
-	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/facts"
 	"github.com/foundryhq/foundry/hooks"
 	"github.com/foundryhq/foundry/project"
@@ -202,7 +200,7 @@ func valuesOf(ctx context.Context, dir string, src project.Source, cmdPath, name
 	case "format":
 		return formatValues[cmdPath]
 	case "schema":
-		return contractNames(ctx, dir, src)
+		return contractNames(dir, src)
 	case "supersedes":
 		return projectNames(ctx, dir, src, factIDs)
 	case "wave":
@@ -219,7 +217,7 @@ func argumentsOf(ctx context.Context, dir string, src project.Source, cmdPath st
 		return []string{"bash", "zsh", "fish"}
 	case (cmdPath == "contracts show" || cmdPath == "contracts example") && n == 0,
 		cmdPath == "validate" && n == 0:
-		return contractNames(ctx, dir, src)
+		return contractNames(dir, src)
 	case cmdPath == "runbook get" && n == 0:
 		return projectNames(ctx, dir, src, runbookSlugs)
 	case (cmdPath == "memory show" || cmdPath == "memory retire") && n == 0:
@@ -247,35 +245,17 @@ func projectNames(ctx context.Context, dir string, src project.Source, list func
 	return names
 }
 
-// contractNames lists the contract ids of the project at dir on src; outside
-// a project, the embedded ones, which the commands then take (as
-// loadRegistry loads them), unless --rev or --staged asked for a project.
-func contractNames(ctx context.Context, dir string, src project.Source) []string {
-	p, err := project.Open(dir, src)
-	if err != nil {
-		if !errors.Is(err, project.ErrNoProject) || src.Rev != "" || src.Staged {
-			return nil
-		}
-		reg, err := contracts.Load(nil)
-		if err != nil {
-			return nil
-		}
-		return reg.IDs()
+// contractNames lists the contract ids the commands take at dir on src
+// (see registryAt): outside a project, the embedded ones.
+func contractNames(dir string, src project.Source) []string {
+	reg, p, err := registryAt(dir, src)
+	if p != nil {
+		defer p.Close()
 	}
-	defer p.Close()
-	ids, err := contractIDs(ctx, p)
 	if err != nil {
 		return nil
 	}
-	return ids
-}
-
-func contractIDs(_ context.Context, p *project.Project) ([]string, error) {
-	reg, err := contracts.Load(p.FS)
-	if err != nil {
-		return nil, err
-	}
-	return reg.IDs(), nil
+	return reg.IDs()
 }
 
 func runbookSlugs(ctx context.Context, p *project.Project) ([]string, error) {

@@ -133,14 +133,25 @@ EXIT STATUS:
 // at; outside a project, the embedded ones (unless --rev or --staged asked
 // for a project).
 func loadRegistry(env *cliEnv) (*contracts.Registry, error) {
-	p, err := env.open()
+	reg, _, err := registryAt(env.dir, env.source())
+	return reg, err
+}
+
+// registryAt loads the contracts of the project at dir on src, and returns
+// the project, open while the registry is in use; outside a project, on
+// the working tree, the embedded contracts alone (and no project), which
+// the commands take there.
+func registryAt(dir string, src project.Source) (*contracts.Registry, *project.Project, error) {
+	p, err := project.Open(dir, src)
 	if err != nil {
-		if errors.Is(err, project.ErrNoProject) && env.rev == "" && !env.staged {
-			return contracts.Load(nil)
+		if errors.Is(err, project.ErrNoProject) && src.Rev == "" && !src.Staged {
+			reg, err := contracts.Load(nil)
+			return reg, nil, err
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	return contracts.Load(p.FS)
+	reg, err := contracts.Load(p.FS)
+	return reg, p, err
 }
 
 func runContractsList(env *cliEnv, opts *contractsOptions) error {
