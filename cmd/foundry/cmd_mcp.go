@@ -352,10 +352,7 @@ func runMCPServe(ctx context.Context, env *cliEnv, opts *mcpOptions) error {
 	if opts.transport == "http" {
 		listen := opts.listen
 		if listen == "" {
-			listen = cfg.HTTP.Listen
-		}
-		if listen == "" {
-			listen = config.DefaultHTTPListen
+			listen = effectiveHTTP(cfg.HTTP).Listen // as foundry config prints it
 		}
 		worktree := p.Root
 		repo, _, err := p.Git()
