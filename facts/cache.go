@@ -28,6 +28,7 @@ import (
 	"unsafe"
 
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/hugepages"
 )
 
 // Paths of the cache, relative to the project root.
@@ -41,6 +42,16 @@ const (
 // cacheMagic opens the cache file; the version in it changes with the
 // format, the parser or the text analysis.
 const cacheMagic = "foundry search cache 7\n"
+
+// cacheHeapPerByte and scanHeapPerByte are about how much a first load
+// grows the heap, collection paused, per byte of the cache file it
+// decodes or of the fact files it parses: at 10,000 facts, 18 MB from a
+// cache file of 3.5 MB, 77 MB from 3.6 MB of facts. The heap prepared for
+// it is backed by huge pages (see hugepages.Prepare).
+const (
+	cacheHeapPerByte = 6
+	scanHeapPerByte  = 24
+)
 
 // maxCacheBytes bounds the cache file, read and written: the size table's
 // limit for .foundry/cache/. A memory whose cache would be larger (facts of
@@ -126,6 +137,9 @@ func (s *Store) loadCache(known chan<- *dirListing) {
 	if err != nil || !info.Mode().IsRegular() || info.Size() > maxCacheBytes || info.Size() < int64(len(cacheMagic))+4 {
 		return
 	}
+	// The heap the load takes, readied in huge pages before the decoding
+	// and the listing fill it.
+	hugepages.Prepare(cacheHeapPerByte * int(info.Size()))
 	cacheTime := info.ModTime().UnixNano()
 	// The head first, so that the folder's files are statted while the
 	// rest is read and decoded; a short read is a damaged file.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/internal/gcpace"
+	"github.com/foundryhq/foundry/internal/hugepages"
 )
 
 // Paths of the memory folder, relative to the project root (slash-separated,
@@ -488,6 +489,11 @@ func (s *Store) rescan() error {
 	// scan knows nothing, and need not keep track.
 	var seen map[string]bool
 	if len(s.files) == 0 {
+		var size int64
+		for _, info := range infos {
+			size += max(0, info.Size())
+		}
+		hugepages.Prepare(scanHeapPerByte * int(min(size, hugepages.MaxBytes)))
 		s.bulk = &bulkLink{}
 		defer s.endBulk()
 	} else {
