@@ -20,8 +20,8 @@ func TestPrepareAdvises(t *testing.T) {
 	}
 	const n = 32 << 20
 	Prepare(n)
-	if prepared.n < n {
-		t.Fatalf("prepared %d bytes, want %d", prepared.n, n)
+	if got := preparedBytes(); got < n {
+		t.Fatalf("prepared %d bytes, want %d", got, n)
 	}
 	b := make([]byte, n/2)
 	mid := uintptr(unsafe.Pointer(unsafe.SliceData(b))) + n/4
@@ -38,15 +38,19 @@ func TestPrepareAdvises(t *testing.T) {
 // TestPrepareSmall checks the builds Prepare leaves alone: under MinBytes,
 // or no larger than one it prepared.
 func TestPrepareSmall(t *testing.T) {
-	prepared.Lock()
-	before := prepared.n
-	prepared.Unlock()
+	before := preparedBytes()
 	for _, n := range []int{-1, 0, MinBytes - 1, before} {
 		Prepare(n)
-		if prepared.n != before {
-			t.Errorf("Prepare(%d) prepared %d bytes, want it to leave %d", n, prepared.n, before)
+		if got := preparedBytes(); got != before {
+			t.Errorf("Prepare(%d) prepared %d bytes, want it to leave %d", n, got, before)
 		}
 	}
+}
+
+func preparedBytes() int {
+	prepared.Lock()
+	defer prepared.Unlock()
+	return prepared.n
 }
 
 // advised reports whether the mapping that holds addr was advised to use
