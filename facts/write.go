@@ -251,7 +251,9 @@ func (s *Store) plan(req WriteRequest, today string) (writePlan, error) {
 			}
 			return p, ruleErr("supersedes", "supersede %s: %d facts have this id (%s); run foundry doctor --fix to renumber them, then supersede the new id", req.Supersedes, len(list), strings.Join(paths, ", "))
 		}
-		if f := list[0].fact(); f.Status == Superseded {
+		if f := list[0].fact(); !f.current() {
+			// A retired fact no longer holds: nothing replaces it, and
+			// marking it superseded would lose that it was retired.
 			return p, ruleErr("supersedes", "supersede %s: %s", f.ID, alreadyText(f))
 		}
 		old = list[0]

@@ -245,7 +245,8 @@ How to apply: follow it in every change.
 // TestSupersededWithoutSuccessor: a fact file may say status: superseded
 // without naming its successor, and no fact claim it, or status: retired
 // without a reason. Superseding or retiring it is refused, saying so, not
-// naming an empty id or reason.
+// naming an empty id or reason; so is superseding a retired fact, which
+// no longer holds.
 func TestSupersededWithoutSuccessor(t *testing.T) {
 	t.Parallel()
 	facts := genFacts(t, 3)
@@ -261,6 +262,10 @@ func TestSupersededWithoutSuccessor(t *testing.T) {
 			_, err := s.Write(ctx, WriteRequest{Title: "Orders tables are owned by orders", Type: Constraint, Body: "Again.", Supersedes: facts[1].ID})
 			return err
 		}, "write fact: supersede fact-0002: already superseded (its file names no successor)"},
+		{"supersede retired", func(s *Store) error {
+			_, err := s.Write(ctx, WriteRequest{Title: "Orders tables are owned by orders", Type: Constraint, Body: "Again.", Supersedes: facts[2].ID})
+			return err
+		}, "write fact: supersede fact-0003: already retired (its file gives no reason)"},
 		{"retire", func(s *Store) error {
 			_, err := s.Retire(ctx, facts[1].ID, "no longer true")
 			return err
