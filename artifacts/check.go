@@ -16,6 +16,7 @@ import (
 
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/hugepages"
 )
 
 // Result is the outcome for one input: violations against Contract, or
@@ -57,6 +58,11 @@ type Options struct {
 	Prepare func(doc []byte) ([]byte, error)
 }
 
+// heapPerInput is about how much checking grows the heap per input, under
+// the collection pacing of a bulk validate (gcpace.Bound(400)): 25 MB for
+// 10,000 artifacts of 580 bytes.
+const heapPerInput = 3 << 10
+
 // Check reads and validates the inputs on every CPU and returns one result
 // per input, in input order. It returns an error only when ctx ends first.
 //
@@ -67,8 +73,12 @@ type Options struct {
 // one of them, and the others start only when there are at least
 // [docsPerWorker] inputs each: a few documents (a hook's, an agent's) are
 // validated on the caller, whose stack has grown already, without waking
-// other threads to wait on the first compile.
+// other threads to wait on the first compile. More than 100 inputs ready
+// their heap in huge pages (see hugepages.Prepare).
 func Check(ctx context.Context, reg *contracts.Registry, inputs []Input, opts Options) ([]Result, error) {
+	if len(inputs) > 100 {
+		defer hugepages.Prepare(int64(len(inputs)) * heapPerInput)()
+	}
 	results := make([]Result, len(inputs))
 	batches := batches(inputs)
 	g, gctx := errgroup.WithContext(ctx)

@@ -28,7 +28,6 @@ import (
 	"unsafe"
 
 	"github.com/foundryhq/foundry/internal/confined"
-	"github.com/foundryhq/foundry/internal/hugepages"
 )
 
 // Paths of the cache, relative to the project root.
@@ -43,15 +42,23 @@ const (
 // format, the parser or the text analysis.
 const cacheMagic = "foundry search cache 7\n"
 
-// cacheHeapPerByte and scanHeapPerByte are about how much a first load
-// grows the heap, collection paused, per byte of the cache file it
-// decodes or of the fact files it parses: at 10,000 facts, 18 MB from a
-// cache file of 3.5 MB, 77 MB from 3.6 MB of facts. The heap prepared for
-// it is backed by huge pages (see hugepages.Prepare).
-const (
-	cacheHeapPerByte = 6
-	scanHeapPerByte  = 24
-)
+// cacheHeapPerByte is about how much loading the cache grows the heap,
+// collection paused, per byte of the cache file: 18 MB from a file of
+// 3.5 MB at 10,000 facts.
+const cacheHeapPerByte = 6
+
+// cacheHeap returns the heap that loading the cache file will take, 0 when
+// the store keeps none or there is none.
+func (s *Store) cacheHeap() int64 {
+	if !s.opts.Cache || s.opts.Root == "" {
+		return 0
+	}
+	info, err := fs.Stat(s.fsys, searchCachePath)
+	if err != nil || !info.Mode().IsRegular() {
+		return 0
+	}
+	return cacheHeapPerByte * min(info.Size(), maxCacheBytes)
+}
 
 // maxCacheBytes bounds the cache file, read and written: the size table's
 // limit for .foundry/cache/. A memory whose cache would be larger (facts of
@@ -137,9 +144,6 @@ func (s *Store) loadCache(known chan<- *dirListing) {
 	if err != nil || !info.Mode().IsRegular() || info.Size() > maxCacheBytes || info.Size() < int64(len(cacheMagic))+4 {
 		return
 	}
-	// The heap the load takes, readied in huge pages before the decoding
-	// and the listing fill it.
-	hugepages.Prepare(cacheHeapPerByte * int(info.Size()))
 	cacheTime := info.ModTime().UnixNano()
 	// The head first, so that the folder's files are statted while the
 	// rest is read and decoded; a short read is a damaged file.

@@ -395,8 +395,14 @@ func (s *Store) watchFailed(err error) {
 	fmt.Fprintf(s.opts.Warn, "warning: no file-system events for %s (%v); every request revalidates it\n", Dir, err)
 }
 
+// scanHeapPerByte is about how much a first scan grows the heap, collection
+// paused, per byte of the fact files it parses: 77 MB from 3.6 MB of facts
+// at 10,000 facts.
+const scanHeapPerByte = 24
+
 // rescan lists the memory folder and re-reads the files whose identity
-// changed since they were read.
+// changed since they were read. A first load readies its heap in huge pages
+// (see hugepages.Prepare) until it ends.
 func (s *Store) rescan() error {
 	var infos []fs.FileInfo
 	var temps []string
@@ -426,6 +432,9 @@ func (s *Store) rescan() error {
 		// both at once. The cache's listing of the folder, when the
 		// folder's identity proves it current, spares reading its names.
 		s.cacheTried = true
+		// The heap the load takes, readied in huge pages before the
+		// listing and the decoding fill it.
+		defer hugepages.Prepare(s.cacheHeap())()
 		done := make(chan struct{})
 		known := make(chan *dirListing, 1)
 		same := make(chan bool, 1)
@@ -491,9 +500,9 @@ func (s *Store) rescan() error {
 	if len(s.files) == 0 {
 		var size int64
 		for _, info := range infos {
-			size += max(0, info.Size())
+			size += min(max(0, info.Size()), hugepages.MaxBytes)
 		}
-		hugepages.Prepare(scanHeapPerByte * int(min(size, hugepages.MaxBytes)))
+		defer hugepages.Prepare(scanHeapPerByte * size)()
 		s.bulk = &bulkLink{}
 		defer s.endBulk()
 	} else {

@@ -18,7 +18,6 @@ import (
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/internal/gcpace"
-	"github.com/foundryhq/foundry/internal/hugepages"
 	"github.com/foundryhq/foundry/project"
 )
 
@@ -116,10 +115,6 @@ EXIT STATUS:
 	}
 }
 
-// validateHeapPerInput is about how much a bulk validate grows the heap per
-// artifact (see runValidate).
-const validateHeapPerInput = 3 << 10
-
 func runValidate(ctx context.Context, env *cliEnv, opts *validateOptions) error {
 	// Validation does not depend on the config, so a broken config.yaml
 	// (which foundry doctor reports) does not stop it.
@@ -158,9 +153,6 @@ func runValidate(ctx context.Context, env *cliEnv, opts *validateOptions) error 
 		// Each document's garbage dies young and the live heap stays small;
 		// collecting less often saves about a sixth of a large sweep.
 		defer gcpace.Bound(400)()
-		// The heap that pacing lets grow, backed by huge pages: 10,000
-		// artifacts of 580 bytes each grow it by about 25 MB.
-		hugepages.Prepare(len(inputs) * validateHeapPerInput)
 	}
 	copts := artifacts.Options{Contract: opts.contract}
 	if opts.asInput {

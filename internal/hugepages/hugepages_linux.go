@@ -5,18 +5,18 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// Advisable returns the size of the huge pages the kernel backs memory
+// hugePageSize returns the size of the huge pages the kernel backs memory
 // with where a program asks for them, or 0 when asking changes nothing:
 // no transparent huge pages, the "never" setting, or "always", under
-// which every large enough stretch of heap gets them unasked.
-func Advisable() uintptr { return advisable() }
-
-var advisable = sync.OnceValue(func() uintptr {
+// which every large enough stretch of heap gets them unasked. It reads
+// the kernel's settings once.
+var hugePageSize = sync.OnceValue(func() uintptr {
 	mode, ok := readSys("/sys/kernel/mm/transparent_hugepage/enabled")
 	if !ok || !bytes.Contains(mode, []byte("[madvise]")) {
 		return 0
@@ -48,13 +48,23 @@ func readSys(name string) ([]byte, bool) {
 	return buf[:n], true
 }
 
-// advise asks the kernel to back the huge pages that b wholly covers with
-// huge pages.
-func advise(b []byte, size uintptr) {
+// advise asks the kernel to back with huge pages the part of b that
+// whole huge pages of size bytes cover, and returns that part's addresses.
+func advise(b []byte, size uintptr) (lo, hi uintptr) {
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	lo := (base+size-1)&^(size-1) - base
-	hi := (base+uintptr(len(b)))&^(size-1) - base
+	lo, hi = stretch(base, uintptr(len(b)), size)
 	if lo < hi {
-		_ = unix.Madvise(b[lo:hi], unix.MADV_HUGEPAGE)
+		_ = unix.Madvise(b[lo-base:hi-base], unix.MADV_HUGEPAGE)
+	}
+	return lo, hi
+}
+
+// unadvise withdraws the advice from the addresses [lo, hi): huge pages
+// already there stay, and no more are made. The memory is the heap's,
+// mapped for the process's life; the call takes addresses, not a slice,
+// since the object advise was given is long gone.
+func unadvise(lo, hi uintptr) {
+	if lo < hi {
+		_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, syscall.MADV_NOHUGEPAGE)
 	}
 }

@@ -1,7 +1,6 @@
 package hugepages
 
 import (
-	"fmt"
 	"os"
 	"runtime"
 	"slices"
@@ -12,53 +11,79 @@ import (
 )
 
 // TestPrepareAdvises checks that the heap Prepare readies is what a build
-// allocates next, and that the kernel was advised to back it with huge
-// pages: /proc/self/smaps says so of the mapping that holds it.
+// allocates next, that the kernel was advised to back it with huge pages
+// while the build runs, and that the advice is withdrawn when it ends: so
+// /proc/self/smaps says of the mapping that holds it.
 func TestPrepareAdvises(t *testing.T) {
-	if Advisable() == 0 {
-		t.Skip("the kernel gives no transparent huge pages on request (/sys/kernel/mm/transparent_hugepage/enabled is not [madvise])")
-	}
+	skipWithoutHugePages(t)
 	const n = 32 << 20
-	Prepare(n)
-	if got := preparedBytes(); got < n {
-		t.Fatalf("prepared %d bytes, want %d", got, n)
+	end := Prepare(n)
+	lo, hi := preparedStretch()
+	if hi-lo < n-2*hugePageSize() {
+		t.Fatalf("prepared [%#x, %#x), %d bytes, want at least %d", lo, hi, hi-lo, n-2*hugePageSize())
 	}
 	b := make([]byte, n/2)
 	mid := uintptr(unsafe.Pointer(unsafe.SliceData(b))) + n/4
-	ok, err := advised(mid)
+	if mid < lo || mid >= hi {
+		t.Fatalf("the build's first allocation holds %#x, outside the prepared [%#x, %#x)", mid, lo, hi)
+	}
+	if flags := vmFlags(t, mid); !slices.Contains(flags, "hg") {
+		t.Errorf("while the build runs, the mapping that holds %#x has flags %v, want hg (advised)", mid, flags)
+	}
+	end()
+	if flags := vmFlags(t, mid); !slices.Contains(flags, "nh") || slices.Contains(flags, "hg") {
+		t.Errorf("after the build, the mapping that holds %#x has flags %v, want nh (advice withdrawn)", mid, flags)
+	}
 	runtime.KeepAlive(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !ok {
-		t.Errorf("the mapping that holds %#x, in a build's first allocation after Prepare, was not advised to use huge pages", mid)
+	if Prepare(n)(); !samePrepared(lo, hi) {
+		t.Error("a second Prepare in the process prepared again")
 	}
 }
 
-// TestPrepareSmall checks the builds Prepare leaves alone: under MinBytes,
-// or no larger than one it prepared.
-func TestPrepareSmall(t *testing.T) {
-	before := preparedBytes()
-	for _, n := range []int{-1, 0, MinBytes - 1, before} {
-		Prepare(n)
-		if got := preparedBytes(); got != before {
-			t.Errorf("Prepare(%d) prepared %d bytes, want it to leave %d", n, got, before)
-		}
+// TestPrepareLimits checks that Prepare leaves a build under 4 MiB alone
+// and prepares no more than MaxBytes.
+func TestPrepareLimits(t *testing.T) {
+	skipWithoutHugePages(t)
+	Prepare(minBytes - 1)()
+	if lo, hi := preparedStretch(); lo != 0 || hi != 0 {
+		t.Errorf("Prepare(%d) prepared [%#x, %#x), want nothing", minBytes-1, lo, hi)
+	}
+	Prepare(2 * MaxBytes)()
+	if lo, hi := preparedStretch(); hi-lo > MaxBytes || hi == lo {
+		t.Errorf("Prepare(%d) prepared %d bytes, want some, at most MaxBytes (%d)", 2*MaxBytes, hi-lo, MaxBytes)
 	}
 }
 
-func preparedBytes() int {
+// skipWithoutHugePages skips where the kernel gives no huge pages on
+// request, and otherwise forgets the process's preparation, so that the
+// test prepares its own (with -count too).
+func skipWithoutHugePages(t *testing.T) {
+	if hugePageSize() == 0 {
+		t.Skip("the kernel gives no transparent huge pages on request (/sys/kernel/mm/transparent_hugepage/enabled is not [madvise])")
+	}
+	prepared.Lock()
+	prepared.done, prepared.lo, prepared.hi = false, 0, 0
+	prepared.Unlock()
+}
+
+func preparedStretch() (lo, hi uintptr) {
 	prepared.Lock()
 	defer prepared.Unlock()
-	return prepared.n
+	return prepared.lo, prepared.hi
 }
 
-// advised reports whether the mapping that holds addr was advised to use
-// huge pages: whether /proc/self/smaps lists "hg" among its VmFlags.
-func advised(addr uintptr) (bool, error) {
+func samePrepared(lo, hi uintptr) bool {
+	l, h := preparedStretch()
+	return l == lo && h == hi
+}
+
+// vmFlags returns the VmFlags that /proc/self/smaps gives the mapping that
+// holds addr.
+func vmFlags(t *testing.T, addr uintptr) []string {
+	t.Helper()
 	data, err := os.ReadFile("/proc/self/smaps")
 	if err != nil {
-		return false, err
+		t.Fatal(err)
 	}
 	in := false
 	for line := range strings.Lines(string(data)) {
@@ -73,8 +98,9 @@ func advised(addr uintptr) (bool, error) {
 			continue
 		}
 		if in && f[0] == "VmFlags:" {
-			return slices.Contains(f[1:], "hg"), nil
+			return f[1:]
 		}
 	}
-	return false, fmt.Errorf("no mapping in /proc/self/smaps holds %#x", addr)
+	t.Fatalf("no mapping in /proc/self/smaps holds %#x", addr)
+	return nil
 }

@@ -2,7 +2,9 @@
 
 package hugepages
 
-// Advisable returns 0: huge pages are asked for on Linux only.
-func Advisable() uintptr { return 0 }
+// hugePageSize returns 0: huge pages are asked for on Linux only.
+func hugePageSize() uintptr { return 0 }
 
-func advise([]byte, uintptr) {}
+func advise([]byte, uintptr) (lo, hi uintptr) { return 0, 0 }
+
+func unadvise(lo, hi uintptr) {}
