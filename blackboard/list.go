@@ -143,7 +143,7 @@ func (b *Board) Archive(ctx context.Context, wave string) (ArchiveResult, error)
 	if err != nil {
 		return ArchiveResult{}, fmt.Errorf("archive wave %s: %w", wave, err)
 	}
-	defer unlock()
+	defer func() { _ = unlock() }()
 	names, err := b.artifactNames(ctx, wave)
 	if err != nil {
 		return ArchiveResult{}, err

@@ -245,7 +245,7 @@ func (b *Board) Write(ctx context.Context, req WriteRequest) (WriteResult, error
 	if err != nil {
 		return fail(err)
 	}
-	defer unlock()
+	defer func() { _ = unlock() }()
 	if err := root.MkdirAll(path.Join(Dir, wave)); err != nil {
 		return fail(err)
 	}
@@ -278,7 +278,6 @@ func (b *Board) record(kind string) {
 	}
 }
 
-// decodeObject parses data as one JSON object, keeping numbers exact.
 // AsWritten returns the document [Board.Write] validates for data written
 // as agent against contract schema: data's object with "schema" and
 // "producedBy" set. Errors are those Write returns for an unusable agent
@@ -306,6 +305,7 @@ func stamp(obj map[string]any, schema, agent string) ([]byte, error) {
 	return doc, nil
 }
 
+// decodeObject parses data as one JSON object, keeping numbers exact.
 func decodeObject(data []byte) (map[string]any, error) {
 	if len(data) > MaxDataBytes {
 		return nil, fmt.Errorf("%w: %d bytes, at most %d (8 MiB)", ErrTooLarge, len(data), MaxDataBytes)

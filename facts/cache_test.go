@@ -606,7 +606,7 @@ func TestSearchCacheRecordsSettledListing(t *testing.T) {
 	writeFile(t, root, added.Path, string(Format(added)))
 	dateBack(t, filepath.Join(root, filepath.FromSlash(added.Path)))
 	got, reads := cachedSearch(t, root, q)
-	if len(got.Hits) != 1 || got.Hits[0].Fact.ID != added.ID || reads != 1 {
+	if len(got.Hits) != 1 || got.Hits[0].ID != added.ID || reads != 1 {
 		t.Errorf("after an addition: %d hits, %d reads; want %s alone, 1 read", len(got.Hits), reads, added.ID)
 	}
 	if l := listing("changed just now"); l != nil {

@@ -305,8 +305,8 @@ func TestEarlyAnswerPanics(t *testing.T) {
 		_, _ = s.Search(context.Background(), Query{Text: "quokka"})
 	}()
 	<-ranking
-	s.mu.Lock() // the search's goroutine holds s.mu until it has ended
-	s.mu.Unlock()
+	s.mu.Lock()   // the search's goroutine holds s.mu until it has ended
+	s.mu.Unlock() //nolint:staticcheck // SA2001: the empty section waits for that
 	select {
 	case p := <-panicked:
 		if p != "clock failed" {

@@ -195,7 +195,7 @@ func (s *Store) rankFirst(ctx context.Context, q Query) (SearchResult, error) {
 // holds s.mu, for reading at least.
 func (s *Store) current(query string) bool {
 	return s.w != nil && s.synced && len(s.pending) == 0 && s.idx != nil && s.idx.ready(query) &&
-		!(s.opts.Cache && s.cacheDirty && !s.cacheSaved) && s.w.quiet()
+		(!s.opts.Cache || !s.cacheDirty || s.cacheSaved) && s.w.quiet()
 }
 
 // rankLocked ranks q on the live index, preparing it for q; the caller

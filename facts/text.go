@@ -41,9 +41,10 @@ func words(s string) []string {
 	// copyOut moves a verbatim word into buf, before a byte that makes
 	// it differ from s.
 	copyOut := func(i int) {
-		if mode == verbatim {
+		switch mode {
+		case verbatim:
 			buf = append(buf[:0], s[start:i]...)
-		} else if mode == none {
+		case none:
 			buf = buf[:0]
 		}
 		mode = buffered
@@ -167,12 +168,6 @@ func normTitle(s string) string { return strings.Join(words(s), " ") }
 // normBody is the form of a body used for dedup: lowercase, whitespace
 // collapsed.
 func normBody(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
-
-// similarity is the Jaccard index of the term sets of two titles, 0 to 1.
-// memo may be nil.
-func similarity(a, b string, memo map[string]string) float64 {
-	return jaccard(termSet(a, memo), termSet(b, memo))
-}
 
 func termSet(s string, memo map[string]string) map[string]bool {
 	set := map[string]bool{}

@@ -120,7 +120,7 @@ func TestWriteDoesNotReadBackItsFact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(found.Hits) != 1 || found.Hits[0].Fact.ID != res.ID {
+	if len(found.Hits) != 1 || found.Hits[0].ID != res.ID {
 		t.Fatalf("search after the write: %+v", found.Hits)
 	}
 	onDisk, err := Parse(res.Path, res.Content)

@@ -62,14 +62,14 @@ func TestCancelledCallSendsNothing(t *testing.T) {
 				close(lines)
 			}()
 			if tt.pre != "" {
-				io.WriteString(inW, tt.pre+"\n")
+				_, _ = io.WriteString(inW, tt.pre+"\n")
 				if l := <-lines; !strings.Contains(l, `"result":{}`) {
 					t.Fatalf("%s: %s", tt.pre, l)
 				}
 			}
-			io.WriteString(inW, tt.call+"\n")
+			_, _ = io.WriteString(inW, tt.call+"\n")
 			<-started
-			io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`+"\n")
+			_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`+"\n")
 			inW.Close()
 			if err := <-served; err != nil {
 				t.Errorf("Serve = %v", err)

@@ -229,7 +229,9 @@ func ServeHTTP(ctx context.Context, ln net.Listener, h *HTTPHandler, o HTTPServe
 		log.Warn("requests still in flight at the shutdown timeout are cancelled", "err", err)
 		_ = srv.Close()
 	}
-	<-served
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Warn("serve", "err", err)
+	}
 	h.Close()
 	return nil
 }

@@ -456,7 +456,7 @@ func (r *Registry) add(t Tool, rawSchemas func() (in, out json.RawMessage), h ra
 	case rawSchemas != nil && (t.InputSchema != nil || t.OutputSchema != nil):
 		return bad("schemas are given twice")
 	}
-	if err := t.Governance.check(t.Name, true); err != nil {
+	if err := t.check(t.Name, true); err != nil {
 		return bad("%v", err)
 	}
 	tt := &tool{Tool: t, handle: h, rawSchemas: rawSchemas}
@@ -539,7 +539,7 @@ func (r *Registry) AddResource(res Resource, read ResourceReader) error {
 	if res.URI == "" || res.Name == "" || res.Scope == "" || read == nil {
 		return fmt.Errorf("add resource %q: %w: uri, name, scope and reader are required", res.URI, ErrInvalidResource)
 	}
-	if err := res.Governance.check(res.URI, false); err != nil {
+	if err := res.check(res.URI, false); err != nil {
 		return fmt.Errorf("add resource %q: %w: %v", res.URI, ErrInvalidResource, err)
 	}
 	for _, have := range r.resources {
@@ -561,7 +561,7 @@ func (r *Registry) AddResourceTemplate(t ResourceTemplate, list ResourceLister, 
 	if t.URITemplate == "" || t.Name == "" || t.Scope == "" || read == nil {
 		return bad("uri template, name, scope and reader are required")
 	}
-	if err := t.Governance.check(t.URITemplate, false); err != nil {
+	if err := t.check(t.URITemplate, false); err != nil {
 		return bad(err.Error())
 	}
 	pattern, vars, ok := templatePattern(t.URITemplate)

@@ -377,15 +377,15 @@ func parseLevel(level any) (int, *jsonrpc.Error) {
 // io.modelcontextprotocol/logLevel (without it, it gets none).
 func (s *session) notifyLog(ctx context.Context, conn *jsonrpc.Conn, level LogLevel, logger string, data any) {
 	i := slices.Index(logLevels, string(level))
-	min := -1
+	var least int // the least level asked for; -1 for none
 	if ri := requestInfoFrom(ctx); ri.modern {
-		min = ri.logLevel
+		least = ri.logLevel
 	} else {
 		s.mu.Lock()
-		min = s.logLevel
+		least = s.logLevel
 		s.mu.Unlock()
 	}
-	if min < 0 || i < min {
+	if least < 0 || i < least {
 		return
 	}
 	err := conn.Notify(ctx, "notifications/message", struct {

@@ -342,7 +342,7 @@ func runMCPServe(ctx context.Context, env *cliEnv, opts *mcpOptions) error {
 		if err != nil {
 			return err
 		}
-		defer closeAudit()
+		defer func() { _ = closeAudit() }()
 		o.Audit = w
 		o.AuditWritesOnly = !cfg.Audit
 	}

@@ -51,8 +51,7 @@ func TestMCPServeClosedStdout(t *testing.T) {
 	case err = <-done:
 	case <-time.After(time.Minute):
 		stdin.Close()
-		<-done
-		t.Fatal("foundry mcp serve kept running with stdin open after the client closed stdout")
+		t.Fatalf("foundry mcp serve kept running with stdin open after the client closed stdout (then: %v)", <-done)
 	}
 	stdin.Close()
 	if err != nil {

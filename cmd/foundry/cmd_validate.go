@@ -265,7 +265,7 @@ func validateInputs(ctx context.Context, env *cliEnv, p *project.Project, files 
 			if rootRelative && inside {
 				shown = rel
 			}
-			if p == nil || p.Writable() && !(inside && confined.InFoundry(read)) {
+			if p == nil || p.Writable() && (!inside || !confined.InFoundry(read)) {
 				inputs = append(inputs, artifacts.File(shown, env.path(f)))
 				continue
 			}

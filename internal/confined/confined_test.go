@@ -296,7 +296,7 @@ func TestRootWritesFollowNoSymlink(t *testing.T) {
 		{"Lock", func(r *confined.Root, p string) error {
 			unlock, err := r.Lock(context.Background(), p)
 			if err == nil {
-				unlock()
+				err = unlock()
 			}
 			return err
 		}},
@@ -534,7 +534,7 @@ func TestLockRemovesStaleTemps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer unlock()
+	defer func() { _ = unlock() }()
 	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("stale temp file kept: %v", err)
 	}
@@ -563,7 +563,9 @@ func TestLockExcludes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("lock after unlock: %v", err)
 	}
-	unlock2()
+	if err := unlock2(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestClean(t *testing.T) {

@@ -54,7 +54,9 @@ func TestLockFileReplacedWhileWaiting(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			unlock()
+			if err := unlock(); err != nil {
+				t.Fatal(err)
+			}
 			unlockOld, err := holder.LockClearing(ctx, name, time.Time{})
 			if err != nil {
 				t.Fatal(err)
@@ -86,18 +88,22 @@ func TestLockFileReplacedWhileWaiting(t *testing.T) {
 				t.Fatal(err)
 			}
 			close(release)
-			unlockOld()
-			unlockNew()
+			if err := unlockOld(); err != nil {
+				t.Fatal(err)
+			}
+			if err := unlockNew(); err != nil {
+				t.Fatal(err)
+			}
 			if err := <-got; err != nil {
 				t.Fatal(err)
 			}
-			defer unlockWaiter()
+			defer func() { _ = unlockWaiter() }()
 			// The waiter must hold the file now at the name: a probe that
 			// gives up at once must not get it.
 			done, cancel := context.WithCancel(ctx)
 			cancel()
 			if u, err := probe.LockClearing(done, name, time.Time{}); err == nil {
-				u()
+				_ = u()
 				t.Fatal("a second holder got the lock while the waiter held the replaced file")
 			}
 		})
@@ -147,7 +153,7 @@ func TestLockGivesUpWhileNameKeepsChanging(t *testing.T) {
 			defer pause.Install(func(context.Context, string) {})
 			unlock, err := tc.lock(r, ctx, name)
 			if err == nil {
-				unlock()
+				_ = unlock()
 				t.Fatalf("the lock was taken after %d attempts with its context cancelled at the third", attempts.Load())
 			}
 			if !errors.Is(err, context.Canceled) {

@@ -42,7 +42,7 @@ func (r *Root) Append(ctx context.Context, name string, data []byte, max int64) 
 	if err != nil {
 		return fmt.Errorf("append to %s: %w", name, err)
 	}
-	defer unlock()
+	defer func() { _ = unlock() }()
 	// The lock's check ran on another name: check the log itself again
 	// now that nobody else appends.
 	fi, err := logs.noFollowStat(base)

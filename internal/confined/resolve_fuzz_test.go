@@ -126,7 +126,7 @@ func FuzzRootResolve(f *testing.F) {
 		if unlock, err := r.Lock(ctx, name); err != nil {
 			check("Lock", name, nil, err)
 		} else {
-			unlock()
+			_ = unlock()
 		}
 		check("Link", name, nil, r.Link(".foundry/dir/file.json", name))
 		check("Rename", name, nil, r.Rename(name, ".foundry/renamed"))

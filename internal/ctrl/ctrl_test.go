@@ -26,8 +26,8 @@ func TestEscape(t *testing.T) {
 		for i := 0; i <= len(tt.in); i++ {
 			var b bytes.Buffer
 			w := NewWriter(&b)
-			w.Write([]byte(tt.in[:i]))
-			w.Write([]byte(tt.in[i:]))
+			_, _ = w.Write([]byte(tt.in[:i]))
+			_, _ = w.Write([]byte(tt.in[i:]))
 			w.Flush()
 			if b.String() != tt.want {
 				t.Errorf("Writer split at %d of %q = %q, want %q", i, tt.in, b.String(), tt.want)

@@ -73,7 +73,7 @@ func TestClosest(t *testing.T) {
 		{"memroy", []string{"memory"}},
 		{"docter", []string{"doctor"}},
 		{"mem", []string{"memory"}},
-		{"verison", []string{"version"}},
+		{"verison", []string{"version"}}, //nolint:misspell // a typo is the input
 		{"zzz", []string{}},
 		{"memory", []string{}},
 	}
