@@ -28,6 +28,7 @@ import (
 	"unsafe"
 
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/hugepages"
 )
 
 // Paths of the cache, relative to the project root.
@@ -46,19 +47,6 @@ const cacheMagic = "foundry search cache 7\n"
 // collection paused, per byte of the cache file: 18 MB from a file of
 // 3.5 MB at 10,000 facts.
 const cacheHeapPerByte = 6
-
-// cacheHeap returns the heap that loading the cache file will take, 0 when
-// the store keeps none or there is none.
-func (s *Store) cacheHeap() int64 {
-	if !s.opts.Cache || s.opts.Root == "" {
-		return 0
-	}
-	info, err := fs.Stat(s.fsys, searchCachePath)
-	if err != nil || !info.Mode().IsRegular() {
-		return 0
-	}
-	return cacheHeapPerByte * min(info.Size(), maxCacheBytes)
-}
 
 // maxCacheBytes bounds the cache file, read and written: the size table's
 // limit for .foundry/cache/. A memory whose cache would be larger (facts of
@@ -121,8 +109,11 @@ type searchCache struct {
 // It sends one value on known, as soon as it can: the cache's listing of
 // the memory folder once it has decoded it intact, or nil (no cache, a
 // damaged one, none recorded, or one not older than the cache file). The
-// caller holds s.mu.
-func (s *Store) loadCache(known chan<- *dirListing) {
+// heap the load takes is readied in huge pages (see hugepages.Prepare)
+// until the caller, whose build fills it, calls endHeap. The caller holds
+// s.mu.
+func (s *Store) loadCache(known chan<- *dirListing) (endHeap func()) {
+	endHeap = func() {}
 	sent := false
 	send := func(l *dirListing) {
 		if !sent {
@@ -144,6 +135,7 @@ func (s *Store) loadCache(known chan<- *dirListing) {
 	if err != nil || !info.Mode().IsRegular() || info.Size() > maxCacheBytes || info.Size() < int64(len(cacheMagic))+4 {
 		return
 	}
+	endHeap = hugepages.Prepare(cacheHeapPerByte * info.Size())
 	cacheTime := info.ModTime().UnixNano()
 	// The head first, so that the folder's files are statted while the
 	// rest is read and decoded; a short read is a damaged file.
@@ -176,6 +168,7 @@ func (s *Store) loadCache(known chan<- *dirListing) {
 	if c, ok := decodeBody(data, end, l); ok {
 		s.cache, s.cacheTime = c, cacheTime
 	}
+	return endHeap
 }
 
 // prebuild links every record of the cache c into the live state of a

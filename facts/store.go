@@ -432,9 +432,6 @@ func (s *Store) rescan() error {
 		// both at once. The cache's listing of the folder, when the
 		// folder's identity proves it current, spares reading its names.
 		s.cacheTried = true
-		// The heap the load takes, readied in huge pages before the
-		// listing and the decoding fill it.
-		defer hugepages.Prepare(s.cacheHeap())()
 		done := make(chan struct{})
 		known := make(chan *dirListing, 1)
 		same := make(chan bool, 1)
@@ -444,7 +441,8 @@ func (s *Store) rescan() error {
 			arm()
 			infos, temps, listed, err = s.listMemory(known, same)
 		}()
-		s.loadCache(known)
+		endHeap := s.loadCache(known)
+		defer endHeap()
 		if s.cache != nil && len(s.files) != 0 {
 			s.cache = nil
 		}
