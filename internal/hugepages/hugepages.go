@@ -35,6 +35,7 @@ package hugepages
 import (
 	"runtime"
 	"sync"
+	"unsafe"
 )
 
 // minBytes is the least build [Prepare] prepares for. Preparing costs a
@@ -75,13 +76,13 @@ func Prepare(n int64) (end func()) {
 	}
 	prepared.done = true
 	b := make([]byte, n) // mapped fresh for an object this large: untouched
-	lo, hi := advise(b, size)
+	lo, hi := stretch(uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(n), size)
+	advise(lo, hi, true)
 	// b's last use: the collection frees it for the build to take.
 	runtime.KeepAlive(b)
 	runtime.GC()
 	prepared.lo, prepared.hi = lo, hi
-	var once sync.Once
-	return func() { once.Do(func() { unadvise(lo, hi) }) }
+	return func() { advise(lo, hi, false) }
 }
 
 // stretch returns the part [lo, hi) of the n bytes at base that whole

@@ -6,9 +6,6 @@ import (
 	"strconv"
 	"sync"
 	"syscall"
-	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 // hugePageSize returns the size of the huge pages the kernel backs memory
@@ -48,23 +45,18 @@ func readSys(name string) ([]byte, bool) {
 	return buf[:n], true
 }
 
-// advise asks the kernel to back with huge pages the part of b that
-// whole huge pages of size bytes cover, and returns that part's addresses.
-func advise(b []byte, size uintptr) (lo, hi uintptr) {
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	lo, hi = stretch(base, uintptr(len(b)), size)
-	if lo < hi {
-		_ = unix.Madvise(b[lo-base:hi-base], unix.MADV_HUGEPAGE)
+// advise marks the addresses [lo, hi) of the heap for huge pages, or, with
+// huge false, withdraws the mark: huge pages already there stay, and no
+// more are made. It takes addresses, not a slice: when the mark is
+// withdrawn, the object it was made on is long gone, and the memory is the
+// heap's, mapped for the process's life.
+func advise(lo, hi uintptr, huge bool) {
+	if lo >= hi {
+		return
 	}
-	return lo, hi
-}
-
-// unadvise withdraws the advice from the addresses [lo, hi): huge pages
-// already there stay, and no more are made. The memory is the heap's,
-// mapped for the process's life; the call takes addresses, not a slice,
-// since the object advise was given is long gone.
-func unadvise(lo, hi uintptr) {
-	if lo < hi {
-		_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, syscall.MADV_NOHUGEPAGE)
+	advice := syscall.MADV_NOHUGEPAGE
+	if huge {
+		advice = syscall.MADV_HUGEPAGE
 	}
+	_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, uintptr(advice))
 }

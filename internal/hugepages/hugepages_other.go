@@ -5,6 +5,4 @@ package hugepages
 // hugePageSize returns 0: huge pages are asked for on Linux only.
 func hugePageSize() uintptr { return 0 }
 
-func advise([]byte, uintptr) (lo, hi uintptr) { return 0, 0 }
-
-func unadvise(lo, hi uintptr) {}
+func advise(lo, hi uintptr, huge bool) {}
