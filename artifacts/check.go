@@ -58,6 +58,11 @@ type Options struct {
 	Prepare func(doc []byte) ([]byte, error)
 }
 
+// Bulk is the number of inputs over which a check is a bulk one: its heap
+// is readied in huge pages (see [Check]), and validate paces collection for
+// it.
+const Bulk = 100
+
 // heapPerInput is about how much checking grows the heap per input, under
 // the collection pacing of a bulk validate (gcpace.Bound(400)): 25 MB for
 // 10,000 artifacts of 580 bytes.
@@ -73,10 +78,10 @@ const heapPerInput = 3 << 10
 // one of them, and the others start only when there are at least
 // [docsPerWorker] inputs each: a few documents (a hook's, an agent's) are
 // validated on the caller, whose stack has grown already, without waking
-// other threads to wait on the first compile. More than 100 inputs ready
-// their heap in huge pages (see hugepages.Prepare).
+// other threads to wait on the first compile. More than [Bulk] inputs
+// ready their heap in huge pages (see hugepages.Prepare).
 func Check(ctx context.Context, reg *contracts.Registry, inputs []Input, opts Options) ([]Result, error) {
-	if len(inputs) > 100 {
+	if len(inputs) > Bulk {
 		defer hugepages.Prepare(int64(len(inputs)) * heapPerInput)()
 	}
 	results := make([]Result, len(inputs))

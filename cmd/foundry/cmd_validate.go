@@ -149,7 +149,7 @@ func runValidate(ctx context.Context, env *cliEnv, opts *validateOptions) error 
 	if len(inputs) == 0 && opts.format == "text" {
 		fmt.Fprintf(opts.stderr, "no artifacts under %s/ in the %s\n", artifacts.Dir, p.Label())
 	}
-	if len(inputs) > 100 {
+	if len(inputs) > artifacts.Bulk {
 		// Each document's garbage dies young and the live heap stays small;
 		// collecting less often saves about a sixth of a large sweep.
 		defer gcpace.Bound(400)()
