@@ -2,6 +2,7 @@ package hugepages
 
 import (
 	"os"
+	"os/exec"
 	"runtime"
 	"slices"
 	"strconv"
@@ -14,8 +15,22 @@ import (
 // allocates next, that the kernel was advised to back it with huge pages
 // while the build runs, and that the advice is withdrawn when it ends: so
 // /proc/self/smaps says of the mapping that holds it.
+//
+// It runs in a process of its own, whose heap is young, as the heap of the
+// first build a process prepares is: in a test process that has run other
+// tests (or this one, with -count), a free run of pages below the stretch
+// can take the build's first allocation.
 func TestPrepareAdvises(t *testing.T) {
 	skipWithoutHugePages(t)
+	if os.Getenv(freshEnv) == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestPrepareAdvises$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), freshEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestPrepareAdvises") {
+			t.Fatalf("in a fresh process: %v\n%s", err, out)
+		}
+		return
+	}
 	const n = 32 << 20
 	end := Prepare(n)
 	lo, hi := preparedStretch()
@@ -39,6 +54,10 @@ func TestPrepareAdvises(t *testing.T) {
 		t.Error("a second Prepare in the process prepared again")
 	}
 }
+
+// freshEnv, set, says that TestPrepareAdvises runs in the process its
+// parent started for it.
+const freshEnv = "FOUNDRY_TEST_HUGEPAGES_FRESH"
 
 // TestPrepareLimits checks that Prepare leaves a build under 4 MiB alone
 // and prepares no more than MaxBytes.
