@@ -4,6 +4,7 @@ package facts
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,5 +91,95 @@ func TestSearchCacheRereadsLinks(t *testing.T) {
 		if !cmp.Equal(ids, tt.want) {
 			t.Errorf("%s: search %q = %q, want %q", tt.step, tt.q, ids, tt.want)
 		}
+	}
+}
+
+// TestWarmStoreRereadsLinks checks that a long-lived store, watching or
+// not, sees at its next call what a fact file that is a symbolic link
+// reads: its target edited in a folder no event covers, then that folder
+// replaced by a link out of .foundry, then the link removed.
+func TestWarmStoreRereadsLinks(t *testing.T) {
+	t.Parallel()
+	for _, watch := range []bool{true, false} {
+		t.Run(fmt.Sprintf("watch=%v", watch), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			root := writeTree(t, genFacts(t, 3))
+			warn := &syncBuffer{}
+			s := OpenDir(root, Options{Now: fixedNow, Watch: watch, Warn: warn})
+			t.Cleanup(func() { _ = s.Close() })
+			w, err := s.Write(ctx, WriteRequest{Title: "Migrations use Zebrafish", Body: "Plain SQL files.", Type: Convention})
+			if err != nil {
+				t.Fatal(err)
+			}
+			base := filepath.Base(w.Path)
+			archive := filepath.Join(root, ".foundry", "archive")
+			link := filepath.Join(root, filepath.FromSlash(w.Path))
+			if err := os.MkdirAll(archive, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(link, filepath.Join(archive, base)); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("../archive/"+base, link); err != nil {
+				t.Skipf("no symbolic links here: %v", err)
+			}
+			edit := func(from, to string) func() error {
+				return func() error {
+					p := filepath.Join(archive, base)
+					data, err := os.ReadFile(p)
+					if err != nil {
+						return err
+					}
+					return os.WriteFile(p, []byte(strings.Replace(string(data), from, to, 1)), 0o644)
+				}
+			}
+			tests := []struct {
+				step   string
+				change func() error
+				q      string
+				want   []string
+			}{
+				{"linked", nil, "zebrafish", []string{w.ID}},
+				{"target edited", edit("Plain SQL", "Plain XQL"), "xql", []string{w.ID}},
+				{"target edited again", edit("Plain XQL", "Plain YQL"), "yql", []string{w.ID}},
+				{"unchanged", nil, "xql", nil},
+				{"its folder linked out of .foundry", func() error {
+					outside := filepath.Join(root, "outside")
+					if err := os.Rename(archive, outside); err != nil {
+						return err
+					}
+					return os.Symlink("../outside", archive)
+				}, "zebrafish", nil},
+				{"its folder back", func() error {
+					if err := os.Remove(archive); err != nil {
+						return err
+					}
+					return os.Rename(filepath.Join(root, "outside"), archive)
+				}, "zebrafish", []string{w.ID}},
+				{"link removed", func() error { return os.Remove(link) }, "zebrafish", nil},
+			}
+			for _, tt := range tests {
+				if tt.change != nil {
+					if err := tt.change(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				res, err := s.Search(ctx, Query{Text: tt.q, Limit: MaxLimit})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ids []string
+				for _, h := range res.Hits {
+					ids = append(ids, h.ID)
+				}
+				if !cmp.Equal(ids, tt.want) {
+					t.Errorf("%s: search %q = %q, want %q", tt.step, tt.q, ids, tt.want)
+				}
+			}
+			if watch && strings.Contains(warn.String(), "no file-system events") {
+				t.Skipf("no file-system events here: %s", warn)
+			}
+		})
 	}
 }

@@ -75,6 +75,7 @@ type Store struct {
 
 	mu      sync.RWMutex           // held for reading only to rank; everything else changes the live state
 	files   map[string]*cachedFile // by path
+	links   map[string]bool        // fact files that are symbolic links (see sync)
 	byID    map[string][]*entry    // parsed facts by id, sorted by path
 	sorted  []*entry               // parsed facts by id number, then path
 	supers  map[string][]*entry    // superseded id → facts that name it in supersedes
@@ -151,6 +152,7 @@ func NewStore(fsys fs.FS, opts Options) *Store {
 // clearLive sets the live state as a store that has read nothing has it.
 func (s *Store) clearLive() {
 	s.files, s.byID, s.supers, s.pending, s.nums = map[string]*cachedFile{}, map[string][]*entry{}, map[string][]*entry{}, map[string]bool{}, map[int]int{}
+	s.links = map[string]bool{}
 	s.sorted, s.idx, s.ixOrder, s.byTitle, s.bulk, s.snap = nil, nil, nil, nil, nil, nil
 	s.maxNum, s.synced, s.early, s.cache, s.listed = 0, false, nil, nil, nil
 }
@@ -371,6 +373,15 @@ func (s *Store) sync() error {
 					return err
 				}
 			}
+			// What a link reads can change with no event here (its
+			// target edited in another folder, a folder on its way
+			// replaced): links are read again on every call, as a
+			// scan reads them. A content unchanged changes nothing.
+			for p := range s.links {
+				if err := s.refresh(p, false); err != nil {
+					return err
+				}
+			}
 			return nil
 		}
 	}
@@ -585,6 +596,7 @@ func (s *Store) refresh(p string, inPlace bool) error {
 	info, err := fs.Lstat(s.fsys, p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist), err == nil && info.IsDir():
+		delete(s.links, p)
 		if s.files[p] != nil {
 			s.setFile(p, nil)
 		}
@@ -609,6 +621,11 @@ func (s *Store) refresh(p string, inPlace bool) error {
 // gone.
 func (s *Store) revalidate(p string, info fs.FileInfo, force bool) bool {
 	key := keyOf(info)
+	if info.Mode()&fs.ModeSymlink != 0 {
+		s.links[p] = true
+	} else {
+		delete(s.links, p)
+	}
 	c := s.files[p]
 	if !force && c != nil && key.strong() && c.key == key && (c.settled || key.hash != "") {
 		return true
@@ -679,6 +696,7 @@ func (s *Store) setFile(p string, c *cachedFile) {
 	}
 	if c == nil {
 		delete(s.files, p)
+		delete(s.links, p)
 	} else {
 		s.files[p] = c
 		c.num = fileNum(p, c)
