@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -34,16 +35,22 @@ func TestStdinReadInterrupted(t *testing.T) {
 			if code := run(context.Background(), []string{"foundry", "-C", dir, "init"}, nil, &out, &errOut); code != exitOK {
 				t.Fatalf("init: exit %d: %s", code, errOut.String())
 			}
-			// Stdin stays open and empty, as a terminal nobody types in.
-			stdin, w := io.Pipe()
+			// Stdin stays open and empty, as a terminal nobody types in;
+			// the interrupt comes once the command is reading it.
+			pr, w := io.Pipe()
 			defer w.Close()
+			stdin := &firstRead{r: pr, reading: make(chan struct{})}
 			ctx, cancel := context.WithCancelCause(context.Background())
 			var stdout, stderr bytes.Buffer
 			done := make(chan int, 1)
 			go func() {
 				done <- run(ctx, append([]string{"foundry", "-C", dir}, tc.args...), stdin, &stdout, &stderr)
 			}()
-			time.Sleep(50 * time.Millisecond)
+			select {
+			case <-stdin.reading:
+			case code := <-done:
+				t.Fatalf("exit %d before reading stdin; stderr: %s", code, stderr.String())
+			}
 			cancel(errors.New("interrupt signal received"))
 			select {
 			case code := <-done:
@@ -61,4 +68,16 @@ func TestStdinReadInterrupted(t *testing.T) {
 			}
 		})
 	}
+}
+
+// firstRead is a reader that closes reading when it is first read from.
+type firstRead struct {
+	r       io.Reader
+	reading chan struct{}
+	once    sync.Once
+}
+
+func (f *firstRead) Read(p []byte) (int, error) {
+	f.once.Do(func() { close(f.reading) })
+	return f.r.Read(p)
 }
