@@ -34,7 +34,7 @@ type WriteResult struct {
 	Path       string      `json:"path"`   // project-relative path of that fact
 	Supersedes string      `json:"supersedes,omitempty"`
 	Warnings   []string    `json:"warnings,omitempty"`
-	Index      IndexResult `json:"index"` // zero when nothing was written
+	Index      IndexResult `json:"index,omitzero"` // zero, and left out, when nothing was written
 
 	// Similar lists the active facts whose titles are close to the new
 	// one, as the warnings name them, so a command line can say which
@@ -689,7 +689,7 @@ type RetireResult struct {
 	ID     string      `json:"id"`
 	Path   string      `json:"path"` // project-relative path of the fact
 	Reason string      `json:"reason"`
-	Index  IndexResult `json:"index"`
+	Index  IndexResult `json:"index,omitzero"`
 }
 
 // Retire marks the fact id as retired for reason: it no longer holds and

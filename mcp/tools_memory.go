@@ -275,7 +275,7 @@ func (f *foundry) addMemoryWrite(r *Registry) error {
 			return Output{}, err
 		}
 		out := memoryWriteResult{Action: res.Action, ID: res.ID, Path: res.Path, Supersedes: res.Supersedes, Warnings: res.Warnings}
-		if res.Action == facts.Created {
+		if res.Index.Content != nil { // INDEX.md was written
 			idx := figures(res.Index)
 			out.Index = &idx
 		}

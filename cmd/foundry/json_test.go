@@ -28,6 +28,8 @@ var jsonCases = []struct {
 	{schema: "memory-search", args: []string{"memory", "search", "outbox"}},
 	{schema: "memory-search", args: []string{"memory", "search", "outbox", "--type", "glossary"}},
 	{schema: "memory-write", args: []string{"memory", "write", "--title", "Release notes are written by the on-call engineer", "--type", "convention", "--body", "Every release."}},
+	// The same fact again: unchanged, nothing written, no index.
+	{schema: "memory-write", args: []string{"memory", "write", "--title", "Release notes are written by the on-call engineer", "--type", "convention", "--body", "Every release."}},
 	{schema: "memory-index", args: []string{"memory", "index"}},
 	{schema: "memory-retire", args: []string{"memory", "retire", "fact-0002", "--reason", "the team moved to another tool"}},
 	{schema: "memory-show", args: []string{"memory", "show", "fact-0002"}},
