@@ -689,7 +689,7 @@ type RetireResult struct {
 	ID     string      `json:"id"`
 	Path   string      `json:"path"` // project-relative path of the fact
 	Reason string      `json:"reason"`
-	Index  IndexResult `json:"index,omitzero"`
+	Index  IndexResult `json:"index"`
 }
 
 // Retire marks the fact id as retired for reason: it no longer holds and
