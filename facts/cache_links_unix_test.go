@@ -96,8 +96,9 @@ func TestSearchCacheRereadsLinks(t *testing.T) {
 
 // TestWarmStoreRereadsLinks checks that a long-lived store, watching or
 // not, sees at its next call what a fact file that is a symbolic link
-// reads: its target edited in a folder no event covers, then that folder
-// replaced by a link out of .foundry, then the link removed.
+// reads: its target edited in a folder no event covers, moved away and
+// back, then that folder replaced by a link out of .foundry, then the
+// link removed.
 func TestWarmStoreRereadsLinks(t *testing.T) {
 	t.Parallel()
 	for _, watch := range []bool{true, false} {
@@ -114,6 +115,7 @@ func TestWarmStoreRereadsLinks(t *testing.T) {
 			}
 			base := filepath.Base(w.Path)
 			archive := filepath.Join(root, ".foundry", "archive")
+			aside := filepath.Join(root, ".foundry", "aside")
 			link := filepath.Join(root, filepath.FromSlash(w.Path))
 			if err := os.MkdirAll(archive, 0o755); err != nil {
 				t.Fatal(err)
@@ -144,6 +146,10 @@ func TestWarmStoreRereadsLinks(t *testing.T) {
 				{"target edited", edit("Plain SQL", "Plain XQL"), "xql", []string{w.ID}},
 				{"target edited again", edit("Plain XQL", "Plain YQL"), "yql", []string{w.ID}},
 				{"unchanged", nil, "xql", nil},
+				{"target moved away", func() error { return os.Rename(archive, aside) }, "zebrafish", nil},
+				{"still away", nil, "zebrafish", nil},
+				{"target back", func() error { return os.Rename(aside, archive) }, "zebrafish", []string{w.ID}},
+				{"still back", nil, "zebrafish", []string{w.ID}},
 				{"its folder linked out of .foundry", func() error {
 					outside := filepath.Join(root, "outside")
 					if err := os.Rename(archive, outside); err != nil {
@@ -181,5 +187,74 @@ func TestWarmStoreRereadsLinks(t *testing.T) {
 				t.Skipf("no file-system events here: %s", warn)
 			}
 		})
+	}
+}
+
+// TestCachedStoreRereadsDanglingLink: a fact file recorded in the cache as
+// a regular file, now a link whose target is missing, is read on the first
+// scan through reconcile; its target appearing later, in a folder no event
+// covers, must be seen by a watching store.
+func TestCachedStoreRereadsDanglingLink(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root := writeTree(t, genFacts(t, 3))
+	w, err := OpenDir(root, Options{Now: fixedNow}).Write(ctx, WriteRequest{Title: "Migrations use Zebrafish", Body: "Plain SQL files.", Type: Convention})
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(root, filepath.FromSlash(w.Path))
+	old := fixedNow()
+	entries, _ := os.ReadDir(filepath.Join(root, ".foundry", "memory"))
+	for _, e := range entries {
+		_ = os.Chtimes(filepath.Join(root, ".foundry", "memory", e.Name()), old, old)
+	}
+	// A first process records every file, the linked one as a regular file.
+	first := OpenDir(root, Options{Now: fixedNow, Cache: true})
+	if _, err := first.Search(ctx, Query{Text: "zebrafish"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(searchCachePath))); err != nil {
+		t.Fatalf("no cache written: %v", err)
+	}
+	base := filepath.Base(w.Path)
+	archive := filepath.Join(root, ".foundry", "archive")
+	data, err := os.ReadFile(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../archive/"+base, link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	warn := &syncBuffer{}
+	s := OpenDir(root, Options{Now: fixedNow, Cache: true, Watch: true, Warn: warn})
+	t.Cleanup(func() { _ = s.Close() })
+	search := func() []string {
+		res, err := s.Search(ctx, Query{Text: "zebrafish", Limit: MaxLimit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, h := range res.Hits {
+			ids = append(ids, h.ID)
+		}
+		return ids
+	}
+	if got := search(); got != nil {
+		t.Errorf("dangling: search = %q, want none", got)
+	}
+	if err := os.MkdirAll(archive, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(archive, base), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := search(); !cmp.Equal(got, []string{w.ID}) {
+		t.Errorf("target created: search = %q, want %q", got, []string{w.ID})
+	}
+	if strings.Contains(warn.String(), "no file-system events") {
+		t.Skipf("no file-system events here: %s", warn)
 	}
 }

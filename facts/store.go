@@ -695,8 +695,9 @@ func (s *Store) setFile(p string, c *cachedFile) {
 		}
 	}
 	if c == nil {
+		// A link stays in s.links while it is listed, even when what it
+		// leads to is gone: its target may come back unannounced.
 		delete(s.files, p)
-		delete(s.links, p)
 	} else {
 		s.files[p] = c
 		c.num = fileNum(p, c)
