@@ -178,6 +178,30 @@ func (b *Board) Waves(ctx context.Context) ([]string, error) {
 	return waves, nil
 }
 
+// Agents lists the agents of a wave, the names of its artifact files
+// without ".json", sorted. It reads the folder's names alone and validates
+// nothing, so it stays cheap on a large wave (shell completion calls it).
+func (b *Board) Agents(ctx context.Context, wave string) ([]string, error) {
+	wave, err := sanitizeField("wave", wave)
+	if err != nil {
+		return nil, err
+	}
+	names, err := b.artifactNames(ctx, wave)
+	if err != nil {
+		return nil, err
+	}
+	return agentsOf(names), nil
+}
+
+// agentsOf returns the agents of artifact file names.
+func agentsOf(names []string) []string {
+	agents := make([]string, len(names))
+	for i, n := range names {
+		agents[i] = strings.TrimSuffix(n, ".json")
+	}
+	return agents
+}
+
 // Read returns one page of a wave's artifacts, by file name.
 func (b *Board) Read(ctx context.Context, req ReadRequest) (ReadResult, error) {
 	wave, err := sanitizeField("wave", req.Wave)
@@ -329,11 +353,7 @@ func noArtifact(agent, wave string, names []string) error {
 	if len(names) == 0 {
 		return fmt.Errorf("%w by %q in wave %s (the wave is empty)", ErrNoArtifact, agent, wave)
 	}
-	agents := make([]string, len(names))
-	for i, n := range names {
-		agents[i] = strings.TrimSuffix(n, ".json")
-	}
-	return fmt.Errorf("%w by %q in wave %s (agents: %s)", ErrNoArtifact, agent, wave, strings.Join(agents, ", "))
+	return fmt.Errorf("%w by %q in wave %s (agents: %s)", ErrNoArtifact, agent, wave, strings.Join(agentsOf(names), ", "))
 }
 
 // artifact reads one artifact file and returns it with the file's bytes.

@@ -192,6 +192,36 @@ func TestReadAgentAndEmpty(t *testing.T) {
 	}
 }
 
+// TestAgents lists a wave's agents from its file names alone: broken and
+// invalid artifacts are agents too, other files and folders are not.
+func TestAgents(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		wave    string
+		want    []string
+		wantErr error
+	}{
+		{name: "wave", wave: "audit", want: []string{"a-summary", "b-title", "c-goal", "d-none", "e-array", "f-broken"}},
+		{name: "one agent", wave: "build", want: []string{"implementer"}},
+		{name: "empty wave", wave: "empty", want: []string{}},
+		{name: "unknown wave", wave: "nope", wantErr: ErrUnknownWave},
+		{name: "bad name", wave: "..", wantErr: ErrInvalidName},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := Open(wave, Options{}).Agents(context.Background(), tt.wave)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Agents(%q) error = %v, want %v", tt.wave, err, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Agents(%q) (-want +got):\n%s", tt.wave, diff)
+			}
+		})
+	}
+}
+
 // TestReadPaging walks a wave of 45 artifacts 20 at a time, with one added
 // between pages: nothing is skipped or repeated.
 func TestReadPaging(t *testing.T) {

@@ -25,8 +25,10 @@ func newCompletionCommand(env *cliEnv) *cli.Command {
 		Usage:     "print the shell completion script for bash, zsh or fish",
 		ArgsUsage: "<bash|zsh|fish>",
 		Description: `Prints a script that makes the shell complete foundry's commands, flags and
-flag values, contract ids, runbook slugs, fact ids and wave names (read
-from the project of the folder, or of -C DIR, as you type). Load it with
+flag values, contract ids, runbook slugs, fact ids, wave names and the
+agents of a wave (read from the project of the folder, or of -C DIR, as
+you type). --rev and --staged are offered only to the commands that take
+them. Load it with
 
    bash, in ~/.bashrc:                   source <(foundry completion bash)
    zsh, in ~/.zshrc after compinit:      source <(foundry completion zsh)
@@ -92,6 +94,30 @@ var formatValues = map[string][]string{
 	"validate": reportFormats,
 }
 
+// sourceRefused are the commands that refuse the global --rev or --staged
+// (with project.ErrReadOnly or a usage error), by command path: they write
+// the working tree, or read no project view. Completion does not offer
+// those flags to them. TestSourceRefused runs every command to keep this
+// table true.
+var sourceRefused = map[string][]string{
+	"init":               {"rev", "staged"},
+	"memory write":       {"rev", "staged"},
+	"memory retire":      {"rev", "staged"},
+	"runbook new":        {"rev", "staged"},
+	"blackboard write":   {"rev", "staged"},
+	"blackboard archive": {"rev", "staged"},
+	"contracts new":      {"rev", "staged"},
+	"mcp token new":      {"rev", "staged"},
+	"hook install":       {"rev", "staged"},
+	"hook uninstall":     {"rev", "staged"},
+	"hook claude":        {"rev", "staged"},
+	"hook merge-index":   {"rev", "staged"},
+	"hook pre-commit":    {"rev"}, // it reads the index: --staged is what it does anyway
+	"plugin build":       {"rev", "staged"},
+	"version":            {"rev", "staged"},
+	"completion":         {"rev", "staged"},
+}
+
 // complete returns the candidates for the last word of words, the words
 // typed after "foundry". The project (of the folder, or -C DIR, on the
 // source --rev or --staged choose) supplies contract ids, runbook slugs,
@@ -106,8 +132,8 @@ func complete(ctx context.Context, app *cli.App, words []string) []string {
 		path    []string
 		cmds    = app.Commands
 		local   = map[string]bool{}
-		nargs   int    // positional arguments before cur
-		pending string // a flag waiting for its value
+		args    []string // positional arguments before cur
+		pending string   // a flag waiting for its value
 		dir     = "."
 		src     project.Source
 		help    bool // the line is `foundry help COMMAND…`
@@ -139,24 +165,25 @@ func complete(ctx context.Context, app *cli.App, words []string) []string {
 			}
 			continue
 		}
-		if nargs == 0 && cmd == nil && !help && (w == "help" || w == "h") {
+		if len(args) == 0 && cmd == nil && !help && (w == "help" || w == "h") {
 			help = true // `foundry help memory search`: only commands follow
 			continue
 		}
-		if nargs == 0 {
+		if len(args) == 0 {
 			if c := findCommand(cmds, w); c != nil && !c.Hidden {
 				cmd, cmds, path = c, c.Subcommands, append(path, c.Name)
 				local = flagTable(c.Flags)
 				continue
 			}
 		}
-		nargs++
+		args = append(args, w)
 	}
+	nargs := len(args)
 	cmdPath := strings.Join(path, " ")
 	var cands []string
 	switch {
 	case pending != "":
-		cands = valuesOf(ctx, dir, src, cmdPath, pending)
+		cands = valuesOf(ctx, dir, src, cmdPath, pending, args)
 	case strings.HasPrefix(cur, "-"):
 		var flags []cli.Flag
 		if cmd != nil {
@@ -166,6 +193,10 @@ func complete(ctx context.Context, app *cli.App, words []string) []string {
 		for _, f := range flags {
 			// --version takes no command: after one it is a usage error.
 			if cmd != nil && slices.Contains(f.Names(), "version") {
+				continue
+			}
+			// Nor --rev or --staged where the command refuses them.
+			if slices.ContainsFunc(f.Names(), func(n string) bool { return slices.Contains(sourceRefused[cmdPath], n) }) {
 				continue
 			}
 			for _, n := range f.Names() {
@@ -194,8 +225,15 @@ func complete(ctx context.Context, app *cli.App, words []string) []string {
 	return out
 }
 
-// valuesOf returns the values of flag name of the command at cmdPath.
-func valuesOf(ctx context.Context, dir string, src project.Source, cmdPath, name string) []string {
+// valuesOf returns the values of flag name of the command at cmdPath,
+// given the positional arguments args typed before it.
+func valuesOf(ctx context.Context, dir string, src project.Source, cmdPath, name string, args []string) []string {
+	if name == "agent" && cmdPath == "blackboard read" && len(args) > 0 {
+		// The agents of the wave named, from its file names alone.
+		return projectNames(ctx, dir, src, func(ctx context.Context, p *project.Project) ([]string, error) {
+			return blackboard.Open(p.FS, blackboard.Options{}).Agents(ctx, args[0])
+		})
+	}
 	switch name {
 	case "format":
 		return formatValues[cmdPath]

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/foundryhq/foundry/git/gittest"
+)
+
+// sourceCases give every command the arguments that get it past its own
+// argument checks, so that running it shows whether it takes --rev and
+// --staged.
+var sourceCases = map[string][]string{
+	"init":               nil,
+	"doctor":             {"--no-history"},
+	"memory search":      {"outbox"},
+	"memory write":       {"--title", "Release notes are written by the on-call engineer", "--type", "convention", "--body", "Every release."},
+	"memory retire":      {"fact-0002", "--reason", "the team moved to another tool"},
+	"memory index":       nil,
+	"memory show":        {"fact-0001"},
+	"memory list":        nil,
+	"runbook list":       nil,
+	"runbook get":        {"deploy-production"},
+	"runbook new":        {"rotate-certs", "--title", "Rotate the TLS certificates", "--trigger", "a certificate expires"},
+	"blackboard write":   {"--wave", "w", "--agent", "a", "--schema", "finding.v1", "--data-file", "inputs/rejected-finding.json"},
+	"blackboard read":    {"audit"},
+	"blackboard list":    nil,
+	"blackboard archive": {"ops"},
+	"validate":           {"--auto"},
+	"contracts list":     nil,
+	"contracts show":     {"finding.v1"},
+	"contracts example":  {"finding.v1"},
+	"contracts new":      {"incident-report"},
+	"tokens":             nil,
+	"mcp serve":          nil, // stdin is empty: it serves nothing and exits
+	"mcp capabilities":   nil,
+	"mcp token new":      {"reviewer"},
+	"hook install":       nil,
+	"hook uninstall":     nil,
+	"hook claude":        nil,
+	"hook pre-commit":    nil,
+	"hook merge-index":   {"base", "ours", "theirs"},
+	"plugin build":       {"plugin-out"},
+	"config":             nil,
+	"version":            nil,
+	"completion":         {"bash"},
+}
+
+// TestSourceRefused runs every command with --rev HEAD and with --staged
+// and checks that it refuses the flag exactly when sourceRefused says so,
+// the table completion leaves those flags out by.
+func TestSourceRefused(t *testing.T) {
+	demo := t.TempDir()
+	if err := os.CopyFS(demo, os.DirFS("../../examples/demo")); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Init(t, demo).CommitAll("demo")
+	var leaves func(prefix []string, cmds []*cli.Command)
+	leaves = func(prefix []string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			path := append(append([]string{}, prefix...), c.Name)
+			if len(c.Subcommands) > 0 {
+				leaves(path, c.Subcommands)
+				continue
+			}
+			if _, ok := sourceCases[strings.Join(path, " ")]; !ok && !c.Hidden {
+				t.Errorf("%s has no case in sourceCases", strings.Join(path, " "))
+			}
+		}
+	}
+	leaves(nil, commands(&cliEnv{}))
+	for name, args := range sourceCases {
+		for _, flag := range [][]string{{"--rev", "HEAD"}, {"--staged"}} {
+			// Not parallel: urfave/cli v2 keeps its help flag in a package
+			// variable, so two apps may not run at once in one process.
+			t.Run(name+" "+flag[0], func(t *testing.T) {
+				line := append(append([]string{"foundry", "-C", demo}, flag...), strings.Fields(name)...)
+				line = append(line, args...)
+				var stdout, stderr bytes.Buffer
+				code := run(context.Background(), line, strings.NewReader(""), &stdout, &stderr)
+				// Every refusal is exit 2 and names the flag, in its
+				// message or in its hint.
+				refused := code == exitUsage && strings.Contains(stderr.String(), flag[0])
+				want := slices.Contains(sourceRefused[name], strings.TrimPrefix(flag[0], "--"))
+				if refused != want {
+					t.Errorf("%s: refused %v, want %v (exit %d)\nstderr:\n%s", strings.Join(line[3:], " "), refused, want, code, stderr.String())
+				}
+			})
+		}
+	}
+}
