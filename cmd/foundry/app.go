@@ -146,6 +146,7 @@ func commands(env *cliEnv) []*cli.Command {
 		newConfigCommand(env),
 		newVersionCommand(env),
 		newCompletionCommand(env),
+		newHelpCommand(),
 	}
 }
 
@@ -189,6 +190,9 @@ func newApp(env *cliEnv) *cli.App {
 	setHelpTemplates()
 	var app *cli.App
 	versionFlag := &cli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print the version and exit", Destination: &env.version}
+	// urfave/cli adds the help flag only along with its own help command,
+	// which foundry's replaces (newHelpCommand).
+	flags := append(globalFlags(env), versionFlag, cli.HelpFlag)
 	app = &cli.App{
 		Name:  "foundry",
 		Usage: "shared memory and hand-offs for teams of AI coding agents, in git",
@@ -206,7 +210,7 @@ EXIT STATUS:
 		Writer:               env.stdout,
 		ErrWriter:            env.stderr,
 		Reader:               env.stdin,
-		Flags:                append(globalFlags(env), versionFlag),
+		Flags:                flags,
 		Commands:             commands(env),
 		HideVersion:          true,
 		EnableBashCompletion: false,
@@ -327,12 +331,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	path := commandPath(app, norm)
 	var usage *usageError
 	// A usage error that suggests what to type ("did you mean doctor?")
-	// ends with the suggestion; the others say where the usage is. `foundry
-	// help NAME` is `foundry NAME --help`, so its usage is foundry's.
+	// ends with the suggestion; the others say where the usage is.
 	if errors.As(err, &usage) && !asJSON && hintFor(err) == "" {
-		if len(path) > 0 && path[0] == "help" {
-			path = path[1:]
-		}
 		fmt.Fprintf(stderr, "run '%s --help' for usage\n", strings.Join(append([]string{"foundry"}, path...), " "))
 	}
 	if slices.Equal(path, []string{"hook", "claude"}) {

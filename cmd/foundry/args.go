@@ -30,6 +30,7 @@ func normalizeArgs(app *cli.App, args []string) []string {
 		positionals []string
 		dashdash    bool
 		help        bool // --help or -h: help of the deepest command named
+		helpWord    bool // the line starts with the help command
 		cmds        = app.Commands
 		local       map[string]bool
 	)
@@ -89,14 +90,14 @@ func normalizeArgs(app *cli.App, args []string) []string {
 			addLocal(a)
 			continue
 		}
-		if len(positionals) == 0 && len(path) == 0 && a == "help" {
+		if len(positionals) == 0 && len(path) == 0 && !helpWord && (a == "help" || a == "h") {
+			helpWord = true
 			if isCommandPath(app.Commands, args[i+1:]) {
 				// `foundry help memory search` is `foundry memory search
-				// --help`: urfave/cli's help command stops at memory.
-				help = true
+				// --help` (`foundry help help`: see below).
 				continue
 			}
-			// urfave/cli adds the help command itself: keep the rest as is.
+			// Not a command: the help command reports it.
 			out = append(out, globalArgs...)
 			return append(out, args[i:]...)
 		}
@@ -111,7 +112,18 @@ func normalizeArgs(app *cli.App, args []string) []string {
 		}
 		positionals = append(positionals, a)
 	}
-	if help {
+	switch {
+	case helpWord && len(path) == 0 && !help:
+		// `foundry help`: the help command prints foundry's help once the
+		// global flags are checked, as for any other command.
+		return append(append(out, globalArgs...), "help")
+	case helpWord && (len(path) == 0 || len(path) == 1 && (path[0] == "help" || path[0] == "h")):
+		// `foundry help help` and `foundry help --help` ask for the help of
+		// help, which the help command prints: urfave/cli answers --help
+		// on a command named help with the app's help.
+		return append(append(out, globalArgs...), "help", "help")
+	}
+	if help || helpWord {
 		// `foundry memory search flyway --help` asks for the help of
 		// memory search: urfave/cli would read flyway as a help topic.
 		if len(path) == 0 {
@@ -196,10 +208,15 @@ func findCommand(cmds []*cli.Command, name string) *cli.Command {
 }
 
 // commandPath returns the command names at the start of normalized args
-// (global flags skipped), e.g. ["memory", "search"].
+// (global flags skipped), e.g. ["memory", "search"]. A line that still
+// starts with the help command names a topic that is not a command
+// (`foundry help memory nosuch`): its path is the topic's, ["memory"].
 func commandPath(app *cli.App, args []string) []string {
 	globals := flagTable(app.Flags)
-	var path []string
+	var (
+		path     []string
+		helpWord bool
+	)
 	cmds := app.Commands
 	for i := 1; i < len(args); i++ {
 		a := args[i]
@@ -216,6 +233,10 @@ func commandPath(app *cli.App, args []string) []string {
 		c := findCommand(cmds, a)
 		if c == nil {
 			break
+		}
+		if len(path) == 0 && !helpWord && c.Name == "help" {
+			helpWord = true
+			continue
 		}
 		path = append(path, c.Name)
 		cmds = c.Subcommands

@@ -18,6 +18,7 @@ func TestNormalizeArgs(t *testing.T) {
 			{Name: "memory", Subcommands: []*cli.Command{
 				{Name: "search", Flags: []cli.Flag{&cli.StringFlag{Name: "type"}, &cli.IntFlag{Name: "limit"}}},
 			}},
+			newHelpCommand(),
 		},
 	}
 	tests := []struct {
@@ -38,8 +39,22 @@ func TestNormalizeArgs(t *testing.T) {
 		{"help memory", "memory --help"},
 		{"--json help memory", "--json memory --help"},
 		{"help memory search", "memory search --help"},
-		{"help", "--help"},
+		{"help", "help"},
+		{"--json help", "--json help"},
 		{"help nosuch", "help nosuch"},
+		{"help memory nosuch", "help memory nosuch"},
+		{"h memory", "memory --help"},
+		{"h", "help"},
+		// The help of help is the help command's to print.
+		{"help help", "help help"},
+		{"help h", "help help"},
+		{"h help", "help help"},
+		{"help --help", "help help"},
+		{"--help help", "help help"},
+		{"--json help -h", "--json help help"},
+		{"help help memory", "help help memory"},
+		// After a command, help is an argument like any other.
+		{"memory search help", "memory search -- help"},
 		{"memory search flyway --help", "memory search --help"},
 		{"memory search flyway -h --type x", "memory search --type x --help"},
 		{"memory --help search", "memory search --help"},

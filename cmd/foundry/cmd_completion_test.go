@@ -50,6 +50,7 @@ var sourceCases = map[string][]string{
 	"config":             nil,
 	"version":            nil,
 	"completion":         {"bash"},
+	"help":               {"memory"},
 }
 
 // TestSourceRefused runs every command with --rev HEAD and with --staged

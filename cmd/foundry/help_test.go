@@ -191,3 +191,46 @@ func TestSourceRefusalDocumentedAsUsage(t *testing.T) {
 	}
 	walk(nil, commands(&cliEnv{}))
 }
+
+// TestHelpCommand checks that `foundry help NAME…` (and `foundry help --
+// NAME…`, which the help command prints itself) prints what `foundry NAME…
+// --help` does, for every command and subcommand, help included.
+func TestHelpCommand(t *testing.T) {
+	paths := [][]string{nil}
+	var walk func(prefix []string, cmds []*cli.Command)
+	walk = func(prefix []string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			if c.Hidden {
+				continue
+			}
+			p := append(append([]string{}, prefix...), c.Name)
+			paths = append(paths, p)
+			walk(p, c.Subcommands)
+		}
+	}
+	walk(nil, commands(&cliEnv{}))
+	help := func(t *testing.T, args ...string) string {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), append([]string{"foundry"}, args...), nil, &stdout, &stderr); code != 0 || stderr.Len() != 0 {
+			t.Fatalf("foundry %s: exit %d, stderr: %s", strings.Join(args, " "), code, stderr.String())
+		}
+		return stdout.String()
+	}
+	for _, p := range paths {
+		// Not parallel: urfave/cli v2 keeps its help flag in a package
+		// variable, so two apps may not run at once in one process.
+		t.Run(strings.Join(append([]string{"foundry"}, p...), " "), func(t *testing.T) {
+			want := help(t, append(p, "--help")...)
+			for _, args := range [][]string{
+				append([]string{"help"}, p...),
+				append([]string{"h"}, p...),
+				append([]string{"help", "--"}, p...),
+			} {
+				if diff := cmp.Diff(want, help(t, args...)); diff != "" {
+					t.Errorf("foundry %s (-want +got):\n%s", strings.Join(args, " "), diff)
+				}
+			}
+		})
+	}
+}

@@ -71,6 +71,7 @@ var noJSONShape = map[string]string{
 	"hook pre-commit":   "a git hook: findings for a person",
 	"hook merge-index":  "a git merge driver: writes the merged file",
 	"completion":        "prints a shell script",
+	"help":              "prints help text",
 }
 
 // TestJSONShapes checks every --json answer against its documented schema:
