@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -326,7 +327,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
 		err = fmt.Errorf("%w: %v", context.Canceled, err)
 	}
-	asJSON := env.json || argsHaveJSON(args)
+	asJSON := env.json || argsHaveJSON(app, args)
 	report(stderr, err, asJSON)
 	path := commandPath(app, norm)
 	var usage *usageError
@@ -346,17 +347,50 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 // argsHaveJSON reports --json, or doctor's and validate's --format json, on
 // a line that failed, so even a usage error is reported as JSON when JSON
-// was asked for.
-func argsHaveJSON(args []string) bool {
-	for i, a := range args[1:] {
+// was asked for. It reads args as normalizeArgs does, with the flags of the
+// app and of each command named, so that the value of a flag (`--type
+// --json`, `-C --json`) is not taken for --json; an unknown flag is taken
+// to have no value.
+func argsHaveJSON(app *cli.App, args []string) bool {
+	globals := flagTable(app.Flags)
+	var (
+		local       map[string]bool
+		cmds        = app.Commands
+		positionals bool
+	)
+	for i := 1; i < len(args); i++ {
+		a := args[i]
 		if a == "--" {
 			break
 		}
-		if a == "--json" || a == "-json" || strings.HasPrefix(a, "--json=t") ||
-			a == "--format=json" || a == "-format=json" ||
-			(a == "--format" || a == "-format") && i+2 < len(args) && args[i+2] == "json" {
-			return true
+		if len(a) > 1 && a[0] == '-' {
+			name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			switch name {
+			case "json":
+				if on, err := strconv.ParseBool(value); !hasValue || err == nil && on {
+					return true
+				}
+			case "format":
+				if hasValue && value == "json" || !hasValue && i+1 < len(args) && args[i+1] == "json" {
+					return true
+				}
+			}
+			takesValue, ok := local[name]
+			if !ok {
+				takesValue = globals[name]
+			}
+			if takesValue && !hasValue {
+				i++ // its value, whatever it looks like
+			}
+			continue
 		}
+		if !positionals {
+			if c := findCommand(cmds, a); c != nil {
+				cmds, local = c.Subcommands, flagTable(c.Flags)
+				continue
+			}
+		}
+		positionals = true
 	}
 	return false
 }

@@ -79,6 +79,56 @@ func TestNormalizeArgs(t *testing.T) {
 	}
 }
 
+// TestArgsHaveJSON reads lines with foundry's own flags: --json or
+// --format json asks for JSON, but not as the value of another flag.
+func TestArgsHaveJSON(t *testing.T) {
+	t.Parallel()
+	app := newApp(&cliEnv{})
+	tests := []struct {
+		name string
+		args string
+		want bool
+	}{
+		{name: "none", args: "memory search flyway"},
+		{name: "json", args: "memory search flyway --json", want: true},
+		{name: "json first", args: "--json memory search flyway", want: true},
+		{name: "one dash", args: "memory list -json", want: true},
+		{name: "json=true", args: "memory list --json=true", want: true},
+		{name: "json=t", args: "memory list --json=t", want: true},
+		{name: "json=false", args: "memory list --json=false"},
+		{name: "json=maybe", args: "memory list --json=maybe"},
+		{name: "value of a command flag", args: "memory search --type --json x"},
+		{name: "value of a command flag, then json", args: "memory search --type --json x --json", want: true},
+		{name: "value with =", args: "memory search --type=--json x"},
+		{name: "value of a global flag", args: "-C --json doctor"},
+		{name: "value of a global flag after the command", args: "doctor --rev --json"},
+		{name: "value of --log-file", args: "memory list --log-file --json"},
+		{name: "value of an int flag", args: "memory search x --limit --json"},
+		{name: "value of a subcommand's flag", args: "blackboard read --agent --json w"},
+		{name: "bool flag before json", args: "memory list --all --json", want: true},
+		{name: "unknown flag has no value", args: "memory list --bogus --json", want: true},
+		{name: "flag of another command", args: "runbook list --type --json", want: true},
+		{name: "format json", args: "doctor --format json", want: true},
+		{name: "format=json", args: "validate --format=json x.v1 a.json", want: true},
+		{name: "format one dash", args: "doctor -format json", want: true},
+		{name: "format text", args: "doctor --format text"},
+		{name: "format value --json", args: "doctor --format --json"},
+		{name: "json as an argument", args: "memory search json"},
+		{name: "after --", args: "memory search -- --json"},
+		{name: "format json after --", args: "doctor -- --format json"},
+		{name: "-- as a flag value", args: "memory search --type -- --json", want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{"foundry"}, strings.Fields(tt.args)...)
+			if got := argsHaveJSON(app, args); got != tt.want {
+				t.Errorf("argsHaveJSON(%q) = %v, want %v", tt.args, got, tt.want)
+			}
+		})
+	}
+}
+
 // TestFlagNames checks flagNames against urfave/cli's own Names for every
 // flag of foundry, global and of each command and subcommand: a flag type
 // flagNames reads wrongly, or a name in the "name, alias" form that
