@@ -5,13 +5,15 @@
 //
 // jsonrpc2 alone is not robust enough for a long-lived stdio server: its
 // stock stream closes the whole connection on one undecodable line, its
-// handlers run on the read loop, and a nil result is sent as "result":null.
-// This package adds:
+// handlers run on the read loop, a nil result is sent as "result":null, and
+// its ID is unsigned, so a negative id would be echoed as 2^64 plus it.
+// This package reads requests through jsonrpc2 but writes the responses
+// itself, and adds:
 //
 //   - its own object stream, which reads one line at a time, answers a line
 //     that is not JSON (-32700), a batch array (-32600), a request whose id
-//     is null, negative or not an integer (-32600) and a request over the
-//     size limit (-32600) by itself (a notification or a response from the
+//     is not a string or an integer in int64's range written in plain
+//     decimal (-32600) and a request over the size limit (-32600) by itself (a notification or a response from the
 //     peer is never answered, only dropped), and keeps reading; on end of
 //     input it waits for the requests in flight to be answered before it
 //     reports EOF;
@@ -30,5 +32,9 @@
 //     [Options.Admit] adds limits that span connections.
 //
 // Request ids are echoed verbatim: strings of any content and the integers
-// 0 to 2^63-1.
+// -2^63 to 2^63-1, as JSON-RPC 2.0 and MCP allow. An integer id must be in
+// plain decimal, the one form it is echoed in: no fraction (1.0), exponent
+// (1e3), leading zero (007) or -0. Refusing -0, which JSON allows, keeps
+// one text per id, so that equal [ID] values are equal ids on the wire.
+// null is refused as an id, as MCP requires.
 package jsonrpc

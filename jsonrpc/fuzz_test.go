@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"regexp"
+	"strconv"
 	"testing"
 )
 
@@ -19,6 +21,9 @@ func FuzzReadLine(f *testing.F) {
 		`[{"jsonrpc":"2.0","id":1,"method":"ping"}]` + "\n",
 		`{"jsonrpc":"2.0","id":null,"method":"ping"}` + "\n",
 		`{"jsonrpc":"2.0","id":-1,"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":1.5,"method":"ping"}` + "\n",
+		`{"jsonrpc":"2.0","id":-9223372036854775808,"method":"echo","params":[]}` + "\n" + `{"jsonrpc":"2.0","id":-0,"method":"ping"}` + "\n",
+		`{"jsonrpc":"2.0","id":-9223372036854775809,"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":-07,"method":"ping"}` + "\n",
+		`{"jsonrpc":"2.0","id":-3,"method":"nope"}` + "\n" + `{"jsonrpc":"2.0","id":-4,"method":"ping","params":1}` + "\n",
 		"not json\n{\n}\n",
 		`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n",
 		`{"jsonrpc":"2.0","id":2,"method":"ping","params":"x"}` + "\n",
@@ -75,6 +80,60 @@ func FuzzReadLine(f *testing.F) {
 			if err := json.Compact(&compact, l); err != nil || !bytes.Equal(compact.Bytes(), l) {
 				t.Fatalf("output line is not compact JSON: %q", l)
 			}
+		}
+	})
+}
+
+// plainInt is the form of an integer id: JSON's integer grammar, which
+// already has no leading zeros; -0 and the range are checked apart.
+var plainInt = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+
+// FuzzID checks the id parser against the rule it implements: a JSON
+// string, or an integer in int64's range in plain decimal other than -0.
+// A parsed id must survive a round trip, and an integer id must encode to
+// exactly the text it came from, since ids are echoed verbatim.
+func FuzzID(f *testing.F) {
+	for _, seed := range []string{
+		`0`, `1`, `-1`, `-0`, `007`, `-01`, `+1`, `-`, `1.0`, `1e3`, `-1E3`, `null`, `true`, `[1]`,
+		`9223372036854775807`, `9223372036854775808`, `-9223372036854775808`, `-9223372036854775809`,
+		`""`, `"-"`, `"-1"`, `"\u0041"`, `"\ud800"`, ` 5 `, `"a\"b"`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		id, ok := parseID(data)
+		var viaJSON ID
+		err := json.Unmarshal(data, &viaJSON)
+		if json.Valid(data) && ok != (err == nil) {
+			t.Fatalf("parseID(%q) ok = %v but Unmarshal error = %v", data, ok, err)
+		}
+		if err == nil && viaJSON != id {
+			t.Fatalf("parseID(%q) = %v, Unmarshal gives %v", data, id, viaJSON)
+		}
+		text := bytes.TrimSpace(data)
+		if !ok {
+			if plainInt.Match(text) && string(text) != "-0" {
+				if _, perr := strconv.ParseInt(string(text), 10, 64); perr == nil {
+					t.Fatalf("parseID(%q) refused an int64 in plain decimal", data)
+				}
+			}
+			return
+		}
+		b, err := id.MarshalJSON()
+		if err != nil {
+			t.Fatalf("MarshalJSON(%v): %v", id, err)
+		}
+		if back, ok := parseID(b); !ok || back != id {
+			t.Fatalf("round trip of %q: %s gives %v, %v", data, b, back, ok)
+		}
+		if id.isString {
+			return
+		}
+		if !plainInt.Match(text) || string(text) == "-0" {
+			t.Fatalf("parseID(%q) accepted an integer not in plain decimal", data)
+		}
+		if !bytes.Equal(b, text) {
+			t.Fatalf("integer id %q encodes as %s", text, b)
 		}
 	})
 }

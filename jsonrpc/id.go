@@ -9,16 +9,18 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 )
 
-// ID is a request id: a string or a non-negative integer. The zero value
-// is the integer 0. IDs are comparable and can key a map.
+// ID is a request id: a string or an integer from -2^63 to 2^63-1. The
+// zero value is the integer 0. IDs are comparable and can key a map: two
+// ids are equal exactly when their JSON texts are, because an integer id
+// is accepted only in its one canonical form (see [ID.UnmarshalJSON]).
 type ID struct {
-	num      uint64
+	num      int64
 	str      string
 	isString bool
 }
 
 // IntID returns the integer id n.
-func IntID(n uint64) ID { return ID{num: n} }
+func IntID(n int64) ID { return ID{num: n} }
 
 // StringID returns the string id s.
 func StringID(s string) ID { return ID{str: s, isString: true} }
@@ -28,7 +30,7 @@ func (id ID) String() string {
 	if id.isString {
 		return strconv.Quote(id.str)
 	}
-	return strconv.FormatUint(id.num, 10)
+	return strconv.FormatInt(id.num, 10)
 }
 
 // MarshalJSON encodes the id as a JSON string or integer.
@@ -36,12 +38,15 @@ func (id ID) MarshalJSON() ([]byte, error) {
 	if id.isString {
 		return json.Marshal(id.str)
 	}
-	return strconv.AppendUint(nil, id.num, 10), nil
+	return strconv.AppendInt(nil, id.num, 10), nil
 }
 
-// UnmarshalJSON accepts a JSON string or an integer from 0 to 2^63-1, the
-// ids this package serves; anything else (null, negative, fractional or
-// exponent numbers) is an error.
+// UnmarshalJSON accepts a JSON string or an integer from -2^63 to 2^63-1
+// written in its canonical form: decimal digits, a minus sign only before
+// a nonzero value, no leading zeros. Anything else is an error: null,
+// fractions (1.0), exponents (1e3), leading zeros (007), -0 and integers
+// outside int64. Refusing -0 keeps the rule that an integer id is echoed
+// exactly as it came: -0 would otherwise be a second text for the id 0.
 func (id *ID) UnmarshalJSON(data []byte) error {
 	v, ok := parseID(data)
 	if !ok {
@@ -51,7 +56,7 @@ func (id *ID) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var errInvalidID = errors.New("id must be a string or a non-negative integer")
+var errInvalidID = errors.New("id must be a string or an integer from -2^63 to 2^63-1 in plain decimal")
 
 // parseID parses a raw JSON id.
 func parseID(raw []byte) (ID, bool) {
@@ -66,19 +71,16 @@ func parseID(raw []byte) (ID, bool) {
 		}
 		return StringID(s), true
 	}
-	for _, c := range raw {
-		if c < '0' || c > '9' {
-			return ID{}, false
-		}
-	}
-	if len(raw) > 1 && raw[0] == '0' {
-		return ID{}, false
-	}
 	n, err := strconv.ParseInt(string(raw), 10, 64)
 	if err != nil {
 		return ID{}, false
 	}
-	return IntID(uint64(n)), true
+	// The canonical form alone: ParseInt also takes "+1", "007" and "-0".
+	var buf [20]byte
+	if !bytes.Equal(strconv.AppendInt(buf[:0], n, 10), raw) {
+		return ID{}, false
+	}
+	return IntID(n), true
 }
 
 // raw returns the id as JSON.
@@ -87,13 +89,12 @@ func (id ID) raw() json.RawMessage {
 	return b
 }
 
+// fromWire converts an id decoded by jsonrpc2. jsonrpc2 decodes an integer
+// id as an int64 and stores it converted to uint64, so converting back
+// restores a negative id.
 func fromWire(id jsonrpc2.ID) ID {
 	if id.IsString {
 		return StringID(id.Str)
 	}
-	return IntID(id.Num)
-}
-
-func (id ID) wire() jsonrpc2.ID {
-	return jsonrpc2.ID{Num: id.num, Str: id.str, IsString: id.isString}
+	return IntID(int64(id.Num))
 }

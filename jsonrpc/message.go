@@ -84,7 +84,7 @@ func (c *Conn) Deliver(ctx context.Context, req *Request, sink Sink) []byte {
 	if sink != nil {
 		ctx = context.WithValue(ctx, sinkKey{}, sink)
 	}
-	var resp *jsonrpc2.Response
+	var resp *wireResponse
 	if h, rerr := c.admit(req); rerr != nil {
 		resp = errorResponse(req, rerr)
 	} else {

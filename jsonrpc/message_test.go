@@ -2,7 +2,10 @@ package jsonrpc
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"math"
+	"strings"
 	"sync"
 	"testing"
 
@@ -31,8 +34,18 @@ func TestParse(t *testing.T) {
 			wantReply: `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: unexpected end of JSON input"}}`},
 		{name: "batch", in: `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, wantErr: true,
 			wantReply: `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: batch arrays are not supported; send one message per line"}}`},
-		{name: "negative id", in: `{"jsonrpc":"2.0","id":-1,"method":"ping"}`, wantErr: true,
-			wantReply: `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: id must be a string or a non-negative integer"}}`},
+		{name: "negative id", in: `{"jsonrpc":"2.0","id":-1,"method":"ping"}`,
+			wantReq: &Request{Method: "ping", ID: IntID(-1)}},
+		{name: "smallest id", in: `{"jsonrpc":"2.0","id":-9223372036854775808,"method":"ping"}`,
+			wantReq: &Request{Method: "ping", ID: IntID(math.MinInt64)}},
+		{name: "minus zero id", in: `{"jsonrpc":"2.0","id":-0,"method":"ping"}`, wantErr: true,
+			wantReply: `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: id must be a string or an integer from -2^63 to 2^63-1 in plain decimal"}}`},
+		{name: "id below int64", in: `{"jsonrpc":"2.0","id":-9223372036854775809,"method":"ping"}`, wantErr: true,
+			wantReply: `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: id must be a string or an integer from -2^63 to 2^63-1 in plain decimal"}}`},
+		{name: "fractional id", in: `{"jsonrpc":"2.0","id":-1.0,"method":"ping"}`, wantErr: true,
+			wantReply: `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: id must be a string or an integer from -2^63 to 2^63-1 in plain decimal"}}`},
+		{name: "bad version keeps a negative id", in: `{"jsonrpc":"1.0","id":-3,"method":"ping"}`, wantErr: true,
+			wantReply: `{"jsonrpc":"2.0","id":-3,"error":{"code":-32600,"message":"Invalid request: jsonrpc must be \"2.0\""}}`},
 		{name: "bad version keeps the id", in: `{"jsonrpc":"1.0","id":3,"method":"ping"}`, wantErr: true,
 			wantReply: `{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Invalid request: jsonrpc must be \"2.0\""}}`},
 		{name: "malformed notification is not answered", in: `{"jsonrpc":"1.0","method":"x"}`, wantErr: true},
@@ -95,6 +108,8 @@ func TestConnDeliver(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":"w","method":"work"}`, `{"id":"w","result":{"ok":true},"jsonrpc":"2.0"}`},
 		{`{"jsonrpc":"2.0","id":2,"method":"nope"}`, `{"id":2,"error":{"code":-32601,"message":"Method not found: nope"},"jsonrpc":"2.0"}`},
 		{`{"jsonrpc":"2.0","id":3,"method":"plainerr"}`, `{"id":3,"error":{"code":-32603,"message":"disk on fire"},"jsonrpc":"2.0"}`},
+		{`{"jsonrpc":"2.0","id":-1,"method":"ping"}`, `{"id":-1,"result":{},"jsonrpc":"2.0"}`},
+		{`{"jsonrpc":"2.0","id":-9223372036854775808,"method":"nope"}`, `{"id":-9223372036854775808,"error":{"code":-32601,"message":"Method not found: nope"},"jsonrpc":"2.0"}`},
 		{`{"jsonrpc":"2.0","method":"ping"}`, ``},
 	}
 	for _, tt := range tests {
@@ -138,26 +153,42 @@ func TestConnCloseCancels(t *testing.T) {
 }
 
 // TestConnCancelAcrossMessages checks a cancellation delivered while the
-// request runs in another goroutine, as HTTP delivers it.
+// request runs in another goroutine, as HTTP delivers it. The id to cancel
+// is decoded from JSON, as notifications/cancelled's requestId is.
 func TestConnCancelAcrossMessages(t *testing.T) {
 	t.Parallel()
-	g := newGate()
-	s := NewServer(Options{})
-	s.Handle("slow", g.handle)
-	c := s.Open(nil)
-	got := make(chan []byte, 1)
-	go func() {
-		got <- c.Deliver(context.Background(), mustParse(t, `{"jsonrpc":"2.0","id":1,"method":"slow"}`), nil)
-	}()
-	id := <-g.started
-	if !c.Cancel(id) {
-		t.Fatal("Cancel found nothing in flight")
-	}
-	if b := <-got; b != nil {
-		t.Errorf("cancelled request answered %s", b)
-	}
-	if c.Cancel(id) {
-		t.Error("Cancel of a finished request reported success")
+	for _, id := range []string{`1`, `0`, `-1`, `-9223372036854775808`, `9223372036854775807`, `"s"`, `"-1"`} {
+		t.Run(id, func(t *testing.T) {
+			t.Parallel()
+			g := newGate()
+			s := NewServer(Options{})
+			s.Handle("slow", g.handle)
+			c := s.Open(nil)
+			got := make(chan []byte, 1)
+			go func() {
+				got <- c.Deliver(context.Background(), mustParse(t, `{"jsonrpc":"2.0","id":`+id+`,"method":"slow"}`), nil)
+			}()
+			await(t, g.started)
+			if dup := string(c.Deliver(context.Background(), mustParse(t, `{"jsonrpc":"2.0","id":`+id+`,"method":"slow"}`), nil)); !strings.Contains(dup, "already in flight") {
+				t.Errorf("second request with id %s = %s, want already in flight", id, dup)
+			}
+			var cid ID
+			if err := json.Unmarshal([]byte(id), &cid); err != nil {
+				t.Fatal(err)
+			}
+			if !c.Cancel(cid) {
+				t.Fatal("Cancel found nothing in flight")
+			}
+			if err := await(t, g.ctxErr); !errors.Is(err, context.Canceled) {
+				t.Errorf("handler context error = %v, want context.Canceled", err)
+			}
+			if b := await(t, got); b != nil {
+				t.Errorf("cancelled request answered %s", b)
+			}
+			if c.Cancel(cid) {
+				t.Error("Cancel of a finished request reported success")
+			}
+		})
 	}
 }
 

@@ -120,7 +120,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	defer pr.Close()
 	st := newStream(ctx, pr, out, s.opts.MaxMessageBytes, s.opts.Trace)
 	st.drain = c.wg.Wait
-	jc := jsonrpc2.NewConn(ctx, st, streamHandler{c}, jsonrpc2.SetLogger(printfLogger{s.log}))
+	jc := jsonrpc2.NewConn(ctx, st, streamHandler{c, st}, jsonrpc2.SetLogger(printfLogger{s.log}))
 	select {
 	case <-jc.DisconnectNotify():
 	case <-st.wfail:
@@ -226,15 +226,29 @@ func (c *Conn) Cancel(id ID) bool {
 
 // streamHandler is the jsonrpc2.Handler of a byte-stream connection. It
 // runs on jsonrpc2's read loop.
-type streamHandler struct{ c *Conn }
+type streamHandler struct {
+	c  *Conn
+	st *stream
+}
 
-// streamSender sends on a jsonrpc2 connection.
-type streamSender struct{ jc *jsonrpc2.Conn }
+// streamSender sends on a jsonrpc2 connection. Responses bypass jsonrpc2,
+// whose ID holds a uint64 and would write a negative id as its two's
+// complement; they go straight to the connection's stream, once the same
+// closed check jsonrpc2 makes has passed.
+type streamSender struct {
+	jc *jsonrpc2.Conn
+	st *stream
+}
 
 func (s streamSender) send(ctx context.Context, msg any) error {
 	switch m := msg.(type) {
-	case *jsonrpc2.Response:
-		return s.jc.SendResponse(ctx, m)
+	case *wireResponse:
+		select {
+		case <-s.jc.DisconnectNotify():
+			return jsonrpc2.ErrClosed
+		default:
+		}
+		return s.st.WriteObject(m)
 	case *jsonrpc2.Request:
 		return s.jc.Notify(ctx, m.Method, m.Params)
 	}
@@ -246,7 +260,7 @@ func (h streamHandler) Handle(ctx context.Context, jc *jsonrpc2.Conn, wreq *json
 	c := h.c
 	c.mu.Lock()
 	if c.out == nil {
-		c.out = streamSender{jc}
+		c.out = streamSender{jc, h.st}
 	}
 	out := c.out
 	c.mu.Unlock()
@@ -278,7 +292,7 @@ func fromWireRequest(wreq *jsonrpc2.Request) *Request {
 	return req
 }
 
-func (c *Conn) send(ctx context.Context, out sender, req *Request, resp *jsonrpc2.Response) {
+func (c *Conn) send(ctx context.Context, out sender, req *Request, resp *wireResponse) {
 	if err := out.send(ctx, resp); err != nil {
 		c.srv.log.Warn("send response", "id", req.ID.String(), "method", req.Method, "err", err)
 	}
@@ -353,7 +367,7 @@ func (c *Conn) check(req *Request, h Handler) *Error {
 // the function that ends it, which turns the handler's outcome into the
 // response owed, or nil when the request was cancelled. The caller calls
 // c.wg.Done once the response is sent.
-func (c *Conn) begin(ctx context.Context, req *Request) (context.Context, func(result any, err error) *jsonrpc2.Response) {
+func (c *Conn) begin(ctx context.Context, req *Request) (context.Context, func(result any, err error) *wireResponse) {
 	rctx, cancel := context.WithCancel(ctx)
 	c.mu.Lock()
 	f := c.inflight[req.ID]
@@ -362,7 +376,7 @@ func (c *Conn) begin(ctx context.Context, req *Request) (context.Context, func(r
 		cancel()
 	}
 	c.mu.Unlock()
-	return rctx, func(result any, err error) *jsonrpc2.Response {
+	return rctx, func(result any, err error) *wireResponse {
 		c.mu.Lock()
 		delete(c.inflight, req.ID)
 		cancelled := f.cancelled
@@ -390,15 +404,25 @@ func (c *Conn) call(ctx context.Context, h Handler, req *Request) (result any, e
 	return h(ctx, c, req)
 }
 
+// wireResponse is the JSON form of a response. Its members come in the
+// order jsonrpc2 wrote them, which earlier releases sent: id, result or
+// error, jsonrpc.
+type wireResponse struct {
+	ID      ID              `json:"id"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *wireError      `json:"error,omitempty"`
+	JSONRPC string          `json:"jsonrpc"`
+}
+
 // response builds the response to req from a handler's outcome.
-func response(req *Request, result any, err error) *jsonrpc2.Response {
-	resp := &jsonrpc2.Response{ID: req.ID.wire()}
+func response(req *Request, result any, err error) *wireResponse {
+	resp := &wireResponse{ID: req.ID, JSONRPC: "2.0"}
 	if err == nil {
 		raw, merr := marshalResult(result)
 		if merr != nil {
 			err = Errorf(CodeInternalError, "Internal error: encode result of %s: %v", req.Method, merr)
 		} else {
-			resp.Result = &raw
+			resp.Result = raw
 		}
 	}
 	if err != nil {
@@ -407,7 +431,7 @@ func response(req *Request, result any, err error) *jsonrpc2.Response {
 	return resp
 }
 
-func errorResponse(req *Request, err *Error) *jsonrpc2.Response {
+func errorResponse(req *Request, err *Error) *wireResponse {
 	return response(req, nil, err)
 }
 
@@ -427,16 +451,15 @@ func marshalResult(v any) (json.RawMessage, error) {
 	return b, nil
 }
 
-func toWire(err error) *jsonrpc2.Error {
+func toWire(err error) *wireError {
 	var e *Error
 	if !errors.As(err, &e) {
-		return &jsonrpc2.Error{Code: CodeInternalError, Message: err.Error()}
+		return &wireError{Code: CodeInternalError, Message: err.Error()}
 	}
-	we := &jsonrpc2.Error{Code: e.Code, Message: e.Message}
+	we := &wireError{Code: e.Code, Message: e.Message}
 	if e.Data != nil {
 		if b, merr := json.Marshal(e.Data); merr == nil {
-			raw := json.RawMessage(b)
-			we.Data = &raw
+			we.Data = b
 		}
 	}
 	return we

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -78,28 +79,51 @@ func TestServe(t *testing.T) {
 			want: []string{`{"id":1,"result":{},"jsonrpc":"2.0"}`},
 		},
 		{
-			name: "ids 0, a string and the largest integer are echoed",
+			name: "ids 0, strings and the integers at both ends of int64 are echoed",
 			in: `{"jsonrpc":"2.0","id":0,"method":"ping"}` + "\n" +
 				`{"jsonrpc":"2.0","id":"a","method":"ping"}` + "\n" +
 				`{"jsonrpc":"2.0","id":"","method":"ping"}` + "\n" +
-				`{"jsonrpc":"2.0","id":9223372036854775807,"method":"ping"}` + "\n",
+				`{"jsonrpc":"2.0","id":"-1","method":"ping"}` + "\n" +
+				`{"jsonrpc":"2.0","id":9223372036854775807,"method":"ping"}` + "\n" +
+				`{"jsonrpc":"2.0","id":-9223372036854775808,"method":"ping"}` + "\n",
 			want: []string{
 				`{"id":0,"result":{},"jsonrpc":"2.0"}`,
 				`{"id":"a","result":{},"jsonrpc":"2.0"}`,
 				`{"id":"","result":{},"jsonrpc":"2.0"}`,
+				`{"id":"-1","result":{},"jsonrpc":"2.0"}`,
 				`{"id":9223372036854775807,"result":{},"jsonrpc":"2.0"}`,
+				`{"id":-9223372036854775808,"result":{},"jsonrpc":"2.0"}`,
+			},
+		},
+		{
+			name: "negative ids are served and echoed",
+			in: `{"jsonrpc":"2.0","id":-5,"method":"ping"}` + "\n" +
+				`{"jsonrpc":"2.0","id":-1,"method":"echo","params":[1]}` + "\n" +
+				`{"jsonrpc":"2.0","id":-2,"method":"rpcerr"}` + "\n" +
+				`{"jsonrpc":"2.0","id":-3,"method":"nope"}` + "\n" +
+				`{"jsonrpc":"2.0","id":-4,"method":"ping","params":3}` + "\n",
+			want: []string{
+				`{"id":-5,"result":{},"jsonrpc":"2.0"}`,
+				`{"id":-1,"result":{"params":[1]},"jsonrpc":"2.0"}`,
+				`{"id":-2,"error":{"code":-32602,"message":"bad thing","data":{"uri":"x://y"}},"jsonrpc":"2.0"}`,
+				`{"id":-3,"error":{"code":-32601,"message":"Method not found: nope"},"jsonrpc":"2.0"}`,
+				`{"jsonrpc":"2.0","id":-4,"error":{"code":-32600,"message":"Invalid request: params must be an object or an array"}}`,
 			},
 		},
 		{
 			name: "invalid ids are rejected without an id",
 			in: `{"jsonrpc":"2.0","id":null,"method":"ping"}` + "\n" +
-				`{"jsonrpc":"2.0","id":-1,"method":"ping"}` + "\n" +
+				`{"jsonrpc":"2.0","id":-0,"method":"ping"}` + "\n" +
 				`{"jsonrpc":"2.0","id":1.5,"method":"ping"}` + "\n" +
+				`{"jsonrpc":"2.0","id":1.0,"method":"ping"}` + "\n" +
+				`{"jsonrpc":"2.0","id":-1.0,"method":"ping"}` + "\n" +
 				`{"jsonrpc":"2.0","id":1e2,"method":"ping"}` + "\n" +
+				`{"jsonrpc":"2.0","id":-1E2,"method":"ping"}` + "\n" +
 				`{"jsonrpc":"2.0","id":true,"method":"ping"}` + "\n" +
 				`{"jsonrpc":"2.0","id":{},"method":"ping"}` + "\n" +
-				`{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}` + "\n",
-			want: slices.Repeat([]string{`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: id must be a string or a non-negative integer"}}`}, 7),
+				`{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}` + "\n" +
+				`{"jsonrpc":"2.0","id":-9223372036854775809,"method":"ping"}` + "\n",
+			want: slices.Repeat([]string{`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: id must be a string or an integer from -2^63 to 2^63-1 in plain decimal"}}`}, 11),
 		},
 		{
 			name: "a line that is not JSON is answered and the session goes on",
@@ -306,6 +330,20 @@ func (g *gate) handle(ctx context.Context, _ *Conn, r *Request) (any, error) {
 	}
 }
 
+// await receives from ch, failing the test when nothing comes within 10s:
+// a hang guard, not a timing assumption.
+func await[T any](t *testing.T, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(10 * time.Second):
+		t.Fatal("nothing received within 10s")
+	}
+	var zero T
+	return zero
+}
+
 // session drives Serve over pipes, one line at a time.
 type session struct {
 	t    *testing.T
@@ -438,6 +476,65 @@ func TestServeConcurrentAndCancel(t *testing.T) {
 	}
 	if len(rest) != 0 {
 		t.Errorf("cancelled request answered: %q", rest)
+	}
+}
+
+// TestServeCancelByID cancels, over the stream, a request of each kind of
+// id: the cancelling notification carries the id as JSON, and the
+// cancelled request gets no response.
+func TestServeCancelByID(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		id   string
+	}{
+		{name: "zero", id: `0`},
+		{name: "positive", id: `7`},
+		{name: "minus one", id: `-1`},
+		{name: "negative", id: `-5`},
+		{name: "int64 min", id: `-9223372036854775808`},
+		{name: "int64 max", id: `9223372036854775807`},
+		{name: "string", id: `"slow"`},
+		{name: "string of a negative number", id: `"-5"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			g := newGate()
+			s := NewServer(Options{})
+			s.Handle("slow", g.handle)
+			s.Handle("ping", func(context.Context, *Conn, *Request) (any, error) { return nil, nil })
+			cancelled := make(chan bool, 1)
+			s.Handle("cancel", func(_ context.Context, c *Conn, r *Request) (any, error) {
+				var p struct{ ID ID }
+				if err := json.Unmarshal(r.Params, &p); err != nil {
+					return nil, err
+				}
+				cancelled <- c.Cancel(p.ID)
+				return nil, nil
+			})
+			ss := startSession(t, context.Background(), s)
+			ss.send(`{"jsonrpc":"2.0","id":` + tt.id + `,"method":"slow"}`)
+			await(t, g.started)
+			ss.send(`{"jsonrpc":"2.0","id":` + tt.id + `,"method":"slow"}`)
+			ss.expect(`{"id":` + tt.id + `,"error":{"code":-32600,"message":"Invalid request: id ` + strings.ReplaceAll(tt.id, `"`, `\"`) + ` is already in flight"},"jsonrpc":"2.0"}`)
+			ss.send(`{"jsonrpc":"2.0","method":"cancel","params":{"id":` + tt.id + `}}`)
+			if !await(t, cancelled) {
+				t.Fatalf("Cancel(%s) found nothing in flight", tt.id)
+			}
+			if err := await(t, g.ctxErr); !errors.Is(err, context.Canceled) {
+				t.Errorf("cancelled handler saw %v, want context.Canceled", err)
+			}
+			ss.send(`{"jsonrpc":"2.0","id":"after","method":"ping"}`)
+			ss.expect(`{"id":"after","result":{},"jsonrpc":"2.0"}`)
+			rest, err := ss.close()
+			if err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+			if len(rest) != 0 {
+				t.Errorf("cancelled request answered: %q", rest)
+			}
+		})
 	}
 }
 
@@ -642,26 +739,50 @@ func TestServeReadError(t *testing.T) {
 func TestIDJSON(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
+		name    string
 		in      string
 		want    ID
+		wantOut string // the id's JSON text when it differs from in
 		wantErr bool
 	}{
-		{in: `0`, want: IntID(0)},
-		{in: `42`, want: IntID(42)},
-		{in: `"a"`, want: StringID("a")},
-		{in: `"\u0041"`, want: StringID("A")},
-		{in: `""`, want: StringID("")},
-		{in: `null`, wantErr: true},
-		{in: `-1`, wantErr: true},
-		{in: `1.0`, wantErr: true},
-		{in: `01`, wantErr: true},
-		{in: `1e3`, wantErr: true},
-		{in: `9223372036854775808`, wantErr: true},
-		{in: `[1]`, wantErr: true},
+		{name: "zero", in: `0`, want: IntID(0)},
+		{name: "positive", in: `42`, want: IntID(42)},
+		{name: "minus one", in: `-1`, want: IntID(-1)},
+		{name: "negative", in: `-42`, want: IntID(-42)},
+		{name: "int64 max", in: `9223372036854775807`, want: IntID(math.MaxInt64)},
+		{name: "int64 min", in: `-9223372036854775808`, want: IntID(math.MinInt64)},
+		{name: "string", in: `"a"`, want: StringID("a")},
+		{name: "escaped string", in: `"\u0041"`, want: StringID("A"), wantOut: `"A"`},
+		{name: "empty string", in: `""`, want: StringID("")},
+		{name: "string of a negative number", in: `"-1"`, want: StringID("-1")},
+		{name: "string minus", in: `"-"`, want: StringID("-")},
+		{name: "string null", in: `"null"`, want: StringID("null")},
+		{name: "null", in: `null`, wantErr: true},
+		{name: "fraction", in: `1.0`, wantErr: true},
+		{name: "negative fraction", in: `-1.5`, wantErr: true},
+		{name: "exponent", in: `1e3`, wantErr: true},
+		{name: "negative exponent", in: `-1E3`, wantErr: true},
+		{name: "leading zero", in: `01`, wantErr: true},
+		{name: "leading zeros", in: `007`, wantErr: true},
+		{name: "negative leading zero", in: `-01`, wantErr: true},
+		{name: "minus zero", in: `-0`, wantErr: true},
+		{name: "minus", in: `-`, wantErr: true},
+		{name: "plus", in: `+1`, wantErr: true},
+		{name: "int64 max plus one", in: `9223372036854775808`, wantErr: true},
+		{name: "int64 min minus one", in: `-9223372036854775809`, wantErr: true},
+		{name: "uint64 max", in: `18446744073709551615`, wantErr: true},
+		{name: "array", in: `[1]`, wantErr: true},
+		{name: "bool", in: `true`, wantErr: true},
+		{name: "object", in: `{}`, wantErr: true},
 	}
 	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
+		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
+			// parseID sees the raw member text of a line that is valid
+			// JSON; Unmarshal also rejects what is not JSON at all.
+			if got, ok := parseID([]byte(tt.in)); ok == tt.wantErr || got != tt.want {
+				t.Errorf("parseID(%s) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, !tt.wantErr)
+			}
 			var got ID
 			err := json.Unmarshal([]byte(tt.in), &got)
 			if (err != nil) != tt.wantErr {
@@ -676,6 +797,16 @@ func TestIDJSON(t *testing.T) {
 			b, err := json.Marshal(got)
 			if err != nil {
 				t.Fatal(err)
+			}
+			wantOut := tt.in
+			if tt.wantOut != "" {
+				wantOut = tt.wantOut
+			}
+			if string(b) != wantOut {
+				t.Errorf("Marshal(%v) = %s, want %s", got, b, wantOut)
+			}
+			if got.String() != wantOut {
+				t.Errorf("String() = %s, want %s", got.String(), wantOut)
 			}
 			var back ID
 			if err := json.Unmarshal(b, &back); err != nil || back != got {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/foundryhq/foundry/mcp"
 )
@@ -15,19 +16,30 @@ import (
 // still reports progress and logs: once notifications/cancelled has
 // arrived nothing more is sent for the request (MCP 2026-07-28, stdio
 // Cancellation: the server MUST NOT send any further messages for it),
-// neither its response nor a notification, in either era.
+// neither its response nor a notification, in either era, whatever the
+// kind of the call's id (MCP's RequestId is a string or any integer).
 func TestCancelledCallSendsNothing(t *testing.T) {
 	t.Parallel()
 	const modernMeta = `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"debug"`
+	const legacyPre = `{"jsonrpc":"2.0","id":0,"method":"logging/setLevel","params":{"level":"debug"}}`
+	legacyCall := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"wind_down","_meta":{"progressToken":"p"}}}`
+	}
+	modernCall := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"wind_down","_meta":{"progressToken":"p",` + modernMeta + `}}}`
+	}
 	for _, tt := range []struct {
 		name string
 		pre  string // a request answered before the call
+		id   string // the call's id, as JSON
 		call string
 	}{
-		{name: "2025-11-25", pre: `{"jsonrpc":"2.0","id":0,"method":"logging/setLevel","params":{"level":"debug"}}`,
-			call: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wind_down","_meta":{"progressToken":"p"}}}`},
-		{name: "2026-07-28",
-			call: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wind_down","_meta":{"progressToken":"p",` + modernMeta + `}}}`},
+		{name: "2025-11-25", pre: legacyPre, id: `1`, call: legacyCall(`1`)},
+		{name: "2026-07-28", id: `1`, call: modernCall(`1`)},
+		{name: "2025-11-25 negative id", pre: legacyPre, id: `-1`, call: legacyCall(`-1`)},
+		{name: "2026-07-28 negative id", id: `-7`, call: modernCall(`-7`)},
+		{name: "2026-07-28 smallest id", id: `-9223372036854775808`, call: modernCall(`-9223372036854775808`)},
+		{name: "2026-07-28 string id", id: `"-7"`, call: modernCall(`"-7"`)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -68,8 +80,14 @@ func TestCancelledCallSendsNothing(t *testing.T) {
 				}
 			}
 			_, _ = io.WriteString(inW, tt.call+"\n")
-			<-started
-			_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`+"\n")
+			select {
+			case <-started:
+			case l := <-lines:
+				t.Fatalf("answered before it was cancelled: %s", l)
+			case <-time.After(10 * time.Second): // a hang guard, not a timing assumption
+				t.Fatal("the call did not start within 10s")
+			}
+			_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+tt.id+`}}`+"\n")
 			inW.Close()
 			if err := <-served; err != nil {
 				t.Errorf("Serve = %v", err)

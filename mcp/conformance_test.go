@@ -397,15 +397,16 @@ func responseOwed(line string) (string, bool) {
 	return validID(id), true
 }
 
-// validID returns the canonical form of a string or non-negative integer
-// id, or "" for any other id (answered without one).
+// validID returns the canonical form of a string id or of an integer id
+// in int64's range written in plain decimal (no leading zero, fraction,
+// exponent or -0), or "" for any other id (answered without one).
 func validID(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
 	switch {
 	case len(raw) > 0 && raw[0] == '"':
 		return canonicalID(raw)
-	case len(raw) > 0 && strings.Trim(string(raw), "0123456789") == "":
-		if _, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+	case len(raw) > 0:
+		if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil && strconv.FormatInt(n, 10) == string(raw) {
 			return canonicalID(raw)
 		}
 	}

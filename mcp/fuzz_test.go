@@ -25,6 +25,7 @@ func FuzzServeParams(f *testing.F) {
 		`{"level":"debug"}`,
 		`{"protocolVersion":["2025-06-18"]}`,
 		`{"requestId":1}`,
+		`{"requestId":-1}`,
 		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`,
 		`{"name":"count","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"debug"}}`,
 		`{"uri":"test://readme","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[]}}`,

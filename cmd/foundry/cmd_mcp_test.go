@@ -269,6 +269,7 @@ func purityRequests() []string {
 		read(19, "foundry://nowhere"),
 		`not json at all`,
 		`[{"jsonrpc":"2.0","id":20,"method":"ping"}]`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`,
 		`{"jsonrpc":"2.0","id":-1,"method":"ping"}`,
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":999}}`,
 		`{"jsonrpc":"2.0","id":21,"method":"server/discover"}`,
@@ -337,7 +338,7 @@ func TestMCPServeStdoutPurity(t *testing.T) {
 		if json.Unmarshal([]byte(req), &m) != nil {
 			continue
 		}
-		if id, ok := m["id"]; ok && string(id) != "-1" {
+		if id, ok := m["id"]; ok && string(id) != "1.5" {
 			wantIDs = append(wantIDs, string(id))
 		}
 	}
@@ -349,7 +350,7 @@ func TestMCPServeStdoutPurity(t *testing.T) {
 	if len(answered) != len(wantIDs) {
 		t.Errorf("responses to %d ids, want %d: %v", len(answered), len(wantIDs), answered)
 	}
-	// The malformed line, the batch and the negative id are answered
+	// The malformed line, the batch and the fractional id are answered
 	// without an id.
 	if idless != 3 {
 		t.Errorf("%d id-less error responses, want 3 (parse error, batch, bad id)", idless)
