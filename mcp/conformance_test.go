@@ -414,8 +414,10 @@ func validID(raw json.RawMessage) string {
 }
 
 func canonicalID(raw json.RawMessage) string {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber() // an integer id past 2^53 keeps every digit
 	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
+	if err := d.Decode(&v); err != nil {
 		return string(raw)
 	}
 	b, _ := json.Marshal(v)
