@@ -15,22 +15,19 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// TestSearchCacheRereadsLinks checks that a fact file that is a symbolic
-// link is read again by every process, never answered from the cache by
-// the link's own identity: what the link reads changes without it (its
-// target edited, a folder on its way replaced by a link out of .foundry,
-// or a cache written when the rule for links was wider).
-func TestSearchCacheRereadsLinks(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	root := writeTree(t, genFacts(t, 3))
-	w, err := OpenDir(root, Options{Now: fixedNow}).Write(ctx, WriteRequest{Title: "Migrations use Zebrafish", Body: "Plain SQL files.", Type: Convention})
+// linkFact writes a fact through s into the project at root, moves its
+// file to .foundry/archive and leaves a symbolic link to it in its place.
+// It returns the write, the archive folder and the link, and skips the
+// test where links cannot be made.
+func linkFact(t *testing.T, s *Store, root string) (w WriteResult, archive, link string) {
+	t.Helper()
+	w, err := s.Write(context.Background(), WriteRequest{Title: "Migrations use Zebrafish", Body: "Plain SQL files.", Type: Convention})
 	if err != nil {
 		t.Fatal(err)
 	}
 	base := filepath.Base(w.Path)
-	archive := filepath.Join(root, ".foundry", "archive")
-	link := filepath.Join(root, filepath.FromSlash(w.Path))
+	archive = filepath.Join(root, ".foundry", "archive")
+	link = filepath.Join(root, filepath.FromSlash(w.Path))
 	if err := os.MkdirAll(archive, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -40,6 +37,33 @@ func TestSearchCacheRereadsLinks(t *testing.T) {
 	if err := os.Symlink("../archive/"+base, link); err != nil {
 		t.Skipf("no symbolic links here: %v", err)
 	}
+	return w, archive, link
+}
+
+// hitIDs returns the ids that a search of s for q finds, up to MaxLimit.
+func hitIDs(t *testing.T, s *Store, q string) []string {
+	t.Helper()
+	res, err := s.Search(context.Background(), Query{Text: q, Limit: MaxLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, h := range res.Hits {
+		ids = append(ids, h.ID)
+	}
+	return ids
+}
+
+// TestSearchCacheRereadsLinks checks that a fact file that is a symbolic
+// link is read again by every process, never answered from the cache by
+// the link's own identity: what the link reads changes without it (its
+// target edited, a folder on its way replaced by a link out of .foundry,
+// or a cache written when the rule for links was wider).
+func TestSearchCacheRereadsLinks(t *testing.T) {
+	t.Parallel()
+	root := writeTree(t, genFacts(t, 3))
+	w, archive, link := linkFact(t, OpenDir(root, Options{Now: fixedNow}), root)
+	base := filepath.Base(w.Path)
 	// The link settled once, as a checkout leaves it: nothing below
 	// changes its identity.
 	settle(t, root)
@@ -79,15 +103,8 @@ func TestSearchCacheRereadsLinks(t *testing.T) {
 			settle(t, root)
 		}
 		s := OpenDir(root, Options{Now: fixedNow, Cache: true})
-		res, err := s.Search(ctx, Query{Text: tt.q, Limit: MaxLimit})
+		ids := hitIDs(t, s, tt.q)
 		_ = s.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ids []string
-		for _, h := range res.Hits {
-			ids = append(ids, h.ID)
-		}
 		if !cmp.Equal(ids, tt.want) {
 			t.Errorf("%s: search %q = %q, want %q", tt.step, tt.q, ids, tt.want)
 		}
@@ -104,28 +121,13 @@ func TestWarmStoreRereadsLinks(t *testing.T) {
 	for _, watch := range []bool{true, false} {
 		t.Run(fmt.Sprintf("watch=%v", watch), func(t *testing.T) {
 			t.Parallel()
-			ctx := context.Background()
 			root := writeTree(t, genFacts(t, 3))
 			warn := &syncBuffer{}
 			s := OpenDir(root, Options{Now: fixedNow, Watch: watch, Warn: warn})
 			t.Cleanup(func() { _ = s.Close() })
-			w, err := s.Write(ctx, WriteRequest{Title: "Migrations use Zebrafish", Body: "Plain SQL files.", Type: Convention})
-			if err != nil {
-				t.Fatal(err)
-			}
+			w, archive, link := linkFact(t, s, root)
 			base := filepath.Base(w.Path)
-			archive := filepath.Join(root, ".foundry", "archive")
 			aside := filepath.Join(root, ".foundry", "aside")
-			link := filepath.Join(root, filepath.FromSlash(w.Path))
-			if err := os.MkdirAll(archive, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Rename(link, filepath.Join(archive, base)); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink("../archive/"+base, link); err != nil {
-				t.Skipf("no symbolic links here: %v", err)
-			}
 			edit := func(from, to string) func() error {
 				return func() error {
 					p := filepath.Join(archive, base)
@@ -171,15 +173,7 @@ func TestWarmStoreRereadsLinks(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				res, err := s.Search(ctx, Query{Text: tt.q, Limit: MaxLimit})
-				if err != nil {
-					t.Fatal(err)
-				}
-				var ids []string
-				for _, h := range res.Hits {
-					ids = append(ids, h.ID)
-				}
-				if !cmp.Equal(ids, tt.want) {
+				if ids := hitIDs(t, s, tt.q); !cmp.Equal(ids, tt.want) {
 					t.Errorf("%s: search %q = %q, want %q", tt.step, tt.q, ids, tt.want)
 				}
 			}
@@ -231,17 +225,7 @@ func TestCachedStoreRereadsDanglingLink(t *testing.T) {
 	warn := &syncBuffer{}
 	s := OpenDir(root, Options{Now: fixedNow, Cache: true, Watch: true, Warn: warn})
 	t.Cleanup(func() { _ = s.Close() })
-	search := func() []string {
-		res, err := s.Search(ctx, Query{Text: "zebrafish", Limit: MaxLimit})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ids []string
-		for _, h := range res.Hits {
-			ids = append(ids, h.ID)
-		}
-		return ids
-	}
+	search := func() []string { return hitIDs(t, s, "zebrafish") }
 	if got := search(); got != nil {
 		t.Errorf("dangling: search = %q, want none", got)
 	}

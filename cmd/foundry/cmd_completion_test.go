@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/foundryhq/foundry/git/gittest"
 )
 
@@ -62,20 +60,11 @@ func TestSourceRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	gittest.Init(t, demo).CommitAll("demo")
-	var leaves func(prefix []string, cmds []*cli.Command)
-	leaves = func(prefix []string, cmds []*cli.Command) {
-		for _, c := range cmds {
-			path := append(append([]string{}, prefix...), c.Name)
-			if len(c.Subcommands) > 0 {
-				leaves(path, c.Subcommands)
-				continue
-			}
-			if _, ok := sourceCases[strings.Join(path, " ")]; !ok && !c.Hidden {
-				t.Errorf("%s has no case in sourceCases", strings.Join(path, " "))
-			}
+	for _, l := range leafCommands() {
+		if _, ok := sourceCases[l.name]; !ok && !l.cmd.Hidden {
+			t.Errorf("%s has no case in sourceCases", l.name)
 		}
 	}
-	leaves(nil, commands(&cliEnv{}))
 	for name, args := range sourceCases {
 		for _, flag := range [][]string{{"--rev", "HEAD"}, {"--staged"}} {
 			// Not parallel: urfave/cli v2 keeps its help flag in a package

@@ -87,53 +87,44 @@ func TestBadFlagValueExitsTwo(t *testing.T) {
 	}
 	var lines []line
 	seen := map[string]bool{}
-	var walk func(prefix []string, cmds []*cli.Command)
-	walk = func(prefix []string, cmds []*cli.Command) {
-		for _, c := range cmds {
-			path := append(append([]string{}, prefix...), c.Name)
-			if len(c.Subcommands) > 0 {
-				walk(path, c.Subcommands)
+	for _, l := range leafCommands() {
+		path, c, cmd := l.path, l.cmd, l.name
+		base := append(append([]string{"foundry", "-C", dir}, path...), baseArgs[cmd]...)
+		add := func(extra ...string) {
+			lines = append(lines, line{cmd + " " + strings.Join(extra, " "), append(append([]string{}, base...), extra...)})
+		}
+		// Global flags of the wrong form, on every command.
+		add("--json=maybe")
+		add("--staged=maybe")
+		add("--rev", "HEAD", "--staged")
+		// An empty revision names none: git rev-parse refuses it too.
+		add("--rev", "")
+		add("--rev=")
+		lines = append(lines, line{cmd + " -C missing", append([]string{"foundry", "-C", filepath.Join(dir, "missing")}, append(path, baseArgs[cmd]...)...)})
+		for _, f := range c.Flags {
+			name := f.Names()[0]
+			key := cmd + " --" + name
+			switch f.(type) {
+			case *cli.BoolFlag:
+				add("--" + name + "=maybe")
 				continue
+			case *cli.IntFlag:
+				add("--"+name, "abc")
 			}
-			cmd := strings.Join(path, " ")
-			base := append(append([]string{"foundry", "-C", dir}, path...), baseArgs[cmd]...)
-			add := func(extra ...string) {
-				lines = append(lines, line{cmd + " " + strings.Join(extra, " "), append(append([]string{}, base...), extra...)})
+			entry, ok := badFlagValues[key]
+			seen[key] = true
+			switch {
+			case !ok && isIntFlag(f):
+			case !ok:
+				t.Errorf("%s: not in badFlagValues: list the values its syntax rejects, or why it has none", key)
+			case entry.free == "" && len(entry.values) == 0:
+				t.Errorf("%s: neither bad values nor a reason", key)
 			}
-			// Global flags of the wrong form, on every command.
-			add("--json=maybe")
-			add("--staged=maybe")
-			add("--rev", "HEAD", "--staged")
-			// An empty revision names none: git rev-parse refuses it too.
-			add("--rev", "")
-			add("--rev=")
-			lines = append(lines, line{cmd + " -C missing", append([]string{"foundry", "-C", filepath.Join(dir, "missing")}, append(path, baseArgs[cmd]...)...)})
-			for _, f := range c.Flags {
-				name := f.Names()[0]
-				key := cmd + " --" + name
-				switch f.(type) {
-				case *cli.BoolFlag:
-					add("--" + name + "=maybe")
-					continue
-				case *cli.IntFlag:
-					add("--"+name, "abc")
-				}
-				entry, ok := badFlagValues[key]
-				seen[key] = true
-				switch {
-				case !ok && isIntFlag(f):
-				case !ok:
-					t.Errorf("%s: not in badFlagValues: list the values its syntax rejects, or why it has none", key)
-				case entry.free == "" && len(entry.values) == 0:
-					t.Errorf("%s: neither bad values nor a reason", key)
-				}
-				for _, v := range entry.values {
-					add("--"+name, v)
-				}
+			for _, v := range entry.values {
+				add("--"+name, v)
 			}
 		}
 	}
-	walk(nil, commands(&cliEnv{}))
 	for key := range badFlagValues {
 		if !seen[key] {
 			t.Errorf("badFlagValues lists %s, which no command has", key)

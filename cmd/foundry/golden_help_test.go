@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/urfave/cli/v2"
 )
 
 // TestHelpGolden compares `foundry [<command>...] --help` for the root and
@@ -20,19 +19,7 @@ import (
 //
 //nolint:paralleltest // urfave/cli v2 keeps its help flag in a package variable
 func TestHelpGolden(t *testing.T) {
-	paths := [][]string{nil}
-	var walk func(prefix []string, cmds []*cli.Command)
-	walk = func(prefix []string, cmds []*cli.Command) {
-		for _, c := range cmds {
-			if c.Hidden {
-				continue
-			}
-			p := append(append([]string{}, prefix...), c.Name)
-			paths = append(paths, p)
-			walk(p, c.Subcommands)
-		}
-	}
-	walk(nil, commands(&cliEnv{}))
+	paths := visiblePaths()
 	dir := filepath.Join("testdata", "help")
 	want := map[string]bool{}
 	for _, p := range paths {

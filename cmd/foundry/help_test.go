@@ -196,19 +196,7 @@ func TestSourceRefusalDocumentedAsUsage(t *testing.T) {
 // NAME…`, which the help command prints itself) prints what `foundry NAME…
 // --help` does, for every command and subcommand, help included.
 func TestHelpCommand(t *testing.T) {
-	paths := [][]string{nil}
-	var walk func(prefix []string, cmds []*cli.Command)
-	walk = func(prefix []string, cmds []*cli.Command) {
-		for _, c := range cmds {
-			if c.Hidden {
-				continue
-			}
-			p := append(append([]string{}, prefix...), c.Name)
-			paths = append(paths, p)
-			walk(p, c.Subcommands)
-		}
-	}
-	walk(nil, commands(&cliEnv{}))
+	paths := visiblePaths()
 	help := func(t *testing.T, args ...string) string {
 		t.Helper()
 		var stdout, stderr bytes.Buffer

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/git/gittest"
 )
@@ -122,28 +120,18 @@ func TestJSONShapes(t *testing.T) {
 			}
 		})
 	}
-	var leaves func(prefix []string, cmds []*cli.Command)
-	leaves = func(prefix []string, cmds []*cli.Command) {
-		for _, c := range cmds {
-			path := append(append([]string{}, prefix...), c.Name)
-			if len(c.Subcommands) > 0 {
-				leaves(path, c.Subcommands)
-				continue
-			}
-			name := strings.Join(path, " ")
-			if _, ok := noJSONShape[name]; ok || c.Hidden {
-				continue
-			}
-			covered := false
-			for _, tc := range jsonCases {
-				covered = covered || strings.HasPrefix(strings.Join(tc.args, " ")+" ", name+" ")
-			}
-			if !covered {
-				t.Errorf("%s --json has no case in jsonCases (or a reason in noJSONShape)", name)
-			}
+	for _, l := range leafCommands() {
+		if _, ok := noJSONShape[l.name]; ok || l.cmd.Hidden {
+			continue
+		}
+		covered := false
+		for _, tc := range jsonCases {
+			covered = covered || strings.HasPrefix(strings.Join(tc.args, " ")+" ", l.name+" ")
+		}
+		if !covered {
+			t.Errorf("%s --json has no case in jsonCases (or a reason in noJSONShape)", l.name)
 		}
 	}
-	leaves(nil, commands(&cliEnv{}))
 	files, err := filepath.Glob("../../docs/json/*.schema.json")
 	if err != nil {
 		t.Fatal(err)
