@@ -40,6 +40,15 @@ func linkFact(t *testing.T, s *Store, root string) (w WriteResult, archive, link
 	return w, archive, link
 }
 
+// linkStep is a step of a link test: a change to the files, then a search
+// for q that must find want.
+type linkStep struct {
+	step   string
+	change func() error
+	q      string
+	want   []string
+}
+
 // hitIDs returns the ids that a search of s for q finds, up to MaxLimit.
 func hitIDs(t *testing.T, s *Store, q string) []string {
 	t.Helper()
@@ -71,12 +80,7 @@ func TestSearchCacheRereadsLinks(t *testing.T) {
 	if err := unix.Lutimes(link, []unix.Timeval{tv, tv}); err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		step   string
-		change func() error
-		q      string
-		want   []string
-	}{
+	tests := []linkStep{
 		{"first", nil, "zebrafish", []string{w.ID}},
 		{"again, the cache written", nil, "zebrafish", []string{w.ID}},
 		{"target edited", func() error {
@@ -138,12 +142,7 @@ func TestWarmStoreRereadsLinks(t *testing.T) {
 					return os.WriteFile(p, []byte(strings.Replace(string(data), from, to, 1)), 0o644)
 				}
 			}
-			tests := []struct {
-				step   string
-				change func() error
-				q      string
-				want   []string
-			}{
+			tests := []linkStep{
 				{"linked", nil, "zebrafish", []string{w.ID}},
 				{"target edited", edit("Plain SQL", "Plain XQL"), "xql", []string{w.ID}},
 				{"target edited again", edit("Plain XQL", "Plain YQL"), "yql", []string{w.ID}},
