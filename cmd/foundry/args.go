@@ -97,9 +97,32 @@ func normalizeArgs(app *cli.App, args []string) []string {
 				// --help` (`foundry help help`: see below).
 				continue
 			}
-			// Not a command: the help command reports it.
+			// Not a command: the help command reports it, with the
+			// global flags after it taken out, as on any other line.
+			rest := []string{a}
+			for j := i + 1; j < len(args); j++ {
+				b := args[j]
+				if b == "--" {
+					rest = append(rest, args[j:]...)
+					break
+				}
+				name, _, hasValue := strings.Cut(strings.TrimLeft(b, "-"), "=")
+				takesValue, global := globals[name]
+				if len(b) < 2 || b[0] != '-' || !global {
+					rest = append(rest, b)
+					continue
+				}
+				globalArgs = append(globalArgs, b)
+				if takesValue && !hasValue {
+					if j+1 == len(args) {
+						return append(out, globalArgs...) // value missing, as above
+					}
+					j++
+					globalArgs = append(globalArgs, args[j])
+				}
+			}
 			out = append(out, globalArgs...)
-			return append(out, args[i:]...)
+			return append(out, rest...)
 		}
 		if len(positionals) == 0 {
 			if c := findCommand(cmds, a); c != nil {

@@ -43,6 +43,13 @@ func TestNormalizeArgs(t *testing.T) {
 		{"--json help", "--json help"},
 		{"help nosuch", "help nosuch"},
 		{"help memory nosuch", "help memory nosuch"},
+		// Global flags after a help topic that is not a command are
+		// global flags still; a missing value ends the line.
+		{"help --json nosuch", "--json help nosuch"},
+		{"help nosuch -C dir --staged", "-C dir --staged help nosuch"},
+		{"help nosuch --format json", "help nosuch --format json"},
+		{"help nosuch -- --json", "help nosuch -- --json"},
+		{"help nosuch -C", "-C"},
 		{"h memory", "memory --help"},
 		{"h", "help"},
 		// The help of help is the help command's to print.
