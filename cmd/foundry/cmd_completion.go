@@ -118,6 +118,21 @@ var sourceRefused = map[string][]string{
 	"completion":         {"rev", "staged"},
 }
 
+// refusesSource reports whether the command c at path, or every command
+// under it, refuses the --rev or --staged that src says the line gives.
+func refusesSource(path string, c *cli.Command, src project.Source) bool {
+	if len(c.Subcommands) == 0 {
+		refused := sourceRefused[path]
+		return src.Rev != "" && slices.Contains(refused, "rev") || src.Staged && slices.Contains(refused, "staged")
+	}
+	for _, sub := range c.Subcommands {
+		if !sub.Hidden && !refusesSource(path+" "+sub.Name, sub, src) {
+			return false
+		}
+	}
+	return true
+}
+
 // complete returns the candidates for the last word of words, the words
 // typed after "foundry". The project (of the folder, or -C DIR, on the
 // source --rev or --staged choose) supplies contract ids, runbook slugs,
@@ -207,7 +222,8 @@ func complete(ctx context.Context, app *cli.App, words []string) []string {
 	case help && nargs > 0:
 	case len(cmds) > 0 && nargs == 0:
 		for _, c := range cmds {
-			if !c.Hidden {
+			// After --rev or --staged, not the commands that refuse it.
+			if !c.Hidden && (help || !refusesSource(strings.TrimSpace(cmdPath+" "+c.Name), c, src)) {
 				cands = append(cands, c.Name)
 			}
 		}
