@@ -92,14 +92,14 @@ func normalizeArgs(app *cli.App, args []string) []string {
 		}
 		if len(positionals) == 0 && len(path) == 0 && !helpWord && (a == "help" || a == "h") {
 			helpWord = true
-			if isCommandPath(app.Commands, args[i+1:]) {
+			if isCommandPath(app, args[i+1:]) {
 				// `foundry help memory search` is `foundry memory search
 				// --help` (`foundry help help`: see below).
 				continue
 			}
 			// Not a command: the help command reports it, with the
 			// global flags after it taken out, as on any other line.
-			rest := []string{a}
+			rest := []string{"help"}
 			for j := i + 1; j < len(args); j++ {
 				b := args[j]
 				if b == "--" {
@@ -108,7 +108,7 @@ func normalizeArgs(app *cli.App, args []string) []string {
 				}
 				name, _, hasValue := strings.Cut(strings.TrimLeft(b, "-"), "=")
 				takesValue, global := globals[name]
-				if len(b) < 2 || b[0] != '-' || !global {
+				if len(b) < 2 || b[0] != '-' || !global || name == "help" || name == "h" {
 					rest = append(rest, b)
 					continue
 				}
@@ -202,21 +202,33 @@ func flagNames(f cli.Flag) []string {
 	return f.Names()
 }
 
-// isCommandPath reports whether the words of args that are not flags name
-// a command and its subcommands, e.g. ["memory", "search"].
-func isCommandPath(cmds []*cli.Command, args []string) bool {
-	for _, a := range args {
+// isCommandPath reports whether the words of args that are not flags, nor
+// the values of the flags (of foundry or of the commands named) that take
+// one, name a command and its subcommands, e.g. ["memory", "search"].
+func isCommandPath(app *cli.App, args []string) bool {
+	globals := flagTable(app.Flags)
+	cmds, local := app.Commands, map[string]bool(nil)
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		if a == "--" {
 			return false
 		}
 		if strings.HasPrefix(a, "-") {
+			name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			takesValue, ok := local[name]
+			if !ok {
+				takesValue = globals[name]
+			}
+			if takesValue && !hasValue {
+				i++
+			}
 			continue
 		}
 		c := findCommand(cmds, a)
 		if c == nil {
 			return false
 		}
-		cmds = c.Subcommands
+		cmds, local = c.Subcommands, flagTable(c.Flags)
 	}
 	return true
 }

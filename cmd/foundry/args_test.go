@@ -50,6 +50,9 @@ func TestNormalizeArgs(t *testing.T) {
 		{"help nosuch --format json", "help nosuch --format json"},
 		{"help nosuch -- --json", "help nosuch -- --json"},
 		{"help nosuch -C", "-C"},
+		// The value of a flag is not a help topic.
+		{"help -C dir memory", "-C dir memory --help"},
+		{"h -C dir", "-C dir help"},
 		{"h memory", "memory --help"},
 		{"h", "help"},
 		// The help of help is the help command's to print.
