@@ -171,9 +171,9 @@ OPTIONS:{{template "visibleFlagTemplate" .}}{{end}}
 
 GLOBAL OPTIONS (anywhere on the line):
    -C DIR           run as if started in DIR
-   --json           print machine-readable JSON
-   --rev REV        read the project at git revision REV (read commands)
-   --staged         read the project as staged in the git index (read commands)
+   --json           print machine-readable JSON{{if takesSource .HelpName "rev"}}
+   --rev REV        read the project at git revision REV (read commands){{end}}{{if takesSource .HelpName "staged"}}
+   --staged         read the project as staged in the git index (read commands){{end}}
    --log-file FILE  write logs to FILE instead of stderr
 `
 

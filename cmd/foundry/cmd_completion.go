@@ -97,8 +97,8 @@ var formatValues = map[string][]string{
 // sourceRefused are the commands that refuse the global --rev or --staged
 // (with project.ErrReadOnly or a usage error), by command path: they write
 // the working tree, or read no project view. Completion does not offer
-// those flags to them. TestSourceRefused runs every command to keep this
-// table true.
+// those flags to them, nor does their help list them. TestSourceRefused
+// runs every command to keep this table true.
 var sourceRefused = map[string][]string{
 	"init":               {"rev", "staged"},
 	"memory write":       {"rev", "staged"},

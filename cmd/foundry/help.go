@@ -8,6 +8,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -66,10 +68,23 @@ func splitPlaceholder(usage string) (placeholder, text string) {
 // without wrapping their usage.
 func fitHelpPrinter(render func(io.Writer, string, any, map[string]any)) func(io.Writer, string, any, map[string]any) {
 	return func(out io.Writer, templ string, data any, funcs map[string]any) {
+		all := maps.Clone(helpFuncs)
+		maps.Copy(all, funcs)
 		var b bytes.Buffer
-		render(&b, templ, data, funcs)
+		render(&b, templ, data, all)
 		_, _ = io.WriteString(out, fitHelp(b.String(), helpWidth))
 	}
+}
+
+// helpFuncs are the functions of foundry's help templates.
+var helpFuncs = map[string]any{
+	// takesSource reports whether the command whose help name is
+	// helpName ("foundry memory write") takes the global flag --rev or
+	// --staged (flag "rev" or "staged"); a group does.
+	"takesSource": func(helpName, flag string) bool {
+		path := strings.TrimPrefix(helpName, "foundry ")
+		return !slices.Contains(sourceRefused[path], flag)
+	},
 }
 
 // helpWidth is the width help fits in: an 80-column terminal.
