@@ -118,6 +118,11 @@ var sourceRefused = map[string][]string{
 	"completion":         {"rev", "staged"},
 }
 
+// writingFlag names, by command path, the flag that makes a reading
+// command write the working tree, and so refuse --rev and --staged
+// (doctor --fix).
+var writingFlag = map[string]string{"doctor": "fix"}
+
 // refusesSource reports whether the command c at path, or every command
 // under it, refuses the --rev or --staged that src says the line gives.
 func refusesSource(path string, c *cli.Command, src project.Source) bool {
@@ -151,7 +156,8 @@ func complete(ctx context.Context, app *cli.App, words []string) []string {
 		pending string   // a flag waiting for its value
 		dir     = "."
 		src     project.Source
-		help    bool // the line is `foundry help COMMAND…`
+		help    bool                // the line is `foundry help COMMAND…`
+		seen    = map[string]bool{} // the flags on the line, by name
 	)
 	for i := 0; i < len(words)-1; i++ {
 		w := words[i]
@@ -167,6 +173,7 @@ func complete(ctx context.Context, app *cli.App, words []string) []string {
 		}
 		if len(w) > 1 && w[0] == '-' {
 			name, value, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
+			seen[name] = true
 			switch {
 			case name == "rev" && hasValue:
 				src.Rev = value
@@ -213,6 +220,14 @@ func complete(ctx context.Context, app *cli.App, words []string) []string {
 			// Nor --rev or --staged where the command refuses them.
 			if slices.ContainsFunc(f.Names(), func(n string) bool { return slices.Contains(sourceRefused[cmdPath], n) }) {
 				continue
+			}
+			// A flag that makes a command write goes with neither: one
+			// on the line keeps the others from being offered.
+			if w := writingFlag[cmdPath]; w != "" {
+				source := slices.Contains(f.Names(), "rev") || slices.Contains(f.Names(), "staged")
+				if source && seen[w] || slices.Contains(f.Names(), w) && (src.Rev != "" || src.Staged) {
+					continue
+				}
 			}
 			for _, n := range f.Names() {
 				cands = append(cands, dashed(n))

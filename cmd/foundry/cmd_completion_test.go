@@ -82,6 +82,18 @@ func TestSourceRefused(t *testing.T) {
 					t.Errorf("%s: refused %v, want %v (exit %d)\nstderr:\n%s", strings.Join(line[3:], " "), refused, want, code, stderr.String())
 				}
 			})
+			// With the flag that makes it write, it refuses them all.
+			if w := writingFlag[name]; w != "" {
+				t.Run(name+" --"+w+" "+flag[0], func(t *testing.T) {
+					line := append(append([]string{"foundry", "-C", demo}, flag...), strings.Fields(name)...)
+					line = append(append(line, args...), "--"+w)
+					var stdout, stderr bytes.Buffer
+					code := run(context.Background(), line, strings.NewReader(""), &stdout, &stderr)
+					if code != exitUsage || !strings.Contains(stderr.String(), flag[0]) {
+						t.Errorf("%s: exit %d, want a refusal naming %s\nstderr:\n%s", strings.Join(line[3:], " "), code, flag[0], stderr.String())
+					}
+				})
+			}
 		}
 	}
 }
