@@ -49,6 +49,29 @@ type linkStep struct {
 	want   []string
 }
 
+// replaceIn returns a change that replaces from with to in the file p.
+func replaceIn(p, from, to string) func() error {
+	return func() error {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(p, []byte(strings.Replace(string(data), from, to, 1)), 0o644)
+	}
+}
+
+// linkOutside returns a change that moves the folder dir of the project
+// at root to root/outside and leaves a link to it in its place.
+func linkOutside(root, dir string) func() error {
+	return func() error {
+		outside := filepath.Join(root, "outside")
+		if err := os.Rename(dir, outside); err != nil {
+			return err
+		}
+		return os.Symlink("../outside", dir)
+	}
+}
+
 // hitIDs returns the ids that a search of s for q finds, up to MaxLimit.
 func hitIDs(t *testing.T, s *Store, q string) []string {
 	t.Helper()
@@ -83,21 +106,8 @@ func TestSearchCacheRereadsLinks(t *testing.T) {
 	tests := []linkStep{
 		{"first", nil, "zebrafish", []string{w.ID}},
 		{"again, the cache written", nil, "zebrafish", []string{w.ID}},
-		{"target edited", func() error {
-			p := filepath.Join(archive, base)
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(p, []byte(strings.Replace(string(data), "Plain SQL", "Plain XQL", 1)), 0o644)
-		}, "xql", []string{w.ID}},
-		{"its folder linked out of .foundry", func() error {
-			outside := filepath.Join(root, "outside")
-			if err := os.Rename(archive, outside); err != nil {
-				return err
-			}
-			return os.Symlink("../outside", archive)
-		}, "zebrafish", nil},
+		{"target edited", replaceIn(filepath.Join(archive, base), "Plain SQL", "Plain XQL"), "xql", []string{w.ID}},
+		{"its folder linked out of .foundry", linkOutside(root, archive), "zebrafish", nil},
 	}
 	for _, tt := range tests {
 		if tt.change != nil {
@@ -132,16 +142,7 @@ func TestWarmStoreRereadsLinks(t *testing.T) {
 			w, archive, link := linkFact(t, s, root)
 			base := filepath.Base(w.Path)
 			aside := filepath.Join(root, ".foundry", "aside")
-			edit := func(from, to string) func() error {
-				return func() error {
-					p := filepath.Join(archive, base)
-					data, err := os.ReadFile(p)
-					if err != nil {
-						return err
-					}
-					return os.WriteFile(p, []byte(strings.Replace(string(data), from, to, 1)), 0o644)
-				}
-			}
+			edit := func(from, to string) func() error { return replaceIn(filepath.Join(archive, base), from, to) }
 			tests := []linkStep{
 				{"linked", nil, "zebrafish", []string{w.ID}},
 				{"target edited", edit("Plain SQL", "Plain XQL"), "xql", []string{w.ID}},
@@ -151,13 +152,7 @@ func TestWarmStoreRereadsLinks(t *testing.T) {
 				{"still away", nil, "zebrafish", nil},
 				{"target back", func() error { return os.Rename(aside, archive) }, "zebrafish", []string{w.ID}},
 				{"still back", nil, "zebrafish", []string{w.ID}},
-				{"its folder linked out of .foundry", func() error {
-					outside := filepath.Join(root, "outside")
-					if err := os.Rename(archive, outside); err != nil {
-						return err
-					}
-					return os.Symlink("../outside", archive)
-				}, "zebrafish", nil},
+				{"its folder linked out of .foundry", linkOutside(root, archive), "zebrafish", nil},
 				{"its folder back", func() error {
 					if err := os.Remove(archive); err != nil {
 						return err
