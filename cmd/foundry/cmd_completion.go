@@ -118,6 +118,10 @@ var sourceRefused = map[string][]string{
 	"completion":         {"rev", "staged"},
 }
 
+// refuses reports whether the command at path refuses the global flag
+// named flag ("rev" or "staged"); see sourceRefused.
+func refuses(path, flag string) bool { return slices.Contains(sourceRefused[path], flag) }
+
 // writingFlag names, by command path, the flag that makes a reading
 // command write the working tree, and so refuse --rev and --staged
 // (doctor --fix).
@@ -127,8 +131,7 @@ var writingFlag = map[string]string{"doctor": "fix"}
 // under it, refuses the --rev or --staged that src says the line gives.
 func refusesSource(path string, c *cli.Command, src project.Source) bool {
 	if len(c.Subcommands) == 0 {
-		refused := sourceRefused[path]
-		return src.Rev != "" && slices.Contains(refused, "rev") || src.Staged && slices.Contains(refused, "staged")
+		return src.Rev != "" && refuses(path, "rev") || src.Staged && refuses(path, "staged")
 	}
 	for _, sub := range c.Subcommands {
 		if !sub.Hidden && !refusesSource(path+" "+sub.Name, sub, src) {
@@ -218,7 +221,7 @@ func complete(ctx context.Context, app *cli.App, words []string) []string {
 				continue
 			}
 			// Nor --rev or --staged where the command refuses them.
-			if slices.ContainsFunc(f.Names(), func(n string) bool { return slices.Contains(sourceRefused[cmdPath], n) }) {
+			if slices.ContainsFunc(f.Names(), func(n string) bool { return refuses(cmdPath, n) }) {
 				continue
 			}
 			// A flag that makes a command write goes with neither: one

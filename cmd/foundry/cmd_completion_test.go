@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 
@@ -77,7 +76,7 @@ func TestSourceRefused(t *testing.T) {
 				// Every refusal is exit 2 and names the flag, in its
 				// message or in its hint.
 				refused := code == exitUsage && strings.Contains(stderr.String(), flag[0])
-				want := slices.Contains(sourceRefused[name], strings.TrimPrefix(flag[0], "--"))
+				want := refuses(name, strings.TrimPrefix(flag[0], "--"))
 				if refused != want {
 					t.Errorf("%s: refused %v, want %v (exit %d)\nstderr:\n%s", strings.Join(line[3:], " "), refused, want, code, stderr.String())
 				}

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -83,7 +82,7 @@ var helpFuncs = map[string]any{
 	// --staged (flag "rev" or "staged"); a group does.
 	"takesSource": func(helpName, flag string) bool {
 		path := strings.TrimPrefix(helpName, "foundry ")
-		return !slices.Contains(sourceRefused[path], flag)
+		return !refuses(path, flag)
 	},
 }
 
