@@ -41,6 +41,20 @@ func normalizeArgs(app *cli.App, args []string) []string {
 		}
 		pathFlags[len(pathFlags)-1] = append(pathFlags[len(pathFlags)-1], a...)
 	}
+	// takeGlobal moves the global flag args[i] to globalArgs, with the
+	// next word when it needs its value there; it returns the index of
+	// the last word taken, and false when that value is missing.
+	takeGlobal := func(i int, needsValue bool) (int, bool) {
+		globalArgs = append(globalArgs, args[i])
+		if !needsValue {
+			return i, true
+		}
+		if i+1 == len(args) {
+			return i, false
+		}
+		globalArgs = append(globalArgs, args[i+1])
+		return i + 1, true
+	}
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		if dashdash {
@@ -77,13 +91,9 @@ func normalizeArgs(app *cli.App, args []string) []string {
 				continue
 			}
 			if takesValue, ok := globals[name]; ok {
-				globalArgs = append(globalArgs, a)
-				if takesValue && !hasValue {
-					if i+1 == len(args) {
-						return append(out, globalArgs...) // value missing, as above
-					}
-					i++
-					globalArgs = append(globalArgs, args[i])
+				var whole bool
+				if i, whole = takeGlobal(i, takesValue && !hasValue); !whole {
+					return append(out, globalArgs...) // value missing, as above
 				}
 				continue
 			}
@@ -112,13 +122,9 @@ func normalizeArgs(app *cli.App, args []string) []string {
 					rest = append(rest, b)
 					continue
 				}
-				globalArgs = append(globalArgs, b)
-				if takesValue && !hasValue {
-					if j+1 == len(args) {
-						return append(out, globalArgs...) // value missing, as above
-					}
-					j++
-					globalArgs = append(globalArgs, args[j])
+				var whole bool
+				if j, whole = takeGlobal(j, takesValue && !hasValue); !whole {
+					return append(out, globalArgs...) // value missing, as above
 				}
 			}
 			out = append(out, globalArgs...)
