@@ -130,18 +130,26 @@ func TestConnDeliver(t *testing.T) {
 	}
 }
 
+// deliverSlow opens a connection whose method "slow" waits on the gate
+// it returns, and delivers to it, on a goroutine, a request with the JSON
+// id; the answer comes on got.
+func deliverSlow(t *testing.T, id string) (g *gate, c *Conn, got <-chan []byte) {
+	t.Helper()
+	g = newGate()
+	s := NewServer(Options{})
+	s.Handle("slow", g.handle)
+	c = s.Open(nil)
+	answer := make(chan []byte, 1)
+	req := mustParse(t, `{"jsonrpc":"2.0","id":`+id+`,"method":"slow"}`)
+	go func() { answer <- c.Deliver(context.Background(), req, nil) }()
+	return g, c, answer
+}
+
 // TestConnCloseCancels checks that Close cancels the requests in flight,
 // suppresses their responses and waits for their handlers.
 func TestConnCloseCancels(t *testing.T) {
 	t.Parallel()
-	g := newGate()
-	s := NewServer(Options{})
-	s.Handle("slow", g.handle)
-	c := s.Open(nil)
-	got := make(chan []byte, 1)
-	go func() {
-		got <- c.Deliver(context.Background(), mustParse(t, `{"jsonrpc":"2.0","id":1,"method":"slow"}`), nil)
-	}()
+	g, c, got := deliverSlow(t, `1`)
 	<-g.started
 	c.Close()
 	if err := <-g.ctxErr; !errors.Is(err, context.Canceled) {
@@ -160,14 +168,7 @@ func TestConnCancelAcrossMessages(t *testing.T) {
 	for _, id := range []string{`1`, `0`, `-1`, `-9223372036854775808`, `9223372036854775807`, `"s"`, `"-1"`} {
 		t.Run(id, func(t *testing.T) {
 			t.Parallel()
-			g := newGate()
-			s := NewServer(Options{})
-			s.Handle("slow", g.handle)
-			c := s.Open(nil)
-			got := make(chan []byte, 1)
-			go func() {
-				got <- c.Deliver(context.Background(), mustParse(t, `{"jsonrpc":"2.0","id":`+id+`,"method":"slow"}`), nil)
-			}()
+			g, c, got := deliverSlow(t, id)
 			await(t, g.started)
 			if dup := string(c.Deliver(context.Background(), mustParse(t, `{"jsonrpc":"2.0","id":`+id+`,"method":"slow"}`), nil)); !strings.Contains(dup, "already in flight") {
 				t.Errorf("second request with id %s = %s, want already in flight", id, dup)
