@@ -7,11 +7,18 @@
 //
 // CONFIG_JSON: {"cmd": [...], "cwd": "...", "env": {...}, "tool": "memory_search" | "search_nodes",
 //   "runs": 10, "oneHit": [...words], "broad": [...words], "calls": 200, "broadCalls": 20,
-//   "writes": 0, "rssSearches": 0, "coldOnly": false}
+//   "writes": 0, "writeRounds": 1, "floorCmd": [...], "floorCwd": "...", "rssSearches": 0, "coldOnly": false}
+//
+// floorCmd: a command, run in floorCwd, printing Go benchmark lines for
+// BenchmarkWriteFileFloor and BenchmarkWriteFilesFloor (the write floors of
+// P10). It runs before each of writeRounds rounds of writes and after the
+// last, and the floors are the mean of those runs: the device's speed
+// drifts by half within minutes, so a floor measured once, before or after
+// the writes, is not the floor they met.
 //
 // coldOnly: time the cold start alone (for a server that answers nothing
 // but initialize, as scripts/startfloor).
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 
 const cfg = JSON.parse(process.argv[2]);
@@ -144,18 +151,32 @@ out.mixMs = (out.oneHitMs + out.broadMs) / 2;
 out.mixCPUMs = (out.oneHitCPUMs + out.broadCPUMs) / 2;
 out.rssWarmMiB = rss(s.child.pid);
 
-// Writes, each followed by a search (foundry only).
+// Writes, each followed by a search (foundry only), in rounds between
+// measurements of the write floors.
 if (cfg.writes > 0) {
+  const rounds = Math.max(1, cfg.writeRounds || 1);
+  const floors = { one: [], two: [] };
+  const measureFloors = () => {
+    if (!cfg.floorCmd) return;
+    const text = execFileSync(cfg.floorCmd[0], cfg.floorCmd.slice(1), { cwd: cfg.floorCwd, encoding: "utf8" });
+    for (const [name, list] of [["BenchmarkWriteFileFloor", floors.one], ["BenchmarkWriteFilesFloor", floors.two]]) {
+      const m = text.match(new RegExp(`^${name}\\S*\\s+\\d+\\s+([\\d.]+) ns/op`, "m"));
+      if (!m) throw new Error(`floor: no ${name} line in ${JSON.stringify(text.slice(0, 300))}`);
+      list.push(Number(m[1]) / 1e6);
+    }
+  };
   let write = 0,
-    after = 0;
-  const c0 = cpu(s.child.pid);
+    after = 0,
+    cpuMs = 0;
   for (let w = 0; w < cfg.writes; w++) {
+    if (w % Math.ceil(cfg.writes / rounds) === 0) measureFloors();
     // Code words of one width, so the search after a write is a one-hit
     // search like the warm one it is compared with (kwbench1 would also
     // find kwbench10 to kwbench19 by prefix); two of them per title, so
     // no two benchmark titles are similar enough to warn about each other
     // (their title terms' Jaccard index stays below 0.6).
     const code = String(w).padStart(5, "0");
+    const c0 = cpu(s.child.pid);
     const t0 = now();
     const m = await s.request("tools/call", {
       name: "memory_write",
@@ -165,12 +186,18 @@ if (cfg.writes > 0) {
     if (!m.result || m.result.isError) throw new Error(`memory_write: ${JSON.stringify(m).slice(0, 300)}`);
     check(await search(s, `kwbench${code}`), "search after write");
     const t2 = now();
+    cpuMs += cpu(s.child.pid) - c0;
     write += t1 - t0;
     after += t2 - t1;
   }
+  measureFloors();
+  const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
   out.writeMs = write / cfg.writes;
   out.searchAfterWriteMs = after / cfg.writes;
-  out.writeAndSearchCPUMs = (cpu(s.child.pid) - c0) / cfg.writes;
+  out.writeAndSearchCPUMs = cpuMs / cfg.writes;
+  out.writeFloorMs = mean(floors.one);
+  out.writeFilesFloorMs = mean(floors.two);
+  out.writeFloorSamplesMs = floors.one;
 }
 
 // Resident memory over many searches.
