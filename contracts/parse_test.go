@@ -118,7 +118,7 @@ func FuzzDecode(f *testing.F) {
 		if pe != nil && (pe.Offset < 0 || pe.Offset > len(doc) || pe.Line < 1 || pe.Column < 1) {
 			t.Fatalf("position %d (%d:%d) outside the document of %d bytes", pe.Offset, pe.Line, pe.Column, len(doc))
 		}
-		if bytes.HasPrefix(doc, bom) || len(doc) > 900 || bytes.Count(doc, []byte("[")) > 100 {
+		if bytes.HasPrefix(doc, bom) || len(doc) > 900 || bytes.Count(doc, []byte("[")) > 100 || errors.Is(err, ErrHostileNumber) {
 			return // outside what encoding/json is compared on
 		}
 		if want := json.Valid(doc); want != (err == nil) {
