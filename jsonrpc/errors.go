@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Error codes of the JSON-RPC 2.0 specification, plus the one
@@ -41,6 +42,31 @@ func (e *Error) Error() string {
 // Errorf returns an [*Error] with the given code and a formatted message.
 func Errorf(code int64, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// MaxEchoBytes bounds a value sent by the client that an error message of
+// this package names (an unknown method): a request of megabytes must not
+// make an answer of megabytes (or more: JSON escapes '<' in six bytes),
+// which a client's line reader may refuse.
+const MaxEchoBytes = 256
+
+// MethodNotFound returns the [CodeMethodNotFound] error of an unknown
+// method, naming it cut to [MaxEchoBytes].
+func MethodNotFound(method string) *Error {
+	return Errorf(CodeMethodNotFound, "Method not found: %s", cutEcho(method))
+}
+
+// cutEcho returns s cut to at most MaxEchoBytes bytes at a rune boundary,
+// ending with "…" when cut.
+func cutEcho(s string) string {
+	if len(s) <= MaxEchoBytes {
+		return s
+	}
+	n := MaxEchoBytes - len("…")
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // wireError is the JSON form of an error object.

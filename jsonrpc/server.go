@@ -342,7 +342,7 @@ func (c *Conn) admit(req *Request) (Handler, *Error) {
 // that Close, which sets closed under the same lock, waits for it.
 func (c *Conn) check(req *Request, h Handler) *Error {
 	if h == nil {
-		return Errorf(CodeMethodNotFound, "Method not found: %s", req.Method)
+		return MethodNotFound(req.Method)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

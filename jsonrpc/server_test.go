@@ -195,6 +195,17 @@ func TestServe(t *testing.T) {
 			want: []string{`{"id":"u","error":{"code":-32601,"message":"Method not found: server/discover"},"jsonrpc":"2.0"}`},
 		},
 		{
+			name: "a long unknown method is named cut",
+			in: `{"jsonrpc":"2.0","id":1,"method":"` + strings.Repeat("a", MaxEchoBytes+1) + `"}` + "\n" +
+				`{"jsonrpc":"2.0","id":2,"method":"` + strings.Repeat("a", MaxEchoBytes-4) + `ééx"}` + "\n" +
+				`{"jsonrpc":"2.0","id":3,"method":"` + strings.Repeat("<", 1<<20) + `"}` + "\n",
+			want: []string{
+				`{"id":1,"error":{"code":-32601,"message":"Method not found: ` + strings.Repeat("a", MaxEchoBytes-3) + `…"},"jsonrpc":"2.0"}`,
+				`{"id":2,"error":{"code":-32601,"message":"Method not found: ` + strings.Repeat("a", MaxEchoBytes-4) + `…"},"jsonrpc":"2.0"}`,
+				`{"id":3,"error":{"code":-32601,"message":"Method not found: ` + strings.Repeat(`\u003c`, MaxEchoBytes-3) + `…"},"jsonrpc":"2.0"}`,
+			},
+		},
+		{
 			name: "notifications get no response, known or not",
 			in: `{"jsonrpc":"2.0","method":"ping"}` + "\n" +
 				`{"jsonrpc":"2.0","method":"notifications/whatever","params":{}}` + "\n" +

@@ -211,6 +211,7 @@ func (s *session) readMeta(req *jsonrpc.Request) (requestInfo, *jsonrpc.Error) {
 	case slices.Contains(LegacyProtocolVersions, version):
 		return ri, nil
 	case version != ModernProtocolVersion:
+		version = auditText(version, maxEchoBytes)
 		e := jsonrpc.Errorf(CodeUnsupportedProtocolVersion, "Unsupported protocol version: %q (supported: %s)", version, strings.Join(ProtocolVersions, ", "))
 		e.Data = struct {
 			Supported []string `json:"supported"`

@@ -2,10 +2,14 @@ package mcp_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/foundryhq/foundry/mcp"
 )
 
 // hostileRisk is a risk.v1 artifact whose probability the JSON Schema
@@ -133,5 +137,56 @@ func TestFullReadRefusedBeforeBuilding(t *testing.T) {
 		if !strings.Contains(lines[i], want) {
 			t.Errorf("answer %d lacks %q:\n%.500s", i+1, want, lines[i])
 		}
+	}
+}
+
+// TestErrorEchoBounded checks that every JSON-RPC error naming a value the
+// client sent (a method, a cursor, a log level, a protocol version) names
+// it cut, and but for the method redacted, as unknown tools and resources
+// already are: a 1 MiB value of '<', which JSON escapes as \u003c, must not
+// make a 6 MiB answer (7 MiB of it made lines of 44 to 88 MB, over the
+// 10 MiB line the TypeScript SDK reads), and a secret in it must not come
+// back.
+func TestErrorEchoBounded(t *testing.T) {
+	t.Parallel()
+	reg, err := fakeRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := leakGH + " " + strings.Repeat("<", 1<<20)
+	q := strconv.Quote(big)
+	tests := []struct {
+		name string
+		req  string
+		code string
+		// redacted: package jsonrpc, which names an unknown method, knows
+		// no secrets; it only cuts the name.
+		redacted bool
+	}{
+		{"unknown method", `{"jsonrpc":"2.0","id":1,"method":` + q + `}`, `"code":-32601`, false},
+		{"forged cursor", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":` + q + `}}`, `"code":-32602`, true},
+		{"invalid log level", `{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":` + q + `}}`, `"code":-32602`, true},
+		{"unknown protocol version", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"` + mcp.MetaProtocolVersion + `":` + q + `}}}`, `"code":-32022`, true},
+		{"unknown tool", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":` + q + `}}`, `"code":-32602`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var out bytes.Buffer
+			opts := mcp.Options{Registry: reg, RequestsPerMinute: -1}
+			if err := mcp.Serve(context.Background(), strings.NewReader(tt.req+"\n"), &out, opts); err != nil {
+				t.Fatal(err)
+			}
+			line := strings.TrimSuffix(out.String(), "\n")
+			if !strings.HasPrefix(line, `{"id":1,"error":{`+tt.code) {
+				t.Errorf("answer: %.300s", line)
+			}
+			if len(line) > 16<<10 {
+				t.Errorf("answer is %d bytes, want at most 16 KiB: %.300s", len(line), line)
+			}
+			if tt.redacted && strings.Contains(line, leakGH) {
+				t.Errorf("answer echoes the secret: %.300s", line)
+			}
+		})
 	}
 }

@@ -657,7 +657,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request, tok *Token) {
 func (h *HTTPHandler) sessionless(w http.ResponseWriter, req *jsonrpc.Request) {
 	status, err := http.StatusBadRequest, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad request: the %s header is required after initialize", headerSession)
 	if !h.table.Handles(req.Method) {
-		status, err = http.StatusNotFound, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", req.Method)
+		status, err = http.StatusNotFound, jsonrpc.MethodNotFound(req.Method)
 	}
 	w.Header().Set("Content-Type", contentTypeJSON)
 	w.WriteHeader(status)

@@ -15,7 +15,7 @@ func paginate[T any](items []T, cursor *string, list string, size int) ([]T, str
 	if cursor != nil {
 		off, ok := decodeCursor(*cursor, list)
 		if !ok || off > len(items) {
-			return nil, "", invalidParams("Invalid cursor: %q", *cursor)
+			return nil, "", invalidParams("Invalid cursor: %q", auditText(*cursor, maxEchoBytes))
 		}
 		start = off
 	}

@@ -366,7 +366,7 @@ func parseLevel(level any) (int, *jsonrpc.Error) {
 	i := slices.Index(logLevels, name)
 	if i < 0 {
 		b, _ := json.Marshal(level)
-		return -1, invalidParams("Invalid log level: %s (want one of %s)", b, strings.Join(logLevels, ", "))
+		return -1, invalidParams("Invalid log level: %s (want one of %s)", auditText(string(b), maxEchoBytes), strings.Join(logLevels, ", "))
 	}
 	return i, nil
 }
