@@ -250,7 +250,7 @@ func (r WriteRequest) validate(today string) error {
 		return err
 	}
 	fields := []struct{ name, text string }{
-		{"title", r.Title}, {"body", r.Body}, {"source", r.Source}, {"tags", strings.Join(r.Tags, " ")},
+		{"title", r.Title}, {"body", r.Body}, {"scope", r.Scope}, {"source", r.Source}, {"tags", strings.Join(r.Tags, " ")},
 	}
 	for _, f := range fields {
 		if found := secrets.Find(f.text); len(found) > 0 {

@@ -71,6 +71,8 @@ func TestStoreWriteRules(t *testing.T) {
 		{"password assignment", func(r *WriteRequest) { r.Body = decisionBody("DB_PASSWORD=hunter2 on staging") }, "write fact: body contains a secret (password assignment); secrets are never stored in memory", ErrSecret},
 		{"connection string", func(r *WriteRequest) { r.Body = decisionBody("postgres://app:s3cret@db:5432/app") }, "write fact: body contains a secret (connection string with credentials); secrets are never stored in memory", ErrSecret},
 		{"secret in title", func(r *WriteRequest) { r.Title = "Staging uses key " + testAWSKey }, "write fact: title contains a secret (AWS access key); secrets are never stored in memory", ErrSecret},
+		{"secret in scope", func(r *WriteRequest) { r.Scope = "module:" + testGitHubToken }, "write fact: scope contains a secret (GitHub token); secrets are never stored in memory", ErrSecret},
+		{"secret in vertical scope", func(r *WriteRequest) { r.Scope = "vertical:" + testAWSKey }, "write fact: scope contains a secret (AWS access key); secrets are never stored in memory", ErrSecret},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
