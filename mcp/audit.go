@@ -3,6 +3,8 @@ package mcp
 import (
 	"encoding/json"
 	"io"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -57,7 +59,7 @@ func (a *auditor) start(req *jsonrpc.Request, method, name, scope, category stri
 		return nil
 	}
 	now := a.now()
-	return &auditRecord{a: a, start: now, Time: now.UTC().Format(time.RFC3339Nano), ID: req.ID,
+	return &auditRecord{a: a, start: now, Time: now.UTC().Format(time.RFC3339Nano), ID: auditID(req.ID),
 		Method: method, Token: a.token, Name: auditText(name, maxAuditName), Scope: scope, Category: category, Mutating: mutating}
 }
 
@@ -88,6 +90,20 @@ func auditText(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// auditID returns a request's id as the audit records it: a string id is
+// the client's free text, redacted and cut like a name.
+func auditID(id jsonrpc.ID) jsonrpc.ID {
+	q := id.String()
+	if !strings.HasPrefix(q, `"`) {
+		return id
+	}
+	s, err := strconv.Unquote(q)
+	if err != nil { // unreachable: String quotes with strconv.Quote
+		return id
+	}
+	return jsonrpc.StringID(auditText(s, maxAuditName))
 }
 
 // finish completes and writes the record; res is the tool result, if any.

@@ -190,3 +190,45 @@ func TestErrorEchoBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditIDBounded checks that the audit line of a call records the
+// request's id as it records the tool's name or the URI: cut and
+// redacted. The id is the client's free text; a 1 MiB one made a 6 MB
+// audit line, and a secret in it went to the log verbatim.
+func TestAuditIDBounded(t *testing.T) {
+	t.Parallel()
+	reg, err := fakeRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := strconv.Quote(leakGH + strings.Repeat("<", 1<<20))
+	tests := []struct {
+		name   string
+		params string
+	}{
+		{"tool call", `"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`},
+		{"unknown tool", `"method":"tools/call","params":{"name":"nope"}}`},
+		{"unknown resource", `"method":"resources/read","params":{"uri":"test://nowhere"}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var out, audit bytes.Buffer
+			opts := mcp.Options{Registry: reg, RequestsPerMinute: -1, Audit: &audit}
+			in := `{"jsonrpc":"2.0","id":` + id + `,` + tt.params + "\n"
+			if err := mcp.Serve(context.Background(), strings.NewReader(in), &out, opts); err != nil {
+				t.Fatal(err)
+			}
+			line := strings.TrimSuffix(audit.String(), "\n")
+			if line == "" || strings.Contains(line, "\n") {
+				t.Fatalf("want one audit line, got %q; answer %.300s", line, out.String())
+			}
+			if len(line) > 2048 {
+				t.Errorf("audit line of %d bytes: %.300s…", len(line), line)
+			}
+			if strings.Contains(line, leakGH) {
+				t.Errorf("audit line holds the token: %.300s…", line)
+			}
+		})
+	}
+}
