@@ -53,20 +53,21 @@ const MaxEchoBytes = 256
 // MethodNotFound returns the [CodeMethodNotFound] error of an unknown
 // method, naming it cut to [MaxEchoBytes].
 func MethodNotFound(method string) *Error {
-	return Errorf(CodeMethodNotFound, "Method not found: %s", cutEcho(method))
+	return Errorf(CodeMethodNotFound, "Method not found: %s", Cut(method, MaxEchoBytes))
 }
 
-// cutEcho returns s cut to at most MaxEchoBytes bytes at a rune boundary,
-// ending with "…" when cut.
-func cutEcho(s string) string {
-	if len(s) <= MaxEchoBytes {
+// Cut returns s cut to at most n bytes at a rune boundary, ending with "…"
+// when cut: how an answer or a log names a value of the client's that may
+// be of any length.
+func Cut(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	n := MaxEchoBytes - len("…")
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
+	cut := max(n-len("…"), 0)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
 	}
-	return s[:n] + "…"
+	return s[:cut] + "…"
 }
 
 // wireError is the JSON form of an error object.

@@ -25,6 +25,10 @@ func IntID(n int64) ID { return ID{num: n} }
 // StringID returns the string id s.
 func StringID(s string) ID { return ID{str: s, isString: true} }
 
+// Text returns the id's text and true for a string id, "" and false for
+// an integer one.
+func (id ID) Text() (string, bool) { return id.str, id.isString }
+
 // String returns the id as it appears in JSON: quoted when it is a string.
 func (id ID) String() string {
 	if id.isString {

@@ -3,11 +3,8 @@ package mcp
 import (
 	"encoding/json"
 	"io"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/foundryhq/foundry/jsonrpc"
 )
@@ -73,37 +70,25 @@ const (
 	maxEchoBytes = 1024
 )
 
-// auditText (also used for the names errors echo) returns s redacted and cut to at most n bytes, at a rune
-// boundary, with "…" when cut. It redacts before cutting so that a cut
-// cannot leave a partial secret that no detector recognises, and cuts the
-// input first to a bound so that redaction work is bounded too.
+// auditText (also used for the names errors echo) returns s redacted and
+// cut to at most n bytes, at a rune boundary, with "…" when cut. It
+// redacts before cutting so that a cut cannot leave a partial secret that
+// no detector recognises, and cuts the input first to a bound so that
+// redaction work is bounded too.
 func auditText(s string, n int) string {
 	if len(s) > 4*n {
 		s = s[:4*n]
 	}
-	s = redactText(s)
-	if len(s) <= n {
-		return s
-	}
-	cut := n - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return jsonrpc.Cut(redactText(s), n)
 }
 
 // auditID returns a request's id as the audit records it: a string id is
 // the client's free text, redacted and cut like a name.
 func auditID(id jsonrpc.ID) jsonrpc.ID {
-	q := id.String()
-	if !strings.HasPrefix(q, `"`) {
-		return id
+	if s, ok := id.Text(); ok {
+		return jsonrpc.StringID(auditText(s, maxAuditName))
 	}
-	s, err := strconv.Unquote(q)
-	if err != nil { // unreachable: String quotes with strconv.Quote
-		return id
-	}
-	return jsonrpc.StringID(auditText(s, maxAuditName))
+	return id
 }
 
 // finish completes and writes the record; res is the tool result, if any.
