@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -88,6 +89,9 @@ func FuzzReadLine(f *testing.F) {
 // already has no leading zeros; -0 and the range are checked apart.
 var plainInt = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
 
+// fffdEscape matches an escape of U+FFFD in a JSON string.
+var fffdEscape = regexp.MustCompile(`(?i)\\ufffd`)
+
 // FuzzID checks the id parser against the rule it implements: a JSON
 // string, or an integer in int64's range in plain decimal other than -0.
 // A parsed id must survive a round trip, and an integer id must encode to
@@ -96,7 +100,7 @@ func FuzzID(f *testing.F) {
 	for _, seed := range []string{
 		`0`, `1`, `-1`, `-0`, `007`, `-01`, `+1`, `-`, `1.0`, `1e3`, `-1E3`, `null`, `true`, `[1]`,
 		`9223372036854775807`, `9223372036854775808`, `-9223372036854775808`, `-9223372036854775809`,
-		`""`, `"-"`, `"-1"`, `"\u0041"`, `"\ud800"`, ` 5 `, `"a\"b"`,
+		`""`, `"-"`, `"-1"`, `"\u0041"`, `"\ud800"`, ` 5 `, `"a\"b"`, `"\ud83d\ude00"`, `"\udc00\ud800"`, "\"\xff\"", `"\\ud800"`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -126,7 +130,14 @@ func FuzzID(f *testing.F) {
 		if back, ok := parseID(b); !ok || back != id {
 			t.Fatalf("round trip of %q: %s gives %v, %v", data, b, back, ok)
 		}
-		if id.isString {
+		if s, isString := id.Text(); isString {
+			// Accepted text decodes without replacement: every U+FFFD in
+			// it was sent, as itself or escaped (an escaped backslash
+			// before "ufffd" overcounts, which only weakens the check).
+			sent := bytes.Count(text, []byte("\uFFFD")) + len(fffdEscape.FindAll(text, -1))
+			if strings.Count(s, "\uFFFD") > sent {
+				t.Fatalf("parseID(%q) accepted an id whose text %q holds a replacement", data, s)
+			}
 			return
 		}
 		if !plainInt.Match(text) || string(text) == "-0" {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -60,7 +62,7 @@ func (id *ID) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var errInvalidID = errors.New("id must be a string or an integer from -2^63 to 2^63-1 in plain decimal")
+var errInvalidID = errors.New("id must be a string of Unicode text or an integer from -2^63 to 2^63-1 in plain decimal")
 
 // parseID parses a raw JSON id.
 func parseID(raw []byte) (ID, bool) {
@@ -70,7 +72,7 @@ func parseID(raw []byte) (ID, bool) {
 	}
 	if raw[0] == '"' {
 		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
+		if err := json.Unmarshal(raw, &s); err != nil || !unicodeText(raw) {
 			return ID{}, false
 		}
 		return StringID(s), true
@@ -85,6 +87,56 @@ func parseID(raw []byte) (ID, bool) {
 		return ID{}, false
 	}
 	return IntID(n), true
+}
+
+// unicodeText reports whether raw, a valid JSON string with its quotes,
+// holds Unicode text alone. Decoding turns a lone surrogate escape
+// ("\ud800") and a byte that is not UTF-8 into U+FFFD alike, so two ids
+// the client keeps apart would become one, and neither could be echoed as
+// it was sent.
+func unicodeText(raw []byte) bool {
+	if !utf8.Valid(raw) {
+		return false
+	}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		i++ // the escaped character: a valid string has one
+		if raw[i] != 'u' {
+			continue
+		}
+		r := hex4(raw[i+1:])
+		i += 4
+		if !utf16.IsSurrogate(r) {
+			continue
+		}
+		// A high surrogate, then an escaped low one: one character.
+		if r >= 0xdc00 || i+6 >= len(raw) || raw[i+1] != '\\' || raw[i+2] != 'u' {
+			return false
+		}
+		if lo := hex4(raw[i+3:]); lo < 0xdc00 || lo > 0xdfff {
+			return false
+		}
+		i += 6
+	}
+	return true
+}
+
+// hex4 returns the value of the four hexadecimal digits b starts with.
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			r = r<<4 | rune(c-'a'+10)
+		}
+	}
+	return r
 }
 
 // raw returns the id as JSON.

@@ -123,7 +123,7 @@ func TestServe(t *testing.T) {
 				`{"jsonrpc":"2.0","id":{},"method":"ping"}` + "\n" +
 				`{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}` + "\n" +
 				`{"jsonrpc":"2.0","id":-9223372036854775809,"method":"ping"}` + "\n",
-			want: slices.Repeat([]string{`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: id must be a string or an integer from -2^63 to 2^63-1 in plain decimal"}}`}, 11),
+			want: slices.Repeat([]string{`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: id must be a string of Unicode text or an integer from -2^63 to 2^63-1 in plain decimal"}}`}, 11),
 		},
 		{
 			name: "a line that is not JSON is answered and the session goes on",
@@ -544,6 +544,61 @@ func TestServeCancelByID(t *testing.T) {
 			}
 			if len(rest) != 0 {
 				t.Errorf("cancelled request answered: %q", rest)
+			}
+		})
+	}
+}
+
+// TestServeRefusesLossyStringIDs sends, while a request is in flight,
+// requests whose string ids Go would decode with a replacement: a lone
+// surrogate escape (valid JSON grammar, and a distinct string for a
+// JavaScript client) or a byte that is not UTF-8 becomes U+FFFD. Such an id
+// could not be echoed as sent, and two of them would collide as one in
+// flight: each is refused as an invalid request, and the session goes on.
+// A surrogate pair escaped, a literal U+FFFD and its escape are text, and
+// echoed as the same JSON value.
+func TestServeRefusesLossyStringIDs(t *testing.T) {
+	t.Parallel()
+	refused := `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: id must be a string of Unicode text or an integer from -2^63 to 2^63-1 in plain decimal"}}`
+	tests := []struct {
+		name string
+		id   string
+		echo string // "": refused
+	}{
+		{name: "a lone high surrogate", id: `"\ud800"`},
+		{name: "a lone low surrogate", id: `"\udc00"`},
+		{name: "a lone surrogate in text", id: `"a\udbffb"`},
+		{name: "a high surrogate then a letter escape", id: `"\ud800\u0041"`},
+		{name: "two high surrogates", id: `"\ud800\udbff"`},
+		{name: "a low surrogate before a high one", id: `"\udc00\ud800"`},
+		{name: "a high surrogate at the end", id: `"ab\uD800"`},
+		{name: "a byte that is not UTF-8", id: "\"a\xffb\""},
+		{name: "a surrogate pair", id: `"\ud83d\ude00"`, echo: `"😀"`},
+		{name: "a surrogate pair in capitals", id: `"x\uD83D\uDE00y"`, echo: `"x😀y"`},
+		{name: "U+FFFD escaped", id: `"\ufffd"`, echo: "\"\ufffd\""},
+		{name: "U+FFFD itself", id: "\"\ufffd\"", echo: "\"\ufffd\""},
+		{name: "an escaped backslash before u", id: `"\\ud800"`, echo: `"\\ud800"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			g := newGate()
+			s := NewServer(Options{})
+			s.Handle("slow", g.handle)
+			s.Handle("ping", func(context.Context, *Conn, *Request) (any, error) { return nil, nil })
+			ss := startSession(t, context.Background(), s)
+			ss.send(`{"jsonrpc":"2.0","id":"slow","method":"slow"}`)
+			await(t, g.started)
+			ss.send(`{"jsonrpc":"2.0","id":` + tt.id + `,"method":"ping"}`)
+			if tt.echo != "" {
+				ss.expect(`{"id":` + tt.echo + `,"result":{},"jsonrpc":"2.0"}`)
+			} else {
+				ss.expect(refused)
+			}
+			close(g.release)
+			ss.expect(`{"id":"slow","result":{"slow":"done"},"jsonrpc":"2.0"}`)
+			if rest, err := ss.close(); err != nil || len(rest) != 0 {
+				t.Errorf("Serve: %v; more lines: %q", err, rest)
 			}
 		})
 	}
