@@ -110,6 +110,9 @@ type Store struct {
 	watchOff bool      // watching failed; revalidate on every call
 	synced   bool      // the live state reflects one full scan at least
 	bulk     *bulkLink // during a scan that starts from no facts
+	// resync says that a sync failed after draining events it did not
+	// all apply: they are spent, so the next sync scans the folder.
+	resync bool
 
 	// temps are the temp files of the memory folder as of the last sync:
 	// its listing, then the events since. Any still there once the memory
@@ -367,9 +370,10 @@ func (s *Store) sync() error {
 			_ = s.w.close()
 			s.w = nil
 			s.watchFailed(err)
-		case !full && s.synced:
+		case !full && !s.resync:
 			for _, p := range paths {
 				if err := s.refresh(p, inPlace[p]); err != nil {
+					s.resync = true
 					return err
 				}
 			}
@@ -379,6 +383,7 @@ func (s *Store) sync() error {
 			// scan reads them. A content unchanged changes nothing.
 			for p := range s.links {
 				if err := s.refresh(p, false); err != nil {
+					s.resync = true
 					return err
 				}
 			}
@@ -394,9 +399,12 @@ func (s *Store) sync() error {
 		defer gcpace.Linger(gcpace.Pause())
 	}
 	if err := s.rescan(); err != nil {
+		// The events drained for this scan are spent: the next sync
+		// scans again, whatever the watcher says then.
+		s.resync = true
 		return err
 	}
-	s.synced = true
+	s.synced, s.resync = true, false
 	return nil
 }
 
