@@ -7,6 +7,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"io/fs"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -349,10 +351,9 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 		return ahead
 	}
 	defer func() { wait().file.Discard() }() // unless committed
-	if err := mem.WriteFileDeferSync(path.Base(f.Path), content, 0o644); err != nil {
+	if err := s.writeFact(ctx, mem, f.Path, content); err != nil {
 		return WriteResult{}, err
 	}
-	s.recordWritten(mem, f.Path, content)
 	// A write that fails after this point is undone: the new fact removed,
 	// the superseded one restored, so a failed write leaves nothing.
 	var oldContent []byte
@@ -374,10 +375,9 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 			return undo(err)
 		}
 		after := editFront(before, raw, "status", "supersededBy")
-		if err := mem.WriteFileDeferSync(path.Base(raw.Path), after, 0o644); err != nil {
+		if err := s.writeFact(ctx, mem, raw.Path, after); err != nil {
 			return undo(err)
 		}
-		s.recordWritten(mem, raw.Path, after)
 		oldContent = before
 		res.Rewritten = append(res.Rewritten, Rewritten{Path: raw.Path, Before: before, After: after})
 		pause.Point(ctx, "facts.after-supersede")
@@ -401,20 +401,46 @@ func readInPlace(mem *confined.WriteFolder, base string) ([]byte, error) {
 	return confined.ReadFile(mem.FS(), base)
 }
 
+// writeFact writes content to the fact file p of the memory folder mem
+// atomically, its rename durable once the folder is synced (see
+// [confined.Root.WriteFileDeferSync]), and records it in the live state
+// (see recordWritten). The test pause point "facts.fact-renamed" stops
+// between the rename and the recording. The caller holds the memory lock.
+func (s *Store) writeFact(ctx context.Context, mem *confined.WriteFolder, p string, content []byte) error {
+	st, err := mem.Stage(path.Base(p), content, 0o644)
+	if err != nil {
+		return err
+	}
+	// The file written, as it was before its rename: what recordWritten
+	// finds at p afterwards is taken as written only if it is this file.
+	written, lerr := mem.Lstat(st.Temp())
+	if err := st.Commit(); err != nil {
+		return err
+	}
+	pause.Point(ctx, "facts.fact-renamed")
+	if lerr == nil {
+		s.recordWritten(mem, p, content, written)
+	}
+	return nil
+}
+
 // recordWritten records in the live state the fact file p that a write
 // just renamed into place with content, as reading the file would, where
 // file-system events keep that state: the event of the rename is then
-// recognised instead of read back (see Store.refresh). Without events the
-// next sync revalidates the folder, which re-reads a file this recent
-// anyway. The caller holds the memory lock.
-func (s *Store) recordWritten(mem *confined.WriteFolder, p string, content []byte) {
+// recognised instead of read back (see Store.refresh). written is the file
+// as the write left it before the rename: a file at p that is not that
+// one, unchanged (replaced by another rename since, or written through
+// another name), is left to the events to read. Without events the next
+// sync revalidates the folder, which re-reads a file this recent anyway.
+// The caller holds the memory lock.
+func (s *Store) recordWritten(mem *confined.WriteFolder, p string, content []byte, written fs.FileInfo) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.w == nil || !s.synced {
 		return
 	}
 	info, err := mem.Lstat(path.Base(p))
-	if err != nil {
+	if err != nil || !os.SameFile(info, written) || info.Size() != written.Size() || !info.ModTime().Equal(written.ModTime()) {
 		return // the event's reading decides
 	}
 	c := &cachedFile{key: keyOf(info), sum: sha256.Sum256(content)}
@@ -650,10 +676,9 @@ func (s *Store) link(ctx context.Context, mem *confined.WriteFolder, nw, old ent
 			return undo(err)
 		}
 		after := editFront(content, raw, ed.keys...)
-		if err := mem.WriteFileDeferSync(base, after, 0o644); err != nil {
+		if err := s.writeFact(ctx, mem, raw.Path, after); err != nil {
 			return undo(err)
 		}
-		s.recordWritten(mem, raw.Path, after)
 		restore = append(restore, func() { _ = mem.WriteFile(base, content, 0o644) })
 		rewritten = append(rewritten, Rewritten{Path: raw.Path, Before: content, After: after})
 	}
@@ -741,10 +766,9 @@ func (s *Store) Retire(ctx context.Context, id, reason string) (RetireResult, er
 		}
 		raw.Status, raw.RetiredReason = Retired, reason
 		after := editFront(content, raw, "status", "retiredReason")
-		if err := mem.WriteFileDeferSync(base, after, 0o644); err != nil {
+		if err := s.writeFact(ctx, mem, raw.Path, after); err != nil {
 			return err
 		}
-		s.recordWritten(mem, raw.Path, after)
 		idx, err := s.writeIndex(ctx, mem)
 		if err != nil {
 			_ = mem.WriteFile(base, content, 0o644)
