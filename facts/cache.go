@@ -228,6 +228,9 @@ func (s *Store) reconcile(c *searchCache, infos []fs.FileInfo) (current bool) {
 			i++
 			if s.proves(r, info, cutoff) {
 				r.file.settled = true
+				if unseen(info) {
+					s.links[r.path] = true // see sync
+				}
 				if r.file.err != nil && !r.warned {
 					s.warnSkip(r.file.err)
 				}

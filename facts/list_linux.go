@@ -45,6 +45,9 @@ func (fi *statInfo) ModTime() time.Time { return time.Unix(fi.st.Mtim.Unix()) }
 func (fi *statInfo) IsDir() bool        { return fi.st.Mode&unix.S_IFMT == unix.S_IFDIR }
 func (fi *statInfo) Sys() any           { return nil }
 
+// nlink is the file's number of names (see linkCount).
+func (fi *statInfo) nlink() uint64 { return uint64(fi.st.Nlink) } //nolint:unconvert // uint32 on some platforms
+
 // key is the file's identity, with the status-change time and inode a
 // FileInfo from os carries in its Sys.
 func (fi *statInfo) key() fileKey {

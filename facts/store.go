@@ -75,7 +75,7 @@ type Store struct {
 
 	mu      sync.RWMutex           // held for reading only to rank; everything else changes the live state
 	files   map[string]*cachedFile // by path
-	links   map[string]bool        // fact files that are symbolic links (see sync)
+	links   map[string]bool        // fact files that are symbolic links or have other names (see sync)
 	byID    map[string][]*entry    // parsed facts by id, sorted by path
 	sorted  []*entry               // parsed facts by id number, then path
 	supers  map[string][]*entry    // superseded id → facts that name it in supersedes
@@ -379,8 +379,11 @@ func (s *Store) sync() error {
 			}
 			// What a link reads can change with no event here (its
 			// target edited in another folder, a folder on its way
-			// replaced): links are read again on every call, as a
-			// scan reads them. A content unchanged changes nothing.
+			// replaced), and so can a file with another name (a hard
+			// link) written through that name: inotify tells only the
+			// folder the file was reached through. They are read
+			// again on every call, as a scan reads links. A content
+			// unchanged changes nothing.
 			for p := range s.links {
 				if err := s.refresh(p, false); err != nil {
 					s.resync = true
@@ -629,7 +632,7 @@ func (s *Store) refresh(p string, inPlace bool) error {
 // gone.
 func (s *Store) revalidate(p string, info fs.FileInfo, force bool) bool {
 	key := keyOf(info)
-	if info.Mode()&fs.ModeSymlink != 0 {
+	if unseen(info) {
 		s.links[p] = true
 	} else {
 		delete(s.links, p)
@@ -674,6 +677,12 @@ func (s *Store) revalidate(p string, info fs.FileInfo, force bool) bool {
 	}
 	s.setFile(p, nc)
 	return true
+}
+
+// unseen reports whether the fact file info describes can change with no
+// event in the memory folder: a symbolic link, or a file with other names.
+func unseen(info fs.FileInfo) bool {
+	return info.Mode()&fs.ModeSymlink != 0 || info.Mode().IsRegular() && linkCount(info) > 1
 }
 
 // warnSkip says on Options.Warn that a fact file is skipped, and why.
