@@ -53,6 +53,11 @@ EXIT STATUS:
 					if c.NArg() != 1 {
 						return usageErrorf("plugin build needs exactly one DIR")
 					}
+					// An empty DIR is an unset variable, not the current
+					// folder, whose .mcp.json the plugin's would replace.
+					if c.Args().First() == "" {
+						return usageErrorf("plugin build needs a DIR, not an empty name")
+					}
 					if env.rev != "" || env.staged {
 						return fmt.Errorf("plugin build writes files: %w", project.ErrReadOnly)
 					}
