@@ -59,8 +59,8 @@ EXIT STATUS:
 				ArgsUsage: "<slug>",
 				Description: `Prints .foundry/runbooks/<slug>.md verbatim. A slug is [a-z0-9][a-z0-9-]*;
 anything else is refused before any file is read. An unknown slug is an
-error listing the available ones. Each read is counted in the event log
-(runbook_get) of the working tree.
+error listing the available ones. A read from the command line records no
+event: foundry tokens counts the runbook_get calls agents make over MCP.
 
 EXIT STATUS:
    0  ok
