@@ -104,10 +104,12 @@ func (r *run) checkFacts(ctx context.Context) error {
 		r.add(CheckFactsSupersedes, Finding{File: first.Path, Message: "supersedes chain forms a cycle: " + strings.Join(append(cycle, cycle[0]), " → ")})
 	}
 
-	// Expiry is information: the fact is no longer loaded.
+	// Expiry is information: the fact is no longer loaded. Only a current
+	// fact is reported: a superseded or retired one is out of search and
+	// INDEX.md already, and nothing is left to do about it.
 	r.checked(CheckFactsExpired, len(raw))
-	for _, f := range raw {
-		if f.Expired(r.today) {
+	for _, f := range facts.DeriveStatus(raw) {
+		if f.Status != facts.Superseded && f.Status != facts.Retired && f.Expired(r.today) {
 			r.add(CheckFactsExpired, Finding{File: f.Path, Message: fmt.Sprintf("%s expired on %s and is no longer loaded; re-check it and write a successor, or remove it", f.ID, f.Expires)})
 		}
 	}
