@@ -147,7 +147,12 @@ func runValidate(ctx context.Context, env *cliEnv, opts *validateOptions) error 
 		return err
 	}
 	if len(inputs) == 0 && opts.format == "text" {
-		fmt.Fprintf(opts.stderr, "no artifacts under %s/ in the %s\n", artifacts.Dir, p.Label())
+		if env.staged {
+			// The index may hold many artifacts: none of them changed.
+			fmt.Fprintf(opts.stderr, "no artifacts under %s/ staged: the index adds or changes none relative to HEAD\n", artifacts.Dir)
+		} else {
+			fmt.Fprintf(opts.stderr, "no artifacts under %s/ in the %s\n", artifacts.Dir, p.Label())
+		}
 	}
 	if len(inputs) > artifacts.Bulk {
 		// Each document's garbage dies young and the live heap stays small;
