@@ -196,7 +196,7 @@ func (r WriteRequest) formErrors() []*RuleError {
 	}
 	for _, t := range r.Tags {
 		if utf8.RuneCountInString(t) > MaxTagChars || !tagPattern().MatchString(t) {
-			errs = append(errs, ruleErr("tag", "invalid tag %q; a tag is one word of at most %d characters (letters, digits, . _ : / + # -)", t, MaxTagChars))
+			errs = append(errs, ruleErr("tag", "invalid tag %q; a tag is one word of at most %d characters (letters, digits, . _ : / + # -), starting with a letter or digit", t, MaxTagChars))
 		}
 	}
 	if r.Expires != "" && !ValidDate(r.Expires) {

@@ -59,7 +59,7 @@ func TestStoreWriteRules(t *testing.T) {
 		{"bad date", func(r *WriteRequest) { r.Expires = "2025-02-30" }, `write fact: invalid expires "2025-02-30"; use a real date as YYYY-MM-DD`, ErrInvalid},
 		{"bad date form", func(r *WriteRequest) { r.Expires = "14.03.2026" }, `write fact: invalid expires "14.03.2026"; use a real date as YYYY-MM-DD`, ErrInvalid},
 		{"past date", func(r *WriteRequest) { r.Expires = "2025-03-13" }, "write fact: expires 2025-03-13 is already past; the fact would never be loaded", ErrInvalid},
-		{"bad tag", func(r *WriteRequest) { r.Tags = []string{"two words"} }, `write fact: invalid tag "two words"; a tag is one word of at most 40 characters (letters, digits, . _ : / + # -)`, ErrInvalid},
+		{"bad tag", func(r *WriteRequest) { r.Tags = []string{"two words"} }, `write fact: invalid tag "two words"; a tag is one word of at most 40 characters (letters, digits, . _ : / + # -), starting with a letter or digit`, ErrInvalid},
 		{"bad supersedes", func(r *WriteRequest) { r.Supersedes = "9" }, `write fact: invalid supersedes "9"; use a fact id such as fact-0009`, ErrInvalid},
 		{"unknown supersedes", func(r *WriteRequest) { r.Supersedes = "fact-0099" }, "write fact: supersede fact-0099: no such fact", ErrInvalid},
 		{"private key", func(r *WriteRequest) { r.Body = decisionBody("Deploy key:\n" + testPEM) }, "write fact: body contains a secret (private key block); secrets are never stored in memory", ErrSecret},
