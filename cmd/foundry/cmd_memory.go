@@ -45,7 +45,7 @@ func newMemoryCommand(env *cliEnv) *cli.Command {
 		Description: `Project memory is one fact a file under .foundry/memory/, summarised in a
 token-budgeted INDEX.md. Agents search it instead of loading memory files.
 search, index, show and list read the working tree, or --staged / --rev REV;
-write and index rebuild only ever write to the working tree.
+write, retire and the index rebuild only ever write to the working tree.
 
 EXIT STATUS:
    0  ok
