@@ -50,7 +50,7 @@ var (
 	// ErrNotDeclared means the config has no mcp block.
 	ErrNotDeclared = errors.New("the MCP server is not enabled: " + config.Path + " has no mcp block")
 	// ErrDisabled means the mcp block does not say enabled: true.
-	ErrDisabled = errors.New("the MCP server is disabled (mcp.enabled: false in " + config.Path + ")")
+	ErrDisabled = errors.New("the MCP server is disabled: the mcp block of " + config.Path + " does not say enabled: true")
 )
 
 // ResultTooLargeError is a handler's refusal of an answer that would pass
