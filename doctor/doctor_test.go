@@ -152,7 +152,7 @@ func TestRunFindings(t *testing.T) {
 				{doctor.CheckFactsDuplicate, dupPath, "fact-0002 is also the id of .foundry/memory/fact-0002-migrations-run-on-deploy.md", ""},
 				{doctor.CheckFactsDuplicate, facts.Dir + "/fact-0002-migrations-run-on-deploy.md", "fact-0002 is also the id of " + dupPath, ""},
 				{doctor.CheckFactsSupersedes, facts.Dir + "/fact-0004-long.md", "supersedes: fact-0099 does not exist", ""},
-				{doctor.CheckFactsExpired, facts.Dir + "/fact-0004-long.md", "fact-0004 expired on 2026-01-10 and is no longer loaded; re-check it and write a successor, or remove it", ""},
+				{doctor.CheckFactsExpired, facts.Dir + "/fact-0004-long.md", "fact-0004 expired on 2026-01-10 and is no longer loaded; re-check it: write its successor with memory write --supersedes fact-0004, or retire it with memory retire fact-0004", ""},
 				{doctor.CheckFactsIndex, facts.IndexPath, "INDEX.md is stale: it does not match the facts (rebuilt it would say {index})", ""},
 			},
 		},

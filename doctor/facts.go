@@ -110,7 +110,7 @@ func (r *run) checkFacts(ctx context.Context) error {
 	r.checked(CheckFactsExpired, len(raw))
 	for _, f := range facts.DeriveStatus(raw) {
 		if f.Status != facts.Superseded && f.Status != facts.Retired && f.Expired(r.today) {
-			r.add(CheckFactsExpired, Finding{File: f.Path, Message: fmt.Sprintf("%s expired on %s and is no longer loaded; re-check it and write a successor, or remove it", f.ID, f.Expires)})
+			r.add(CheckFactsExpired, Finding{File: f.Path, Message: fmt.Sprintf("%s expired on %s and is no longer loaded; re-check it: write its successor with memory write --supersedes %s, or retire it with memory retire %s", f.ID, f.Expires, f.ID, f.ID)})
 		}
 	}
 
