@@ -79,6 +79,9 @@ EXIT STATUS:
 							return usageErrorf("blackboard write needs --%s", f)
 						}
 					}
+					if opts.dataFile == "" {
+						return usageErrorf("--data-file needs a FILE, or - for stdin")
+					}
 					opts.json, opts.stdin, opts.stdout = env.json, env.stdin, env.stdout
 					opts.dataPath = env.path(opts.dataFile)
 					return runBlackboardWrite(c.Context, env, opts)

@@ -149,6 +149,8 @@ EXIT STATUS:
 						return usageErrorf("memory write takes --body or --body-file, not both")
 					case !c.IsSet("body") && !c.IsSet("body-file"):
 						return usageErrorf("memory write needs --body or --body-file")
+					case c.IsSet("body-file") && opts.bodyFile == "":
+						return usageErrorf("--body-file needs a FILE, or - for stdin")
 					}
 					opts.req.Tags = opts.tags.Value()
 					if err := facts.CheckForm(opts.req); err != nil {
