@@ -191,9 +191,10 @@ func (s *Store) rankFirst(ctx context.Context, q Query) (SearchResult, error) {
 
 // current reports whether the live state is up to date and a search for
 // query q would change nothing: a working watcher with no pending event
-// and no scan owed for events a failed sync drained, no fact file that is a link (read on every call, see sync), the index
-// built and prepared for q, no cache left to save. The caller
-// holds s.mu, for reading at least.
+// and no scan owed for events a failed sync drained, no fact file that
+// is a link or has other names (read on every call, see sync), the index
+// built and prepared for q, no cache left to save. The caller holds s.mu,
+// for reading at least.
 func (s *Store) current(query string) bool {
 	return s.w != nil && s.synced && !s.resync && len(s.pending) == 0 && len(s.links) == 0 && s.idx != nil && s.idx.ready(query) &&
 		(!s.opts.Cache || !s.cacheDirty || s.cacheSaved) && s.w.quiet()
