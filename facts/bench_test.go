@@ -351,32 +351,26 @@ func BenchmarkWriteFileFloor(b *testing.B) {
 }
 
 // BenchmarkWriteFilesFloor is the floor of what memory_write must make
-// durable: a fact-sized file and an INDEX.md-sized one, staged side by
-// side so that their syncs overlap, put in place and made durable by one
-// folder sync, as a write does (see Store.Write). It is not the goal's
-// yardstick (BenchmarkWriteFileFloor is) but says how much of a write the
-// device's second sync takes.
+// durable: a fact-sized file and an INDEX.md-sized one, staged together
+// (confined.Root.StageAll), put in place and made durable by one folder
+// sync, as a write does (see Store.Write). It is not the goal's yardstick
+// (BenchmarkWriteFileFloor is) but says how much of a write the second
+// file takes.
 func BenchmarkWriteFilesFloor(b *testing.B) {
 	r, data := floorRoot(b)
 	index := bytes.Repeat([]byte("- fact-0001 · decision · The orders service relies on postgres\n"), 250) // about 16 KB, INDEX.md's budget
 	for i := 0; b.Loop(); i++ {
-		staged := make(chan *confined.Staged, 1)
-		go func() {
-			st, err := r.Stage("INDEX.md", index, 0o644)
-			if err != nil {
-				b.Error(err)
+		staged, err := r.StageAll(
+			confined.File{Name: fmt.Sprintf("fact-%d.md", i), Data: data, Perm: 0o644},
+			confined.File{Name: "INDEX.md", Data: index, Perm: 0o644},
+		)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, st := range staged {
+			if err := st.Commit(); err != nil {
+				b.Fatal(err)
 			}
-			staged <- st
-		}()
-		if err := r.WriteFileDeferSync(fmt.Sprintf("fact-%d.md", i), data, 0o644); err != nil {
-			b.Fatal(err)
-		}
-		st := <-staged
-		if st == nil {
-			b.FailNow()
-		}
-		if err := st.Commit(); err != nil {
-			b.Fatal(err)
 		}
 		r.SyncDir(".")
 	}

@@ -666,7 +666,7 @@ func (s *Store) writeIndex(ctx context.Context, mem *confined.WriteFolder) (Inde
 // [Store.indexWith]) and staged beside the file.
 type stagedIndex struct {
 	content []byte
-	file    *confined.Staged // nil when staging failed
+	file    *confined.Staged
 }
 
 // writeIndexAs is writeIndex when the change staged the INDEX.md it

@@ -328,30 +328,24 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 	}
 	// The fact files and INDEX.md share a folder: their renames are made
 	// durable by one sync of it, after the last (see writeIndex). INDEX.md
-	// as it will be is rendered now and staged beside the file while the
-	// fact is written, so that their two syncs overlap; it is put in place
-	// last, once the store's own index agrees with it.
+	// as it will be is rendered now and staged with the fact's file, so
+	// that one commit of the file system's journal can make both durable
+	// (see [confined.Root.StageAll]); it is put in place last, once the
+	// store's own index agrees with it.
 	content := Format(f)
 	s.mu.Lock()
 	next := s.indexWith(f, p.drop, today)
 	s.mu.Unlock()
-	stagedc := make(chan *stagedIndex, 1)
-	go func() {
-		st, err := mem.Stage(path.Base(IndexPath), next.Content, 0o644)
-		if err != nil {
-			st = nil // rendered again and written in writeIndexAs
-		}
-		stagedc <- &stagedIndex{content: next.Content, file: st}
-	}()
-	var ahead *stagedIndex
-	wait := func() *stagedIndex {
-		if ahead == nil {
-			ahead = <-stagedc
-		}
-		return ahead
+	staged, err := mem.StageAll(
+		confined.File{Name: path.Base(f.Path), Data: content, Perm: 0o644},
+		confined.File{Name: path.Base(IndexPath), Data: next.Content, Perm: 0o644},
+	)
+	if err != nil {
+		return WriteResult{}, err
 	}
-	defer func() { wait().file.Discard() }() // unless committed
-	if err := s.writeFact(ctx, mem, f.Path, content); err != nil {
+	ahead := &stagedIndex{content: next.Content, file: staged[1]}
+	defer ahead.file.Discard() // unless committed
+	if err := s.commitFact(ctx, mem, staged[0], f.Path, content); err != nil {
 		return WriteResult{}, err
 	}
 	// A write that fails after this point is undone: the new fact removed,
@@ -382,7 +376,7 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 		res.Rewritten = append(res.Rewritten, Rewritten{Path: raw.Path, Before: before, After: after})
 		pause.Point(ctx, "facts.after-supersede")
 	}
-	res.Index, err = s.writeIndexAs(ctx, mem, wait())
+	res.Index, err = s.writeIndexAs(ctx, mem, ahead)
 	if err != nil {
 		return undo(err)
 	}
@@ -411,6 +405,11 @@ func (s *Store) writeFact(ctx context.Context, mem *confined.WriteFolder, p stri
 	if err != nil {
 		return err
 	}
+	return s.commitFact(ctx, mem, st, p, content)
+}
+
+// commitFact is writeFact once the file is staged as st.
+func (s *Store) commitFact(ctx context.Context, mem *confined.WriteFolder, st *confined.Staged, p string, content []byte) error {
 	// The file written, as it was before its rename: what recordWritten
 	// finds at p afterwards is taken as written only if it is this file.
 	written, lerr := mem.Lstat(st.Temp())

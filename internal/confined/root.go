@@ -307,19 +307,70 @@ type Staged struct {
 
 // Stage is [Root.WriteFileDeferSync] up to the rename: data is written to
 // a temp file beside name and synced, and [Staged.Commit] renames it into
-// place. A change that writes several files stages them at once, so that
-// their syncs overlap instead of following one another, then puts them in
-// place in its own order. The caller commits or discards what it staged.
+// place. A change that writes several files stages them together with
+// [Root.StageAll], then puts them in place in its own order. The caller
+// commits or discards what it staged.
 func (r *Root) Stage(name string, data []byte, perm fs.FileMode) (*Staged, error) {
-	if err := r.NoFollow(name); err != nil {
-		return nil, err
-	}
-	name, _ = Clean(name)
-	tmp, err := r.writeTemp(name, writeData(data), perm)
+	staged, err := r.StageAll(File{Name: name, Data: data, Perm: perm})
 	if err != nil {
 		return nil, err
 	}
-	return &Staged{r: r, name: name, tmp: tmp}, nil
+	return staged[0], nil
+}
+
+// File is one file of a change that writes several (see [Root.StageAll]).
+type File struct {
+	Name string
+	Data []byte
+	Perm fs.FileMode
+}
+
+// StageAll is [Root.Stage] for the files of one change at once: each is
+// written to a temp file beside its name, then the write-back of all of
+// them is started together, and only then is each synced. A file system
+// with a journal allocates their blocks in one transaction, which the
+// first sync commits for all: the next find their work done, where syncs
+// started one after the other, or side by side, would each wait for a
+// commit of its own. Nothing is staged unless all are; the caller commits
+// or discards each one staged.
+func (r *Root) StageAll(files ...File) ([]*Staged, error) {
+	temps := make([]*tempFile, 0, len(files))
+	fail := func(err error) ([]*Staged, error) {
+		for _, t := range temps {
+			t.discard()
+		}
+		return nil, err
+	}
+	for _, f := range files {
+		if err := r.NoFollow(f.Name); err != nil {
+			return fail(err)
+		}
+		name, _ := Clean(f.Name)
+		t, err := r.createTemp(name, writeData(f.Data), f.Perm)
+		if err != nil {
+			return fail(err)
+		}
+		temps = append(temps, t)
+	}
+	if len(temps) > 1 {
+		for _, t := range temps {
+			startWriteBack(t.f)
+		}
+	}
+	staged := make([]*Staged, 0, len(temps))
+	for i, t := range temps {
+		if err := t.sync(); err != nil {
+			for _, t := range temps[i+1:] {
+				t.discard()
+			}
+			for _, s := range staged {
+				s.Discard()
+			}
+			return nil, err
+		}
+		staged = append(staged, &Staged{r: r, name: t.name, tmp: t.tmp})
+	}
+	return staged, nil
 }
 
 // Commit renames the staged file into place, replacing the file there; the
@@ -378,27 +429,59 @@ func (r *Root) publish(name string, write func(io.Writer) error, perm fs.FileMod
 // accepted, with write and perm, syncs it and returns its name; on failure
 // it leaves none.
 func (r *Root) writeTemp(name string, write func(io.Writer) error, perm fs.FileMode) (string, error) {
+	t, err := r.createTemp(name, write, perm)
+	if err != nil {
+		return "", err
+	}
+	return t.tmp, t.sync()
+}
+
+// tempFile is a temp file createTemp wrote, open until sync.
+type tempFile struct {
+	r         *Root
+	f         *os.File
+	name, tmp string
+}
+
+// createTemp writes a temp file beside name, a clean name NoFollow
+// accepted, with write and perm, and leaves it open for sync; on failure
+// it leaves none.
+func (r *Root) createTemp(name string, write func(io.Writer) error, perm fs.FileMode) (*tempFile, error) {
 	dir, base := path.Split(name)
 	tmp := dir + TempPrefix + base + "-" + randomSuffix()
 	f, err := r.openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return "", fmt.Errorf("write %s: %w", r.shown(name), err)
+		return nil, fmt.Errorf("write %s: %w", r.shown(name), err)
 	}
 	err = write(f)
 	if err == nil {
 		err = f.Chmod(perm)
 	}
-	if err == nil {
-		err = f.Sync()
+	if err != nil {
+		_ = f.Close()
+		_ = r.r.Remove(tmp)
+		return nil, fmt.Errorf("write %s: %w", r.shown(name), err)
 	}
-	if cerr := f.Close(); err == nil {
+	return &tempFile{r: r, f: f, name: name, tmp: tmp}, nil
+}
+
+// sync syncs and closes the temp file; on failure it removes it.
+func (t *tempFile) sync() error {
+	err := t.f.Sync()
+	if cerr := t.f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		_ = r.r.Remove(tmp)
-		return "", fmt.Errorf("write %s: %w", r.shown(name), err)
+		_ = t.r.r.Remove(t.tmp)
+		return fmt.Errorf("write %s: %w", t.r.shown(t.name), err)
 	}
-	return tmp, nil
+	return nil
+}
+
+// discard closes and removes the temp file.
+func (t *tempFile) discard() {
+	_ = t.f.Close()
+	_ = t.r.r.Remove(t.tmp)
 }
 
 func randomSuffix() string {

@@ -205,6 +205,79 @@ func TestStage(t *testing.T) {
 	}
 }
 
+// TestStageAll: the files of one change are staged together or not at
+// all: each staged file holds its content and mode before it is put in
+// place, and a file that cannot be staged leaves no temp file of any.
+func TestStageAll(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name    string
+		files   []confined.File
+		wantErr string // "" when all are staged
+	}{
+		{"one", []confined.File{{Name: "a.md", Data: []byte("new a\n"), Perm: 0o644}}, ""},
+		{"three", []confined.File{
+			{Name: "a.md", Data: []byte("new a\n"), Perm: 0o644},
+			{Name: "b.md", Data: []byte("new b\n"), Perm: 0o600},
+			{Name: "INDEX.md", Data: []byte(strings.Repeat("- a line of the index\n", 800)), Perm: 0o644},
+		}, ""},
+		{"the last outside the folder", []confined.File{
+			{Name: "a.md", Data: []byte("new a\n"), Perm: 0o644},
+			{Name: "../x.md", Data: []byte("x"), Perm: 0o644},
+		}, "x.md"},
+		{"the first through a link", []confined.File{
+			{Name: "link.md", Data: []byte("l"), Perm: 0o644},
+			{Name: "b.md", Data: []byte("new b\n"), Perm: 0o644},
+		}, "link.md"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			root, _, mem := memFolder(t)
+			dir := filepath.Join(root, "mem")
+			if err := os.Symlink("a.md", filepath.Join(dir, "link.md")); err != nil {
+				t.Skip("no symbolic links:", err)
+			}
+			staged, err := mem.StageAll(tt.files...)
+			temps, _ := filepath.Glob(filepath.Join(dir, confined.TempPrefix+"*"))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("StageAll: %v, want an error naming %s", err, tt.wantErr)
+				}
+				if staged != nil || len(temps) > 0 {
+					t.Errorf("a failed StageAll left %d staged files, temp files %v", len(staged), temps)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(staged) != len(tt.files) || len(temps) != len(tt.files) {
+				t.Fatalf("%d staged, temp files %v; want %d", len(staged), temps, len(tt.files))
+			}
+			if got, _ := os.ReadFile(filepath.Join(dir, "a.md")); string(got) != "old\n" {
+				t.Errorf("a.md before the commit = %q, want the old content", got)
+			}
+			for i, st := range staged {
+				f := tt.files[i]
+				tmp := filepath.Join(dir, st.Temp())
+				if got, err := os.ReadFile(tmp); err != nil || string(got) != string(f.Data) {
+					t.Errorf("staged %s holds %q, %v; want its data", f.Name, got, err)
+				}
+				if err := st.Commit(); err != nil {
+					t.Fatal(err)
+				}
+				p := filepath.Join(dir, f.Name)
+				if fi, err := os.Lstat(p); err != nil || fi.Mode().Perm() != f.Perm {
+					t.Errorf("%s after the commit: %v, want mode %v", f.Name, err, f.Perm)
+				}
+			}
+			if left, _ := filepath.Glob(filepath.Join(dir, confined.TempPrefix+"*")); len(left) > 0 {
+				t.Errorf("temp files left: %v", left)
+			}
+		})
+	}
+}
+
 // memFolder returns a new root folder holding mem/a.md ("old\n", mode
 // 0600), its Root, closed when t ends, and mem held open for writing.
 func memFolder(t *testing.T) (string, *confined.Root, *confined.WriteFolder) {
