@@ -327,24 +327,37 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 		f.Supersedes = old.fact.ID
 	}
 	// The fact files and INDEX.md share a folder: their renames are made
-	// durable by one sync of it, after the last (see writeIndex). INDEX.md
-	// as it will be is rendered now and staged with the fact's file, so
-	// that one commit of the file system's journal can make both durable
-	// (see [confined.Root.StageAll]); it is put in place last, once the
-	// store's own index agrees with it.
+	// durable by one sync of it, after the last (see writeIndex). The
+	// superseded fact's file as this write leaves it, and INDEX.md as it
+	// will be, are made now and staged with the new fact's file, so that
+	// one commit of the file system's journal can make them all durable
+	// (see [confined.Root.StageAll]). They are put in place in that order,
+	// INDEX.md last, once the store's own index agrees with it.
 	content := Format(f)
+	files := []confined.File{{Name: path.Base(f.Path), Data: content, Perm: 0o644}}
+	var before, after []byte // the superseded fact's file, and as this write leaves it
+	if old != nil {
+		raw := old.raw
+		raw.Status, raw.SupersededBy = Superseded, id
+		if before, err = readInPlace(mem, path.Base(raw.Path)); err != nil {
+			return WriteResult{}, err
+		}
+		after = editFront(before, raw, "status", "supersededBy")
+		files = append(files, confined.File{Name: path.Base(raw.Path), Data: after, Perm: 0o644})
+	}
 	s.mu.Lock()
 	next := s.indexWith(f, p.drop, today)
 	s.mu.Unlock()
-	staged, err := mem.StageAll(
-		confined.File{Name: path.Base(f.Path), Data: content, Perm: 0o644},
-		confined.File{Name: path.Base(IndexPath), Data: next.Content, Perm: 0o644},
-	)
+	files = append(files, confined.File{Name: path.Base(IndexPath), Data: next.Content, Perm: 0o644})
+	staged, err := mem.StageAll(files...)
 	if err != nil {
 		return WriteResult{}, err
 	}
-	ahead := &stagedIndex{content: next.Content, file: staged[1]}
-	defer ahead.file.Discard() // unless committed
+	defer func() { // what is not committed
+		for _, st := range staged {
+			st.Discard()
+		}
+	}()
 	if err := s.commitFact(ctx, mem, staged[0], f.Path, content); err != nil {
 		return WriteResult{}, err
 	}
@@ -362,20 +375,14 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 	res := WriteResult{Action: Created, ID: id, Path: f.Path, Warnings: warnings, Similar: p.similar, Content: content}
 	if old != nil {
 		res.Supersedes = old.fact.ID
-		raw := old.raw
-		raw.Status, raw.SupersededBy = Superseded, id
-		before, err := readInPlace(mem, path.Base(raw.Path))
-		if err != nil {
-			return undo(err)
-		}
-		after := editFront(before, raw, "status", "supersededBy")
-		if err := s.writeFact(ctx, mem, raw.Path, after); err != nil {
+		if err := s.commitFact(ctx, mem, staged[1], old.raw.Path, after); err != nil {
 			return undo(err)
 		}
 		oldContent = before
-		res.Rewritten = append(res.Rewritten, Rewritten{Path: raw.Path, Before: before, After: after})
+		res.Rewritten = append(res.Rewritten, Rewritten{Path: old.raw.Path, Before: before, After: after})
 		pause.Point(ctx, "facts.after-supersede")
 	}
+	ahead := &stagedIndex{content: next.Content, file: staged[len(staged)-1]}
 	res.Index, err = s.writeIndexAs(ctx, mem, ahead)
 	if err != nil {
 		return undo(err)
