@@ -120,7 +120,7 @@ EXIT STATUS:
    0  created or unchanged
    1  a content rule is broken (title, body, a past expiry) or a secret
       was found (nothing written), or a file error
-   2  malformed command line: a flag value of the wrong form (type,
+   2  malformed command line: a flag value empty or of the wrong form (type,
       scope, confidence, source, tag, expires, supersedes), or --rev/--staged`,
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "title", Usage: "the fact itself as one `TEXT` line, at most 80 characters (required)", Destination: &opts.req.Title},
@@ -151,6 +151,14 @@ EXIT STATUS:
 						return usageErrorf("memory write needs --body or --body-file")
 					case c.IsSet("body-file") && opts.bodyFile == "":
 						return usageErrorf("--body-file needs a FILE, or - for stdin")
+					}
+					// An empty value is an unset variable, not a choice:
+					// taken as the flag left out, --supersedes "$PREV"
+					// would write a fact that replaces nothing.
+					for _, name := range []string{"scope", "confidence", "source", "expires", "supersedes"} {
+						if c.IsSet(name) && c.String(name) == "" {
+							return usageErrorf("--%s is empty; give it a value, or leave the flag out", name)
+						}
 					}
 					opts.req.Tags = opts.tags.Value()
 					if err := facts.CheckForm(opts.req); err != nil {
