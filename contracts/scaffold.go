@@ -39,7 +39,7 @@ func Scaffold(noun string) (id, file string, content []byte, err error) {
 		"$schema":              "https://json-schema.org/draft/2020-12/schema",
 		"$id":                  id + contractSuffix,
 		"title":                id,
-		"description":          "A " + noun + " artifact one wave of agents hands to the next. Describe what it records and who writes it.",
+		"description":          "The " + noun + " artifact: what one wave of agents hands to the next. Describe what it records and who writes it.",
 		"type":                 "object",
 		"additionalProperties": false,
 		"required":             []string{"schema", "producedBy", "summary"},
