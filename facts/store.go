@@ -786,18 +786,34 @@ func (s *Store) Problems(ctx context.Context) ([]error, error) {
 // When a merge left two facts with one id, the first by file name is
 // returned.
 func (s *Store) Get(ctx context.Context, id string) (Fact, error) {
-	if err := ctx.Err(); err != nil {
+	all, err := s.GetAll(ctx, id)
+	if err != nil {
 		return Fact{}, err
+	}
+	return all[0], nil
+}
+
+// GetAll returns every fact with the id, sorted by path: more than one
+// only when fact files disagree on it (a merge of two branches that each
+// wrote one, which doctor reports and doctor --fix renumbers).
+func (s *Store) GetAll(ctx context.Context, id string) ([]Fact, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.sync(); err != nil {
-		return Fact{}, err
+		return nil, err
 	}
-	if list := s.byID[id]; len(list) > 0 {
-		return list[0].fact(), nil
+	list := s.byID[id]
+	if len(list) == 0 {
+		return nil, fmt.Errorf("get %s: %w", id, ErrNotFound)
 	}
-	return Fact{}, fmt.Errorf("get %s: %w", id, ErrNotFound)
+	all := make([]Fact, len(list))
+	for i, e := range list {
+		all[i] = e.fact()
+	}
+	return all, nil
 }
 
 // ListOptions narrow [Store.List].

@@ -240,6 +240,9 @@ EXIT STATUS:
 				ArgsUsage: "<fact-NNNN>",
 				Description: `Prints the fact file of the given id: front matter and body. With --json,
 the fact as data, its status derived from both ends of a supersedes link.
+When two fact files hold the id (a merge of branches that each wrote it),
+the first by file name is printed and a warning on stderr names the others;
+foundry doctor --fix renumbers them.
 
 EXIT STATUS:
    0  ok
@@ -401,12 +404,20 @@ func runMemoryShow(ctx context.Context, env *cliEnv, opts *memoryOptions) error 
 	if err != nil {
 		return err
 	}
-	f, err := memoryStore(env, p, false).Get(ctx, opts.id)
+	all, err := memoryStore(env, p, false).GetAll(ctx, opts.id)
 	if errors.Is(err, facts.ErrNotFound) {
 		return withHint(err, "list the facts with `foundry memory list --all`")
 	}
 	if err != nil {
 		return err
+	}
+	f := all[0]
+	if len(all) > 1 {
+		paths := make([]string, len(all))
+		for i, g := range all {
+			paths[i] = g.Path
+		}
+		fmt.Fprintf(opts.stderr, "warning: %d fact files hold %s (%s); this is the first. `foundry doctor --fix` renumbers the others\n", len(all), f.ID, strings.Join(paths, ", "))
 	}
 	if opts.json {
 		return env.printJSON(f)
