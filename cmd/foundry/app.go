@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -280,7 +281,11 @@ func (e *cliEnv) setup() error {
 			return err
 		}
 		e.dir = wd
-	} else if fi, err := os.Stat(e.dir); err != nil || !fi.IsDir() {
+	} else if fi, err := os.Stat(e.dir); errors.Is(err, fs.ErrNotExist) {
+		return usageErrorf("-C %s: no such folder", e.dir)
+	} else if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return usageErrorf("-C %s: %v", e.dir, pe.Err)
+	} else if err != nil || !fi.IsDir() {
 		return usageErrorf("-C %s: not a folder", e.dir)
 	}
 	if e.rev != "" && e.staged {

@@ -108,6 +108,10 @@ EXIT STATUS:
 				}
 				opts.contract, args = args[0], args[1:]
 			}
+			if slices.Contains(args, "") {
+				// An unset variable, not the current folder.
+				return usageErrorf("validate takes no empty FILE name")
+			}
 			opts.files = args
 			opts.stdout, opts.stderr = env.stdout, env.stderr
 			return runValidate(c.Context, env, opts)
