@@ -4,6 +4,7 @@ package facts
 // assignment and the atomic, locked write of a fact and the index.
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -18,6 +19,22 @@ import (
 	"github.com/foundryhq/foundry/internal/pause"
 	"github.com/foundryhq/foundry/internal/secrets"
 )
+
+// MaxSimilarNamed is how many similar facts a write's warnings name, the
+// most similar first; one more line counts the others (see
+// MoreSimilarWarning). A topic many facts share would otherwise fill an
+// agent's context with a line per fact on every write.
+const MaxSimilarNamed = 3
+
+// MoreSimilarWarning is the warning that counts the n similar facts a
+// write does not name.
+func MoreSimilarWarning(n int) string {
+	noun := "facts have"
+	if n == 1 {
+		noun = "fact has"
+	}
+	return fmt.Sprintf("warning: %d more %s a similar title; memory search finds them", n, noun)
+}
 
 // nearDuplicate is the title similarity (Jaccard index of stemmed terms) from
 // which a write warns about a similar fact.
@@ -39,9 +56,11 @@ type WriteResult struct {
 	Index      IndexResult `json:"index,omitzero"` // zero, and left out, when nothing was written
 
 	// Similar lists the active facts whose titles are close to the new
-	// one, as the warnings name them, so a command line can say which
-	// flag would supersede them.
-	Similar []Fact `json:"-"`
+	// one, as the warnings name them (the MaxSimilarNamed most similar),
+	// so a command line can say which flag would supersede them;
+	// MoreSimilar counts those left unnamed.
+	Similar     []Fact `json:"-"`
+	MoreSimilar int    `json:"-"`
 	// Rewritten lists the fact files that existed and were rewritten (a
 	// superseded fact, a linked one), with their content before and after,
 	// so an audit can record what the write changed.
@@ -310,9 +329,16 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 	case p.link:
 		return s.link(ctx, mem, p.linkNew, *p.old)
 	}
+	similar, more := p.similar, 0
+	if len(similar) > MaxSimilarNamed {
+		similar, more = similar[:MaxSimilarNamed], len(similar)-MaxSimilarNamed
+	}
 	var warnings []string
-	for _, f := range p.similar {
+	for _, f := range similar {
 		warnings = append(warnings, fmt.Sprintf("warning: similar to %s %q; if the new fact replaces it, supersede it explicitly", f.ID, f.Title))
+	}
+	if more > 0 {
+		warnings = append(warnings, MoreSimilarWarning(more))
 	}
 
 	id := p.id
@@ -372,7 +398,7 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 		return WriteResult{}, err
 	}
 	pause.Point(ctx, "facts.after-fact-written")
-	res := WriteResult{Action: Created, ID: id, Path: f.Path, Warnings: warnings, Similar: p.similar, Content: content}
+	res := WriteResult{Action: Created, ID: id, Path: f.Path, Warnings: warnings, Similar: similar, MoreSimilar: more, Content: content}
 	if old != nil {
 		res.Supersedes = old.fact.ID
 		if err := s.commitFact(ctx, mem, staged[1], old.raw.Path, after); err != nil {
@@ -579,13 +605,16 @@ func (s *Store) nearDuplicates(title, skip, today string) []Fact {
 	if s.byTitle == nil && s.idx != nil {
 		if visits := s.idx.probeCost(set, nearDuplicate); s.dupVisits+visits <= titleIndexCost*len(s.sorted) {
 			s.dupVisits += visits
-			var similar []Fact
+			var similar []scored
 			for _, e := range s.idx.candidates(set, nearDuplicate) {
-				if e.active(today) && e.raw.ID != skip && jaccardSorted(s.title(e.raw.Title).terms, set) >= nearDuplicate {
-					similar = append(similar, e.fact())
+				if !e.active(today) || e.raw.ID == skip {
+					continue
+				}
+				if j := jaccardSorted(s.title(e.raw.Title).terms, set); j >= nearDuplicate {
+					similar = append(similar, scored{e, j})
 				}
 			}
-			return similar
+			return mostSimilar(similar)
 		}
 	}
 	x := s.titleLookup()
@@ -606,16 +635,41 @@ func (s *Store) nearDuplicates(title, skip, today string) []Fact {
 	}
 	slices.SortFunc(cands, entryOrder)
 	cands = slices.Compact(cands)
-	var similar []Fact
+	var similar []scored
 	for _, e := range cands {
 		if !e.active(today) || e.raw.ID == skip {
 			continue
 		}
-		if jaccardSorted(e.tterms, set) >= nearDuplicate {
-			similar = append(similar, e.fact())
+		if j := jaccardSorted(e.tterms, set); j >= nearDuplicate {
+			similar = append(similar, scored{e, j})
 		}
 	}
-	return similar
+	return mostSimilar(similar)
+}
+
+// scored is a fact with the similarity of its title to a new one.
+type scored struct {
+	e *entry
+	j float64
+}
+
+// mostSimilar returns the facts of similar, the most similar first, and
+// in fact order among equals.
+func mostSimilar(similar []scored) []Fact {
+	slices.SortFunc(similar, func(a, b scored) int {
+		if c := cmp.Compare(b.j, a.j); c != 0 {
+			return c
+		}
+		return entryOrder(a.e, b.e)
+	})
+	if len(similar) == 0 {
+		return nil
+	}
+	facts := make([]Fact, len(similar))
+	for i, x := range similar {
+		facts[i] = x.e.fact()
+	}
+	return facts
 }
 
 // titleIndexCost is what adding a fact to the title index costs (its

@@ -540,3 +540,63 @@ func TestStoreWriteSupersedesWhenAlreadyLinked(t *testing.T) {
 		t.Errorf("a refused write changed fact-0002:\n%s", got)
 	}
 }
+
+// TestWriteNamesTheMostSimilar: a write's warnings name at most
+// MaxSimilarNamed similar facts, the most similar first, and count the
+// others in one more line, however many facts share the topic.
+func TestWriteNamesTheMostSimilar(t *testing.T) {
+	t.Parallel()
+	const title = "Orders service owns the orders table"
+	closest := "Orders service owns the orders table now" // 4 of 5 terms shared
+	for _, tt := range []struct {
+		name   string
+		others int // facts with 4 of 6 terms shared, written before closest
+		want   []string
+	}{
+		{"one", 0, []string{
+			`warning: similar to fact-0001 "Orders service owns the orders table now"; if the new fact replaces it, supersede it explicitly`,
+		}},
+		{"three", 2, []string{
+			`warning: similar to fact-0003 "Orders service owns the orders table now"; if the new fact replaces it, supersede it explicitly`,
+			`warning: similar to fact-0001 "Orders service owns the orders table in zone1"; if the new fact replaces it, supersede it explicitly`,
+			`warning: similar to fact-0002 "Orders service owns the orders table in zone2"; if the new fact replaces it, supersede it explicitly`,
+		}},
+		{"four", 3, []string{
+			`warning: similar to fact-0004 "Orders service owns the orders table now"; if the new fact replaces it, supersede it explicitly`,
+			`warning: similar to fact-0001 "Orders service owns the orders table in zone1"; if the new fact replaces it, supersede it explicitly`,
+			`warning: similar to fact-0002 "Orders service owns the orders table in zone2"; if the new fact replaces it, supersede it explicitly`,
+			`warning: 1 more fact has a similar title; memory search finds them`,
+		}},
+		{"eight", 7, []string{
+			`warning: similar to fact-0008 "Orders service owns the orders table now"; if the new fact replaces it, supersede it explicitly`,
+			`warning: similar to fact-0001 "Orders service owns the orders table in zone1"; if the new fact replaces it, supersede it explicitly`,
+			`warning: similar to fact-0002 "Orders service owns the orders table in zone2"; if the new fact replaces it, supersede it explicitly`,
+			`warning: 5 more facts have a similar title; memory search finds them`,
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			s := OpenDir(t.TempDir(), Options{Now: fixedNow})
+			var titles []string
+			for i := range tt.others {
+				titles = append(titles, fmt.Sprintf("%s in zone%d", title, i+1))
+			}
+			for _, ti := range append(titles, closest) {
+				if _, err := s.Write(ctx, WriteRequest{Title: ti, Type: Constraint, Body: "Only orders writes it."}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, err := s.Write(ctx, WriteRequest{Title: title, Type: Constraint, Body: "Only orders writes it, always."})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, res.Warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+			if len(res.Similar) != min(tt.others+1, MaxSimilarNamed) || res.MoreSimilar != max(tt.others+1-MaxSimilarNamed, 0) {
+				t.Errorf("%d similar named, %d more; want %d facts in all", len(res.Similar), res.MoreSimilar, tt.others+1)
+			}
+		})
+	}
+}

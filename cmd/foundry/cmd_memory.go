@@ -333,6 +333,9 @@ func runMemoryWrite(ctx context.Context, env *cliEnv, opts *memoryOptions) error
 	for _, f := range res.Similar {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("warning: similar to %s %q; if %s replaces it, run the same write again with --supersedes %s", f.ID, f.Title, res.ID, f.ID))
 	}
+	if res.MoreSimilar > 0 {
+		res.Warnings = append(res.Warnings, facts.MoreSimilarWarning(res.MoreSimilar))
+	}
 	for _, w := range res.Warnings {
 		fmt.Fprintln(opts.stderr, w)
 	}
