@@ -1,6 +1,7 @@
 package facts
 
 import (
+	stdcmp "cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -181,12 +182,26 @@ func TestNearDuplicatesIndexedMatchesScan(t *testing.T) {
 		if !cmp.Equal(indexed, viaPostings) {
 			t.Fatalf("title %q: the title index found %d similar facts, the search index %d", title, len(indexed), len(viaPostings))
 		}
-		var scanned []Fact
+		// Every fact compared, kept in fact order among equal similarity,
+		// the most similar first.
+		type hit struct {
+			f Fact
+			j float64
+		}
+		var hits []hit
 		for _, e := range s.sorted {
 			f := e.fact()
-			if isActive(f, "2025-03-14") && f.ID != skip && jaccardSorted(s.title(f.Title).terms, s.title(title).terms) >= nearDuplicate {
-				scanned = append(scanned, f)
+			if !isActive(f, "2025-03-14") || f.ID == skip {
+				continue
 			}
+			if j := jaccardSorted(s.title(f.Title).terms, s.title(title).terms); j >= nearDuplicate {
+				hits = append(hits, hit{f, j})
+			}
+		}
+		slices.SortStableFunc(hits, func(a, b hit) int { return stdcmp.Compare(b.j, a.j) })
+		var scanned []Fact
+		for _, h := range hits {
+			scanned = append(scanned, h.f)
 		}
 		if !cmp.Equal(indexed, scanned) {
 			t.Fatalf("title %q: indexed check found %d facts, a scan %d", title, len(indexed), len(scanned))
