@@ -335,7 +335,7 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 	}
 	var warnings []string
 	for _, f := range similar {
-		warnings = append(warnings, fmt.Sprintf("warning: similar to %s %q; if the new fact replaces it, supersede it explicitly", f.ID, f.Title))
+		warnings = append(warnings, fmt.Sprintf("warning: similar to %s %q; if the new fact replaces it, write it again with supersedes %s", f.ID, f.Title, f.ID))
 	}
 	if more > 0 {
 		warnings = append(warnings, MoreSimilarWarning(more))

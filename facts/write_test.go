@@ -215,7 +215,7 @@ How to apply: follow it in every change.
 	if res.Supersedes != "" {
 		t.Errorf("write in another scope superseded %s", res.Supersedes)
 	}
-	wantWarn := []string{`warning: similar to fact-0003 "Persistence layer uses Flyway, not Liquibase"; if the new fact replaces it, supersede it explicitly`}
+	wantWarn := []string{`warning: similar to fact-0003 "Persistence layer uses Flyway, not Liquibase"; if the new fact replaces it, write it again with supersedes fact-0003`}
 	if diff := cmp.Diff(wantWarn, res.Warnings); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
@@ -225,7 +225,7 @@ How to apply: follow it in every change.
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantWarn = []string{`warning: similar to fact-0002 "Orders service owns the orders table"; if the new fact replaces it, supersede it explicitly`}
+	wantWarn = []string{`warning: similar to fact-0002 "Orders service owns the orders table"; if the new fact replaces it, write it again with supersedes fact-0002`}
 	if res.ID != "fact-0005" || !cmp.Equal(wantWarn, res.Warnings) {
 		t.Errorf("near duplicate: id %s warnings %q", res.ID, res.Warnings)
 	}
@@ -554,23 +554,23 @@ func TestWriteNamesTheMostSimilar(t *testing.T) {
 		want   []string
 	}{
 		{"one", 0, []string{
-			`warning: similar to fact-0001 "Orders service owns the orders table now"; if the new fact replaces it, supersede it explicitly`,
+			`warning: similar to fact-0001 "Orders service owns the orders table now"; if the new fact replaces it, write it again with supersedes fact-0001`,
 		}},
 		{"three", 2, []string{
-			`warning: similar to fact-0003 "Orders service owns the orders table now"; if the new fact replaces it, supersede it explicitly`,
-			`warning: similar to fact-0001 "Orders service owns the orders table in zone1"; if the new fact replaces it, supersede it explicitly`,
-			`warning: similar to fact-0002 "Orders service owns the orders table in zone2"; if the new fact replaces it, supersede it explicitly`,
+			`warning: similar to fact-0003 "Orders service owns the orders table now"; if the new fact replaces it, write it again with supersedes fact-0003`,
+			`warning: similar to fact-0001 "Orders service owns the orders table in zone1"; if the new fact replaces it, write it again with supersedes fact-0001`,
+			`warning: similar to fact-0002 "Orders service owns the orders table in zone2"; if the new fact replaces it, write it again with supersedes fact-0002`,
 		}},
 		{"four", 3, []string{
-			`warning: similar to fact-0004 "Orders service owns the orders table now"; if the new fact replaces it, supersede it explicitly`,
-			`warning: similar to fact-0001 "Orders service owns the orders table in zone1"; if the new fact replaces it, supersede it explicitly`,
-			`warning: similar to fact-0002 "Orders service owns the orders table in zone2"; if the new fact replaces it, supersede it explicitly`,
+			`warning: similar to fact-0004 "Orders service owns the orders table now"; if the new fact replaces it, write it again with supersedes fact-0004`,
+			`warning: similar to fact-0001 "Orders service owns the orders table in zone1"; if the new fact replaces it, write it again with supersedes fact-0001`,
+			`warning: similar to fact-0002 "Orders service owns the orders table in zone2"; if the new fact replaces it, write it again with supersedes fact-0002`,
 			`warning: 1 more fact has a similar title; memory search finds them`,
 		}},
 		{"eight", 7, []string{
-			`warning: similar to fact-0008 "Orders service owns the orders table now"; if the new fact replaces it, supersede it explicitly`,
-			`warning: similar to fact-0001 "Orders service owns the orders table in zone1"; if the new fact replaces it, supersede it explicitly`,
-			`warning: similar to fact-0002 "Orders service owns the orders table in zone2"; if the new fact replaces it, supersede it explicitly`,
+			`warning: similar to fact-0008 "Orders service owns the orders table now"; if the new fact replaces it, write it again with supersedes fact-0008`,
+			`warning: similar to fact-0001 "Orders service owns the orders table in zone1"; if the new fact replaces it, write it again with supersedes fact-0001`,
+			`warning: similar to fact-0002 "Orders service owns the orders table in zone2"; if the new fact replaces it, write it again with supersedes fact-0002`,
 			`warning: 5 more facts have a similar title; memory search finds them`,
 		}},
 	} {

@@ -387,3 +387,52 @@ func TestAuditSupersedeChanges(t *testing.T) {
 		t.Errorf("changes %+v, want the new fact, INDEX.md and %s (%s → now)", rec.Changes, oldPath, before)
 	}
 }
+
+// TestMemoryWriteSupersedes: memory_write takes supersedes, so an agent
+// can follow the similar-title warning's advice: the same write again with
+// supersedes links the fact just written to the one it replaces.
+func TestMemoryWriteSupersedes(t *testing.T) {
+	t.Parallel()
+	root := copyFixture(t)
+	write := map[string]any{"title": "API responses must stay under 200 ms at p99", "body": "Tightened for the checkout flow.", "type": "constraint"}
+	with := func(extra map[string]any) map[string]any {
+		m := map[string]any{}
+		for k, v := range write {
+			m[k] = v
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	// One session a call: a session serves the calls it is sent side by side.
+	got := map[int]response{}
+	for i, req := range []string{
+		call("memory_write", write),
+		call("memory_write", with(map[string]any{"supersedes": "fact-0002"})),
+		call("memory_write", with(map[string]any{"title": "Checkout answers within one second", "supersedes": "fact-0999"})),
+		call("memory_write", with(map[string]any{"supersedes": "0002"})),
+		call("memory_search", map[string]any{"query": "api responses 200 ms"}),
+	} {
+		got[i+1] = serveProject(t, root, nil, req)[1]
+	}
+	if !strings.Contains(got[1].Result.Content[0].Text, `warning: similar to fact-0002 "API responses must stay under 200 ms at p95"; if the new fact replaces it, write it again with supersedes fact-0002`) {
+		t.Errorf("first write: %.500s", got[1].raw)
+	}
+	var linked struct{ Action, ID, Supersedes string }
+	if err := json.Unmarshal(got[2].Result.StructuredContent, &linked); err != nil || got[2].Result.IsError {
+		t.Fatalf("the write again with supersedes: %v %.500s", err, got[2].raw)
+	}
+	if linked.Supersedes != "fact-0002" {
+		t.Errorf("the write again with supersedes: %+v, want it to supersede fact-0002", linked)
+	}
+	if !got[3].Result.IsError || !strings.Contains(got[3].Result.Content[0].Text, "fact-0999: no such fact") {
+		t.Errorf("supersedes of a missing fact: %.500s", got[3].raw)
+	}
+	if got[4].Error == nil && !got[4].Result.IsError {
+		t.Errorf("supersedes not of the form fact-NNNN was accepted: %.500s", got[4].raw)
+	}
+	if strings.Contains(got[5].Result.Content[0].Text, "fact-0002") {
+		t.Errorf("the superseded fact is still found: %.800s", got[5].raw)
+	}
+}

@@ -187,6 +187,7 @@ type memoryWriteArgs struct {
 	Confidence string   `json:"confidence"`
 	Source     string   `json:"source"`
 	Expires    string   `json:"expires"`
+	Supersedes string   `json:"supersedes"`
 }
 
 // indexFigures are the budget figures of INDEX.md.
@@ -247,7 +248,8 @@ func (f *foundry) addMemoryWrite(r *Registry) error {
 				"tags": {"type": "array", "items": {"type": "string"}, "description": "Defaults to []"},
 				"confidence": {"type": "string", "enum": ["high", "medium", "low"], "description": "Defaults to medium"},
 				"source": {"type": "string", "description": "adr-0007 | conversation | code | external:<url>. Defaults to conversation"},
-				"expires": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "description": "YYYY-MM-DD after which the fact stops being loaded"}
+				"expires": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "description": "YYYY-MM-DD after which the fact stops being loaded"},
+				"supersedes": {"type": "string", "pattern": "^fact-[0-9]{4,}$", "description": "fact-NNNN this fact replaces, whatever its title: after a similar-title warning, the same write again with supersedes links the two"}
 			},
 			"required": ["title", "body", "type"],
 			"additionalProperties": false
@@ -270,6 +272,7 @@ func (f *foundry) addMemoryWrite(r *Registry) error {
 		res, err := f.store.Write(ctx, facts.WriteRequest{
 			Title: in.Title, Body: in.Body, Type: facts.Type(in.Type), Scope: in.Scope, Tags: in.Tags,
 			Confidence: facts.Confidence(in.Confidence), Source: in.Source, Expires: in.Expires,
+			Supersedes: in.Supersedes,
 		})
 		if err != nil {
 			return Output{}, err
