@@ -1,14 +1,23 @@
 // This file resolves the name part of a revision spec (a ref or a hash,
-// before any ~N, ^N or @{…}) exactly as go-git's Repository.ResolveRevision
-// does, without go-git's root package: that package links every transport
-// (SSH, HTTP) and OpenPGP into the binary, and every process paid for their
-// start-up. TestResolveRefOrHashMatchesGoGit and FuzzResolveRefOrHash
-// compare the two.
+// before any ~N, ^N or @{…}) as git does (get_oid_basic, then
+// get_short_oid in git's object-name.c) for a revision that must be a
+// commit: a full hash is that object; otherwise the refs come first, and
+// only a name that is no ref is read as an abbreviated hash, of at least
+// four hex digits, which must name one object, or one commit-ish among
+// several. go-git's Repository.ResolveRevision, which Foundry used before,
+// tried hash prefixes of any length first and took the first match. The
+// ref names themselves are still read as go-git's revision scanner reads
+// them (parseRefName), without go-git's root package: that package links
+// every transport (SSH, HTTP) and OpenPGP into the binary, and every
+// process paid for their start-up. TestResolveNameMatchesGit,
+// TestResolveHexNamesMatchGit and FuzzResolveName compare it with git
+// rev-parse.
 
 package git
 
 import (
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -18,34 +27,104 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
+// minAbbrev is the fewest hex digits git reads as an abbreviated hash
+// (MINIMUM_ABBREV): a shorter name is only ever a ref.
+const minAbbrev = 4
+
+// errAmbiguous means an abbreviated hash names more than one commit-ish
+// object, or several objects none of which is one; git refuses it ("short
+// object ID … is ambiguous") rather than pick one.
+var errAmbiguous = errors.New("is ambiguous")
+
 // resolveRefOrHash resolves name, a revision spec without ~, ^, : or @{,
-// to a commit: the commits whose hash name abbreviates, then the ref it
-// names by git's rules (name, refs/name, refs/tags/name, refs/heads/name,
-// refs/remotes/name, refs/remotes/name/HEAD); the first that is a commit,
-// or a tag of one, wins. A name git's ref rules refuse resolves to
-// nothing. The caller holds r.mu.
-func (r *Repo) resolveRefOrHash(name string) (*plumbing.Hash, error) {
+// to a commit as git rev-parse resolves name^{commit}:
+//
+//   - a full hash (40 hex digits, any case) is that object, whatever refs
+//     exist;
+//   - else the first of the refs name, refs/name, refs/tags/name,
+//     refs/heads/name, refs/remotes/name and refs/remotes/name/HEAD that
+//     exists is the answer, even when it is no commit (then nothing
+//     resolves);
+//   - else a name of minAbbrev to 39 hex digits (any case) is the one
+//     object whose hash begins so or, when several do, the only one of
+//     them that is a commit or a tag of one; two or more such objects, or
+//     none among several, is errAmbiguous.
+//
+// A tag is peeled to its commit. A name git's ref rules refuse resolves to
+// nothing. The error is plumbing.ErrReferenceNotFound, or wraps
+// errAmbiguous. The caller holds r.mu.
+func (r *Repo) resolveRefOrHash(name string) (plumbing.Hash, error) {
+	if plumbing.IsHash(name) {
+		return r.peelToCommit(plumbing.NewHash(name))
+	}
 	ref, ok := parseRefName(name)
 	if !ok {
-		return nil, fmt.Errorf("resolve %q: %w", name, plumbing.ErrReferenceNotFound)
+		return plumbing.ZeroHash, plumbing.ErrReferenceNotFound
 	}
-	try := r.hashesWithPrefix(ref)
 	if full, err := expandRef(r.st, plumbing.ReferenceName(ref)); err == nil {
-		try = append(try, full.Hash())
+		return r.peelToCommit(full.Hash())
 	}
-	for _, h := range try {
+	return r.abbreviatedCommit(ref)
+}
+
+// abbreviatedCommit resolves s as git's get_short_oid does with
+// GET_OID_COMMITTISH: the object whose hash s abbreviates when there is
+// one; among several, the only one that is a commit or a tag of one. It
+// returns that object's commit.
+func (r *Repo) abbreviatedCommit(s string) (plumbing.Hash, error) {
+	if len(s) < minAbbrev || len(s) >= 2*len(plumbing.ZeroHash) || !isHex(s) {
+		return plumbing.ZeroHash, plumbing.ErrReferenceNotFound
+	}
+	s = strings.ToLower(s)
+	found := r.hashesWithPrefix(s)
+	if len(found) == 1 {
+		return r.peelToCommit(found[0])
+	}
+	var commit plumbing.Hash
+	committish := 0
+	for _, h := range found {
+		if c, err := r.peelToCommit(h); err == nil {
+			commit = c
+			committish++
+		}
+	}
+	switch {
+	case len(found) == 0:
+		return plumbing.ZeroHash, plumbing.ErrReferenceNotFound
+	case committish != 1:
+		return plumbing.ZeroHash, fmt.Errorf("short object ID %s %w", s, errAmbiguous)
+	}
+	return commit, nil
+}
+
+// maxTagChain bounds the tags of tags peelToCommit follows.
+const maxTagChain = 64
+
+// peelToCommit returns h when it is a commit, or the commit a tag h points
+// to, through tags of tags as git's deref_tag does; anything else is
+// plumbing.ErrReferenceNotFound.
+func (r *Repo) peelToCommit(h plumbing.Hash) (plumbing.Hash, error) {
+	for range maxTagChain {
 		if c, err := r.commitObject(h); err == nil {
-			return &c.Hash, nil
+			return c.Hash, nil
 		}
-		if t, err := r.tagObject(h); err == nil {
-			c, err := t.Commit()
-			if err != nil {
-				return &plumbing.ZeroHash, err
-			}
-			return &c.Hash, nil
+		t, err := r.tagObject(h)
+		if err != nil {
+			break
+		}
+		h = t.Target
+	}
+	return plumbing.ZeroHash, plumbing.ErrReferenceNotFound
+}
+
+func isHex(s string) bool {
+	for i := range len(s) {
+		c := s[i]
+		if !isDigit(c) && (c < 'a' || c > 'f') && (c < 'A' || c > 'F') {
+			return false
 		}
 	}
-	return &plumbing.ZeroHash, plumbing.ErrReferenceNotFound
+	return true
 }
 
 // expandRef resolves ref by git's rules (plumbing.RefRevParseRules).
@@ -63,20 +142,11 @@ func expandRef(s storer.ReferenceStorer, ref plumbing.ReferenceName) (*plumbing.
 	return nil, first
 }
 
-// hashesWithPrefix returns the objects whose hash s abbreviates (s in hex,
-// any length): none when s is not hex.
+// hashesWithPrefix returns the objects whose hash s abbreviates (s in
+// lower-case hex, shorter than a hash): none when s is not hex.
 func (r *Repo) hashesWithPrefix(s string) []plumbing.Hash {
-	if s == "" {
+	if s == "" || len(s) >= 2*len(plumbing.ZeroHash) {
 		return nil
-	}
-	if len(s) == 2*len(plumbing.ZeroHash) {
-		b, err := hex.DecodeString(s)
-		if err != nil {
-			return nil
-		}
-		var h plumbing.Hash
-		copy(h[:], b)
-		return []plumbing.Hash{h}
 	}
 	even := s[:len(s)&^1]
 	prefix, err := hex.DecodeString(even)

@@ -199,7 +199,9 @@ type Commit struct {
 }
 
 // Resolve turns a revision spec into a commit: a branch, tag or other ref,
-// a full or abbreviated hash, HEAD or @, <ref>@{N} and @{N} (the value a ref
+// a full or abbreviated hash (as in git: a ref of that name wins over a
+// hash it abbreviates; an abbreviation has at least four digits and names
+// one commit or tag of one), HEAD or @, <ref>@{N} and @{N} (the value a ref
 // or the current branch had N changes ago), @{-N} (the branch checked out
 // before the N-th last switch), [<branch>]@{u} (its upstream), each
 // followed by any number of ~N, ^N and ^{commit}. The reflogs and config are

@@ -209,26 +209,22 @@ func (r *Repo) commitAt(rev string, h plumbing.Hash) (*object.Commit, error) {
 	return nil, fmt.Errorf("resolve revision %q: %w", rev, ErrRevisionNotFound)
 }
 
-// resolveName resolves a ref name or a (possibly abbreviated) hash as
-// go-git's revision resolution does (see resolveRefOrHash).
+// resolveName resolves a ref name or a (possibly abbreviated) hash as git
+// does (see resolveRefOrHash). A full object id never costs a search of
+// refs/<name>, refs/tags/<name>, … (an lstat each), which the doctor's
+// history pass, resolving hundreds of commits, would pay every time.
 func (r *Repo) resolveName(rev, name string) (plumbing.Hash, error) {
-	// A full object id names that commit, as in git, whatever refs exist:
-	// looking it up first spares go-git's search of refs/<name>,
-	// refs/tags/<name>, … (an lstat each), which the doctor's history pass,
-	// resolving hundreds of commits, would pay every time.
-	if plumbing.IsHash(name) {
-		if c, err := r.commitObject(plumbing.NewHash(name)); err == nil {
-			return c.Hash, nil
-		}
-	}
 	h, err := r.resolveRefOrHash(name)
-	if err != nil || h == nil || h.IsZero() {
+	if errors.Is(err, errAmbiguous) {
+		return plumbing.ZeroHash, fmt.Errorf("resolve revision %q: %w: %v", rev, ErrRevisionNotFound, err)
+	}
+	if err != nil || h.IsZero() {
 		if _, herr := r.head(); errors.Is(herr, plumbing.ErrReferenceNotFound) {
 			return plumbing.ZeroHash, fmt.Errorf("resolve revision %q: %w", rev, ErrNoCommits)
 		}
 		return plumbing.ZeroHash, fmt.Errorf("resolve revision %q: %w", rev, ErrRevisionNotFound)
 	}
-	return *h, nil
+	return h, nil
 }
 
 // eachReflog calls yield with the entries of ref's reflog, newest first.
