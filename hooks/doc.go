@@ -13,9 +13,11 @@
 // changes nothing.
 //
 // The hook itself is a small POSIX shell script: it runs
-// `foundry hook pre-commit` with the foundry found on
-// PATH, or else the absolute path recorded at install; with neither, it
-// blocks the commit and says how to install foundry and that
-// `git commit --no-verify` skips the check. The merge driver makes the same
+// `foundry -C <project> hook pre-commit` for each project of the repository
+// it was installed for (sorted; [Install] adds the project, [Uninstall]
+// takes out only that one and removes the hook with the last), with the
+// foundry found on PATH, or else the absolute path recorded at install;
+// with neither, it blocks the commit and says how to install foundry and
+// that `git commit --no-verify` skips the check. The merge driver makes the same
 // choice ([DriverCommandFor]).
 package hooks

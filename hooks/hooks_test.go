@@ -96,7 +96,7 @@ func TestInstallPreCommitChainsForeignHook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := hooks.Result{Hook: hooks.PreCommit, Action: hooks.Chained, Path: hook, Backup: hook + ".pre-foundry"}
+	want := hooks.Result{Hook: hooks.PreCommit, Action: hooks.Chained, Path: hook, Backup: hook + ".pre-foundry", Projects: []string{r.Dir}}
 	if diff := cmp.Diff(want, res); diff != "" {
 		t.Fatalf("install over a foreign hook (-want +got):\n%s", diff)
 	}
@@ -177,7 +177,7 @@ func TestInstallPreCommitHooksPath(t *testing.T) {
 				t.Fatalf("hook path = %s, want %s", res.Path, want)
 			}
 			script := readFile(t, want)
-			if !strings.Contains(script, "-C "+tt.wantC+" hook pre-commit") {
+			if !strings.Contains(script, "\nfoundry_check "+tt.wantC+" || foundry_status=$?\n") {
 				t.Fatalf("script does not run validate in %s:\n%s", tt.wantC, script)
 			}
 		})
@@ -259,7 +259,7 @@ func TestPreCommitScriptFindsFoundry(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			hook := filepath.Join(t.TempDir(), "pre-commit")
-			if err := os.WriteFile(hook, hooks.PreCommitScript("examples/it's", tt.executable), 0o755); err != nil {
+			if err := os.WriteFile(hook, hooks.PreCommitScript([]string{"examples/it's"}, tt.executable), 0o755); err != nil {
 				t.Fatal(err)
 			}
 			cmd := exec.Command(sh, hook)

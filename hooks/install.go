@@ -20,7 +20,9 @@ type step struct {
 // Install installs the named hooks ([PreCommit], [MergeIndex]) for the
 // project at root, in the folders git uses (core.hooksPath honoured). It
 // plans every hook first and then applies them, undoing what it applied if
-// a later one fails, so a failed install changes nothing. A pre-commit hook
+// a later one fails, so a failed install changes nothing. Foundry's
+// pre-commit hook serves every project of the repository: installing it
+// for another project adds that project's check ([Added]). A pre-commit hook
 // Foundry did not write is chained, never lost: it is moved to
 // "<hook>.pre-foundry", Foundry's hook runs it first and its failure blocks
 // the commit, and [Uninstall] puts it back.
@@ -65,8 +67,10 @@ func Install(ctx context.Context, root string, names []string, opts Options) ([]
 	return out, nil
 }
 
-// Uninstall removes what [Install] added for the named hooks: Foundry's
-// pre-commit hook (putting back the hook it chained), the merge driver's
+// Uninstall removes what [Install] added for the named hooks: the
+// project's check from Foundry's pre-commit hook ([Dropped]), and the hook
+// itself when no other project is left in it (putting back the hook it
+// chained), the merge driver's
 // git config and its .gitattributes line. Each hook is handled even when
 // another cannot be, so a foreign pre-commit hook (left in place, with an
 // error matching [ErrForeignHook]) does not keep the merge driver

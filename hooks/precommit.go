@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/foundryhq/foundry/internal/confined"
@@ -60,6 +61,12 @@ const (
 	Removed   Action = "removed"   // Foundry's own, deleted
 	Restored  Action = "restored"  // ours deleted and the chained hook put back
 	Absent    Action = "absent"    // nothing of Foundry's to remove
+	// Added: Foundry's pre-commit hook, which checks other projects of the
+	// repository, rewritten to check this one too.
+	Added Action = "added"
+	// Dropped: this project taken out of Foundry's pre-commit hook, which
+	// still checks the other projects it lists.
+	Dropped Action = "dropped"
 )
 
 // Result reports one hook's install or uninstall.
@@ -68,16 +75,21 @@ type Result struct {
 	Action Action `json:"action"`           //
 	Path   string `json:"path"`             // the hook file, or the .gitattributes file
 	Backup string `json:"backup,omitempty"` // where a foreign hook is chained from, or was restored from
+	// Projects are the roots of the projects Foundry's pre-commit hook
+	// checks after the install or uninstall (absolute, physical, sorted);
+	// none when no hook of Foundry's is left.
+	Projects []string `json:"projects,omitempty"`
 }
 
-// PreCommitScript renders the hook for a project at projectDir (relative to
-// the working tree root, "" at the top) with executable recorded as the
-// fallback. Git runs hooks from the working tree root, so the relative
-// project path is stable across clones.
-func PreCommitScript(projectDir, executable string) []byte {
-	if projectDir == "" {
-		projectDir = "."
-	}
+// PreCommitScript renders the hook that checks the projects at
+// projectDirs (each relative to the working tree root, "" or "." at the
+// top), with executable recorded as the fallback. Git runs hooks from the
+// working tree root, so the relative project paths are stable across
+// clones. One hook serves every project of the repository it was installed
+// for: the projects are checked in sorted order, each once, and the commit
+// is blocked when any check fails.
+func PreCommitScript(projectDirs []string, executable string) []byte {
+	projects := sortedProjects(projectDirs)
 	recorded := executable
 	if recorded == "" {
 		recorded = "(none recorded)"
@@ -87,8 +99,10 @@ func PreCommitScript(projectDir, executable string) []byte {
 %s
 # Written by `+"`foundry hook install pre-commit`"+`: checks what the
 # commit changes under .foundry/ (facts, runbooks, artifacts, schemas,
-# config, conflict markers).
-# Remove it with `+"`foundry hook uninstall pre-commit`"+`; skip it once with
+# config, conflict markers) of each project listed at the end, as
+# `+"`foundry -C <project> hook install pre-commit`"+` added it.
+# Remove a project with `+"`foundry -C <project> hook uninstall pre-commit`"+`
+# (the last one removes this hook); skip the hook once with
 # `+"`git commit --no-verify`"+`.
 # The hook that was here before foundry's runs first, as git would have
 # run it; its failure blocks the commit.
@@ -96,23 +110,129 @@ foundry_chained="${0%%/*}/%s"
 if [ -x "$foundry_chained" ]; then
 	"$foundry_chained" "$@" || exit $?
 fi
-# No project here, nothing to check: a core.hooksPath folder can be shared
-# by other repositories.
-[ -d %s ] || exit 0
 foundry_recorded=%s
-if command -v foundry >/dev/null 2>&1; then
-	foundry_bin=foundry
-elif [ -n "$foundry_recorded" ] && [ -x "$foundry_recorded" ]; then
-	foundry_bin=$foundry_recorded
-else
-	echo "foundry pre-commit hook: foundry is not on PATH, nor at %s where it was when the hook was installed." >&2
-	echo "Install it with 'go install github.com/foundryhq/foundry/cmd/foundry@latest' and make sure it is on PATH," >&2
-	echo "or skip this check once with 'git commit --no-verify'." >&2
-	exit 1
-fi
-exec "$foundry_bin" -C %s %s
-`, Marker, PreCommit+chainSuffix, shellQuote(path.Join(projectDir, ".foundry")), shellQuote(executable), shellEcho(recorded), shellQuote(projectDir), CheckCommand)
+foundry_bin=
+# foundry_check checks the project at $1, relative to the working tree root
+# where git runs hooks. No project there, nothing to check: a
+# core.hooksPath folder can be shared by other repositories.
+foundry_check() {
+	[ -d "$1/.foundry" ] || return 0
+	if [ -z "$foundry_bin" ]; then
+		if command -v foundry >/dev/null 2>&1; then
+			foundry_bin=foundry
+		elif [ -n "$foundry_recorded" ] && [ -x "$foundry_recorded" ]; then
+			foundry_bin=$foundry_recorded
+		else
+			echo "foundry pre-commit hook: foundry is not on PATH, nor at %s where it was when the hook was installed." >&2
+			echo "Install it with 'go install github.com/foundryhq/foundry/cmd/foundry@latest' and make sure it is on PATH," >&2
+			echo "or skip this check once with 'git commit --no-verify'." >&2
+			exit 1
+		fi
+	fi
+	"$foundry_bin" -C "$1" %s
+}
+foundry_status=0
+`, Marker, PreCommit+chainSuffix, shellQuote(executable), shellEcho(recorded), CheckCommand)
+	for _, p := range projects {
+		fmt.Fprintf(&b, "%s%s%s\n", checkPrefix, shellQuote(p), checkSuffix)
+	}
+	b.WriteString("exit $foundry_status\n")
 	return b.Bytes()
+}
+
+// The line of the hook that checks one project is checkPrefix, the
+// project's path as one shell word, and checkSuffix. The hook written
+// before it served several projects ended with one line, legacyPrefix, the
+// path, legacySuffix.
+const (
+	checkPrefix  = "foundry_check "
+	checkSuffix  = " || foundry_status=$?"
+	legacyPrefix = `exec "$foundry_bin" -C `
+	legacySuffix = " " + CheckCommand
+)
+
+// sortedProjects cleans the project paths ("" is "."), sorts them and
+// drops repeats.
+func sortedProjects(dirs []string) []string {
+	out := make([]string, 0, len(dirs))
+	for _, d := range dirs {
+		out = append(out, projectName(d))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// projectName is how the hook names the project at rel ("" at the top).
+func projectName(rel string) string {
+	if rel == "" {
+		return "."
+	}
+	return rel
+}
+
+// HookProjects returns the projects the Foundry hook content checks,
+// sorted, from a hook of this version or of the one before it (which
+// checked a single project). ok is false when content is not Foundry's
+// hook or names no project this version can read.
+func HookProjects(content []byte) (projects []string, ok bool) {
+	if !IsFoundryHook(content) {
+		return nil, false
+	}
+	s := "\n" + strings.ReplaceAll(string(content), "\r\n", "\n")
+	for _, form := range [][2]string{{checkPrefix, checkSuffix}, {legacyPrefix, legacySuffix}} {
+		for rest := s; ; {
+			i := strings.Index(rest, "\n"+form[0])
+			if i < 0 {
+				break
+			}
+			rest = rest[i+1+len(form[0]):]
+			word, after, ok := shellUnquote(rest)
+			if !ok || !(strings.HasPrefix(after, form[1]+"\n") || after == form[1]) {
+				continue
+			}
+			projects = append(projects, word)
+		}
+		if len(projects) > 0 {
+			return sortedProjects(projects), true
+		}
+	}
+	return nil, false
+}
+
+// recordedExecutable is the foundry binary Foundry's hook content records
+// for when foundry is not on PATH, "" when it records none.
+func recordedExecutable(content []byte) string {
+	const prefix = "\nfoundry_recorded="
+	s := "\n" + strings.ReplaceAll(string(content), "\r\n", "\n")
+	i := strings.Index(s, prefix)
+	if i < 0 {
+		return ""
+	}
+	word, _, _ := shellUnquote(s[i+len(prefix):])
+	return word
+}
+
+// shellUnquote reads one shell word as [shellQuote] writes it, quoted
+// parts and \' between them, from the start of s; rest is what follows.
+func shellUnquote(s string) (word, rest string, ok bool) {
+	var b strings.Builder
+	for {
+		switch {
+		case strings.HasPrefix(s, "'"):
+			end := strings.IndexByte(s[1:], '\'')
+			if end < 0 {
+				return "", "", false
+			}
+			b.WriteString(s[1 : 1+end])
+			s = s[2+end:]
+		case strings.HasPrefix(s, `\'`):
+			b.WriteByte('\'')
+			s = s[2:]
+		default:
+			return b.String(), s, ok
+		}
+		ok = true
+	}
 }
 
 // shellQuote quotes s as one POSIX shell word.
@@ -154,9 +274,10 @@ func UninstallPreCommit(ctx context.Context, root string) (Result, error) {
 	return res[0], err
 }
 
-// planPreCommit decides how to install the pre-commit hook. A hook Foundry
-// did not write is chained: moved to "<hook>.pre-foundry", where the new
-// hook runs it first. Every file is reached through the root of
+// planPreCommit decides how to install the pre-commit hook. Foundry's own
+// hook keeps the projects it checks and gains this one. A hook Foundry did
+// not write is chained: moved to "<hook>.pre-foundry", where the new hook
+// runs it first. Every file is reached through the root of
 // [repo.inHooks], so no write follows a symbolic link out of the
 // repository; a hook file that is itself a link is foreign (Foundry never
 // writes one) and is moved aside as it is, its target neither read nor
@@ -165,9 +286,8 @@ func (r *repo) planPreCommit(opts Options) (step, error) {
 	hook := filepath.Join(r.hook, PreCommit)
 	rel := path.Join(r.hookRel, PreCommit)
 	relChained := rel + chainSuffix
+	self := projectName(r.rel)
 	s := step{res: Result{Hook: PreCommit, Path: hook}}
-	script := PreCommitScript(r.rel, opts.Executable)
-	write := func(root *confined.Root) error { return root.WriteFile(rel, script, 0o755) }
 	var fi fs.FileInfo
 	var old []byte
 	var chainTaken bool
@@ -180,15 +300,30 @@ func (r *repo) planPreCommit(opts Options) (step, error) {
 		chainTaken = err == nil
 		return nil
 	})
-	switch {
-	case err != nil:
+	if err != nil {
 		return step{}, fmt.Errorf("%s: %w", hook, err)
+	}
+	projects := []string{self}
+	listed, ours := HookProjects(old)
+	if fi != nil && IsFoundryHook(old) && !ours {
+		return step{}, fmt.Errorf("%s: foundry's hook there names no project this foundry can read; remove it with foundry hook uninstall pre-commit, then install again", hook)
+	}
+	if ours {
+		projects = sortedProjects(append(listed, self))
+	}
+	s.res.Projects = r.projectRoots(projects)
+	script := PreCommitScript(projects, opts.Executable)
+	write := func(root *confined.Root) error { return root.WriteFile(rel, script, 0o755) }
+	switch {
 	case fi == nil:
 		s.res.Action = Installed
 		s.do = func() error { return r.inHooks(true, write) }
 		s.undo = func() { _ = r.inHooks(false, func(root *confined.Root) error { return root.Remove(rel) }) }
-	case IsFoundryHook(old):
+	case ours:
 		s.res.Action = Updated
+		if !slices.Contains(listed, self) {
+			s.res.Action = Added
+		}
 		if bytes.Equal(old, script) && fi.Mode().Perm()&0o100 != 0 {
 			s.res.Action = Unchanged
 			return s, nil
@@ -237,13 +372,15 @@ func (r *repo) planPreCommit(opts Options) (step, error) {
 	return s, nil
 }
 
-// uninstallPreCommit removes the pre-commit hook when Foundry wrote it and
-// puts back the hook it chained, as it was. A foreign hook is left in place
-// and the error matches [ErrForeignHook].
+// uninstallPreCommit takes this project out of Foundry's pre-commit hook.
+// The hook stays, rewritten, while it checks other projects; with none
+// left it is removed and the hook it chained put back, as it was. A
+// foreign hook is left in place and the error matches [ErrForeignHook].
 func (r *repo) uninstallPreCommit() (Result, error) {
 	hook := filepath.Join(r.hook, PreCommit)
 	rel := path.Join(r.hookRel, PreCommit)
 	relChained := rel + chainSuffix
+	self := projectName(r.rel)
 	res := Result{Hook: PreCommit, Path: hook, Action: Absent}
 	err := r.inHooks(false, func(root *confined.Root) error {
 		fi, old, err := readHook(root, rel)
@@ -254,6 +391,20 @@ func (r *repo) uninstallPreCommit() (Result, error) {
 		case !IsFoundryHook(old):
 			return fmt.Errorf("%w; it was left in place", ErrForeignHook)
 		default:
+			// A hook whose projects cannot be read is removed, as asked.
+			if listed, ok := HookProjects(old); ok {
+				if !slices.Contains(listed, self) {
+					res.Projects = r.projectRoots(listed)
+					return nil
+				}
+				if rest := slices.DeleteFunc(listed, func(p string) bool { return p == self }); len(rest) > 0 {
+					if err := root.WriteFile(rel, PreCommitScript(rest, recordedExecutable(old)), 0o755); err != nil {
+						return err
+					}
+					res.Action, res.Projects = Dropped, r.projectRoots(rest)
+					return nil
+				}
+			}
 			if err := root.Remove(rel); err != nil {
 				return err
 			}
@@ -271,6 +422,15 @@ func (r *repo) uninstallPreCommit() (Result, error) {
 		return Result{}, fmt.Errorf("%s: %w", hook, err)
 	}
 	return res, nil
+}
+
+// projectRoots turns the projects a hook names into their roots.
+func (r *repo) projectRoots(projects []string) []string {
+	out := make([]string, len(projects))
+	for i, p := range projects {
+		out[i] = filepath.Join(r.top, filepath.FromSlash(p))
+	}
+	return out
 }
 
 // inHooks runs fn on the root hook files are confined to ([repo.anchor]);

@@ -50,6 +50,9 @@ EXIT STATUS:
 				Description: `pre-commit: writes a hook that runs
     foundry hook pre-commit
 (see its help) in the hooks folder git uses (core.hooksPath when it is set).
+One hook serves every project of the repository: installing it for
+another project (foundry -C DIR hook install) adds that project to the
+ones it checks, and uninstall takes out only the project it is run for.
 A hook that foundry did not write is chained, never lost: it is moved to
 <hook>.pre-foundry, foundry's hook runs it first (its failure blocks the
 commit), and uninstall puts it back as it was. The hook runs the foundry
@@ -67,7 +70,8 @@ an install that fails changes nothing.
 
 EXIT STATUS:
    0  installed, or already installed
-   1  nothing was installed: <hook>.pre-foundry is already taken, or git
+   1  nothing was installed: <hook>.pre-foundry is already taken,
+      foundry's hook there names no project this foundry can read, or git
       failed
    2  malformed command line`,
 				Action: func(c *cli.Context) error {
@@ -83,8 +87,9 @@ EXIT STATUS:
 				Name:      "uninstall",
 				Usage:     "remove foundry's pre-commit hook and merge driver",
 				ArgsUsage: "[pre-commit|merge-index]...",
-				Description: `Removes only what foundry installed: its own pre-commit hook (putting
-back the hook it chained, as it was), the merge driver's
+				Description: `Removes only what foundry installed: this project from foundry's
+pre-commit hook, and the hook itself once no other project is left in it
+(putting back the hook it chained, as it was); the merge driver's
 .gitattributes line and git config. A hook foundry did not write is left
 in place. Without arguments, both.
 
@@ -269,6 +274,11 @@ func renderHookResults(env *cliEnv, opts *hookOptions, root string, results []ho
 		shown := []hooks.Result{}
 		for _, r := range results {
 			r.Path, r.Backup = rootRelative(root, r.Path), rootRelative(root, r.Backup)
+			projects := make([]string, len(r.Projects))
+			for i, p := range r.Projects {
+				projects[i] = rootRelative(root, p)
+			}
+			r.Projects = projects
 			shown = append(shown, r)
 		}
 		return env.printJSON(struct {
@@ -278,7 +288,20 @@ func renderHookResults(env *cliEnv, opts *hookOptions, root string, results []ho
 	var b strings.Builder
 	for _, r := range results {
 		path, backup := shownPath(env.dir, r.Path), shownPath(env.dir, r.Backup)
+		// The other projects the pre-commit hook checks.
+		var others []string
+		for _, p := range r.Projects {
+			if p != root {
+				others = append(others, shownPath(env.dir, p))
+			}
+		}
 		switch {
+		case r.Hook == hooks.PreCommit && r.Action == hooks.Added:
+			fmt.Fprintf(&b, "added this project to pre-commit hook %s; it also checks %s\n", path, strings.Join(others, ", "))
+		case r.Hook == hooks.PreCommit && r.Action == hooks.Dropped:
+			fmt.Fprintf(&b, "removed this project from pre-commit hook %s; it still checks %s\n", path, strings.Join(others, ", "))
+		case r.Hook == hooks.PreCommit && r.Action == hooks.Absent && len(others) > 0:
+			fmt.Fprintf(&b, "pre-commit hook %s does not check this project, only %s; nothing to remove\n", path, strings.Join(others, ", "))
 		case r.Hook == hooks.PreCommit && r.Action == hooks.Installed:
 			fmt.Fprintf(&b, "installed pre-commit hook %s\n", path)
 		case r.Hook == hooks.PreCommit && r.Action == hooks.Updated:
