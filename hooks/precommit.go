@@ -191,6 +191,9 @@ func HookProjects(content []byte) (projects []string, ok bool) {
 				continue
 			}
 			projects = append(projects, word)
+			// On from the end of the line: a name holding a newline and
+			// what looks like a line of the hook is not read again.
+			rest = after[len(form[1]):]
 		}
 		if len(projects) > 0 {
 			return sortedProjects(projects), true

@@ -262,3 +262,30 @@ func TestPreCommitScriptChecksEveryProject(t *testing.T) {
 		})
 	}
 }
+
+// FuzzHookProjects: any hook file is read without a panic, and the
+// projects of a hook PreCommitScript wrote are read back as written,
+// sorted, whatever their names (quotes, newlines, the hook's own lines).
+func FuzzHookProjects(f *testing.F) {
+	f.Add("services/api\x00services/web", "/usr/local/bin/foundry")
+	f.Add(".\x00it's", "")
+	f.Add("a\nfoundry_check 'b' || foundry_status=$?\x00c", "x'y")
+	f.Add(legacyHook, "")
+	f.Fuzz(func(t *testing.T, names, exe string) {
+		hooks.HookProjects([]byte(names)) // arbitrary content: no panic
+		var projects []string
+		for _, p := range strings.Split(names, "\x00") {
+			if p != "" && p != "." {
+				projects = append(projects, p)
+			}
+		}
+		if len(projects) == 0 {
+			return
+		}
+		got, ok := hooks.HookProjects(hooks.PreCommitScript(projects, exe))
+		want := slices.Compact(slices.Sorted(slices.Values(projects)))
+		if !ok || !slices.Equal(got, want) {
+			t.Fatalf("projects read back = %q, %v; want %q", got, ok, want)
+		}
+	})
+}
