@@ -133,60 +133,78 @@ func TestWriteDoesNotReadBackItsFact(t *testing.T) {
 	}
 }
 
-// TestWriteSeesAnEditDuringIt: a fact file edited in place between the
-// rename that put it there and the write's end (same file, same size) is
-// read again: only a file renamed into place and not written since is
-// taken as the write recorded it.
+// TestWriteSeesAnEditDuringIt: a fact file changed by hand while a write
+// puts it in place is read again: only a file renamed into place and not
+// changed since is taken as the write recorded it. Edited in place (same
+// file, same size) after the write's rename, or replaced (an editor's save:
+// written beside, renamed over) between the write's rename and its
+// recording, the store and INDEX.md hold the file now there.
 func TestWriteSeesAnEditDuringIt(t *testing.T) {
-	// Not parallel: the pause hook is the process's.
-	ctx := context.Background()
-	s, root := warmWatched(t, 50)
-	var once sync.Once
-	var editErr error
-	pause.Install(func(_ context.Context, name string) {
-		if name != "facts.after-fact-written" {
-			return
-		}
-		once.Do(func() {
-			matches, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(Dir), "fact-*-quokkas-store-kwbench00003-*.md"))
-			if len(matches) != 1 {
-				editErr = fmt.Errorf("written fact: %v", matches)
-				return
-			}
-			b, err := os.ReadFile(matches[0])
-			if err != nil {
-				editErr = err
-				return
-			}
-			f, err := os.OpenFile(matches[0], os.O_WRONLY, 0) // in place: the same file
+	for _, tt := range []struct {
+		name, point string
+		edit        func(path string, b []byte) error
+	}{
+		{"edited in place", "facts.after-fact-written", func(path string, b []byte) error {
+			f, err := os.OpenFile(path, os.O_WRONLY, 0) // in place: the same file
 			if err == nil {
-				_, err = f.Write(bytes.Replace(b, []byte("Quokkas"), []byte("Wombats"), 1))
+				_, err = f.Write(b)
 				err = errors.Join(err, f.Close())
 			}
-			editErr = err
+			return err
+		}},
+		{"renamed over", "facts.fact-renamed", func(path string, b []byte) error {
+			if err := os.WriteFile(path+"~", b, 0o644); err != nil {
+				return err
+			}
+			return os.Rename(path+"~", path)
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// Not parallel: the pause hook is the process's.
+			ctx := context.Background()
+			s, root := warmWatched(t, 50)
+			var once sync.Once
+			var editErr error
+			pause.Install(func(_ context.Context, name string) {
+				if name != tt.point {
+					return
+				}
+				once.Do(func() {
+					matches, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(Dir), "fact-*-quokkas-store-kwbench00003-*.md"))
+					if len(matches) != 1 {
+						editErr = fmt.Errorf("written fact: %v", matches)
+						return
+					}
+					b, err := os.ReadFile(matches[0])
+					if err == nil {
+						err = tt.edit(matches[0], bytes.Replace(b, []byte("Quokkas"), []byte("Wombats"), 1))
+					}
+					editErr = err
+				})
+			})
+			defer testpause.Enable()
+			res, err := s.Write(ctx, benchWrite(3))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if editErr != nil {
+				t.Fatal(editErr)
+			}
+			got, err := s.Get(ctx, res.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(got.Title, "Wombats") {
+				t.Errorf("after the file was changed during the write the store holds %q", got.Title)
+			}
+			index, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(IndexPath)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(index, []byte("Wombats store kwbench00003")) {
+				t.Errorf("INDEX.md does not list the changed title:\n%s", index)
+			}
 		})
-	})
-	defer testpause.Enable()
-	res, err := s.Write(ctx, benchWrite(3))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if editErr != nil {
-		t.Fatal(editErr)
-	}
-	got, err := s.Get(ctx, res.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(got.Title, "Wombats") {
-		t.Errorf("after an edit during the write the store holds %q", got.Title)
-	}
-	index, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(IndexPath)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(index, []byte("Wombats store kwbench00003")) {
-		t.Errorf("INDEX.md does not list the edited title:\n%s", index)
 	}
 }
 
