@@ -187,7 +187,7 @@ func HookProjects(content []byte) (projects []string, ok bool) {
 			}
 			rest = rest[i+1+len(form[0]):]
 			word, after, ok := shellUnquote(rest)
-			if !ok || !(strings.HasPrefix(after, form[1]+"\n") || after == form[1]) {
+			if !ok || !strings.HasPrefix(after, form[1]+"\n") && after != form[1] {
 				continue
 			}
 			projects = append(projects, word)
