@@ -27,6 +27,7 @@ type blackboardOptions struct {
 	json   bool
 	stdin  io.Reader
 	stdout io.Writer
+	stderr io.Writer
 }
 
 func newBlackboardCommand(env *cliEnv) *cli.Command {
@@ -82,7 +83,7 @@ EXIT STATUS:
 					if opts.dataFile == "" {
 						return usageErrorf("--data-file needs a FILE, or - for stdin")
 					}
-					opts.json, opts.stdin, opts.stdout = env.json, env.stdin, env.stdout
+					opts.json, opts.stdin, opts.stdout, opts.stderr = env.json, env.stdin, env.stdout, env.stderr
 					opts.dataPath = env.path(opts.dataFile)
 					return runBlackboardWrite(c.Context, env, opts)
 				},
@@ -212,7 +213,9 @@ func runBlackboardWrite(ctx context.Context, env *cliEnv, opts *blackboardOption
 func readData(ctx context.Context, opts *blackboardOptions) ([]byte, error) {
 	var r io.Reader = opts.stdin
 	name := "stdin"
-	if opts.dataFile != "-" {
+	if opts.dataFile == "-" {
+		promptTerminal(opts.stdin, opts.stderr, "the artifact's JSON", "or pass --data-file FILE")
+	} else {
 		f, err := os.Open(opts.dataPath)
 		if err != nil {
 			var pe *fs.PathError

@@ -316,7 +316,7 @@ func runMemoryWrite(ctx context.Context, env *cliEnv, opts *memoryOptions) error
 	}
 	body := opts.body
 	if opts.bodyFile != "" {
-		b, err := readBody(ctx, env.path(opts.bodyFile), opts.stdin)
+		b, err := readBody(ctx, env.path(opts.bodyFile), opts.stdin, opts.stderr)
 		if err != nil {
 			return err
 		}
@@ -477,9 +477,11 @@ func memoryStore(env *cliEnv, p *project.Project, write bool) *facts.Store {
 const maxBodyBytes = 1 << 20
 
 // readBody reads a fact body from a file, or stdin for "-".
-func readBody(ctx context.Context, name string, stdin io.Reader) ([]byte, error) {
+func readBody(ctx context.Context, name string, stdin io.Reader, stderr io.Writer) ([]byte, error) {
 	r, label := stdin, "stdin"
-	if name != "-" {
+	if name == "-" {
+		promptTerminal(stdin, stderr, "the fact's body", "or pass --body TEXT")
+	} else {
 		f, err := os.Open(name)
 		if err != nil {
 			return nil, fmt.Errorf("read body: %w", err)

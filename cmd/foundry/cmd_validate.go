@@ -251,6 +251,7 @@ func validateInputs(ctx context.Context, env *cliEnv, p *project.Project, files 
 					return nil, usageErrorf("validate reads stdin (-) once")
 				}
 				stdinUsed = true
+				promptTerminal(env.stdin, env.stderr, "the artifact's JSON", "or name a FILE")
 				fsys, err := readStdinFS(ctx, env.stdin)
 				if err != nil {
 					return nil, err

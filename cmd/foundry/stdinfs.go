@@ -9,13 +9,26 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"time"
+
+	"golang.org/x/term"
 
 	"github.com/foundryhq/foundry/artifacts"
 )
 
 // stdinName is the name of the document read from stdin in its FS.
 const stdinName = "stdin"
+
+// promptTerminal says on stderr what is read from stdin, and how to end
+// it, when stdin is a terminal: a person who runs the command without
+// piping anything in would otherwise see it wait without a word. Piped or
+// redirected input gets no prompt.
+func promptTerminal(stdin io.Reader, stderr io.Writer, what, instead string) {
+	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		fmt.Fprintf(stderr, "reading %s from the terminal: end it with Ctrl-D on a line of its own (%s)\n", what, instead)
+	}
+}
 
 // readAll reads r to its end, at most limit bytes, or returns as soon as
 // ctx is done (interrupted) with its error and cause: stdin blocks until
