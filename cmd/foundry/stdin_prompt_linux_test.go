@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/foundryhq/foundry/internal/testenv"
 )
 
 // openTerminal returns the two ends of a new pseudo-terminal: the one a
@@ -19,20 +21,20 @@ func openTerminal(t *testing.T) (tty, keyboard *os.File) {
 	t.Helper()
 	keyboard, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
 	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
+		testenv.Missing(t, "pseudo-terminals (/dev/ptmx)", err)
 	}
 	t.Cleanup(func() { _ = keyboard.Close() })
 	fd := int(keyboard.Fd())
 	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
-		t.Skipf("unlock a pseudo-terminal: %v", err)
+		testenv.Missing(t, "a pseudo-terminal that unlocks", err)
 	}
 	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
 	if err != nil {
-		t.Skipf("name a pseudo-terminal: %v", err)
+		testenv.Missing(t, "a pseudo-terminal with a number", err)
 	}
 	tty, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
 	if err != nil {
-		t.Skipf("open a pseudo-terminal: %v", err)
+		testenv.Missing(t, "/dev/pts", err)
 	}
 	t.Cleanup(func() { _ = tty.Close() })
 	return tty, keyboard
