@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/foundryhq/foundry/git"
@@ -119,6 +120,44 @@ func (r *repo) configGet(ctx context.Context, key string) (value string, ok bool
 		return "", false, err
 	}
 	return strings.TrimRight(out, "\n"), true, nil
+}
+
+// configGetAll reads every value of one key of the repository's own
+// (--local) git config, in order; none when the key is not set.
+func (r *repo) configGetAll(ctx context.Context, key string) ([]string, error) {
+	out, err := r.git(ctx, "config", "--local", "-z", "--get-all", key)
+	var ge *gitError
+	var ee *exec.ExitError
+	if errors.As(err, &ge) && errors.As(ge.err, &ee) && ee.ExitCode() == 1 {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return strings.Split(strings.TrimSuffix(out, "\x00"), "\x00"), nil
+}
+
+// configSetAll makes values the values of key in the repository's own git
+// config: the key is unset when there are none.
+func (r *repo) configSetAll(ctx context.Context, key string, values []string) error {
+	cur, err := r.configGetAll(ctx, key)
+	if err != nil {
+		return err
+	}
+	if slices.Equal(cur, values) {
+		return nil
+	}
+	if len(cur) > 0 {
+		if _, err := r.git(ctx, "config", "--local", "--unset-all", key); err != nil {
+			return err
+		}
+	}
+	for _, v := range values {
+		if _, err := r.git(ctx, "config", "--local", "--add", key, v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // gitError is a git command that failed, with git's own message.

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/foundryhq/foundry/facts"
@@ -42,15 +43,24 @@ func DriverCommandFor(executable string) string {
 // driverTitle is the human name git shows for the driver.
 const driverTitle = "Foundry memory index (union of both sides' facts)"
 
-// createdKey records, in the driver's git config section, that install
-// created .gitattributes, so uninstall may remove the file once it is empty
-// again, and never a file the user had.
+// createdKey lists, in the driver's git config section, the projects
+// (relative to the working tree root, "." at the top) whose .gitattributes
+// install created, so uninstall may remove such a file once it is empty
+// again, and never a file the user had. The value "true" is the record of
+// an install of the previous format, which kept one flag for the whole
+// repository: uninstall honours it only when it removes the driver itself,
+// for the last project that uses it.
 const createdKey = "attributescreated"
 
-// newlineKey records that install added a final newline to a .gitattributes
-// that lacked one before appending its line, so uninstall takes it away
-// again and gives the user's file back byte for byte.
+// newlineKey lists the projects whose .gitattributes lacked a final newline
+// that install added before appending its line, so uninstall takes it away
+// again and gives the user's file back byte for byte ("true": as for
+// [createdKey]).
 const newlineKey = "attributesnewline"
+
+// legacyRecord is the value of [createdKey] or [newlineKey] an install of
+// the previous format wrote.
+const legacyRecord = "true"
 
 // AttributesLine routes INDEX.md to the driver; it lives in the
 // .gitattributes of the project root, where the pattern is relative to.
@@ -79,7 +89,10 @@ func UnregisterMergeDriver(ctx context.Context, root string) (Result, error) {
 // [MergeIndexFiles] instead of leaving conflict markers: [AttributesLine] in
 // the project root's .gitattributes (committed, so every clone routes the
 // file) and the driver in the repository's own git config (not committed:
-// each clone registers it with foundry hook install).
+// each clone registers it with foundry hook install). The driver serves
+// every project of the repository; what install did to this project's
+// .gitattributes is recorded under the project's own name ([createdKey],
+// [newlineKey]), so another project's uninstall leaves it alone.
 func (r *repo) planMergeDriver(ctx context.Context, opts Options) (step, error) {
 	attrs := filepath.Join(r.dir, ".gitattributes")
 	s := step{res: Result{Hook: MergeIndex, Path: attrs, Action: Unchanged}}
@@ -89,25 +102,39 @@ func (r *repo) planMergeDriver(ctx context.Context, opts Options) (step, error) 
 		return step{}, err
 	}
 	_, found := attributesLineAt(old)
-	want := []string{"merge." + DriverName + ".name", driverTitle, "merge." + DriverName + ".driver", DriverCommandFor(opts.Executable)}
-	if !existed {
-		want = append(want, "merge."+DriverName+"."+createdKey, "true")
+	section := "merge." + DriverName + "."
+	type change struct {
+		key   string
+		prior []string // the key's values before
+		apply []string // the git config arguments that make the change
 	}
-	if !found && len(old) > 0 && old[len(old)-1] != '\n' {
-		want = append(want, "merge."+DriverName+"."+newlineKey, "true")
-	}
-	type prior struct {
-		key, value string
-		set        bool
-	}
-	var changes []prior
-	for i := 0; i+1 < len(want); i += 2 {
-		cur, set, err := r.configGet(ctx, want[i])
+	var changes []change
+	for _, kv := range [][2]string{{section + "name", driverTitle}, {section + "driver", DriverCommandFor(opts.Executable)}} {
+		prior, err := r.configGetAll(ctx, kv[0])
 		if err != nil {
 			return step{}, err
 		}
-		if !set || cur != want[i+1] {
-			changes = append(changes, prior{want[i], cur, set})
+		if len(prior) != 1 || prior[0] != kv[1] {
+			changes = append(changes, change{kv[0], prior, []string{"--replace-all", kv[0], kv[1]}})
+		}
+	}
+	proj := r.projectKey()
+	for _, rec := range []struct {
+		key  string
+		need bool
+	}{
+		{section + createdKey, !existed},
+		{section + newlineKey, !found && len(old) > 0 && old[len(old)-1] != '\n'},
+	} {
+		if !rec.need {
+			continue
+		}
+		prior, err := r.configGetAll(ctx, rec.key)
+		if err != nil {
+			return step{}, err
+		}
+		if !slices.Contains(prior, proj) {
+			changes = append(changes, change{rec.key, prior, []string{"--add", rec.key, proj}})
 		}
 	}
 	if len(changes) == 0 && found {
@@ -118,8 +145,8 @@ func (r *repo) planMergeDriver(ctx context.Context, opts Options) (step, error) 
 		s.res.Action = Installed
 	}
 	s.do = func() error {
-		for i := 0; i+1 < len(want); i += 2 {
-			if _, err := r.git(ctx, "config", "--local", want[i], want[i+1]); err != nil {
+		for _, c := range changes {
+			if _, err := r.git(ctx, append([]string{"config", "--local"}, c.apply...)...); err != nil {
 				return err
 			}
 		}
@@ -130,11 +157,7 @@ func (r *repo) planMergeDriver(ctx context.Context, opts Options) (step, error) 
 	}
 	s.undo = func() {
 		for _, c := range changes {
-			if c.set {
-				_, _ = r.git(ctx, "config", "--local", c.key, c.value)
-			} else {
-				_, _ = r.git(ctx, "config", "--local", "--unset", c.key)
-			}
+			_ = r.configSetAll(ctx, c.key, c.prior)
 		}
 		switch {
 		case found:
@@ -147,54 +170,176 @@ func (r *repo) planMergeDriver(ctx context.Context, opts Options) (step, error) 
 	return s, nil
 }
 
-// unregisterMergeDriver removes the driver from the repository's git config
-// and [AttributesLine] from .gitattributes. The file itself is removed only
-// when install created it and nothing else is left in it. Other attributes
-// and config are untouched.
+// unregisterMergeDriver removes [AttributesLine] from the project's
+// .gitattributes, and the driver from the repository's git config once no
+// project uses it: when no .gitattributes of the working tree (tracked, or
+// untracked and not ignored) and not .git/info/attributes names it any
+// more. While others do, they are the result's Attributes and the config
+// stays, less this project's records. The file itself is removed only when
+// install created it and nothing else is left in it. Other attributes and
+// config are untouched.
 func (r *repo) unregisterMergeDriver(ctx context.Context) (Result, error) {
 	attrs := filepath.Join(r.dir, ".gitattributes")
 	res := Result{Hook: MergeIndex, Path: attrs, Action: Absent}
-	created, _, err := r.configGet(ctx, "merge."+DriverName+"."+createdKey)
+	section := "merge." + DriverName
+	created, err := r.configGetAll(ctx, section+"."+createdKey)
 	if err != nil {
 		return Result{}, err
 	}
-	newline, _, err := r.configGet(ctx, "merge."+DriverName+"."+newlineKey)
+	newline, err := r.configGetAll(ctx, section+"."+newlineKey)
 	if err != nil {
 		return Result{}, err
 	}
-	if _, ok, err := r.configGet(ctx, "merge."+DriverName+".driver"); err != nil {
+	_, registered, err := r.configGet(ctx, section+".driver")
+	if err != nil {
 		return Result{}, err
-	} else if ok {
-		if _, err := r.git(ctx, "config", "--local", "--remove-section", "merge."+DriverName); err != nil {
+	}
+	old, err := r.readAttributes()
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Result{}, err
+	}
+	i, found := attributesLineAt(old)
+	var lines []string
+	rest := old
+	if found {
+		lines = strings.SplitAfter(string(old), "\n")
+		rest = []byte(strings.Join(append(lines[:i:i], lines[i+1:]...), ""))
+	}
+	others, err := r.driverUsers(ctx, attrs, rest)
+	if err != nil {
+		return Result{}, err
+	}
+	last := len(others) == 0
+	proj := r.projectKey()
+	mine := func(records []string) bool {
+		return slices.Contains(records, proj) || last && slices.Contains(records, legacyRecord)
+	}
+	if found {
+		if mine(newline) && strings.Join(lines[i+1:], "") == "" { // our line still the last
+			rest = bytes.TrimSuffix(rest, []byte("\n"))
+		}
+		if len(rest) == 0 && mine(created) {
+			err = os.Remove(attrs)
+		} else {
+			err = atomicfile.WriteFile(attrs, rest, 0o644)
+		}
+		if err != nil {
 			return Result{}, err
 		}
 		res.Action = Removed
 	}
-	old, err := r.readAttributes()
-	if errors.Is(err, fs.ErrNotExist) {
-		return res, nil
-	} else if err != nil {
-		return Result{}, err
+	switch {
+	case last && registered:
+		if _, err := r.git(ctx, "config", "--local", "--remove-section", section); err != nil {
+			return Result{}, err
+		}
+		res.Action = Removed
+	case last:
+	default:
+		res.Attributes = others
+		if found {
+			res.Action = Dropped
+		}
+		for _, rec := range []struct {
+			key    string
+			values []string
+		}{{section + "." + createdKey, created}, {section + "." + newlineKey, newline}} {
+			if !slices.Contains(rec.values, proj) {
+				continue
+			}
+			if err := r.configSetAll(ctx, rec.key, slices.DeleteFunc(slices.Clone(rec.values), func(v string) bool { return v == proj })); err != nil {
+				return Result{}, err
+			}
+		}
 	}
-	i, found := attributesLineAt(old)
-	if !found {
-		return res, nil
-	}
-	lines := strings.SplitAfter(string(old), "\n")
-	rest := strings.Join(append(lines[:i:i], lines[i+1:]...), "")
-	if newline == "true" && strings.Join(lines[i+1:], "") == "" { // our line still the last
-		rest = strings.TrimSuffix(rest, "\n")
-	}
-	if rest == "" && created == "true" {
-		err = os.Remove(attrs)
-	} else {
-		err = atomicfile.WriteFile(attrs, []byte(rest), 0o644)
-	}
-	if err != nil {
-		return Result{}, err
-	}
-	res.Action = Removed
 	return res, nil
+}
+
+// driverUsers lists the attributes files that name the driver (a
+// "merge=foundry-index" attribute on any line): every .gitattributes of the
+// working tree git lists (tracked, or untracked and not ignored), self (the
+// project's own, listed or not) read as selfData, and the repository's
+// info/attributes; absolute paths, sorted.
+// A .gitattributes that is a symbolic link is skipped, as git skips it.
+func (r *repo) driverUsers(ctx context.Context, self string, selfData []byte) ([]string, error) {
+	out, err := r.git(ctx, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--full-name", "--", ":(top,glob)**/.gitattributes")
+	if err != nil {
+		return nil, err
+	}
+	top, err := confined.Open(r.top)
+	if err != nil {
+		return nil, err
+	}
+	defer top.Close()
+	var users []string
+	seen := map[string]bool{}
+	selfListed := false
+	for _, name := range strings.Split(out, "\x00") {
+		if name == "" || seen[name] {
+			continue
+		}
+		seen[name] = true
+		p := filepath.Join(r.top, filepath.FromSlash(name))
+		data := selfData
+		if p == self {
+			selfListed = true
+		} else {
+			if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+				continue // deleted in the working tree, or a link
+			}
+			if data, err = confined.ReadFile(top.FS(), name); errors.Is(err, fs.ErrNotExist) {
+				continue
+			} else if err != nil {
+				return nil, err
+			}
+		}
+		if namesDriver(data) {
+			users = append(users, p)
+		}
+	}
+	// Git reads the project's own file even where it is ignored.
+	if !selfListed && namesDriver(selfData) {
+		users = append(users, self)
+	}
+	info, err := r.git(ctx, "rev-parse", "--git-path", "info/attributes")
+	if err != nil {
+		return nil, err
+	}
+	p := filepath.FromSlash(strings.TrimRight(info, "\n"))
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(r.dir, p)
+	}
+	if data, err := os.ReadFile(p); err == nil && namesDriver(data) {
+		users = append(users, p)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	slices.Sort(users)
+	return users, nil
+}
+
+// namesDriver reports whether an attributes file gives any pattern the
+// merge attribute of the driver.
+func namesDriver(data []byte) bool {
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		if slices.Contains(f[1:], "merge="+DriverName) {
+			return true
+		}
+	}
+	return false
+}
+
+// projectKey names the project in the driver's records: its root relative
+// to the working tree root, "." at the top.
+func (r *repo) projectKey() string {
+	if r.rel == "" {
+		return "."
+	}
+	return r.rel
 }
 
 // readAttributes reads the project root's .gitattributes, following a

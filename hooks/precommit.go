@@ -65,7 +65,9 @@ const (
 	// repository, rewritten to check this one too.
 	Added Action = "added"
 	// Dropped: this project taken out of Foundry's pre-commit hook, which
-	// still checks the other projects it lists.
+	// still checks the other projects it lists; or its .gitattributes line
+	// taken out while other attributes files still name the merge driver,
+	// whose git config stays.
 	Dropped Action = "dropped"
 )
 
@@ -79,6 +81,10 @@ type Result struct {
 	// checks after the install or uninstall (absolute, physical, sorted);
 	// none when no hook of Foundry's is left.
 	Projects []string `json:"projects,omitempty"`
+	// Attributes are, after an uninstall of the merge driver, the
+	// attributes files (absolute, sorted) that still name it, for which its
+	// git config stays; none when it was removed.
+	Attributes []string `json:"attributes,omitempty"`
 }
 
 // PreCommitScript renders the hook that checks the projects at

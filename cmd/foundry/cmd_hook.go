@@ -89,9 +89,10 @@ EXIT STATUS:
 				ArgsUsage: "[pre-commit|merge-index]...",
 				Description: `Removes only what foundry installed: this project from foundry's
 pre-commit hook, and the hook itself once no other project is left in it
-(putting back the hook it chained, as it was); the merge driver's
-.gitattributes line and git config. A hook foundry did not write is left
-in place. Without arguments, both.
+(putting back the hook it chained, as it was); the merge driver's line in
+this project's .gitattributes, and its git config once no .gitattributes
+of the working tree (nor .git/info/attributes) names the driver. A hook
+foundry did not write is left in place. Without arguments, both.
 
 EXIT STATUS:
    0  removed, or nothing to remove
@@ -279,6 +280,11 @@ func renderHookResults(env *cliEnv, opts *hookOptions, root string, results []ho
 				projects[i] = rootRelative(root, p)
 			}
 			r.Projects = projects
+			attributes := make([]string, len(r.Attributes))
+			for i, a := range r.Attributes {
+				attributes[i] = rootRelative(root, a)
+			}
+			r.Attributes = attributes
 			shown = append(shown, r)
 		}
 		return env.printJSON(struct {
@@ -316,6 +322,10 @@ func renderHookResults(env *cliEnv, opts *hookOptions, root string, results []ho
 			fmt.Fprintf(&b, "removed pre-commit hook %s and put back %s\n", path, backup)
 		case r.Hook == hooks.PreCommit && r.Action == hooks.Absent:
 			fmt.Fprintf(&b, "no pre-commit hook at %s; nothing to remove\n", path)
+		case r.Action == hooks.Dropped:
+			fmt.Fprintf(&b, "removed this project from merge driver %s (%s); its git config stays for %s\n", hooks.DriverName, path, shownPaths(env.dir, r.Attributes))
+		case r.Action == hooks.Absent && len(r.Attributes) > 0:
+			fmt.Fprintf(&b, "merge driver %s does not serve this project, only %s; nothing to remove\n", hooks.DriverName, shownPaths(env.dir, r.Attributes))
 		case r.Action == hooks.Installed, r.Action == hooks.Updated:
 			fmt.Fprintf(&b, "registered merge driver %s for .foundry/memory/INDEX.md (%s and git config)\n", hooks.DriverName, path)
 		case r.Action == hooks.Unchanged:
@@ -346,6 +356,15 @@ func shownPath(dir, p string) string {
 		}
 	}
 	return p
+}
+
+// shownPaths is [shownPath] of each of ps, joined with commas.
+func shownPaths(dir string, ps []string) string {
+	shown := make([]string, len(ps))
+	for i, p := range ps {
+		shown[i] = shownPath(dir, p)
+	}
+	return strings.Join(shown, ", ")
 }
 
 // rootRelative makes p, a physical path from package hooks, relative to
