@@ -426,6 +426,10 @@ func runHookMergeIndex(env *cliEnv, args []string) error {
 // runHookPreCommit runs the staged check and prints one line per problem.
 func runHookPreCommit(ctx context.Context, env *cliEnv) error {
 	p, err := project.OpenLenient(env.dir, project.Source{Staged: true})
+	if errors.Is(err, project.ErrNoGit) {
+		// The hook reads the index whether or not --staged was given.
+		return withHint(err, "hook pre-commit checks what is staged in git; run `git init` first")
+	}
 	if err != nil {
 		return err
 	}
