@@ -149,7 +149,9 @@ both ends); runbooks. It reads the staged files, the names of the other
 fact files, the facts a staged fact links to, the project's contracts and
 HEAD's version of a changed contract, and nothing else. Each problem is
 one line on stdout, "path:line:col: <pointer>: <problem>"; the count
-follows on stderr.
+follows on stderr. With --json, stdout is one object instead: the staged
+files under .foundry/, every finding, their counts and whether the commit
+is blocked (docs/json.md), with the same exit status.
 
 EXIT STATUS:
    0  nothing staged under .foundry/ has a problem
@@ -423,7 +425,27 @@ func runHookMergeIndex(env *cliEnv, args []string) error {
 	return hooks.MergeIndexFiles(env.path(args[0]), env.path(args[1]), env.path(args[2]), budget)
 }
 
-// runHookPreCommit runs the staged check and prints one line per problem.
+// preCommitAnswer is hook pre-commit --json: what the commit changes
+// under .foundry/ and what the check found in it, paths relative to the
+// project root.
+type preCommitAnswer struct {
+	Root     string           `json:"root"`
+	Staged   []stagedFile     `json:"staged"`
+	Findings []doctor.Finding `json:"findings"`
+	Errors   int              `json:"errors"`
+	Warnings int              `json:"warnings"`
+	Infos    int              `json:"infos"`
+	Blocked  bool             `json:"blocked"` // an error: git refuses the commit
+}
+
+// stagedFile is one file the commit adds, modifies or deletes.
+type stagedFile struct {
+	Path   string `json:"path"`
+	Change string `json:"change"` // added, modified or deleted
+}
+
+// runHookPreCommit runs the staged check and prints one line per problem,
+// or with --json one preCommitAnswer.
 func runHookPreCommit(ctx context.Context, env *cliEnv) error {
 	p, err := project.OpenLenient(env.dir, project.Source{Staged: true})
 	if errors.Is(err, project.ErrNoGit) {
@@ -447,16 +469,33 @@ func runHookPreCommit(ctx context.Context, env *cliEnv) error {
 	if err != nil {
 		return fmt.Errorf("list staged files: %w", err)
 	}
-	if len(staged) == 0 {
-		return nil
-	}
 	changes := make([]git.Change, len(staged))
 	for i, c := range staged {
 		changes[i] = git.Change{Path: project.Dir + "/" + c.Path, Kind: c.Kind}
 	}
-	rep, err := doctor.Run(ctx, doctor.Env{Project: p, Changed: changes})
-	if err != nil {
-		return err
+	rep := &doctor.Report{Root: p.Root}
+	if len(changes) > 0 {
+		if rep, err = doctor.Run(ctx, doctor.Env{Project: p, Changed: changes}); err != nil {
+			return err
+		}
+	}
+	if env.json {
+		answer := preCommitAnswer{Root: p.Root, Staged: []stagedFile{}, Findings: []doctor.Finding{},
+			Errors: rep.Errors, Warnings: rep.Warnings, Infos: rep.Infos, Blocked: rep.Failed()}
+		for _, c := range changes {
+			answer.Staged = append(answer.Staged, stagedFile{Path: c.Path, Change: c.Kind.String()})
+		}
+		answer.Findings = append(answer.Findings, rep.Findings...)
+		if err := env.printJSON(answer); err != nil {
+			return err
+		}
+		if rep.Failed() {
+			return silentExit(exitFailure)
+		}
+		return nil
+	}
+	if len(changes) == 0 {
+		return nil
 	}
 	base, err := env.physicalDir()
 	if err != nil {

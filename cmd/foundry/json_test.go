@@ -55,6 +55,7 @@ var jsonCases = []struct {
 		stdin: `{"id":"F-1","severity":"low","title":"t","summary":"s","failureScenario":"f","confidence":"low"}`},
 	{schema: "hook-install", args: []string{"hook", "install"}},
 	{schema: "hook-install", args: []string{"hook", "uninstall"}},
+	{schema: "hook-pre-commit", args: []string{"hook", "pre-commit"}},
 	{schema: "plugin-build", args: []string{"plugin", "build", "plugin-out"}},
 }
 
@@ -66,7 +67,6 @@ var noJSONShape = map[string]string{
 	"contracts example": "prints an artifact of the contract",
 	"mcp serve":         "stdout is the MCP protocol",
 	"hook claude":       "Claude Code's hook protocol",
-	"hook pre-commit":   "a git hook: findings for a person",
 	"hook merge-index":  "a git merge driver: writes the merged file",
 	"completion":        "prints a shell script",
 	"help":              "prints help text",
