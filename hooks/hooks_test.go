@@ -1,6 +1,7 @@
 package hooks_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -368,6 +369,16 @@ func TestMergeIndexFiles(t *testing.T) {
 	}
 	if readFile(t, ours) != before {
 		t.Fatal("a failed merge changed ours")
+	}
+
+	// A version larger than any file Foundry reads (a hostile history) is
+	// refused before it is read whole: git records a conflict.
+	huge := write("huge", bytes.Repeat([]byte("- fact-0001 · decision · high · 2026-01-01 · x\n"), 9<<20/48))
+	if err := hooks.MergeIndexFiles(base, ours, huge, 0); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Fatalf("merge with a 9 MiB version: error = %v, want it refused over the limit", err)
+	}
+	if readFile(t, ours) != before {
+		t.Fatal("a refused merge changed ours")
 	}
 }
 

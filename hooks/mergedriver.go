@@ -309,7 +309,7 @@ func (r *repo) driverUsers(ctx context.Context, self string, selfData []byte) ([
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(r.dir, p)
 	}
-	if data, err := os.ReadFile(p); err == nil && namesDriver(data) {
+	if data, err := readBounded(p); err == nil && namesDriver(data) {
 		users = append(users, p)
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
@@ -381,7 +381,7 @@ func appendLine(data []byte, line string) []byte {
 func MergeIndexFiles(base, ours, theirs string, budget int) error {
 	var data [3][]byte
 	for i, p := range []string{base, ours, theirs} {
-		b, err := os.ReadFile(p)
+		b, err := readBounded(p)
 		if err != nil {
 			return fmt.Errorf("merge memory index: %w", err)
 		}
@@ -399,4 +399,16 @@ func MergeIndexFiles(base, ours, theirs string, budget int) error {
 		return fmt.Errorf("merge memory index: %w", err)
 	}
 	return nil
+}
+
+// readBounded reads the file at p through a confined root of its folder,
+// held to the size confined allows a file of its name (see
+// [confined.LimitFor]): checked before it is read.
+func readBounded(p string) ([]byte, error) {
+	r, err := confined.Open(filepath.Dir(p))
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return confined.ReadFile(r.FS(), filepath.Base(p))
 }
