@@ -333,22 +333,23 @@ type File struct {
 // started one after the other, or side by side, would each wait for a
 // commit of its own. Nothing is staged unless all are; the caller commits
 // or discards each one staged.
-func (r *Root) StageAll(files ...File) ([]*Staged, error) {
+func (r *Root) StageAll(files ...File) (staged []*Staged, err error) {
 	temps := make([]*tempFile, 0, len(files))
-	fail := func(err error) ([]*Staged, error) {
-		for _, t := range temps {
-			t.discard()
+	defer func() {
+		if err != nil { // none staged: every temp file goes, synced or not
+			for _, t := range temps {
+				t.discard()
+			}
 		}
-		return nil, err
-	}
+	}()
 	for _, f := range files {
 		if err := r.NoFollow(f.Name); err != nil {
-			return fail(err)
+			return nil, err
 		}
 		name, _ := Clean(f.Name)
 		t, err := r.createTemp(name, writeData(f.Data), f.Perm)
 		if err != nil {
-			return fail(err)
+			return nil, err
 		}
 		temps = append(temps, t)
 	}
@@ -357,15 +358,8 @@ func (r *Root) StageAll(files ...File) ([]*Staged, error) {
 			startWriteBack(t.f)
 		}
 	}
-	staged := make([]*Staged, 0, len(temps))
-	for i, t := range temps {
+	for _, t := range temps {
 		if err := t.sync(); err != nil {
-			for _, t := range temps[i+1:] {
-				t.discard()
-			}
-			for _, s := range staged {
-				s.Discard()
-			}
 			return nil, err
 		}
 		staged = append(staged, &Staged{r: r, name: t.name, tmp: t.tmp})
@@ -478,7 +472,8 @@ func (t *tempFile) sync() error {
 	return nil
 }
 
-// discard closes and removes the temp file.
+// discard closes and removes the temp file (closing it again when sync
+// closed it already does no harm).
 func (t *tempFile) discard() {
 	_ = t.f.Close()
 	_ = t.r.r.Remove(t.tmp)
