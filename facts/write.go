@@ -656,15 +656,15 @@ type scored struct {
 // mostSimilar returns the facts of similar, the most similar first, and
 // in fact order among equals.
 func mostSimilar(similar []scored) []Fact {
+	if len(similar) == 0 {
+		return nil
+	}
 	slices.SortFunc(similar, func(a, b scored) int {
 		if c := cmp.Compare(b.j, a.j); c != 0 {
 			return c
 		}
 		return entryOrder(a.e, b.e)
 	})
-	if len(similar) == 0 {
-		return nil
-	}
 	facts := make([]Fact, len(similar))
 	for i, x := range similar {
 		facts[i] = x.e.fact()
