@@ -108,7 +108,8 @@ func (r *run) checkFacts(ctx context.Context) error {
 	// fact is reported: a superseded or retired one is out of search and
 	// INDEX.md already, and nothing is left to do about it.
 	r.checked(CheckFactsExpired, len(raw))
-	for _, f := range facts.DeriveStatus(raw) {
+	derived := facts.DeriveStatus(raw)
+	for _, f := range derived {
 		if f.Status != facts.Superseded && f.Status != facts.Retired && f.Expired(r.today) {
 			r.add(CheckFactsExpired, Finding{File: f.Path, Message: fmt.Sprintf("%s expired on %s and is no longer loaded; re-check it: write its successor with memory write --supersedes %s, or retire it with memory retire %s", f.ID, f.Expires, f.ID, f.ID)})
 		}
@@ -123,7 +124,7 @@ func (r *run) checkFacts(ctx context.Context) error {
 	if budget <= 0 {
 		budget = facts.DefaultIndexBudget
 	}
-	idx := facts.BuildIndex(facts.DeriveStatus(raw), r.today, budget)
+	idx := facts.BuildIndex(derived, r.today, budget)
 	onDisk, err := fs.ReadFile(r.p.FS, facts.IndexPath)
 	msg, unread := unreadable(err)
 	switch {
