@@ -118,7 +118,7 @@ func (r *repo) planMergeDriver(ctx context.Context, opts Options) (step, error) 
 			changes = append(changes, change{kv[0], prior, []string{"--replace-all", kv[0], kv[1]}})
 		}
 	}
-	proj := r.projectKey()
+	proj := projectName(r.rel)
 	for _, rec := range []struct {
 		key  string
 		need bool
@@ -210,7 +210,7 @@ func (r *repo) unregisterMergeDriver(ctx context.Context) (Result, error) {
 		return Result{}, err
 	}
 	last := len(others) == 0
-	proj := r.projectKey()
+	proj := projectName(r.rel)
 	mine := func(records []string) bool {
 		return slices.Contains(records, proj) || last && slices.Contains(records, legacyRecord)
 	}
@@ -284,7 +284,7 @@ func (r *repo) driverUsers(ctx context.Context, self string, selfData []byte) ([
 		if p == self {
 			selfListed = true
 		} else {
-			if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+			if fi, err := top.Lstat(name); err != nil || !fi.Mode().IsRegular() {
 				continue // deleted in the working tree, or a link
 			}
 			if data, err = confined.ReadFile(top.FS(), name); errors.Is(err, fs.ErrNotExist) {
@@ -331,15 +331,6 @@ func namesDriver(data []byte) bool {
 		}
 	}
 	return false
-}
-
-// projectKey names the project in the driver's records: its root relative
-// to the working tree root, "." at the top.
-func (r *repo) projectKey() string {
-	if r.rel == "" {
-		return "."
-	}
-	return r.rel
 }
 
 // readAttributes reads the project root's .gitattributes, following a

@@ -168,7 +168,9 @@ func sortedProjects(dirs []string) []string {
 	return slices.Compact(out)
 }
 
-// projectName is how the hook names the project at rel ("" at the top).
+// projectName is how the pre-commit hook and the merge driver's records
+// name the project at rel, its root relative to the working tree root
+// ("" at the top, named ".").
 func projectName(rel string) string {
 	if rel == "" {
 		return "."
@@ -184,7 +186,7 @@ func HookProjects(content []byte) (projects []string, ok bool) {
 	if !IsFoundryHook(content) {
 		return nil, false
 	}
-	s := "\n" + strings.ReplaceAll(string(content), "\r\n", "\n")
+	s := hookLines(content)
 	for _, form := range [][2]string{{checkPrefix, checkSuffix}, {legacyPrefix, legacySuffix}} {
 		for rest := s; ; {
 			i := strings.Index(rest, "\n"+form[0])
@@ -208,11 +210,17 @@ func HookProjects(content []byte) (projects []string, ok bool) {
 	return nil, false
 }
 
+// hookLines is a hook's content as its readers search it: every line,
+// the first too, after a "\n", and CRLF line ends read as LF.
+func hookLines(content []byte) string {
+	return "\n" + strings.ReplaceAll(string(content), "\r\n", "\n")
+}
+
 // recordedExecutable is the foundry binary Foundry's hook content records
 // for when foundry is not on PATH, "" when it records none.
 func recordedExecutable(content []byte) string {
 	const prefix = "\nfoundry_recorded="
-	s := "\n" + strings.ReplaceAll(string(content), "\r\n", "\n")
+	s := hookLines(content)
 	i := strings.Index(s, prefix)
 	if i < 0 {
 		return ""
