@@ -70,11 +70,10 @@ func Install(ctx context.Context, root string, names []string, opts Options) ([]
 // Uninstall removes what [Install] added for the named hooks: the
 // project's check from Foundry's pre-commit hook ([Dropped]), and the hook
 // itself when no other project is left in it (putting back the hook it
-// chained), the merge driver's
-// .gitattributes line of the project, and its git config once no
-// attributes file of the working tree names it ([Dropped] while others
-// do). Each hook is handled even when
-// another cannot be, so a foreign pre-commit hook (left in place, with an
+// chained); the merge driver's .gitattributes line of the project, and its
+// git config once no attributes file of the working tree names it
+// ([Dropped] while others do). Each hook is handled even when another
+// cannot be, so a foreign pre-commit hook (left in place, with an
 // error matching [ErrForeignHook]) does not keep the merge driver
 // registered. It returns the results of the hooks it handled and the first
 // error.

@@ -277,16 +277,7 @@ func renderHookResults(env *cliEnv, opts *hookOptions, root string, results []ho
 		shown := []hooks.Result{}
 		for _, r := range results {
 			r.Path, r.Backup = rootRelative(root, r.Path), rootRelative(root, r.Backup)
-			projects := make([]string, len(r.Projects))
-			for i, p := range r.Projects {
-				projects[i] = rootRelative(root, p)
-			}
-			r.Projects = projects
-			attributes := make([]string, len(r.Attributes))
-			for i, a := range r.Attributes {
-				attributes[i] = rootRelative(root, a)
-			}
-			r.Attributes = attributes
+			r.Projects, r.Attributes = mapPaths(r.Projects, root, rootRelative), mapPaths(r.Attributes, root, rootRelative)
 			shown = append(shown, r)
 		}
 		return env.printJSON(struct {
@@ -297,19 +288,14 @@ func renderHookResults(env *cliEnv, opts *hookOptions, root string, results []ho
 	for _, r := range results {
 		path, backup := shownPath(env.dir, r.Path), shownPath(env.dir, r.Backup)
 		// The other projects the pre-commit hook checks.
-		var others []string
-		for _, p := range r.Projects {
-			if p != root {
-				others = append(others, shownPath(env.dir, p))
-			}
-		}
+		others := strings.Join(mapPaths(slices.DeleteFunc(slices.Clone(r.Projects), func(p string) bool { return p == root }), env.dir, shownPath), ", ")
 		switch {
 		case r.Hook == hooks.PreCommit && r.Action == hooks.Added:
-			fmt.Fprintf(&b, "added this project to pre-commit hook %s; it also checks %s\n", path, strings.Join(others, ", "))
+			fmt.Fprintf(&b, "added this project to pre-commit hook %s; it also checks %s\n", path, others)
 		case r.Hook == hooks.PreCommit && r.Action == hooks.Dropped:
-			fmt.Fprintf(&b, "removed this project from pre-commit hook %s; it still checks %s\n", path, strings.Join(others, ", "))
-		case r.Hook == hooks.PreCommit && r.Action == hooks.Absent && len(others) > 0:
-			fmt.Fprintf(&b, "pre-commit hook %s does not check this project, only %s; nothing to remove\n", path, strings.Join(others, ", "))
+			fmt.Fprintf(&b, "removed this project from pre-commit hook %s; it still checks %s\n", path, others)
+		case r.Hook == hooks.PreCommit && r.Action == hooks.Absent && others != "":
+			fmt.Fprintf(&b, "pre-commit hook %s does not check this project, only %s; nothing to remove\n", path, others)
 		case r.Hook == hooks.PreCommit && r.Action == hooks.Installed:
 			fmt.Fprintf(&b, "installed pre-commit hook %s\n", path)
 		case r.Hook == hooks.PreCommit && r.Action == hooks.Updated:
@@ -325,9 +311,9 @@ func renderHookResults(env *cliEnv, opts *hookOptions, root string, results []ho
 		case r.Hook == hooks.PreCommit && r.Action == hooks.Absent:
 			fmt.Fprintf(&b, "no pre-commit hook at %s; nothing to remove\n", path)
 		case r.Action == hooks.Dropped:
-			fmt.Fprintf(&b, "removed this project from merge driver %s (%s); its git config stays for %s\n", hooks.DriverName, path, shownPaths(env.dir, r.Attributes))
+			fmt.Fprintf(&b, "removed this project from merge driver %s (%s); its git config stays for %s\n", hooks.DriverName, path, strings.Join(mapPaths(r.Attributes, env.dir, shownPath), ", "))
 		case r.Action == hooks.Absent && len(r.Attributes) > 0:
-			fmt.Fprintf(&b, "merge driver %s does not serve this project, only %s; nothing to remove\n", hooks.DriverName, shownPaths(env.dir, r.Attributes))
+			fmt.Fprintf(&b, "merge driver %s does not serve this project, only %s; nothing to remove\n", hooks.DriverName, strings.Join(mapPaths(r.Attributes, env.dir, shownPath), ", "))
 		case r.Action == hooks.Installed, r.Action == hooks.Updated:
 			fmt.Fprintf(&b, "registered merge driver %s for .foundry/memory/INDEX.md (%s and git config)\n", hooks.DriverName, path)
 		case r.Action == hooks.Unchanged:
@@ -360,13 +346,14 @@ func shownPath(dir, p string) string {
 	return p
 }
 
-// shownPaths is [shownPath] of each of ps, joined with commas.
-func shownPaths(dir string, ps []string) string {
-	shown := make([]string, len(ps))
+// mapPaths is show(dir, p) of each path p of ps, as shownPath or
+// rootRelative shows one.
+func mapPaths(ps []string, dir string, show func(dir, p string) string) []string {
+	out := make([]string, len(ps))
 	for i, p := range ps {
-		shown[i] = shownPath(dir, p)
+		out[i] = show(dir, p)
 	}
-	return strings.Join(shown, ", ")
+	return out
 }
 
 // rootRelative makes p, a physical path from package hooks, relative to
