@@ -77,7 +77,10 @@ func (r *Repo) abbreviatedCommit(s string) (plumbing.Hash, error) {
 	}
 	s = strings.ToLower(s)
 	found := r.hashesWithPrefix(s)
-	if len(found) == 1 {
+	switch len(found) {
+	case 0:
+		return plumbing.ZeroHash, plumbing.ErrReferenceNotFound
+	case 1:
 		return r.peelToCommit(found[0])
 	}
 	var commit plumbing.Hash
@@ -88,10 +91,7 @@ func (r *Repo) abbreviatedCommit(s string) (plumbing.Hash, error) {
 			committish++
 		}
 	}
-	switch {
-	case len(found) == 0:
-		return plumbing.ZeroHash, plumbing.ErrReferenceNotFound
-	case committish != 1:
+	if committish != 1 {
 		return plumbing.ZeroHash, fmt.Errorf("short object ID %s %w", s, errAmbiguous)
 	}
 	return commit, nil
@@ -142,12 +142,9 @@ func expandRef(s storer.ReferenceStorer, ref plumbing.ReferenceName) (*plumbing.
 	return nil, first
 }
 
-// hashesWithPrefix returns the objects whose hash s abbreviates (s in
-// lower-case hex, shorter than a hash): none when s is not hex.
+// hashesWithPrefix returns the objects whose hash s abbreviates: s is
+// minAbbrev to 39 lower-case hex digits, as abbreviatedCommit checked.
 func (r *Repo) hashesWithPrefix(s string) []plumbing.Hash {
-	if s == "" || len(s) >= 2*len(plumbing.ZeroHash) {
-		return nil
-	}
 	even := s[:len(s)&^1]
 	prefix, err := hex.DecodeString(even)
 	if err != nil {
