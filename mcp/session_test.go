@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -396,13 +397,8 @@ func TestMemoryWriteSupersedes(t *testing.T) {
 	root := copyFixture(t)
 	write := map[string]any{"title": "API responses must stay under 200 ms at p99", "body": "Tightened for the checkout flow.", "type": "constraint"}
 	with := func(extra map[string]any) map[string]any {
-		m := map[string]any{}
-		for k, v := range write {
-			m[k] = v
-		}
-		for k, v := range extra {
-			m[k] = v
-		}
+		m := maps.Clone(write)
+		maps.Copy(m, extra)
 		return m
 	}
 	// One session a call: a session serves the calls it is sent side by side.
