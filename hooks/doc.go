@@ -10,7 +10,9 @@
 // overwritten: [Install] chains it (moved to "<hook>.pre-foundry", run first
 // by ours, its failure blocking the commit) and [Uninstall] puts it back as
 // it was. Install plans every hook before changing any, so a failed install
-// changes nothing.
+// changes nothing. The installs and uninstalls of one repository's projects
+// take turns, under a lock on foundry-hooks.lock in its git folder, so two
+// at once never lose one's project from the shared hook or git config.
 //
 // The hook itself is a small POSIX shell script: it runs
 // `foundry -C <project> hook pre-commit` for each project of the repository

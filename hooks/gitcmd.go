@@ -32,6 +32,10 @@ type repo struct {
 	// hooks folder itself.
 	anchor  string
 	hookRel string
+	// common is the repository's git folder shared by all its working
+	// trees (.git, for a linked worktree the main one's), which holds its
+	// git config and [hooksLock].
+	common string
 }
 
 // openRepo asks git where the working tree holding dir and its hooks folder
@@ -71,6 +75,7 @@ func openRepo(ctx context.Context, dir string) (*repo, error) {
 	if !filepath.IsAbs(common) {
 		common = filepath.Join(abs, common)
 	}
+	r.common = common
 	r.anchor, r.hookRel = r.hook, "."
 	for _, a := range []string{r.top, common} {
 		if rel, ok := within(a, r.hook); ok {
