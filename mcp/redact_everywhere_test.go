@@ -105,6 +105,10 @@ func TestNoSecretLeaves(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, root, ".foundry/blackboard/leaky/leaky-agent.json", string(data)+"\n")
+	// A title with a secret, put there by hand: a write of a similar title
+	// quotes it in its warning.
+	writeFile(t, root, ".foundry/memory/fact-0010-deploy-key-rotation.md", "---\nid: fact-0010\ntype: convention\n"+
+		"title: Deploy key "+leakGH+" rotation\nscope: project\ntags: []\nconfidence: high\nsource: incident\ncreated: 2026-12-01\nstatus: active\n---\nRotate it.\n")
 	writeFile(t, root, ".foundry/runbooks/leaky-runbook.md", "---\ntitle: Leaky runbook\ntrigger: when "+leakGH+" leaks\n---\n"+text+"\n")
 
 	requests := []string{
@@ -128,6 +132,7 @@ func TestNoSecretLeaves(t *testing.T) {
 		read("foundry://runbooks/leaky-runbook"),
 		read("foundry://blackboard/leaky/leaky-agent"),
 		`"method":"resources/list"`,
+		call("memory_write", map[string]any{"title": "Deploy key rotation", "body": "Rotate the deploy key monthly.", "type": "convention"}),
 	}
 	got := serveProject(t, root, nil, requests...)
 	for id := 1; id <= len(requests); id++ {
@@ -145,6 +150,10 @@ func TestNoSecretLeaves(t *testing.T) {
 	// The write is refused by pointer, not by value.
 	if w := got[14]; !w.Result.IsError || !strings.Contains(w.text(), "#/failureScenario: holds a GitHub token") {
 		t.Errorf("blackboard_write of an artifact with secrets: %.400s", w.raw)
+	}
+	// The write warned of the similar fact, whose title it quotes redacted.
+	if w := got[21]; w.Result.IsError || !strings.Contains(w.text(), "warning: similar to fact-0010") || !strings.Contains(w.raw, `"warnings":["warning: similar to fact-0010`) {
+		t.Errorf("memory_write of a title like one holding a secret: %.600s", w.raw)
 	}
 	// The reads did their job: the planted material was found.
 	for id, want := range map[int]string{1: "fact-0009", 5: "Leaky runbook", 9: "leaky-agent.json", 17: "Leaky config notes", 19: "leaky summary"} {

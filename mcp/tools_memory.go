@@ -192,11 +192,11 @@ type memoryWriteArgs struct {
 
 // indexFigures are the budget figures of INDEX.md.
 type indexFigures struct {
-	Listed  int `json:"listed"`
 	Active  int `json:"active"`
+	Budget  int `json:"budget"`
+	Listed  int `json:"listed"`
 	Omitted int `json:"omitted"`
 	Tokens  int `json:"tokens"`
-	Budget  int `json:"budget"`
 }
 
 func figures(r facts.IndexResult) indexFigures {
@@ -215,13 +215,17 @@ const indexFiguresSchema = `{
 	"required": ["listed", "active", "omitted", "tokens", "budget"]
 }`
 
+// memoryWriteResult's fields, and indexFigures', are in the order of their
+// keys: memory_write's answer is encoded from it as it is (see the
+// handler), and kept the bytes it had when the server encoded a decoded
+// map, whose keys are sorted.
 type memoryWriteResult struct {
 	Action     string        `json:"action"`
 	ID         string        `json:"id"`
+	Index      *indexFigures `json:"index,omitempty"`
 	Path       string        `json:"path"`
 	Supersedes string        `json:"supersedes,omitempty"`
 	Warnings   []string      `json:"warnings,omitempty"`
-	Index      *indexFigures `json:"index,omitempty"`
 }
 
 func (f *foundry) addMemoryWrite(r *Registry) error {
@@ -277,7 +281,16 @@ func (f *foundry) addMemoryWrite(r *Registry) error {
 		if err != nil {
 			return Output{}, err
 		}
-		out := memoryWriteResult{Action: res.Action, ID: res.ID, Path: res.Path, Supersedes: res.Supersedes, Warnings: res.Warnings}
+		// The answer is redacted here, as the server would (the text
+		// whole, each string of the structured value; none of its keys is
+		// one whose value redaction hides whatever it is), rather than
+		// encoded, decoded, walked and encoded again by the server: a
+		// warning quotes the title of a fact on disk, which a hand edit
+		// may have given a secret.
+		out := memoryWriteResult{Action: res.Action, ID: redactText(res.ID), Path: redactText(res.Path), Supersedes: redactText(res.Supersedes)}
+		for _, w := range res.Warnings {
+			out.Warnings = append(out.Warnings, redactText(w))
+		}
 		if res.Index.Content != nil { // INDEX.md was written
 			idx := figures(res.Index)
 			out.Index = &idx
@@ -300,7 +313,7 @@ func (f *foundry) addMemoryWrite(r *Registry) error {
 			changed = append(changed, res.Path)
 			snap.wrote(res.Path, res.Content)
 		}
-		return Output{Text: text.String(), Structured: out, Changes: snap.changes(changed...)}, nil
+		return Output{Text: redactText(text.String()), Structured: out, Changes: snap.changes(changed...), Redacted: true}, nil
 	})
 }
 
