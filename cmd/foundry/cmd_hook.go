@@ -148,10 +148,13 @@ another fact file already has, supersedes links that exist and agree at
 both ends); runbooks. It reads the staged files, the names of the other
 fact files, the facts a staged fact links to, the project's contracts and
 HEAD's version of a changed contract, and nothing else. Each problem is
-one line on stdout, "path:line:col: <pointer>: <problem>"; the count
-follows on stderr. With --json, stdout is one object instead: the staged
-files under .foundry/, every finding, their counts and whether the commit
-is blocked (docs/json.md), with the same exit status.
+one line on stdout, "path:line:col: <pointer>: <problem>", its path
+relative to the top of the working tree as git names staged files
+(services/api/.foundry/... for a project below the top, so the projects
+one hook checks are told apart); the count follows on stderr. With
+--json, stdout is one object instead: the staged files under .foundry/,
+every finding, their counts and whether the commit is blocked
+(docs/json.md), with the same exit status.
 
 EXIT STATUS:
    0  nothing staged under .foundry/ has a problem
@@ -443,7 +446,7 @@ func runHookPreCommit(ctx context.Context, env *cliEnv) error {
 		return err
 	}
 	defer p.Close()
-	_, rel, err := p.Git()
+	repo, rel, err := p.Git()
 	if err != nil {
 		return err
 	}
@@ -484,12 +487,13 @@ func runHookPreCommit(ctx context.Context, env *cliEnv) error {
 	if len(changes) == 0 {
 		return nil
 	}
-	base, err := env.physicalDir()
-	if err != nil {
-		return err
-	}
+	// Paths relative to the top of the working tree, whatever -C names:
+	// git runs the hook there and names staged files so (git diff
+	// --cached --name-only), and one hook checks every project of the
+	// repository in turn, so a project below the top is told apart by its
+	// folder. A project at the top prints its own paths.
 	lines, files, err := rep.WriteLines(env.stdout, func(name string) string {
-		if rel, err := filepath.Rel(base, p.Path(name)); err == nil {
+		if rel, err := filepath.Rel(repo.Root(), p.Path(name)); err == nil {
 			return filepath.ToSlash(rel)
 		}
 		return name
@@ -500,7 +504,7 @@ func runHookPreCommit(ctx context.Context, env *cliEnv) error {
 	if !rep.Failed() {
 		return nil
 	}
-	fmt.Fprintf(env.stderr, "foundry hook pre-commit: %d %s in %d of %d staged %s under .foundry/; fix them, or skip this check once with git commit --no-verify\n",
-		lines, plural(lines, "problem", "problems"), files, len(changes), plural(len(changes), "file", "files"))
+	fmt.Fprintf(env.stderr, "foundry hook pre-commit: %d %s in %d of %d staged %s under %s/; fix them, or skip this check once with git commit --no-verify\n",
+		lines, plural(lines, "problem", "problems"), files, len(changes), plural(len(changes), "file", "files"), path.Join(rel, project.Dir))
 	return silentExit(exitFailure)
 }
