@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"encoding/json"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -153,4 +155,45 @@ func FuzzRedactText(f *testing.F) {
 			t.Fatalf("redactText is not stable: %q -> %q -> %q", s, out, again)
 		}
 	})
+}
+
+// TestSelfRedactedResults checks the result types whose handlers redact
+// their answers themselves (Output.Redacted), skipping the server's
+// encode, decode and walk: redactValue would also hide every string under
+// a sensitive key whatever it holds, which redacting each string as text
+// does not, so none of their keys, at any depth, may be sensitive; and
+// their fields must be in key order, so that the answer keeps the bytes of
+// the sorted map the server encoded before.
+func TestSelfRedactedResults(t *testing.T) {
+	t.Parallel()
+	for _, v := range []any{memorySearchResult{}, memoryWriteResult{}} {
+		seen := map[reflect.Type]bool{}
+		var walk func(typ reflect.Type)
+		walk = func(typ reflect.Type) {
+			for typ.Kind() == reflect.Pointer || typ.Kind() == reflect.Slice {
+				typ = typ.Elem()
+			}
+			if typ.Kind() != reflect.Struct || seen[typ] {
+				return
+			}
+			seen[typ] = true
+			var keys []string
+			for f := range typ.Fields() {
+				key, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+				if key == "" || key == "-" {
+					t.Errorf("%s.%s: no JSON key", typ, f.Name)
+					continue
+				}
+				if sensitiveKey(key) {
+					t.Errorf("%s.%s: key %q is one redaction hides whatever it holds", typ, f.Name, key)
+				}
+				keys = append(keys, key)
+				walk(f.Type)
+			}
+			if !slices.IsSorted(keys) {
+				t.Errorf("%s: keys %q are not in order", typ, keys)
+			}
+		}
+		walk(reflect.TypeOf(v))
+	}
 }
