@@ -369,13 +369,22 @@ func (st *sseStream) close() { st.once.Do(func() { close(st.done) }) }
 
 // ServeHTTP implements http.Handler.
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Body != http.NoBody {
+		// A body is read within BodyReadTimeout or not at all: an answer
+		// given without reading it (a refusal) closes the connection (see
+		// httpError), and this deadline bounds what net/http would read
+		// of it otherwise, so a client that never sends the body it
+		// announced cannot hold the connection. readBody lifts it once
+		// the body is read, for the stream that may answer.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.opts.BodyReadTimeout))
+	}
 	if !h.hostAllowed(r.Host) {
-		h.log.Warn("refuse request: Host not allowed", "host", r.Host, "remote", r.RemoteAddr)
+		h.log.Warn("refuse request: Host not allowed", "host", jsonrpc.Cut(r.Host, maxLoggedHeader), "remote", r.RemoteAddr)
 		httpError(w, http.StatusForbidden, "Forbidden: Host header not allowed")
 		return
 	}
 	if origin := r.Header.Get("Origin"); origin != "" && !h.originAllowed(origin) {
-		h.log.Warn("refuse request: Origin not allowed", "origin", origin, "remote", r.RemoteAddr)
+		h.log.Warn("refuse request: Origin not allowed", "origin", jsonrpc.Cut(origin, maxLoggedHeader), "remote", r.RemoteAddr)
 		httpError(w, http.StatusForbidden, "Forbidden: Origin not allowed")
 		return
 	}
@@ -421,13 +430,21 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// maxLoggedHeader bounds the Host or Origin value a refusal logs: the
+// refusal comes before authentication, and a header may be 64 KiB.
+const maxLoggedHeader = 256
+
 // httpError answers with a JSON-RPC error object without id, which the
-// transport allows as the body of an HTTP error.
+// transport allows as the body of an HTTP error, and closes the
+// connection: most errors answer before the request's body is read, and
+// net/http would otherwise read what is left of it first, for as long as
+// the client takes to send it.
 func httpError(w http.ResponseWriter, status int, msg string) {
 	code := int64(jsonrpc.CodeInvalidRequest)
 	if status == http.StatusInternalServerError {
 		code = jsonrpc.CodeInternalError
 	}
+	w.Header().Set("Connection", "close")
 	w.Header().Set("Content-Type", contentTypeJSON)
 	w.WriteHeader(status)
 	_, _ = w.Write(jsonrpc.EncodeError(code, msg))
@@ -530,18 +547,20 @@ func checkProtocol(w http.ResponseWriter, r *http.Request) bool {
 func (h *HTTPHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	max := h.opts.MaxBodyBytes
 	tooLarge := func() {
-		w.Header().Set("Connection", "close")
 		httpError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("Request entity too large: the body exceeds the %d-byte limit", max))
 	}
 	if r.ContentLength > max {
 		tooLarge()
 		return nil, false
 	}
-	// The body gets its own deadline: a server-wide read timeout would
-	// also cut the long GET streams.
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.opts.BodyReadTimeout))
+	// The body has its own deadline, set when the request came (see
+	// ServeHTTP): a server-wide read timeout would also cut the long GET
+	// streams. It is lifted once the body is read, and kept when it is
+	// not.
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
-	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+	if err == nil {
+		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+	}
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):

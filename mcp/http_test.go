@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"slices"
@@ -724,4 +725,87 @@ func TestHTTPSessionBounds(t *testing.T) {
 		t.Errorf("ping in a reaped session: %d %s", r.status, r.body)
 	}
 	initSession(t, d, tokenRW) // room again
+}
+
+// TestHTTPUnreadBodyAnswered sends requests that announce a body and send
+// one byte of it: each is answered, and its connection closed, at once
+// (the refusals, which do not read the body) or once the body's read
+// times out, instead of the connection waiting for the rest of the body
+// for as long as the client cares to hold it.
+func TestHTTPUnreadBodyAnswered(t *testing.T) {
+	t.Parallel()
+	reg, err := fakeRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := startHTTP(t, reg, func(o *mcp.HTTPOptions) { o.BodyReadTimeout = 200 * time.Millisecond })
+	sid := initSession(t, d, tokenRW)
+	host := strings.TrimPrefix(d.base, "http://")
+	tests := []struct {
+		name   string
+		head   string // the request line and headers but Host, Content-Length and the blank line
+		status string
+	}{
+		{"no token", "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\n", "401"},
+		{"wrong Host", "POST /mcp HTTP/1.1\r\nAuthorization: Bearer " + tokenRW + "\r\n", "403"},
+		{"wrong method for health", "POST /healthz HTTP/1.1\r\n", "405"},
+		{"no session", "POST /mcp HTTP/1.1\r\nAuthorization: Bearer " + tokenRW + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n", "400"},
+		{"body never sent", "POST /mcp HTTP/1.1\r\nAuthorization: Bearer " + tokenRW + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: " + sid + "\r\nMcp-Protocol-Version: 2025-11-25\r\n", "400"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			conn, err := net.Dial("tcp", host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			h := host
+			if tc.name == "wrong Host" {
+				h = "evil.example"
+			}
+			// A guard against a hang, not a measure of speed.
+			_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+			if _, err := io.WriteString(conn, tc.head+"Host: "+h+"\r\nContent-Length: 100\r\n\r\n{"); err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(conn) // to the end: the server closes the connection
+			if err != nil {
+				t.Fatalf("no answer, the connection still open: %v (read %q)", err, got)
+			}
+			if !strings.HasPrefix(string(got), "HTTP/1.1 "+tc.status+" ") || !strings.Contains(string(got), "Connection: close\r\n") {
+				t.Errorf("answer:\n%s\nwant status %s and Connection: close", got, tc.status)
+			}
+		})
+	}
+}
+
+// TestHTTPRefusalLogBounded checks that a refused Host or Origin is logged
+// cut to a bound: the refusal comes before authentication, and a header
+// can be 64 KiB.
+func TestHTTPRefusalLogBounded(t *testing.T) {
+	t.Parallel()
+	reg, err := fakeRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs syncBuffer
+	d := startHTTP(t, reg, func(o *mcp.HTTPOptions) { o.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
+	long := "http://" + strings.Repeat("a", 20_000) + ".example"
+	for _, header := range []map[string]string{{"Origin": long}, {"Host": strings.Repeat("b", 20_000)}} {
+		req := newRequest(t, http.MethodGet, d.base+mcp.HealthPath, "", header, nil)
+		if h, ok := header["Host"]; ok {
+			req.Host = h
+		}
+		if r := do(t, req); r.status != http.StatusForbidden {
+			t.Fatalf("%v: status %d, want 403", header, r.status)
+		}
+	}
+	out := logs.String()
+	if !strings.Contains(out, "Origin not allowed") || !strings.Contains(out, "Host not allowed") {
+		t.Fatalf("no refusal logged:\n%.500s", out)
+	}
+	if strings.Contains(out, strings.Repeat("a", 1000)) || strings.Contains(out, strings.Repeat("b", 1000)) {
+		t.Errorf("a refused header is logged whole (%d bytes of log)", len(out))
+	}
 }
