@@ -20,7 +20,9 @@
 //     [Root.Append]). The file appears complete or not at all (a temp file
 //     in the same folder, then rename or link).
 //   - Locks are flock(2) on a descriptor opened through the root, so a
-//     symlinked lock file can neither be created nor followed.
+//     symlinked lock file can neither be created nor followed. On unix
+//     [LockDirs] locks folders themselves, creating no file, a link never
+//     followed.
 //   - Logs (the usage events, the audit log) are appended under a cap; past
 //     it the oldest half is dropped ([Root.Append]).
 //   - Names a client gives (a path to validate, a resource URI) are resolved
