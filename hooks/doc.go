@@ -11,8 +11,13 @@
 // by ours, its failure blocking the commit) and [Uninstall] puts it back as
 // it was. Install plans every hook before changing any, so a failed install
 // changes nothing. The installs and uninstalls of one repository's projects
-// take turns, under a lock on foundry-hooks.lock in its git folder, so two
-// at once never lose one's project from the shared hook or git config.
+// take turns, and so do those of repositories sharing one hooks folder (an
+// absolute core.hooksPath), so two at once never lose one's project from
+// the shared hook or git config. On unix the turn is a flock(2) on the
+// folders themselves, the repository's git folder and the hooks folder, so
+// no file is created for it; on Windows, where a folder cannot be locked,
+// it is a lock on the file foundry-hooks.lock in the git folder, and
+// repositories sharing a hooks folder do not take turns.
 //
 // The hook itself is a small POSIX shell script: it runs
 // `foundry -C <project> hook pre-commit` for each project of the repository

@@ -34,8 +34,12 @@ type repo struct {
 	hookRel string
 	// common is the repository's git folder shared by all its working
 	// trees (.git, for a linked worktree the main one's), which holds its
-	// git config and [hooksLock].
+	// git config; [repo.lock] locks it.
 	common string
+	// hooksHeld is whether the pre-commit hook may be changed under
+	// [repo.lock]: false when an uninstall found no hooks folder to lock,
+	// and then the hook is left alone, as absent.
+	hooksHeld bool
 }
 
 // openRepo asks git where the working tree holding dir and its hooks folder

@@ -5,38 +5,136 @@ package hooks
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/foundryhq/foundry/internal/confined"
 )
 
-// hooksLock is the file, in the repository's common git folder
-// ([repo.common]), whose lock every [Install] and [Uninstall] of the
-// repository holds from before it reads the shared pre-commit hook and git
-// config until after it has written them: two at once, for two projects,
-// would otherwise each plan from what the other had not yet written, and
-// the second write would lose the first one's project. In the git folder
-// it is never part of the working tree, so never committed.
-const hooksLock = "foundry-hooks.lock"
+// lock takes the turn of the repository's installs and uninstalls, waiting
+// while another holds it (until ctx is done), and returns the function
+// that releases it: two at once, for two projects, would otherwise each
+// plan from what the other had not yet written, and the second write would
+// lose the first one's project. The turn is held from before the shared
+// pre-commit hook and git config are read until after they are written.
+// On unix it is a lock on the folders themselves ([lockFolders]), so
+// nothing is created for it: the repository's common git folder, which
+// holds the git config, and with hook (the pre-commit hook handled) the
+// hooks folder, which other repositories may share (an absolute
+// core.hooksPath). The folders are those git uses, links followed as git
+// follows them, so every repository naming one folder locks the same.
+//
+// A hooks folder that does not exist cannot be locked. With mkdir (an
+// install) it is created first, and the folders created are returned for
+// [repo.removeCreated] to take away again if the install fails. Without
+// mkdir (an uninstall) it is not locked, and [repo.hooksHeld] stays false:
+// the pre-commit hook is then left alone, as absent, even if another
+// repository's install creates the folder meanwhile.
+func (r *repo) lock(ctx context.Context, hook, mkdir bool) (unlock func(), created []string, err error) {
+	common, err := filepath.EvalSymlinks(r.common)
+	if err != nil {
+		return nil, nil, err
+	}
+	for {
+		hooks, held := "", hook
+		if hook {
+			_, err := os.Lstat(r.hook)
+			switch {
+			case err == nil:
+				hooks, err = filepath.EvalSymlinks(r.hook)
+				if errors.Is(err, fs.ErrNotExist) {
+					// A link to nothing: no folder to lock or share, and
+					// nothing is written through it (the plan says why).
+					hooks, err = "", nil
+				}
+				if err != nil {
+					return nil, created, err
+				}
+			case !errors.Is(err, fs.ErrNotExist):
+				return nil, created, err
+			case mkdir:
+				c, err := r.mkHooks()
+				for _, p := range c {
+					if !slices.Contains(created, p) {
+						created = append(created, p)
+					}
+				}
+				if err != nil {
+					return nil, created, err
+				}
+				continue
+			default:
+				held = false
+			}
+		}
+		unlock, err := lockFolders(ctx, common, hooks)
+		if errors.Is(err, fs.ErrNotExist) && hooks != "" {
+			continue // removed by a failed install meanwhile
+		} else if err != nil {
+			return nil, created, err
+		}
+		if hook && !held {
+			// Not locked because not there: so it must still not be.
+			if _, err := os.Lstat(r.hook); !errors.Is(err, fs.ErrNotExist) {
+				unlock()
+				continue
+			}
+		}
+		r.hooksHeld = held
+		return unlock, created, nil
+	}
+}
 
-// lock takes the lock of [hooksLock], waiting while another install or
-// uninstall of the repository holds it (until ctx is done), and returns
-// the function that releases it.
-func (r *repo) lock(ctx context.Context) (unlock func(), err error) {
-	root, err := confined.Open(r.common)
-	if err != nil {
-		return nil, err
+// mkHooks creates the hooks folder as [repo.inHooks] does, and returns the
+// folders it created, deepest first.
+func (r *repo) mkHooks() ([]string, error) {
+	var missing []string
+	for p := r.hook; ; {
+		if _, err := os.Lstat(p); err == nil {
+			break
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		missing = append(missing, p)
+		parent := filepath.Dir(p)
+		if parent == p {
+			break
+		}
+		p = parent
 	}
-	release, err := root.Lock(ctx, hooksLock)
-	if err != nil {
-		root.Close()
-		return nil, fmt.Errorf("%s: %w", r.common, err)
+	err := r.inHooks(true, func(*confined.Root) error { return nil })
+	return missing, err
+}
+
+// removeCreated removes the folders [repo.lock] created, deepest first, as
+// long as they are empty (another install may have written to them): a
+// failed install leaves no hooks folder behind. It runs under the lock, so
+// an install waiting on a removed folder opens it anew.
+func (r *repo) removeCreated(created []string) {
+	if r.hookRel == "." {
+		// The configured folder itself: the user chose it, links and all.
+		for _, p := range created {
+			if os.Remove(p) != nil {
+				return
+			}
+		}
+		return
 	}
-	return func() {
-		_ = release()
-		_ = root.Close()
-	}, nil
+	root, err := confined.Open(r.anchor)
+	if err != nil {
+		return
+	}
+	defer root.Close()
+	for _, p := range created {
+		rel, ok := within(r.anchor, p)
+		if !ok || rel == "." || root.Remove(rel) != nil {
+			return
+		}
+	}
 }
 
 // step is one planned change of an install, with its undo. A step with no
@@ -56,17 +154,34 @@ type step struct {
 // Foundry did not write is chained, never lost: it is moved to
 // "<hook>.pre-foundry", Foundry's hook runs it first and its failure blocks
 // the commit, and [Uninstall] puts it back. Installs and uninstalls of the
-// repository's projects take turns, so none loses another's change.
-func Install(ctx context.Context, root string, names []string, opts Options) ([]Result, error) {
+// repository's projects, and of repositories sharing the hooks folder,
+// take turns, so none loses another's change; on unix nothing is created
+// for that ([repo.lock]).
+func Install(ctx context.Context, root string, names []string, opts Options) (_ []Result, err error) {
 	r, err := openRepo(ctx, root)
 	if err != nil {
 		return nil, fmt.Errorf("install hooks: %w", err)
 	}
-	unlock, err := r.lock(ctx)
+	for _, name := range names {
+		if !slices.Contains(Names, name) {
+			return nil, fmt.Errorf("install %s hook: %q: %w", name, name, ErrUnknownHook)
+		}
+	}
+	// A hooks folder created by a lock that then failed (ctx done) is
+	// left: removed without the lock, it could be one another install
+	// has just locked.
+	unlock, created, err := r.lock(ctx, slices.Contains(names, PreCommit), true)
 	if err != nil {
 		return nil, fmt.Errorf("install hooks: %w", err)
 	}
 	defer unlock()
+	defer func() {
+		// Before the unlock: after it, another install could have taken
+		// the folder this one removes.
+		if err != nil {
+			r.removeCreated(created)
+		}
+	}()
 	var steps []step
 	for _, name := range names {
 		var s step
@@ -119,7 +234,7 @@ func Uninstall(ctx context.Context, root string, names []string) ([]Result, erro
 	if err != nil {
 		return nil, fmt.Errorf("uninstall hooks: %w", err)
 	}
-	unlock, err := r.lock(ctx)
+	unlock, _, err := r.lock(ctx, slices.Contains(names, PreCommit), false)
 	if err != nil {
 		return nil, fmt.Errorf("uninstall hooks: %w", err)
 	}

@@ -399,6 +399,10 @@ func (r *repo) uninstallPreCommit() (Result, error) {
 	relChained := rel + chainSuffix
 	self := projectName(r.rel)
 	res := Result{Hook: PreCommit, Path: hook, Action: Absent}
+	if !r.hooksHeld {
+		// No hooks folder when locked: none to take this project from.
+		return res, nil
+	}
 	err := r.inHooks(false, func(root *confined.Root) error {
 		fi, old, err := readHook(root, rel)
 		switch {
