@@ -2,39 +2,11 @@
 
 package hooks
 
-import (
-	"context"
-	"fmt"
+import "context"
 
-	"github.com/foundryhq/foundry/internal/confined"
-)
-
-// hooksLock is the file, in the repository's common git folder, whose
-// lock the installs and uninstalls of the repository take turns on outside
-// unix. A folder cannot be locked on Windows (LockFileEx locks byte ranges
-// of a file, and a directory handle has none), so there this file is
-// created, once, and kept; it is in the git folder, never part of the
-// working tree. A hooks folder shared by several repositories (an
-// absolute core.hooksPath) is not covered: their installs can still
-// overlap there.
-const hooksLock = "foundry-hooks.lock"
-
-// lockFolders takes the lock of [hooksLock] in common, waiting while
-// another install or uninstall of the repository holds it (until ctx is
-// done), and returns the function that releases it. The hooks folder is
-// not locked (see [hooksLock]).
-func lockFolders(ctx context.Context, common, hooks string) (unlock func(), err error) {
-	root, err := confined.Open(common)
-	if err != nil {
-		return nil, err
-	}
-	release, err := root.Lock(ctx, hooksLock)
-	if err != nil {
-		root.Close()
-		return nil, fmt.Errorf("%s: %w", common, err)
-	}
-	return func() {
-		_ = release()
-		_ = root.Close()
-	}, nil
+// lockFolders takes the lock file of the repository's common git folder
+// ([hooksLock]): a folder cannot be locked here. The hooks folder is not
+// locked.
+func lockFolders(ctx context.Context, common, _ string) (unlock func(), err error) {
+	return lockWithFile(ctx, common)
 }

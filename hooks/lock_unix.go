@@ -4,6 +4,7 @@ package hooks
 
 import (
 	"context"
+	"errors"
 
 	"github.com/foundryhq/foundry/internal/confined"
 )
@@ -20,6 +21,12 @@ func lockFolders(ctx context.Context, common, hooks string) (unlock func(), err 
 		dirs = append(dirs, hooks)
 	}
 	release, err := confined.LockDirs(ctx, dirs...)
+	if errors.Is(err, errors.ErrUnsupported) {
+		// A file system that cannot flock a folder (NFS): the lock file
+		// of the other systems, which does not cover a shared hooks
+		// folder ([hooksLock]).
+		return lockWithFile(ctx, common)
+	}
 	if err != nil {
 		return nil, err
 	}

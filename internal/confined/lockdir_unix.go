@@ -5,6 +5,7 @@ package confined
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -24,8 +25,9 @@ import (
 // folder removed or replaced meanwhile is released and its path opened
 // again, and one no longer there is an error matching [fs.ErrNotExist].
 // The kernel drops the locks when the holder dies. It returns the
-// function that releases them all. Outside unix it returns an error
-// matching [errors.ErrUnsupported].
+// function that releases them all. Outside unix, and where a folder's file
+// system cannot flock a folder (NFS), it returns an error matching
+// [errors.ErrUnsupported].
 func LockDirs(ctx context.Context, paths ...string) (unlock func() error, err error) {
 	for {
 		dirs, err := openDirs(paths)
@@ -49,6 +51,9 @@ func LockDirs(ctx context.Context, paths ...string) (unlock func() error, err er
 		for _, d := range dirs {
 			if err := lockFile(ctx, d.f); err != nil {
 				_ = release()
+				if unsupported(err) {
+					return nil, fmt.Errorf("lock %s: %w (%w)", d.path, errors.ErrUnsupported, err)
+				}
 				return nil, fmt.Errorf("lock %s: %w", d.path, err)
 			}
 			d.locked = true
@@ -58,6 +63,15 @@ func LockDirs(ctx context.Context, paths ...string) (unlock func() error, err er
 		}
 		_ = release()
 	}
+}
+
+// unsupported reports whether err, from flock(2) on a folder, says the
+// folder's file system cannot lock it so: NFS emulates flock with byte-range
+// locks, which need a file open for writing (EBADF), or has no lock
+// service (ENOLCK); others refuse it outright.
+func unsupported(err error) bool {
+	return errors.Is(err, unix.EBADF) || errors.Is(err, unix.ENOLCK) || errors.Is(err, unix.EOPNOTSUPP) ||
+		errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EINVAL)
 }
 
 // lockedDir is one folder of [LockDirs], open, with its identity.
