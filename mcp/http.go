@@ -88,7 +88,9 @@ type HTTPOptions struct {
 	// Options govern every session as they govern a stdio server. Their
 	// MaxConcurrency, RequestsPerMinute and Burst apply per client (per
 	// token, or to all anonymous sessions together): seed 003's per-client
-	// limit.
+	// limit. MaxConcurrency counts a client's POSTs from before their
+	// bodies are read until they are answered; one over it is answered
+	// 429 without its body being read.
 	Options
 	// Tokens are the accepted bearer tokens. Without any, requests need no
 	// token; the caller decides when that is allowed.
@@ -101,7 +103,8 @@ type HTTPOptions struct {
 	AllowedOrigins []string
 	// TotalConcurrency, TotalRequestsPerMinute and TotalBurst limit the
 	// requests of all clients together (defaults 64, 6000 and 1200; a
-	// negative value disables the limit).
+	// negative value disables the limit). TotalConcurrency counts POSTs as
+	// MaxConcurrency does; one over it is answered 503.
 	TotalConcurrency       int
 	TotalRequestsPerMinute int
 	TotalBurst             int
@@ -115,6 +118,13 @@ type HTTPOptions struct {
 	// [Options.Now].
 	MaxSessions int
 	SessionIdle time.Duration
+	// MaxClientSessions caps the open sessions of one client (one token,
+	// or the anonymous client of a daemon without tokens), so that one
+	// client cannot hold all MaxSessions and lock the others out: sessions
+	// with an open GET stream are never reaped. The default is a quarter
+	// of MaxSessions, at least 1; without Tokens, where every request is
+	// the one anonymous client, it is MaxSessions.
+	MaxClientSessions int
 	// KeepAlive is the interval of comment lines on idle GET streams
 	// (default 25s).
 	KeepAlive time.Duration
@@ -135,6 +145,7 @@ type HTTPHandler struct {
 	mu       sync.Mutex
 	clients  map[string]*limits
 	sessions map[string]*httpSession
+	opened   map[string]int             // open sessions by client
 	modern   map[string]*jsonrpc.Server // the method tables of stateless requests, by client
 	closed   bool
 	stop     chan struct{}
@@ -165,6 +176,12 @@ func NewHTTPHandler(opts HTTPOptions) (*HTTPHandler, error) {
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = DefaultMaxSessions
 	}
+	if opts.MaxClientSessions <= 0 {
+		opts.MaxClientSessions = max(opts.MaxSessions/4, 1)
+		if len(opts.Tokens) == 0 {
+			opts.MaxClientSessions = opts.MaxSessions
+		}
+	}
 	if opts.SessionIdle <= 0 {
 		opts.SessionIdle = DefaultSessionIdle
 	}
@@ -183,6 +200,7 @@ func NewHTTPHandler(opts HTTPOptions) (*HTTPHandler, error) {
 		era:      probe,
 		clients:  map[string]*limits{},
 		sessions: map[string]*httpSession{},
+		opened:   map[string]int{},
 		modern:   map[string]*jsonrpc.Server{},
 		stop:     make(chan struct{}),
 	}
@@ -235,47 +253,70 @@ func newLimits(who string, max, defMax, perMin, defPerMin, burst, defBurst int) 
 	return l
 }
 
-// acquire takes a slot and a rate token, or says why not.
-func (l *limits) acquire(now time.Time) (release func(), undo func(), err *jsonrpc.Error) {
+// enter takes a slot of the concurrency cap, or says why not.
+func (l *limits) enter() (release func(), err *jsonrpc.Error) {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.max > 0 && l.inflight >= l.max {
-		l.mu.Unlock()
-		return nil, nil, jsonrpc.Errorf(jsonrpc.CodeOverloaded, "Server overloaded: %d requests of %s already in flight; retry later", l.max, l.who)
+		return nil, jsonrpc.Errorf(jsonrpc.CodeOverloaded, "Server overloaded: %d requests of %s already in flight; retry later", l.max, l.who)
 	}
 	l.inflight++
-	l.mu.Unlock()
-	release = func() {
+	return func() {
 		l.mu.Lock()
 		l.inflight--
 		l.mu.Unlock()
-	}
-	undo = release
-	if l.rate != nil {
-		r := l.rate.ReserveN(now, 1)
-		if !r.OK() || r.DelayFrom(now) > 0 {
-			r.CancelAt(now)
-			release()
-			return nil, nil, jsonrpc.Errorf(jsonrpc.CodeOverloaded, "Rate limit of %s exceeded; retry later", l.who)
-		}
-		undo = func() { r.CancelAt(now); release() }
-	}
-	return release, undo, nil
+	}, nil
 }
 
-// admit applies the limits of a client and the total ones.
+// reserve takes a rate token, or says why not; undo gives it back.
+func (l *limits) reserve(now time.Time) (undo func(), err *jsonrpc.Error) {
+	if l.rate == nil {
+		return func() {}, nil
+	}
+	r := l.rate.ReserveN(now, 1)
+	if !r.OK() || r.DelayFrom(now) > 0 {
+		r.CancelAt(now)
+		return nil, jsonrpc.Errorf(jsonrpc.CodeOverloaded, "Rate limit of %s exceeded; retry later", l.who)
+	}
+	return func() { r.CancelAt(now) }, nil
+}
+
+// enter takes a slot of a client's concurrency cap and one of the total
+// cap for a POST, before its body is read, or answers 429 (the client's
+// cap) or 503 (the total) without reading it: a body may be MaxBodyBytes,
+// and one read before the caps apply would let a client hold as many as
+// it opens connections. The slots are held until the POST is answered,
+// its dispatch included, which therefore takes none (see admit).
+func (h *HTTPHandler) enter(w http.ResponseWriter, client *limits) (release func(), ok bool) {
+	relClient, err := client.enter()
+	status := http.StatusTooManyRequests
+	if err == nil {
+		var relTotal func()
+		if relTotal, err = h.total.enter(); err == nil {
+			return func() { relTotal(); relClient() }, true
+		}
+		relClient()
+		status = http.StatusServiceUnavailable
+	}
+	h.log.Debug("refuse request: concurrency cap", "client", client.who, "status", status)
+	httpErrorCode(w, status, err.Code, err.Message)
+	return nil, false
+}
+
+// admit applies the rate limits of a client and the total ones to a
+// request. Their concurrency caps were applied to its POST (see enter).
 func (h *HTTPHandler) admit(client *limits) func(*jsonrpc.Request) (func(), *jsonrpc.Error) {
 	return func(*jsonrpc.Request) (func(), *jsonrpc.Error) {
 		now := time.Now()
-		relClient, undoClient, err := client.acquire(now)
+		undoClient, err := client.reserve(now)
 		if err != nil {
 			return nil, err
 		}
-		relTotal, _, err := h.total.acquire(now)
-		if err != nil {
+		if _, err := h.total.reserve(now); err != nil {
 			undoClient()
 			return nil, err
 		}
-		return func() { relTotal(); relClient() }, nil
+		return nil, nil
 	}
 }
 
@@ -444,6 +485,11 @@ func httpError(w http.ResponseWriter, status int, msg string) {
 	if status == http.StatusInternalServerError {
 		code = jsonrpc.CodeInternalError
 	}
+	httpErrorCode(w, status, code, msg)
+}
+
+// httpErrorCode is httpError with a JSON-RPC error code of the caller's.
+func httpErrorCode(w http.ResponseWriter, status int, code int64, msg string) {
 	w.Header().Set("Connection", "close")
 	w.Header().Set("Content-Type", contentTypeJSON)
 	w.WriteHeader(status)
@@ -590,6 +636,11 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request, tok *Token) {
 		httpError(w, http.StatusUnsupportedMediaType, "Unsupported media type: a POST body is one JSON-RPC message of type "+contentTypeJSON)
 		return
 	}
+	release, ok := h.enter(w, h.clientLimits(clientName(tok)))
+	if !ok {
+		return
+	}
+	defer release()
 	body, ok := h.readBody(w, r)
 	if !ok {
 		return
@@ -815,7 +866,7 @@ func (h *HTTPHandler) newServer(tok *Token) (*jsonrpc.Server, error) {
 }
 
 // open starts a session for an initialize request, or answers 503 when
-// there are too many.
+// MaxSessions are open, 429 when the client has MaxClientSessions open.
 func (h *HTTPHandler) open(w http.ResponseWriter, tok *Token) *httpSession {
 	id, err := newSessionID()
 	var s *httpSession
@@ -836,8 +887,13 @@ func (h *HTTPHandler) open(w http.ResponseWriter, tok *Token) *httpSession {
 	case len(h.sessions) >= h.opts.MaxSessions:
 		httpError(w, http.StatusServiceUnavailable, fmt.Sprintf("Service unavailable: %d sessions are open; end one (DELETE) or retry later", h.opts.MaxSessions))
 		return nil
+	case h.opened[s.client] >= h.opts.MaxClientSessions:
+		h.log.Debug("refuse session: client bound", "client", s.client, "sessions", h.opened[s.client])
+		httpError(w, http.StatusTooManyRequests, fmt.Sprintf("Too many requests: client %s has %d sessions open, the bound of one client; end one (DELETE) or retry later", s.client, h.opts.MaxClientSessions))
+		return nil
 	}
 	h.sessions[id] = s
+	h.opened[s.client]++
 	h.log.Info("session opened", "client", s.client)
 	return s
 }
@@ -865,9 +921,20 @@ func newSessionID() (string, error) {
 // forget removes a session and ends it.
 func (h *HTTPHandler) forget(s *httpSession) {
 	h.mu.Lock()
-	delete(h.sessions, s.id)
+	h.drop(s)
 	h.mu.Unlock()
 	s.end()
+}
+
+// drop removes a session from the open ones, once; h.mu is held.
+func (h *HTTPHandler) drop(s *httpSession) {
+	if h.sessions[s.id] != s {
+		return // already removed, by the reaper or a DELETE
+	}
+	delete(h.sessions, s.id)
+	if h.opened[s.client]--; h.opened[s.client] <= 0 {
+		delete(h.opened, s.client)
+	}
 }
 
 func (h *HTTPHandler) delete(w http.ResponseWriter, r *http.Request, tok *Token) {
@@ -970,6 +1037,7 @@ func (h *HTTPHandler) Close() {
 	h.closed = true
 	sessions := h.sessions
 	h.sessions = map[string]*httpSession{}
+	h.opened = map[string]int{}
 	select {
 	case <-h.stop:
 	default:
@@ -1002,11 +1070,11 @@ func (h *HTTPHandler) reap() {
 			now := h.opts.Now()
 			var idle []*httpSession
 			h.mu.Lock()
-			for id, s := range h.sessions {
+			for _, s := range h.sessions {
 				s.mu.Lock()
 				if s.active == 0 && len(s.streams) == 0 && now.Sub(s.lastUsed) > h.opts.SessionIdle {
 					idle = append(idle, s)
-					delete(h.sessions, id)
+					h.drop(s) // deleting during range is allowed
 				}
 				s.mu.Unlock()
 			}

@@ -809,3 +809,171 @@ func TestHTTPRefusalLogBounded(t *testing.T) {
 		t.Errorf("a refused header is logged whole (%d bytes of log)", len(out))
 	}
 }
+
+// TestHTTPClientSessionBound checks the bound on the sessions of one
+// client: a token that has opened its share is answered 429, naming the
+// bound and DELETE, while another token can still initialize; ending one
+// of its sessions makes room. Without tokens the one anonymous client may
+// hold every session unless the bound is set.
+func TestHTTPClientSessionBound(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		edit      func(*mcp.HTTPOptions)
+		token     string // of the client that fills its share
+		client    string // its name in the refusal
+		bound     int    // sessions it may open
+		status    int    // the answer to one more
+		wantOther bool   // another token can still initialize
+	}{
+		{"default share", func(o *mcp.HTTPOptions) { o.MaxSessions = 8 }, tokenRO, "reviewer", 2, http.StatusTooManyRequests, true},
+		{"set share", func(o *mcp.HTTPOptions) { o.MaxSessions, o.MaxClientSessions = 8, 3 }, tokenRW, "writer", 3, http.StatusTooManyRequests, true},
+		{"anonymous, set share", func(o *mcp.HTTPOptions) { o.Tokens, o.MaxSessions, o.MaxClientSessions = nil, 8, 2 }, "", "anonymous", 2, http.StatusTooManyRequests, false},
+		{"anonymous, every session", func(o *mcp.HTTPOptions) { o.Tokens, o.MaxSessions = nil, 3 }, "", "anonymous", 3, http.StatusServiceUnavailable, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			reg, err := fakeRegistry()
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := startHTTP(t, reg, tc.edit)
+			var sids []string
+			for range tc.bound {
+				sids = append(sids, initSession(t, d, tc.token))
+			}
+			r := post(t, d, tc.token, nil, initBody)
+			want := fmt.Sprintf("client %s has %d sessions open", tc.client, tc.bound)
+			if tc.status == http.StatusServiceUnavailable {
+				want = fmt.Sprintf("%d sessions are open", tc.bound)
+			}
+			if r.status != tc.status || !strings.Contains(r.body, want) || !strings.Contains(r.body, "DELETE") {
+				t.Fatalf("initialize over the bound: %d %s\nwant %d with %q and DELETE", r.status, r.body, tc.status, want)
+			}
+			if tc.wantOther {
+				other := tokenRW
+				if tc.token == tokenRW {
+					other = tokenRO
+				}
+				initSession(t, d, other)
+			}
+			del := newRequest(t, http.MethodDelete, d.url, tc.token, map[string]string{"Mcp-Session-Id": sids[0]}, nil)
+			if r := do(t, del); r.status != http.StatusNoContent {
+				t.Fatalf("DELETE: %d %s", r.status, r.body)
+			}
+			initSession(t, d, tc.token) // room again
+		})
+	}
+}
+
+// TestHTTPBodiesCapped checks that the concurrency caps apply before a
+// POST's body is read: with the cap's worth of requests whose bodies are
+// still coming, one more is answered at once, 429 over the client's cap
+// and 503 over the total, without its body being read, while another
+// client still gets through the client's cap; the held requests are
+// answered once their bodies arrive.
+func TestHTTPBodiesCapped(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		client      int      // MaxConcurrency
+		total       int      // TotalConcurrency
+		held        []string // the tokens of the requests whose bodies are held
+		over        string   // the token of the requests over the cap
+		status      int
+		otherPasses string // a token whose request still passes, if any
+	}{
+		{"client cap", 2, 64, []string{tokenRW, tokenRW}, tokenRW, http.StatusTooManyRequests, tokenRO},
+		{"total cap", 16, 2, []string{tokenRW, tokenRO}, tokenRW, http.StatusServiceUnavailable, ""},
+	}
+	const ping = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			reg, err := fakeRegistry()
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := startHTTP(t, reg, func(o *mcp.HTTPOptions) {
+				o.MaxConcurrency, o.TotalConcurrency = tc.client, tc.total
+				o.BodyReadTimeout = time.Minute // the held bodies must not time out
+			})
+			host := strings.TrimPrefix(d.base, "http://")
+			sids := map[string]string{}
+			for _, tok := range tc.held {
+				if sids[tok] == "" {
+					sids[tok] = initSession(t, d, tok)
+				}
+			}
+			// send writes a request's headers and the first byte of its
+			// body; the rest never comes unless the test sends it.
+			send := func(tok string) net.Conn {
+				t.Helper()
+				conn, err := net.Dial("tcp", host)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { conn.Close() })
+				// A guard against a hang, not a measure of speed.
+				_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+				head := fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n", host, tok)
+				if sid := sids[tok]; sid != "" {
+					head += "Mcp-Session-Id: " + sid + "\r\nMcp-Protocol-Version: 2025-11-25\r\n"
+				}
+				if _, err := fmt.Fprintf(conn, "%sContent-Length: %d\r\n\r\n%s", head, len(ping), ping[:1]); err != nil {
+					t.Fatal(err)
+				}
+				return conn
+			}
+			var held []net.Conn
+			for _, tok := range tc.held {
+				held = append(held, send(tok))
+			}
+			// Wait, bounded, until the held requests have taken their
+			// slots: until a whole request of the refused token is refused.
+			for deadline := time.Now().Add(10 * time.Second); ; {
+				r := post(t, d, tc.over, nil, ping)
+				if r.status == tc.status {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("with %d bodies being read, a request is answered %d %s, want %d", len(held), r.status, r.body, tc.status)
+				}
+			}
+			// Each is answered before its body comes, long before the
+			// body's read would time out; the connection is closed once
+			// net/http gives up the body, as for any refusal.
+			for i := range 3 {
+				resp, err := http.ReadResponse(bufio.NewReader(send(tc.over)), nil)
+				if err != nil {
+					t.Fatalf("request %d over the cap: no answer: %v", i, err)
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != tc.status || !resp.Close || !strings.Contains(string(b), "already in flight") {
+					t.Errorf("request %d over the cap: %d (close %t) %s\nwant %d, Connection: close, already in flight", i, resp.StatusCode, resp.Close, b, tc.status)
+				}
+			}
+			if tc.otherPasses != "" {
+				if r := post(t, d, tc.otherPasses, nil, ping); r.status == tc.status {
+					t.Errorf("another client's request: %d %s", r.status, r.body)
+				}
+			}
+			for i, conn := range held {
+				if _, err := io.WriteString(conn, ping[1:]); err != nil {
+					t.Fatal(err)
+				}
+				resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+				if err != nil {
+					t.Fatalf("held request %d: %v", i, err)
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"result":{}`) {
+					t.Errorf("held request %d, its body sent: %d %s", i, resp.StatusCode, b)
+				}
+			}
+		})
+	}
+}
