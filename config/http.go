@@ -23,7 +23,9 @@ const DefaultHTTPListen = "127.0.0.1:7391"
 type MCPHTTP struct {
 	Listen string
 	// TLSCert and TLSKey name the certificate and key files; both or
-	// neither. A daemon listening beyond loopback requires them.
+	// neither, named as TokenFile is (relative to the project root, "~/"
+	// the home folder). The key is held to TokenFile's rules. A daemon
+	// listening beyond loopback requires them.
 	TLSCert, TLSKey string
 	// AllowedOrigins are accepted besides the daemon's own loopback
 	// origins.

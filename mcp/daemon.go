@@ -290,9 +290,9 @@ func RunDaemon(ctx context.Context, o DaemonOptions) error {
 	}
 	var tlsConf *tls.Config
 	if tlsOn {
-		cert, err := tls.LoadX509KeyPair(o.HTTP.TLSCert, o.HTTP.TLSKey)
+		cert, err := loadTLS(o)
 		if err != nil {
-			return fmt.Errorf("serve mcp over http: load TLS certificate: %w", err)
+			return fmt.Errorf("serve mcp over http: %w", err)
 		}
 		tlsConf = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
@@ -362,7 +362,7 @@ func RunDaemon(ctx context.Context, o DaemonOptions) error {
 func daemonTokens(o DaemonOptions) ([]Token, error) {
 	entries := slices.Clone(o.HTTP.Tokens)
 	if o.HTTP.TokenFile != "" {
-		more, err := readTokenFile(tokenFilePath(o.HTTP.TokenFile, o.Root.Dir()), o.Worktree)
+		more, err := readTokenFile(configFilePath(o.HTTP.TokenFile, o.Root.Dir()), o.Worktree)
 		if err != nil {
 			return nil, err
 		}
@@ -396,9 +396,9 @@ func daemonTokens(o DaemonOptions) ([]Token, error) {
 	return out, nil
 }
 
-// tokenFilePath resolves mcp.http.token_file: "~/" is the home folder, a
-// relative name is relative to the project root.
-func tokenFilePath(name, root string) string {
+// configFilePath resolves a file mcp.http names (token_file, tls): "~/"
+// is the home folder, a relative name is relative to the project root.
+func configFilePath(name, root string) string {
 	if rest, ok := strings.CutPrefix(name, "~/"); ok {
 		if home, err := os.UserHomeDir(); err == nil {
 			return filepath.Join(home, rest)
@@ -413,6 +413,38 @@ func tokenFilePath(name, root string) string {
 // readTokenFile reads a token file, which must lie outside the worktree
 // and be readable by its owner alone.
 func readTokenFile(name, worktree string) ([]config.MCPToken, error) {
+	b, err := readConfigFile("token file", name, worktree, true)
+	if err != nil {
+		return nil, err
+	}
+	return config.ParseTokens(name, b)
+}
+
+// loadTLS loads the certificate and key mcp.http.tls names. The key is
+// held to the token file's rules (outside the worktree, readable by its
+// owner alone): a private key the config names inside the worktree could
+// be committed, and one others can read is no longer private. The
+// certificate is public and may lie anywhere.
+func loadTLS(o DaemonOptions) (tls.Certificate, error) {
+	certPEM, err := readConfigFile("TLS certificate", configFilePath(o.HTTP.TLSCert, o.Root.Dir()), o.Worktree, false)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	keyPEM, err := readConfigFile("TLS key", configFilePath(o.HTTP.TLSKey, o.Root.Dir()), o.Worktree, true)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("load TLS certificate: %w", err)
+	}
+	return cert, nil
+}
+
+// readConfigFile reads a regular file of at most 1 MiB that mcp.http names
+// (what says which). A secret one must lie outside the worktree and be
+// readable by its owner alone.
+func readConfigFile(what, name, worktree string, secret bool) ([]byte, error) {
 	abs, err := filepath.Abs(name)
 	if err == nil {
 		if real, rerr := filepath.EvalSymlinks(abs); rerr == nil {
@@ -420,31 +452,35 @@ func readTokenFile(name, worktree string) ([]config.MCPToken, error) {
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read token file %s: %w", name, err)
+		return nil, fmt.Errorf("read %s %s: %w", what, name, err)
 	}
-	if wt, err := filepath.EvalSymlinks(worktree); err == nil {
+	if wt, err := filepath.EvalSymlinks(worktree); secret && err == nil {
 		if rel, err := filepath.Rel(wt, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return nil, fmt.Errorf("read token file %s: it lies inside the worktree, where it could be committed: %w", name, ErrInsecure)
+			return nil, fmt.Errorf("read %s %s: it lies inside the worktree, where it could be committed: %w", what, name, ErrInsecure)
 		}
 	}
 	f, err := os.Open(abs)
 	if err != nil {
-		return nil, fmt.Errorf("read token file: %w", err)
+		return nil, fmt.Errorf("read %s: %w", what, err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("read token file: %w", err)
+		return nil, fmt.Errorf("read %s: %w", what, err)
 	}
-	if !fi.Mode().IsRegular() || fi.Size() > 1<<20 {
-		return nil, fmt.Errorf("read token file %s: not a regular file of at most 1 MiB", name)
+	const limit = 1 << 20
+	if !fi.Mode().IsRegular() || fi.Size() > limit {
+		return nil, fmt.Errorf("read %s %s: not a regular file of at most 1 MiB", what, name)
 	}
-	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("read token file %s: mode %04o lets others read it; chmod 600 it: %w", name, fi.Mode().Perm(), ErrInsecure)
+	if secret && runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("read %s %s: mode %04o lets others read it; chmod 600 it: %w", what, name, fi.Mode().Perm(), ErrInsecure)
 	}
-	b, err := io.ReadAll(f)
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("read token file: %w", err)
+		return nil, fmt.Errorf("read %s: %w", what, err)
 	}
-	return config.ParseTokens(name, b)
+	if len(b) > limit {
+		return nil, fmt.Errorf("read %s %s: not a regular file of at most 1 MiB", what, name)
+	}
+	return b, nil
 }
