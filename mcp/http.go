@@ -60,6 +60,7 @@ const (
 	DefaultSessionIdle       = time.Hour
 	DefaultMaxStreams        = 16 // GET streams per session
 	DefaultBodyReadTimeout   = 30 * time.Second
+	DefaultWriteTimeout      = 30 * time.Second
 	defaultKeepAlive         = 25 * time.Second
 	streamBuffer             = 64 // queued messages per GET stream
 	sessionIDBytes           = 32
@@ -113,6 +114,10 @@ type HTTPOptions struct {
 	MaxBodyBytes int64
 	// BodyReadTimeout bounds the reading of one POST body (default 30s).
 	BodyReadTimeout time.Duration
+	// WriteTimeout bounds the writing of one answer, and of each event of
+	// a stream (default 30s): a client that stops reading ends its
+	// request then, which frees its handler and its concurrency slot.
+	WriteTimeout time.Duration
 	// MaxSessions caps the open sessions (default 256); SessionIdle ends a
 	// session unused for that long (default 1h), as measured by
 	// [Options.Now].
@@ -172,6 +177,9 @@ func NewHTTPHandler(opts HTTPOptions) (*HTTPHandler, error) {
 	}
 	if opts.BodyReadTimeout <= 0 {
 		opts.BodyReadTimeout = DefaultBodyReadTimeout
+	}
+	if opts.WriteTimeout <= 0 {
+		opts.WriteTimeout = DefaultWriteTimeout
 	}
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = DefaultMaxSessions
@@ -717,7 +725,16 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request, tok *Token) {
 		return
 	}
 	w.Header().Set("Content-Type", contentTypeJSON)
+	h.writeBy(w)
 	_, _ = w.Write(resp)
+}
+
+// writeBy gives what is written next to w WriteTimeout from now: a client
+// that stops reading would otherwise hold the handler, and the slot of its
+// POST, for as long as its connection stays open. The server sets no
+// write timeout of its own, which would cut the long streams.
+func (h *HTTPHandler) writeBy(w http.ResponseWriter) {
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(h.opts.WriteTimeout))
 }
 
 // sessionless refuses a request other than initialize that comes without
@@ -795,11 +812,13 @@ func (h *HTTPHandler) postStream(w http.ResponseWriter, r *http.Request, s *http
 	rc := http.NewResponseController(w)
 	setStreamHeaders(w.Header())
 	w.WriteHeader(http.StatusOK)
+	h.writeBy(w)
 	_ = rc.Flush()
 	var mu sync.Mutex
 	write := func(msg []byte) error {
 		mu.Lock()
 		defer mu.Unlock()
+		h.writeBy(w)
 		if err := writeEvent(w, msg); err != nil {
 			return err
 		}
@@ -977,6 +996,7 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request, tok *Token) {
 	rc := http.NewResponseController(w)
 	setStreamHeaders(w.Header())
 	w.WriteHeader(http.StatusOK)
+	h.writeBy(w)
 	if rc.Flush() != nil {
 		return
 	}
@@ -990,10 +1010,12 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request, tok *Token) {
 		case <-st.done:
 			return
 		case msg := <-st.queue:
+			h.writeBy(w)
 			err = writeEvent(w, msg)
 		case <-tick.C:
 			// A comment line keeps proxies and the client's read timeout
 			// from cutting an idle stream.
+			h.writeBy(w)
 			_, err = io.WriteString(w, ": keep-alive\n\n")
 		}
 		if err != nil || rc.Flush() != nil {

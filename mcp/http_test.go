@@ -932,6 +932,9 @@ func TestHTTPBodiesCapped(t *testing.T) {
 			}
 			// Wait, bounded, until the held requests have taken their
 			// slots: until a whole request of the refused token is refused.
+			// A probe takes a slot too, while it is answered: a held
+			// request that came meanwhile may have been refused in its
+			// place, and is sent again.
 			for deadline := time.Now().Add(10 * time.Second); ; {
 				r := post(t, d, tc.over, nil, ping)
 				if r.status == tc.status {
@@ -939,6 +942,15 @@ func TestHTTPBodiesCapped(t *testing.T) {
 				}
 				if time.Now().After(deadline) {
 					t.Fatalf("with %d bodies being read, a request is answered %d %s, want %d", len(held), r.status, r.body, tc.status)
+				}
+				for i, c := range held {
+					_ = c.SetReadDeadline(time.Now().Add(time.Millisecond))
+					n, _ := c.Read(make([]byte, 1))
+					_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+					if n > 0 { // answered: refused
+						c.Close()
+						held[i] = send(tc.held[i])
+					}
 				}
 			}
 			// Each is answered before its body comes, long before the
@@ -975,5 +987,102 @@ func TestHTTPBodiesCapped(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// smallBuffers is a listener whose connections have a small send buffer,
+// so that an answer a client does not read fills it at once.
+type smallBuffers struct{ net.Listener }
+
+func (l smallBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(4 << 10)
+	}
+	return c, err
+}
+
+// TestHTTPStalledReaderFreed checks that a client that stops reading an
+// answer does not hold its request's handler, and the concurrency slot of
+// its POST, for as long as it keeps the connection open: the answer's
+// write times out (WriteTimeout), and the client's next POST is served.
+func TestHTTPStalledReaderFreed(t *testing.T) {
+	t.Parallel()
+	reg, err := fakeRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("x", 200<<10)
+	if err := mcp.AddTool(reg, mcp.Tool{
+		Name: "huge", Description: "Answers 200 KiB.", InputSchema: []byte(`{"type":"object"}`), Scope: scopeReadTest,
+		Governance: mcp.Governance{AuditCategory: "test.read"}, Idempotent: true,
+	}, func(context.Context, *mcp.Call, struct{}) (mcp.Output, error) {
+		return mcp.Output{Text: big}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := ln.Addr().String()
+	h, err := mcp.NewHTTPHandler(mcp.HTTPOptions{
+		Options:        mcp.Options{Registry: reg, Version: "1.2.3", MaxConcurrency: 1},
+		Tokens:         testTokens(),
+		AllowedHosts:   mcp.LoopbackHosts(host),
+		AllowedOrigins: mcp.LoopbackOrigins("http", host),
+		WriteTimeout:   300 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- mcp.ServeHTTP(ctx, smallBuffers{ln}, h, mcp.HTTPServeOptions{}) }()
+	defer func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("ServeHTTP = %v", err)
+		}
+	}()
+	d := &httpDaemon{url: "http://" + host + mcp.Endpoint, base: "http://" + host, h: h}
+	sid := initSession(t, d, tokenRW)
+	inSession := map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}
+
+	// The stalled client: asks for the big answer and reads nothing.
+	conn, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.(*net.TCPConn).SetReadBuffer(4 << 10)
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"huge","arguments":{}}}`
+	if _, err := fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\n"+
+		"Accept: application/json, text/event-stream\r\nMcp-Session-Id: %s\r\nMcp-Protocol-Version: 2025-11-25\r\nContent-Length: %d\r\n\r\n%s",
+		mcp.Endpoint, host, tokenRW, sid, len(call), call); err != nil {
+		t.Fatal(err)
+	}
+
+	// Its slot is the client's only one: a ping is refused while the
+	// answer is stuck, and served once its write has timed out. The wait
+	// is a guard against a hang, not a measure of speed.
+	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	refused := false
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		r := post(t, d, tokenRW, inSession, ping)
+		if r.status == http.StatusOK {
+			break
+		}
+		if r.status != http.StatusTooManyRequests {
+			t.Fatalf("ping: %d %s", r.status, r.body)
+		}
+		refused = true
+		if time.Now().After(deadline) {
+			t.Fatal("the stalled answer still holds the client's slot after 20 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !refused {
+		t.Log("the ping was served at once: the big answer fit the buffers")
 	}
 }
