@@ -992,6 +992,17 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request, tok *Token) {
 		s.lastUsed = s.now()
 		s.mu.Unlock()
 	}()
+	// Checked once the stream is listed, as Shutdown marks the handler
+	// closed before it ends the listed streams: a stream either sees the
+	// mark here or is listed in time to be ended, and none opened during
+	// a shutdown holds it up until its timeout.
+	h.mu.Lock()
+	closed := h.closed
+	h.mu.Unlock()
+	if closed {
+		httpError(w, http.StatusServiceUnavailable, "Service unavailable: the server is shutting down")
+		return
+	}
 
 	rc := http.NewResponseController(w)
 	setStreamHeaders(w.Header())

@@ -1086,3 +1086,29 @@ func TestHTTPStalledReaderFreed(t *testing.T) {
 		t.Log("the ping was served at once: the big answer fit the buffers")
 	}
 }
+
+// TestHTTPStreamRefusedInShutdown checks that a GET stream asked for once
+// a shutdown has begun is refused at once, instead of holding the
+// shutdown up until its timeout.
+func TestHTTPStreamRefusedInShutdown(t *testing.T) {
+	t.Parallel()
+	reg, err := fakeRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := startHTTP(t, reg, nil)
+	sid := initSession(t, d, tokenRW)
+	d.h.Shutdown() // nothing in flight: it returns at once, the server still serving
+	get := newRequest(t, http.MethodGet, d.url, tokenRW, map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}, nil)
+	get.Header.Set("Accept", "text/event-stream")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a guard against a hang
+	defer cancel()
+	resp, err := http.DefaultClient.Do(get.WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("GET stream during shutdown: %d, want 503", resp.StatusCode)
+	}
+}
