@@ -130,6 +130,11 @@ type HTTPOptions struct {
 	// of MaxSessions, at least 1; without Tokens, where every request is
 	// the one anonymous client, it is MaxSessions.
 	MaxClientSessions int
+	// MaxClientStreams caps the GET streams one client holds open across
+	// its sessions (each session holds at most 16): every stream holds a
+	// connection and a descriptor. The default is MaxClientSessions, at
+	// least 16.
+	MaxClientStreams int
 	// KeepAlive is the interval of comment lines on idle GET streams
 	// (default 25s).
 	KeepAlive time.Duration
@@ -151,6 +156,7 @@ type HTTPHandler struct {
 	clients  map[string]*limits
 	sessions map[string]*httpSession
 	opened   map[string]int             // open sessions by client
+	streams  map[string]int             // open GET streams by client
 	modern   map[string]*jsonrpc.Server // the method tables of stateless requests, by client
 	closed   bool
 	stop     chan struct{}
@@ -190,6 +196,9 @@ func NewHTTPHandler(opts HTTPOptions) (*HTTPHandler, error) {
 			opts.MaxClientSessions = opts.MaxSessions
 		}
 	}
+	if opts.MaxClientStreams <= 0 {
+		opts.MaxClientStreams = max(opts.MaxClientSessions, DefaultMaxStreams)
+	}
 	if opts.SessionIdle <= 0 {
 		opts.SessionIdle = DefaultSessionIdle
 	}
@@ -209,6 +218,7 @@ func NewHTTPHandler(opts HTTPOptions) (*HTTPHandler, error) {
 		clients:  map[string]*limits{},
 		sessions: map[string]*httpSession{},
 		opened:   map[string]int{},
+		streams:  map[string]int{},
 		modern:   map[string]*jsonrpc.Server{},
 		stop:     make(chan struct{}),
 	}
@@ -997,10 +1007,24 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request, tok *Token) {
 	// mark here or is listed in time to be ended, and none opened during
 	// a shutdown holds it up until its timeout.
 	h.mu.Lock()
-	closed := h.closed
+	closed, open := h.closed, h.streams[s.client]
+	if !closed && open < h.opts.MaxClientStreams {
+		h.streams[s.client]++
+		defer func() {
+			h.mu.Lock()
+			if h.streams[s.client]--; h.streams[s.client] == 0 {
+				delete(h.streams, s.client)
+			}
+			h.mu.Unlock()
+		}()
+	}
 	h.mu.Unlock()
-	if closed {
+	switch {
+	case closed:
 		httpError(w, http.StatusServiceUnavailable, "Service unavailable: the server is shutting down")
+		return
+	case open >= h.opts.MaxClientStreams:
+		httpError(w, http.StatusTooManyRequests, fmt.Sprintf("Too many requests: client %s has %d streams open, the bound of one client; close one or retry later", s.client, h.opts.MaxClientStreams))
 		return
 	}
 

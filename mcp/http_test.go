@@ -1112,3 +1112,57 @@ func TestHTTPStreamRefusedInShutdown(t *testing.T) {
 		t.Errorf("GET stream during shutdown: %d, want 503", resp.StatusCode)
 	}
 }
+
+// TestHTTPClientStreamBound checks that one client's GET streams, across
+// its sessions, are held to MaxClientStreams: one more is refused (429)
+// while another client can still open one, and once one of them closes
+// there is room again.
+func TestHTTPClientStreamBound(t *testing.T) {
+	t.Parallel()
+	reg, err := fakeRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := startHTTP(t, reg, func(o *mcp.HTTPOptions) { o.MaxClientStreams = 2 })
+	open := func(token, sid string) *http.Response {
+		t.Helper()
+		get := newRequest(t, http.MethodGet, d.url, token, map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}, nil)
+		get.Header.Set("Accept", "text/event-stream")
+		resp, err := http.DefaultClient.Do(get)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+	first := open(tokenRW, initSession(t, d, tokenRW))
+	second := initSession(t, d, tokenRW)
+	for i, resp := range []*http.Response{first, open(tokenRW, second)} {
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("stream %d: %d", i, resp.StatusCode)
+		}
+	}
+	over := open(tokenRW, second)
+	if over.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("a third stream: %d, want 429", over.StatusCode) // a stream's body would not end
+	}
+	if body, _ := io.ReadAll(over.Body); !strings.Contains(string(body), "client writer has 2 streams open") {
+		t.Errorf("a third stream's refusal: %s, want the bound named", body)
+	}
+	if other := open(tokenRO, initSession(t, d, tokenRO)); other.StatusCode != http.StatusOK {
+		t.Errorf("another client's stream: %d", other.StatusCode)
+	}
+	first.Body.Close()
+	// The server learns of the close on its own time; the wait is a
+	// guard against a hang, not a measure of speed.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		resp := open(tokenRW, second)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			break
+		}
+		if resp.StatusCode != http.StatusTooManyRequests || time.Now().After(deadline) {
+			t.Fatalf("a stream once one closed: %d", resp.StatusCode)
+		}
+	}
+}
