@@ -34,20 +34,8 @@ func LockDirs(ctx context.Context, paths ...string) (unlock func() error, err er
 		if err != nil {
 			return nil, err
 		}
-		release := func() error {
-			var first error
-			for _, d := range dirs {
-				if d.locked {
-					if err := unlockFile(d.f); err != nil && first == nil {
-						first = err
-					}
-				}
-				if err := d.f.Close(); err != nil && first == nil {
-					first = err
-				}
-			}
-			return first
-		}
+		// Closing a folder's only descriptor drops its lock.
+		release := func() error { return closeDirs(dirs) }
 		for _, d := range dirs {
 			if err := lockFile(ctx, d.f); err != nil {
 				_ = release()
@@ -56,7 +44,6 @@ func LockDirs(ctx context.Context, paths ...string) (unlock func() error, err er
 				}
 				return nil, fmt.Errorf("lock %s: %w", d.path, err)
 			}
-			d.locked = true
 		}
 		if slices.IndexFunc(dirs, (*lockedDir).moved) < 0 {
 			return release, nil
@@ -79,20 +66,32 @@ type lockedDir struct {
 	path     string
 	f        *os.File
 	dev, ino uint64
-	locked   bool
+}
+
+// closeDirs closes the folders of dirs, and returns the first error.
+func closeDirs(dirs []*lockedDir) error {
+	var first error
+	for _, d := range dirs {
+		if err := d.f.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // openDirs opens the folders at paths, once each, sorted by identity.
-func openDirs(paths []string) ([]*lockedDir, error) {
+func openDirs(paths []string) (_ []*lockedDir, err error) {
 	var dirs []*lockedDir
+	defer func() {
+		if err != nil {
+			_ = closeDirs(dirs) // those opened before the failure
+		}
+	}()
 	for _, p := range paths {
 		fd, err := ignoringEINTR(func() (int, error) {
 			return unix.Open(p, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		})
 		if err != nil {
-			for _, d := range dirs {
-				d.f.Close()
-			}
 			// O_NOFOLLOW on a link: ELOOP, or ENOTDIR with O_DIRECTORY (Linux).
 			if fi, lerr := os.Lstat(p); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
 				err = fmt.Errorf("%w: a symbolic link is not locked through", err)
@@ -102,9 +101,6 @@ func openDirs(paths []string) ([]*lockedDir, error) {
 		var st unix.Stat_t
 		if err := unix.Fstat(fd, &st); err != nil {
 			unix.Close(fd)
-			for _, d := range dirs {
-				d.f.Close()
-			}
 			return nil, &fs.PathError{Op: "fstat", Path: p, Err: err}
 		}
 		d := &lockedDir{path: p, dev: uint64(st.Dev), ino: uint64(st.Ino)}
