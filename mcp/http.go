@@ -961,8 +961,15 @@ func (h *HTTPHandler) drop(s *httpSession) {
 		return // already removed, by the reaper or a DELETE
 	}
 	delete(h.sessions, s.id)
-	if h.opened[s.client]--; h.opened[s.client] <= 0 {
-		delete(h.opened, s.client)
+	countDown(h.opened, s.client)
+}
+
+// countDown takes one from a client's count, and the client from counts
+// at none, so the per-client counts hold only the clients that hold
+// something. The caller holds h.mu.
+func countDown(counts map[string]int, client string) {
+	if counts[client]--; counts[client] <= 0 {
+		delete(counts, client)
 	}
 }
 
@@ -1012,9 +1019,7 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request, tok *Token) {
 		h.streams[s.client]++
 		defer func() {
 			h.mu.Lock()
-			if h.streams[s.client]--; h.streams[s.client] == 0 {
-				delete(h.streams, s.client)
-			}
+			countDown(h.streams, s.client)
 			h.mu.Unlock()
 		}()
 	}
