@@ -260,6 +260,14 @@ func newRequest(t *testing.T, method, url, token string, header map[string]strin
 	return req
 }
 
+// streamRequest is a GET that asks url for an SSE stream.
+func streamRequest(t *testing.T, url, token string, header map[string]string) *http.Request {
+	t.Helper()
+	req := newRequest(t, http.MethodGet, url, token, header, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	return req
+}
+
 func post(t *testing.T, d *httpDaemon, token string, header map[string]string, body string) httpResult {
 	t.Helper()
 	return do(t, newRequest(t, http.MethodPost, d.url, token, header, strings.NewReader(body)))
@@ -522,8 +530,7 @@ func TestHTTPStreams(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			req := newRequest(t, http.MethodGet, d.url, tokenRW, hdr, nil).WithContext(ctx)
-			req.Header.Set("Accept", "text/event-stream")
+			req := streamRequest(t, d.url, tokenRW, hdr).WithContext(ctx)
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Error(err)
@@ -627,8 +634,7 @@ func TestHTTPShutdownAnswersInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	get := newRequest(t, http.MethodGet, d.url, tokenRW, map[string]string{"Mcp-Session-Id": cs.ID()}, nil)
-	get.Header.Set("Accept", "text/event-stream")
+	get := streamRequest(t, d.url, tokenRW, map[string]string{"Mcp-Session-Id": cs.ID()})
 	stream, err := http.DefaultClient.Do(get)
 	if err != nil || stream.StatusCode != http.StatusOK {
 		t.Fatalf("GET stream: %v %v", stream, err)
@@ -1099,8 +1105,7 @@ func TestHTTPStreamRefusedInShutdown(t *testing.T) {
 	d := startHTTP(t, reg, nil)
 	sid := initSession(t, d, tokenRW)
 	d.h.Shutdown() // nothing in flight: it returns at once, the server still serving
-	get := newRequest(t, http.MethodGet, d.url, tokenRW, map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}, nil)
-	get.Header.Set("Accept", "text/event-stream")
+	get := streamRequest(t, d.url, tokenRW, map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a guard against a hang
 	defer cancel()
 	resp, err := http.DefaultClient.Do(get.WithContext(ctx))
@@ -1126,8 +1131,7 @@ func TestHTTPClientStreamBound(t *testing.T) {
 	d := startHTTP(t, reg, func(o *mcp.HTTPOptions) { o.MaxClientStreams = 2 })
 	open := func(token, sid string) *http.Response {
 		t.Helper()
-		get := newRequest(t, http.MethodGet, d.url, token, map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}, nil)
-		get.Header.Set("Accept", "text/event-stream")
+		get := streamRequest(t, d.url, token, map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"})
 		resp, err := http.DefaultClient.Do(get)
 		if err != nil {
 			t.Fatal(err)
