@@ -2,9 +2,10 @@ package facts
 
 import (
 	"context"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/foundryhq/foundry/internal/testenv"
 )
 
 // BenchmarkFirstSearch10k measures what a freshly spawned server does for
@@ -21,7 +22,7 @@ func BenchmarkFirstSearch10k(b *testing.B) {
 	if _, err := OpenDir(root, Options{Now: fixedNow, Cache: true}).Search(ctx, Query{Text: benchQueries[0]}); err != nil {
 		b.Fatal(err)
 	}
-	cpu0 := cpuTime()
+	cpu0 := testenv.CPUTime()
 	var answer time.Duration
 	for b.Loop() {
 		s := OpenDir(root, Options{Now: fixedNow, Cache: true, Watch: true})
@@ -32,15 +33,6 @@ func BenchmarkFirstSearch10k(b *testing.B) {
 		answer += time.Since(t0)
 		_ = s.Close() // once the live state is complete
 	}
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(testenv.CPUTime()-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(float64(answer)/float64(time.Millisecond)/float64(b.N), "answer-ms/op")
-}
-
-// cpuTime is the processor time the process has used, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"path"
 	"slices"
@@ -40,6 +41,10 @@ type IndexResult struct {
 	Omitted int    `json:"omitted"` // active facts left out over budget
 	Tokens  int    `json:"tokens"`  // tokens.Estimate of Content
 	Budget  int    `json:"budget"`
+	// Replaced is the sha256 of the INDEX.md that writing this one
+	// replaced, read under the memory lock; nil when there was none (or
+	// nothing was written).
+	Replaced *[sha256.Size]byte `json:"-"`
 }
 
 // Summary is the index's figures as memory_index reports them and as the
@@ -480,6 +485,18 @@ func MergeIndex(base, ours, theirs []byte, budget int) ([]byte, error) {
 // The store keeps its facts in index order as they change, so rendering
 // neither re-sorts nor re-renders lines; the bytes are BuildIndex's.
 func (s *Store) Index(ctx context.Context) (IndexResult, error) {
+	return s.indexAfter(ctx, nil)
+}
+
+// indexAfter is [Store.Index] once a change is in place, with the index
+// it rendered ahead (nil for none): when the live state changed since by
+// the change's own files alone, each recorded as written, and the day is
+// the same, that index is the one the state renders, byte for byte, and is
+// not rendered again. Every other change of the state counts in its
+// version (an edit by hand read from the events, a scan): it, a file of
+// the change not recorded, whatever became of it, or a new day renders it
+// anew.
+func (s *Store) indexAfter(ctx context.Context, ahead *stagedIndex) (IndexResult, error) {
 	if err := ctx.Err(); err != nil {
 		return IndexResult{}, err
 	}
@@ -488,10 +505,14 @@ func (s *Store) Index(ctx context.Context) (IndexResult, error) {
 	if err := s.sync(); err != nil {
 		return IndexResult{}, err
 	}
+	today := s.today()
+	if ahead != nil && !ahead.missed && s.ver == ahead.ver && today == ahead.today && s.ixOrder != nil {
+		return ahead.IndexResult, nil
+	}
 	if s.ixOrder == nil {
 		s.ixOrder = newIndexOrder(s.sorted)
 	}
-	return s.ixOrder.render(s.today(), s.opts.IndexBudget), nil
+	return s.ixOrder.render(today, s.opts.IndexBudget), nil
 }
 
 // indexWith renders INDEX.md as it will be once the fact f is added and
@@ -665,8 +686,26 @@ func (s *Store) writeIndex(ctx context.Context, mem *confined.WriteFolder) (Inde
 // stagedIndex is an INDEX.md a write rendered ahead of its change (see
 // [Store.indexWith]) and staged beside the file.
 type stagedIndex struct {
-	content []byte
-	file    *confined.Staged
+	IndexResult
+	file *confined.Staged
+	// The live state renders exactly this on today while its version is
+	// ver: the version when it was rendered, plus one for each file of the
+	// change recorded since as written (see recordWritten), unless a file
+	// of the change was not recorded (missed).
+	ver    uint64
+	today  string
+	missed bool
+}
+
+// recorded counts a file of the change put in place: recorded in the live
+// state as written (one change of its version), or not, which the events
+// or a scan will read.
+func (x *stagedIndex) recorded(ok bool) {
+	if ok {
+		x.ver++
+	} else {
+		x.missed = true
+	}
 }
 
 // writeIndexAs is writeIndex when the change staged the INDEX.md it
@@ -684,12 +723,15 @@ func (s *Store) writeIndexAs(ctx context.Context, mem *confined.WriteFolder, ahe
 		// have listed it, but it is not left for locked's clearTemps.
 		defer s.forgetTemp(staged.Temp())
 	}
-	res, err := s.Index(ctx)
+	res, err := s.indexAfter(ctx, ahead)
 	if err != nil {
 		mem.SyncDir(".")
 		return IndexResult{}, err
 	}
-	if staged != nil && bytes.Equal(ahead.content, res.Content) {
+	if sum, ok := confined.Digest(mem.FS(), path.Base(IndexPath)); ok {
+		res.Replaced = &sum
+	}
+	if staged != nil && bytes.Equal(ahead.Content, res.Content) {
 		err = staged.Commit()
 	} else {
 		err = mem.WriteFileDeferSync(path.Base(IndexPath), res.Content, 0o644)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/testenv"
 )
 
 // TestListMemoryMatchesReadDir holds the working tree's listing (listFacts
@@ -166,11 +167,11 @@ func BenchmarkListFacts10k(b *testing.B) {
 		known *dirListing
 	}{{"read", nil}, {"recorded", recorded}} {
 		b.Run(bc.name, func(b *testing.B) {
-			cpu0 := cpuTime()
+			cpu0 := testenv.CPUTime()
 			for b.Loop() {
 				list(bc.known)
 			}
-			b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64(testenv.CPUTime()-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 		})
 	}
 }

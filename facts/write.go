@@ -372,9 +372,9 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 		files = append(files, confined.File{Name: path.Base(raw.Path), Data: after, Perm: 0o644})
 	}
 	s.mu.Lock()
-	next := s.indexWith(f, p.drop, today)
+	ahead := &stagedIndex{IndexResult: s.indexWith(f, p.drop, today), ver: s.ver, today: today}
 	s.mu.Unlock()
-	files = append(files, confined.File{Name: path.Base(IndexPath), Data: next.Content, Perm: 0o644})
+	files = append(files, confined.File{Name: path.Base(IndexPath), Data: ahead.Content, Perm: 0o644})
 	staged, err := mem.StageAll(files...)
 	if err != nil {
 		return WriteResult{}, err
@@ -384,7 +384,7 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 			st.Discard()
 		}
 	}()
-	if err := s.commitFact(ctx, mem, staged[0], f.Path, content); err != nil {
+	if err := s.commitFact(ctx, mem, staged[0], f.Path, content, ahead); err != nil {
 		return WriteResult{}, err
 	}
 	// A write that fails after this point is undone: the new fact removed,
@@ -401,14 +401,14 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 	res := WriteResult{Action: Created, ID: id, Path: f.Path, Warnings: warnings, Similar: similar, MoreSimilar: more, Content: content}
 	if old != nil {
 		res.Supersedes = old.fact.ID
-		if err := s.commitFact(ctx, mem, staged[1], old.raw.Path, after); err != nil {
+		if err := s.commitFact(ctx, mem, staged[1], old.raw.Path, after, ahead); err != nil {
 			return undo(err)
 		}
 		oldContent = before
 		res.Rewritten = append(res.Rewritten, Rewritten{Path: old.raw.Path, Before: before, After: after})
 		pause.Point(ctx, "facts.after-supersede")
 	}
-	ahead := &stagedIndex{content: next.Content, file: staged[len(staged)-1]}
+	ahead.file = staged[len(staged)-1]
 	res.Index, err = s.writeIndexAs(ctx, mem, ahead)
 	if err != nil {
 		return undo(err)
@@ -438,11 +438,13 @@ func (s *Store) writeFact(ctx context.Context, mem *confined.WriteFolder, p stri
 	if err != nil {
 		return err
 	}
-	return s.commitFact(ctx, mem, st, p, content)
+	return s.commitFact(ctx, mem, st, p, content, nil)
 }
 
-// commitFact is writeFact once the file is staged as st.
-func (s *Store) commitFact(ctx context.Context, mem *confined.WriteFolder, st *confined.Staged, p string, content []byte) error {
+// commitFact is writeFact once the file is staged as st, for a change
+// that rendered INDEX.md ahead (nil for none), which learns whether the
+// file was recorded as written.
+func (s *Store) commitFact(ctx context.Context, mem *confined.WriteFolder, st *confined.Staged, p string, content []byte, ahead *stagedIndex) error {
 	// The file written, as it was before its rename: what recordWritten
 	// finds at p afterwards is taken as written only if it is this file.
 	written, lerr := mem.Lstat(st.Temp())
@@ -450,8 +452,9 @@ func (s *Store) commitFact(ctx context.Context, mem *confined.WriteFolder, st *c
 		return err
 	}
 	pause.Point(ctx, "facts.fact-renamed")
-	if lerr == nil {
-		s.recordWritten(mem, p, content, written)
+	recorded := lerr == nil && s.recordWritten(mem, p, content, written)
+	if ahead != nil {
+		ahead.recorded(recorded)
 	}
 	return nil
 }
@@ -464,27 +467,29 @@ func (s *Store) commitFact(ctx context.Context, mem *confined.WriteFolder, st *c
 // one, unchanged (replaced by another rename since, or written through
 // another name), is left to the events to read. Without events the next
 // sync revalidates the folder, which re-reads a file this recent anyway.
-// The caller holds the memory lock.
-func (s *Store) recordWritten(mem *confined.WriteFolder, p string, content []byte, written fs.FileInfo) {
+// It reports whether it recorded the file. The caller holds the memory
+// lock.
+func (s *Store) recordWritten(mem *confined.WriteFolder, p string, content []byte, written fs.FileInfo) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.w == nil || !s.synced {
-		return
+		return false
 	}
 	info, err := mem.Lstat(path.Base(p))
 	if err != nil || !os.SameFile(info, written) || info.Size() != written.Size() || !info.ModTime().Equal(written.ModTime()) {
-		return // the event's reading decides
+		return false // the event's reading decides
 	}
 	c := &cachedFile{key: keyOf(info), sum: sha256.Sum256(content)}
 	f, err := Parse(p, content)
 	if c.setParsed(p, f, err); c.err != nil {
-		return // read back, and warned about, like any other file
+		return false // read back, and warned about, like any other file
 	}
 	s.setFile(p, c)
 	if s.own == nil {
 		s.own = map[string]fileKey{}
 	}
 	s.own[p] = c.key
+	return true
 }
 
 // titleLookup returns the facts by title, built on the first call and kept

@@ -208,6 +208,52 @@ func TestWriteSeesAnEditDuringIt(t *testing.T) {
 	}
 }
 
+// TestWriteGoneDuringIt: a fact file removed between the write's rename
+// and its recording is not recorded, and nothing else of the store
+// changes: INDEX.md, rendered ahead with the fact, is rendered again
+// without it, as a rebuild would.
+func TestWriteGoneDuringIt(t *testing.T) {
+	// Not parallel: the pause hook is the process's.
+	ctx := context.Background()
+	s, root := warmWatched(t, 50)
+	var removeErr error
+	var once sync.Once
+	pause.Install(func(_ context.Context, name string) {
+		if name != "facts.fact-renamed" {
+			return
+		}
+		once.Do(func() {
+			matches, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(Dir), "fact-*-quokkas-store-kwbench00004-*.md"))
+			if len(matches) != 1 {
+				removeErr = fmt.Errorf("written fact: %v", matches)
+				return
+			}
+			removeErr = os.Remove(matches[0])
+		})
+	})
+	defer testpause.Enable()
+	res, err := s.Write(ctx, benchWrite(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if removeErr != nil {
+		t.Fatal(removeErr)
+	}
+	if _, err := s.Get(ctx, res.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("the fact removed during its write: Get says %v", err)
+	}
+	index, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(IndexPath)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(index, []byte("kwbench00004")) {
+		t.Errorf("INDEX.md lists the fact removed during its write:\n%s", index)
+	}
+	if !bytes.Equal(index, res.Index.Content) {
+		t.Error("INDEX.md on disk is not the index the write reports")
+	}
+}
+
 // TestRefreshOwnWrite: the event of a store's own rename is taken as the
 // write recorded the file only when the events name no write in place and
 // the file's identity is the one recorded. What the store holds is made to

@@ -82,8 +82,17 @@ func TestIndexIncrementalMatchesRebuild(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", step, err)
 				}
-				if on := readFile(t, root, IndexPath); res.Action == Created && on != string(res.Index.Content) {
-					t.Fatalf("%s: INDEX.md on disk is not the index the write reports", step)
+				if on := readFile(t, root, IndexPath); res.Action == Created {
+					if on != string(res.Index.Content) {
+						t.Fatalf("%s: INDEX.md on disk is not the index the write reports", step)
+					}
+					all, err := s.Facts(ctx)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if want := BuildIndex(all, s.Today(), budget); on != string(want.Content) {
+						t.Fatalf("%s: INDEX.md the write put in place differs from a rebuild (-rebuild +written):\n%s", step, cmp.Diff(string(want.Content), on))
+					}
 				}
 				check(step)
 				return res

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/foundryhq/foundry/facts"
+	"github.com/foundryhq/foundry/internal/testenv"
 	"github.com/foundryhq/foundry/mcp"
 	"github.com/foundryhq/foundry/project"
 )
@@ -123,10 +124,15 @@ func BenchmarkServeMemoryWrite(b *testing.B) {
 			call(`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"kw00001"}}}`)
 			call(`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"memory_index","arguments":{}}}`)
 			i := 0
+			cpu0, user0 := testenv.CPUTime(), testenv.UserTime()
 			for b.Loop() {
 				i++
 				call(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"memory_write","arguments":{"title":"Benchmark stores kwbench%05d beside kwpair%05d","body":"Measured.","type":"convention"}}}`, i, i, i))
 			}
+			// The processor's share, user and system, steadier than the
+			// device's syncs, to compare two builds.
+			b.ReportMetric(float64(testenv.CPUTime()-cpu0)/float64(time.Microsecond)/float64(b.N), "cpu-µs/op")
+			b.ReportMetric(float64(testenv.UserTime()-user0)/float64(time.Microsecond)/float64(b.N), "user-µs/op")
 		})
 	}
 }

@@ -6,11 +6,10 @@ package mcp
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"io"
 	"io/fs"
 	"slices"
-	"sync"
 
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/project"
 )
 
@@ -40,18 +39,14 @@ func (f *foundry) snapshot(paths ...string) *snapshot {
 
 // projectFiles returns the project's files for the audit to read: the working
 // tree through its confined root (no link followed out of it), or the
-// chosen source of a project without one. The root's size limits are
-// lifted where they can be: digest streams, so a file of any size costs
-// constant memory, and one over its limit is still recorded as present.
+// chosen source of a project without one. The digests stream them, past
+// the root's size limits (see [confined.Digest]): a file over its limit is
+// still recorded as present.
 func projectFiles(p *project.Project) fs.FS {
 	if p.Files == nil {
 		return p.FS
 	}
-	fsys := p.Files.FS()
-	if u, ok := fsys.(interface{ Unwrap() fs.FS }); ok {
-		return u.Unwrap()
-	}
-	return fsys
+	return p.Files.FS()
 }
 
 func newSnapshot(fsys fs.FS, paths ...string) *snapshot {
@@ -105,34 +100,34 @@ func (s *snapshot) rewritten(path string, before []byte) {
 	s.before[path] = contentDigest(before)
 }
 
-func contentDigest(b []byte) string {
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+// replaced records the digest of the file at path that the writer
+// replaced, as it read it under its lock (nil for none): it, not the
+// snapshot's reading before the call, is what the change replaced.
+func (s *snapshot) replaced(path string, sum *[sha256.Size]byte) {
+	if !slices.Contains(s.paths, path) {
+		s.paths = append(s.paths, path)
+	}
+	if sum == nil {
+		s.before[path] = ""
+	} else {
+		s.before[path] = sumText(*sum, true)
+	}
 }
 
-// digestBuffers are the read buffers of digest: a write hashes a file or
-// two per call, and INDEX.md is a few KiB, so one buffer serves them all.
-var digestBuffers = sync.Pool{New: func() any { return new([16 << 10]byte) }}
+func contentDigest(b []byte) string { return sumText(sha256.Sum256(b), true) }
 
 // digest returns "sha256:<hex>" of the regular file rel, "" when there is
-// none or it cannot be read. It streams the file: an audit reads files of
-// any size in constant memory.
+// none or it cannot be read (see [confined.Digest]).
 func (s *snapshot) digest(rel string) string {
-	fh, err := s.fsys.Open(rel)
-	if err != nil {
+	sum, ok := confined.Digest(s.fsys, rel)
+	return sumText(sum, ok)
+}
+
+// sumText is a digest as the audit log records it: "sha256:<hex>", or ""
+// for no file (ok false).
+func sumText(sum [sha256.Size]byte, ok bool) string {
+	if !ok {
 		return ""
 	}
-	defer fh.Close()
-	if fi, err := fh.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return ""
-	}
-	buf := digestBuffers.Get().(*[16 << 10]byte)
-	defer digestBuffers.Put(buf)
-	h := sha256.New()
-	// The file hidden behind a plain reader: an *os.File's WriteTo would
-	// copy through a buffer of its own, allocated on every call.
-	if _, err := io.CopyBuffer(h, struct{ io.Reader }{fh}, buf[:]); err != nil {
-		return ""
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }

@@ -272,7 +272,7 @@ func (f *foundry) addMemoryWrite(r *Registry) error {
 		}`)
 		return in, out
 	}, func(ctx context.Context, call *Call, in memoryWriteArgs) (Output, error) {
-		snap := f.snapshot(facts.IndexPath)
+		snap := f.snapshot()
 		res, err := f.store.Write(ctx, facts.WriteRequest{
 			Title: in.Title, Body: in.Body, Type: facts.Type(in.Type), Scope: in.Scope, Tags: in.Tags,
 			Confidence: facts.Confidence(in.Confidence), Source: in.Source, Expires: in.Expires,
@@ -306,6 +306,7 @@ func (f *foundry) addMemoryWrite(r *Registry) error {
 			snap.wrote(rw.Path, rw.After)
 		}
 		if res.Index.Content != nil {
+			snap.replaced(facts.IndexPath, res.Index.Replaced)
 			snap.wrote(facts.IndexPath, res.Index.Content)
 		}
 		changed := []string{}
@@ -348,11 +349,12 @@ func (f *foundry) addMemoryIndex(r *Registry) error {
 		}`)
 		return in, out
 	}, func(ctx context.Context, _ *Call, _ struct{}) (Output, error) {
-		snap := f.snapshot(facts.IndexPath)
+		snap := f.snapshot()
 		res, err := f.store.RebuildIndex(ctx)
 		if err != nil {
 			return Output{}, err
 		}
+		snap.replaced(facts.IndexPath, res.Replaced)
 		snap.wrote(facts.IndexPath, res.Content)
 		// The text keeps the seed's absolute path; the data is
 		// project-relative, as every path of structured results is.

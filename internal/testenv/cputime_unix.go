@@ -1,0 +1,29 @@
+//go:build unix
+
+package testenv
+
+import (
+	"syscall"
+	"time"
+)
+
+// CPUTime is the processor time the process has used, user and system:
+// a benchmark reports it per operation where the wall time is mostly the
+// machine's (a device's sync, another process), to compare two builds.
+func CPUTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// UserTime is the processor time the process has used in user mode: what
+// its own code costs, apart from the kernel's share (see [CPUTime]).
+func UserTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano())
+}
