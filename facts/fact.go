@@ -530,6 +530,98 @@ func parseTags(v *yaml.Node) ([]string, error) {
 // (empty optional keys omitted), the body, and one final newline. The same
 // fact always gives the same bytes, and Parse(Format(f)) gives f back.
 func Format(f Fact) []byte {
+	if b, ok := formatPlain(f); ok {
+		return b
+	}
+	return formatYAML(f)
+}
+
+// formatPlain is Format for a fact whose every value the YAML encoder
+// writes as a plain scalar, unquoted (see plainASCII), as it does most
+// facts' values: the same bytes, without the encoder, which costs a write
+// more than all the rest of formatting it. It returns ok false for any
+// other fact, which formatYAML formats.
+func formatPlain(f Fact) ([]byte, bool) {
+	status := f.Status
+	if status == "" {
+		status = Active
+	}
+	if !ValidDate(f.Created) || f.Expires != "" && !ValidDate(f.Expires) {
+		return nil, false
+	}
+	type kv struct{ k, v string }
+	head := []kv{{"id", f.ID}, {"type", string(f.Type)}, {"title", f.Title}, {"scope", f.Scope}}
+	tail := []kv{{"confidence", string(f.Confidence)}, {"source", f.Source}, {"created", f.Created}, {"expires", f.Expires},
+		{"supersedes", f.Supersedes}, {"supersededBy", f.SupersededBy}, {"status", string(status)}, {"retiredReason", f.RetiredReason}}
+	size := len(f.Body) + 160
+	for _, p := range append(head, tail...) {
+		size += len(p.v)
+		switch p.k {
+		case "created", "expires": // dates, checked above
+			continue
+		case "supersedes", "supersededBy", "retiredReason": // omitted when empty
+			if p.v == "" {
+				continue
+			}
+		}
+		if !plainASCII(p.v) {
+			return nil, false
+		}
+	}
+	for _, t := range f.Tags {
+		// In a flow sequence a plain item has no flow indicator at all.
+		if !plainASCII(t) || strings.ContainsAny(t, ",?[]{}:#") {
+			return nil, false
+		}
+		size += len(t) + 2
+	}
+	b := bytes.NewBuffer(make([]byte, 0, size))
+	b.WriteString(delimiter + "\n")
+	put := func(ps []kv) {
+		for _, p := range ps {
+			if p.v != "" {
+				b.WriteString(p.k + ": " + p.v + "\n")
+			}
+		}
+	}
+	put(head)
+	b.WriteString("tags: [")
+	for i, t := range f.Tags {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(t)
+	}
+	b.WriteString("]\n")
+	put(tail)
+	b.WriteString(delimiter + "\n")
+	writeBody(b, f.Body)
+	return b.Bytes(), true
+}
+
+// plainASCII reports whether the YAML encoder writes s, a string value of
+// a block mapping, as a plain scalar: printable ASCII that starts with a
+// letter (no indicator, number, date or sign), ends with no space, has no
+// ": ", " #" or final ':' and is none of the words YAML reads as a boolean
+// or null. Anything else may be quoted, which formatYAML decides.
+func plainASCII(s string) bool {
+	if s == "" || !('a' <= s[0] && s[0] <= 'z' || 'A' <= s[0] && s[0] <= 'Z') || s[len(s)-1] == ' ' || s[len(s)-1] == ':' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	switch s {
+	case "true", "True", "TRUE", "false", "False", "FALSE", "null", "Null", "NULL":
+		return false
+	}
+	return !strings.Contains(s, ": ") && !strings.Contains(s, " #")
+}
+
+// formatYAML is Format through the YAML encoder, for any fact.
+func formatYAML(f Fact) []byte {
 	str := func(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v} }
 	plain := func(v string) *yaml.Node {
 		if ValidDate(v) {
@@ -577,11 +669,18 @@ func Format(f Fact) []byte {
 	_ = enc.Encode(m)
 	_ = enc.Close()
 	b.WriteString(delimiter + "\n")
-	if body := strings.TrimSpace(strings.ReplaceAll(f.Body, "\r\n", "\n")); body != "" {
+	writeBody(&b, f.Body)
+	return b.Bytes()
+}
+
+// writeBody writes the body of a fact file: the body, its line endings
+// made "\n" and its surrounding space trimmed, and one final newline,
+// unless it is empty.
+func writeBody(b *bytes.Buffer, body string) {
+	if body := strings.TrimSpace(strings.ReplaceAll(body, "\r\n", "\n")); body != "" {
 		b.WriteString(body)
 		b.WriteString("\n")
 	}
-	return b.Bytes()
 }
 
 // Slug turns a title into the file-name part after the id: lowercase ASCII

@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"bytes"
 	"errors"
 	"slices"
 	"strings"
@@ -309,4 +310,92 @@ func TestJaccardSortedMatchesSets(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFormatPlainMatchesYAML: the fast formatter, where it formats a fact,
+// writes the YAML encoder's bytes; it formats the usual fact, and leaves to
+// the encoder every value the encoder would quote or could read otherwise.
+func TestFormatPlainMatchesYAML(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		edit  func(*Fact)
+		plain bool
+	}{
+		{"the usual fact", func(*Fact) {}, true},
+		{"every optional key", func(f *Fact) {
+			f.Expires, f.Supersedes, f.SupersededBy, f.Status, f.RetiredReason = "2027-02-03", "fact-0002", "fact-0009", Retired, "The queue was removed"
+		}, true},
+		{"no tags", func(f *Fact) { f.Tags = nil }, true},
+		{"no status", func(f *Fact) { f.Status = "" }, true},
+		{"no body", func(f *Fact) { f.Body = "" }, true},
+		{"a body with CRLF and space around", func(f *Fact) { f.Body = "\r\n  line one\r\nline two  \r\n" }, true},
+		{"punctuation YAML reads as text", func(f *Fact) { f.Title = "Don't retry: backoff is x2, (a/b) & c - d! e? [f] {g} #h ~i" }, false},
+		{"a title with no mapping indicator", func(f *Fact) { f.Title = "Retry (twice) at most; a/b & c - d! e? f% g@h" }, true},
+		{"a colon inside a word", func(f *Fact) { f.Title = "Use http://example.test for tests" }, true},
+		{"a colon before a space", func(f *Fact) { f.Title = "Rule: retry twice" }, false},
+		{"a final colon", func(f *Fact) { f.Title = "Rule:" }, false},
+		{"a comment", func(f *Fact) { f.Title = "Retry #twice" }, false},
+		{"a hash in a word", func(f *Fact) { f.Title = "Use C# for tools" }, true},
+		{"a boolean", func(f *Fact) { f.Source = "true" }, false},
+		{"a YAML 1.1 boolean", func(f *Fact) { f.Source = "yes" }, true},
+		{"null", func(f *Fact) { f.Scope = "Null" }, false},
+		{"a number", func(f *Fact) { f.Title = "42" }, false},
+		{"a float", func(f *Fact) { f.Title = ".5" }, false},
+		{"a date", func(f *Fact) { f.Title = "2025-01-01" }, false},
+		{"a leading indicator", func(f *Fact) { f.Title = "- item" }, false},
+		{"a leading quote", func(f *Fact) { f.Title = "'quoted'" }, false},
+		{"a trailing space", func(f *Fact) { f.Title = "Trailing " }, false},
+		{"a tab", func(f *Fact) { f.Title = "Tab\there" }, false},
+		{"not ASCII", func(f *Fact) { f.Title = "Café opens at nine" }, false},
+		{"a line separator", func(f *Fact) { f.Title = "One\u2028two" }, false},
+		{"an empty scope", func(f *Fact) { f.Scope = "" }, false},
+		{"an empty source", func(f *Fact) { f.Source = "" }, false},
+		{"a comma in a tag", func(f *Fact) { f.Tags = []string{"a,b"} }, false},
+		{"a colon in a tag", func(f *Fact) { f.Tags = []string{"a:b"} }, false},
+		{"a bracket in a tag", func(f *Fact) { f.Tags = []string{"a]"} }, false},
+		{"a boolean tag", func(f *Fact) { f.Tags = []string{"false"} }, false},
+		{"no date", func(f *Fact) { f.Created = "" }, false},
+		{"not a date", func(f *Fact) { f.Created = "2025-02-30" }, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := sampleFact()
+			tt.edit(&f)
+			got, ok := formatPlain(f)
+			if ok != tt.plain {
+				t.Fatalf("formatPlain ok = %v, want %v", ok, tt.plain)
+			}
+			want := formatYAML(f)
+			if ok && !bytes.Equal(got, want) {
+				t.Fatalf("formatPlain differs from the YAML encoder:\n%s", cmp.Diff(string(want), string(got)))
+			}
+			if got := Format(f); !bytes.Equal(got, want) {
+				t.Fatalf("Format differs from the YAML encoder:\n%s", cmp.Diff(string(want), string(got)))
+			}
+		})
+	}
+}
+
+// FuzzFormatPlain: wherever the fast formatter formats a fact, its bytes
+// are the YAML encoder's.
+func FuzzFormatPlain(f *testing.F) {
+	s := sampleFact()
+	f.Add(s.ID, s.Title, s.Scope, "database", "migrations", s.Source, s.Created, "", "", s.Body)
+	f.Add("fact-0001", "Rule: x", "project", "a,b", "", "true", "2025-01-01", "2025-02-01", "Retired reason", "")
+	f.Add("fact-0001", "Yes", "No", "on", "off", "y", "2025-01-01", "", "~", "body")
+	f.Fuzz(func(t *testing.T, id, title, scope, tag1, tag2, source, created, expires, reason, body string) {
+		fact := Fact{ID: id, Type: Decision, Title: title, Scope: scope, Tags: []string{tag1, tag2}, Confidence: High,
+			Source: source, Created: created, Expires: expires, RetiredReason: reason, Body: body}
+		if tag2 == "" {
+			fact.Tags = fact.Tags[:1]
+		}
+		got, ok := formatPlain(fact)
+		if !ok {
+			return
+		}
+		if want := formatYAML(fact); !bytes.Equal(got, want) {
+			t.Fatalf("formatPlain differs from the YAML encoder:\n%s", cmp.Diff(string(want), string(got)))
+		}
+	})
 }
