@@ -605,7 +605,7 @@ func formatPlain(f Fact) ([]byte, bool) {
 // ": ", " #" or final ':' and is none of the words YAML reads as a boolean
 // or null. Anything else may be quoted, which formatYAML decides.
 func plainASCII(s string) bool {
-	if s == "" || !('a' <= s[0] && s[0] <= 'z' || 'A' <= s[0] && s[0] <= 'Z') || s[len(s)-1] == ' ' || s[len(s)-1] == ':' {
+	if s == "" || !asciiLetter(s[0]) || s[len(s)-1] == ' ' || s[len(s)-1] == ':' {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -619,6 +619,8 @@ func plainASCII(s string) bool {
 	}
 	return !strings.Contains(s, ": ") && !strings.Contains(s, " #")
 }
+
+func asciiLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 // formatYAML is Format through the YAML encoder, for any fact.
 func formatYAML(f Fact) []byte {
