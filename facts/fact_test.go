@@ -378,15 +378,16 @@ func TestFormatPlainMatchesYAML(t *testing.T) {
 }
 
 // FuzzFormatPlain: wherever the fast formatter formats a fact, its bytes
-// are the YAML encoder's.
+// are the YAML encoder's, and they read back as the fact.
 func FuzzFormatPlain(f *testing.F) {
 	s := sampleFact()
-	f.Add(s.ID, s.Title, s.Scope, "database", "migrations", s.Source, s.Created, "", "", s.Body)
-	f.Add("fact-0001", "Rule: x", "project", "a,b", "", "true", "2025-01-01", "2025-02-01", "Retired reason", "")
-	f.Add("fact-0001", "Yes", "No", "on", "off", "y", "2025-01-01", "", "~", "body")
-	f.Fuzz(func(t *testing.T, id, title, scope, tag1, tag2, source, created, expires, reason, body string) {
+	f.Add(s.ID, s.Title, s.Scope, "database", "migrations", s.Source, s.Created, "", "", "", "active", s.Body)
+	f.Add("fact-0001", "Rule: x", "project", "a,b", "", "true", "2025-01-01", "2025-02-01", "fact-0002", "Retired reason", "retired", "")
+	f.Add("fact-0001", "Yes", "No", "on", "off", "y", "2025-01-01", "", "fact-0003", "~", "superseded", "body")
+	f.Fuzz(func(t *testing.T, id, title, scope, tag1, tag2, source, created, expires, link, reason, status, body string) {
 		fact := Fact{ID: id, Type: Decision, Title: title, Scope: scope, Tags: []string{tag1, tag2}, Confidence: High,
-			Source: source, Created: created, Expires: expires, RetiredReason: reason, Body: body}
+			Source: source, Created: created, Expires: expires, Supersedes: link, SupersededBy: link, RetiredReason: reason,
+			Status: Status(status), Body: body}
 		if tag2 == "" {
 			fact.Tags = fact.Tags[:1]
 		}
@@ -396,6 +397,15 @@ func FuzzFormatPlain(f *testing.F) {
 		}
 		if want := formatYAML(fact); !bytes.Equal(got, want) {
 			t.Fatalf("formatPlain differs from the YAML encoder:\n%s", cmp.Diff(string(want), string(got)))
+		}
+		front, _, _ := strings.Cut(strings.TrimPrefix(string(got), delimiter+"\n"), "\n"+delimiter+"\n")
+		back, _, err := parseFrontYAML("fuzz.md", front+"\n")
+		if err != nil {
+			t.Fatalf("formatPlain's bytes do not read back: %v\n%s", err, got)
+		}
+		if back.Title != fact.Title || back.Scope != fact.Scope || back.Source != fact.Source || back.Supersedes != fact.Supersedes ||
+			back.RetiredReason != fact.RetiredReason || !slices.Equal(back.Tags, fact.Tags) {
+			t.Fatalf("formatPlain's bytes read back as\n%+v\nnot\n%+v", back, fact)
 		}
 	})
 }

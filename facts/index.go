@@ -489,13 +489,9 @@ func (s *Store) Index(ctx context.Context) (IndexResult, error) {
 }
 
 // indexAfter is [Store.Index] once a change is in place, with the index
-// it rendered ahead (nil for none): when the live state changed since by
-// the change's own files alone, each recorded as written, and the day is
-// the same, that index is the one the state renders, byte for byte, and is
-// not rendered again. Every other change of the state counts in its
-// version (an edit by hand read from the events, a scan): it, a file of
-// the change not recorded, whatever became of it, or a new day renders it
-// anew.
+// it rendered ahead (nil for none): when that index is the one the live
+// state renders, byte for byte (see stagedIndex.holds), it is not rendered
+// again.
 func (s *Store) indexAfter(ctx context.Context, ahead *stagedIndex) (IndexResult, error) {
 	if err := ctx.Err(); err != nil {
 		return IndexResult{}, err
@@ -506,7 +502,7 @@ func (s *Store) indexAfter(ctx context.Context, ahead *stagedIndex) (IndexResult
 		return IndexResult{}, err
 	}
 	today := s.today()
-	if ahead != nil && !ahead.missed && s.ver == ahead.ver && today == ahead.today && s.ixOrder != nil {
+	if ahead != nil && ahead.holds(s, today) {
 		return ahead.IndexResult, nil
 	}
 	if s.ixOrder == nil {
@@ -519,8 +515,8 @@ func (s *Store) indexAfter(ctx context.Context, ahead *stagedIndex) (IndexResult
 // the fact drop (nil for none) is superseded, on today, without changing
 // the store: a write renders the index before its files are in place, so
 // that INDEX.md is written and synced while the fact is. The caller holds
-// s.mu and synced the store; it compares the result with the index of the
-// store once the change is in it, which decides (see [Store.writeIndexAs]).
+// s.mu and synced the store; once the change is in place, the result is
+// written only if the store would render it then (see stagedIndex.holds).
 func (s *Store) indexWith(f Fact, drop *entry, today string) IndexResult {
 	if s.ixOrder == nil {
 		s.ixOrder = newIndexOrder(s.sorted)
@@ -562,7 +558,11 @@ type indexOrder struct {
 	list     []*entry
 	bytes    int             // of every line in list, with its newline
 	expiring map[*entry]bool // the facts in list that have an expiry date
+	log      *orderLog       // records the changes, while a write is under way
 }
+
+// orderLog is what came into an index order and what went out of it.
+type orderLog struct{ in, out []*entry }
 
 // render renders INDEX.md for the facts in the order not expired on today:
 // the bytes of [BuildIndex] for them.
@@ -602,6 +602,9 @@ func (o *indexOrder) add(e *entry) {
 	e.key()
 	o.list = slices.Insert(o.list, o.search(e), e)
 	o.track(e)
+	if o.log != nil {
+		o.log.in = append(o.log.in, e)
+	}
 }
 
 // key computes e's index order and the length of its line, once; the
@@ -655,6 +658,9 @@ func (o *indexOrder) remove(e *entry) {
 	o.bytes -= e.ix.lineLen + 1
 	delete(o.expiring, e)
 	e.inOrder = false
+	if o.log != nil {
+		o.log.out = append(o.log.out, e)
+	}
 }
 
 // RebuildIndex rewrites INDEX.md from the facts on disk, under the memory
@@ -688,13 +694,39 @@ func (s *Store) writeIndex(ctx context.Context, mem *confined.WriteFolder) (Inde
 type stagedIndex struct {
 	IndexResult
 	file *confined.Staged
-	// The live state renders exactly this on today while its version is
-	// ver: the version when it was rendered, plus one for each file of the
-	// change recorded since as written (see recordWritten), unless a file
-	// of the change was not recorded (missed).
+	// What the render assumed (see holds): the live state at version ver,
+	// plus one for each file of the change recorded since as written (see
+	// recordWritten), none of them missed, and the index order, logged
+	// since, changed by the new fact in (the file at path) and the fact it
+	// supersedes out (nil when none was listed).
 	ver    uint64
 	today  string
 	missed bool
+	order  *indexOrder
+	log    orderLog
+	path   string
+	out    *entry
+}
+
+// holds reports whether the live state renders this index: the state
+// changed since by the change's own files alone, each recorded as written,
+// and the index order by exactly what the render assumed, on the same day.
+// Anything else a change's settling may do (a fact that names the new id
+// as the one it supersedes, a superseded id that two files hold), or a
+// change not the write's, fails it. The caller holds s.mu and synced the
+// state.
+func (x *stagedIndex) holds(s *Store, today string) bool {
+	if x.missed || s.ver != x.ver || today != x.today || s.ixOrder != x.order {
+		return false
+	}
+	c := s.files[x.path]
+	if c == nil || c.e == nil || len(x.log.in) != 1 || x.log.in[0] != c.e {
+		return false
+	}
+	if x.out == nil {
+		return len(x.log.out) == 0
+	}
+	return len(x.log.out) == 1 && x.log.out[0] == x.out
 }
 
 // recorded counts a file of the change put in place: recorded in the live

@@ -360,6 +360,13 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 	// (see [confined.Root.StageAll]). They are put in place in that order,
 	// INDEX.md last, once the store's own index agrees with it.
 	content := Format(f)
+	// The index is rendered with the fact as the file states it, which is
+	// what the store records once it is written.
+	stated, err := Parse(f.Path, content)
+	if err != nil {
+		return WriteResult{}, fmt.Errorf("write %s: the fact formatted does not read back: %w", f.Path, err)
+	}
+	stated.Path = f.Path
 	files := []confined.File{{Name: path.Base(f.Path), Data: content, Perm: 0o644}}
 	var before, after []byte // the superseded fact's file, and as this write leaves it
 	if old != nil {
@@ -372,8 +379,17 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 		files = append(files, confined.File{Name: path.Base(raw.Path), Data: after, Perm: 0o644})
 	}
 	s.mu.Lock()
-	ahead := &stagedIndex{IndexResult: s.indexWith(f, p.drop, today), ver: s.ver, today: today}
+	ahead := &stagedIndex{IndexResult: s.indexWith(stated, p.drop, today), ver: s.ver, today: today, order: s.ixOrder, path: f.Path}
+	if p.drop != nil && p.drop.inOrder {
+		ahead.out = p.drop
+	}
+	ahead.order.log = &ahead.log
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		ahead.order.log = nil
+		s.mu.Unlock()
+	}()
 	files = append(files, confined.File{Name: path.Base(IndexPath), Data: ahead.Content, Perm: 0o644})
 	staged, err := mem.StageAll(files...)
 	if err != nil {

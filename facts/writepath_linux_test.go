@@ -24,6 +24,7 @@ import (
 	"github.com/foundryhq/foundry/internal/confined/confinedtest"
 	"github.com/foundryhq/foundry/internal/pause"
 	"github.com/foundryhq/foundry/internal/testpause"
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestWriteReadsNoOtherFact checks that a write into a warm, watched store
@@ -251,6 +252,47 @@ func TestWriteGoneDuringIt(t *testing.T) {
 	}
 	if !bytes.Equal(index, res.Index.Content) {
 		t.Error("INDEX.md on disk is not the index the write reports")
+	}
+}
+
+// TestWriteAcrossMidnight: a write whose day ends while it puts its files
+// in place writes the INDEX.md of the new day, as a rebuild would, not the
+// one it rendered the day before: a fact that expired at midnight is gone.
+func TestWriteAcrossMidnight(t *testing.T) {
+	// Not parallel: the pause hook is the process's.
+	ctx := context.Background()
+	root := t.TempDir()
+	clock := &movingClock{now: fixedNow()}
+	today := clock.Now().Format(DateLayout)
+	last := Fact{ID: "fact-0001", Type: Risk, Title: "The old gateway is up until tonight", Scope: "project", Confidence: High,
+		Source: "conversation", Created: "2025-03-01", Expires: today, Status: Active, Body: "Until today."}
+	last.Path = Dir + "/" + FileName(last.ID, last.Title)
+	writeFile(t, root, last.Path, string(Format(last)))
+	s := OpenDir(root, Options{Now: clock.Now, Watch: true})
+	t.Cleanup(func() { _ = s.Close() })
+	if _, err := s.Index(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	pause.Install(func(_ context.Context, name string) {
+		if name == "facts.fact-renamed" {
+			once.Do(func() { clock.advance(24 * time.Hour) })
+		}
+	})
+	defer testpause.Enable()
+	if _, err := s.Write(ctx, benchWrite(5)); err != nil {
+		t.Fatal(err)
+	}
+	index := readFile(t, root, IndexPath)
+	if strings.Contains(index, "old gateway") {
+		t.Errorf("INDEX.md lists the fact that expired during the write:\n%s", index)
+	}
+	all, err := s.Facts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := BuildIndex(all, s.Today(), DefaultIndexBudget); index != string(want.Content) {
+		t.Errorf("INDEX.md differs from a rebuild (-rebuild +disk):\n%s", cmp.Diff(string(want.Content), index))
 	}
 }
 

@@ -494,3 +494,62 @@ func TestTypoLookupBounded(t *testing.T) {
 	// A word of maxTypoRunes+1 runes, indexed, is left out of typo
 	// matching, scanned or looked up: TestTypoScanMatchesLookup.
 }
+
+// TestWriteIndexWhenSettlingDoesMore: a write renders INDEX.md before its
+// files are in place, assuming its new fact comes into the index and the
+// fact it supersedes goes out. Where settling the change does more, the
+// INDEX.md it puts in place is still a rebuild's: a fact already naming
+// the new id as the one it supersedes (a dangling link) keeps the new fact
+// out, and a superseded id that two files hold takes both out.
+func TestWriteIndexWhenSettlingDoesMore(t *testing.T) {
+	t.Parallel()
+	fact := func(id, title string, edit func(*Fact)) Fact {
+		f := Fact{ID: id, Type: Convention, Title: title, Scope: "project", Confidence: High, Source: "conversation",
+			Created: "2025-03-01", Status: Active, Body: "Stated."}
+		if edit != nil {
+			edit(&f)
+		}
+		f.Path = Dir + "/" + FileName(f.ID, f.Title)
+		return f
+	}
+	for _, tt := range []struct {
+		name  string
+		facts []Fact
+		req   WriteRequest
+	}{
+		{"a dangling link names the new id", []Fact{
+			fact("fact-0001", "Alpha queue consumers retry", func(f *Fact) { f.Supersedes = "fact-0002" }),
+		}, WriteRequest{Title: "Beta exports finish nightly", Type: Metric, Body: "Measured."}},
+		{"two files hold the superseded id", []Fact{
+			fact("fact-0001", "Queue consumers retry twice", nil),
+			fact("fact-0001", "Exports run nightly at two", nil),
+		}, WriteRequest{Title: "Queue consumers retry twice", Type: Convention, Body: "Retry twice, then park."}},
+	} {
+		for _, watch := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/watch=%v", tt.name, watch), func(t *testing.T) {
+				t.Parallel()
+				ctx := context.Background()
+				root := t.TempDir()
+				for _, f := range tt.facts {
+					writeFile(t, root, f.Path, string(Format(f)))
+				}
+				s := OpenDir(root, Options{Now: fixedNow, Watch: watch})
+				t.Cleanup(func() { _ = s.Close() })
+				if _, err := s.Index(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := s.Write(ctx, tt.req); err != nil {
+					t.Fatal(err)
+				}
+				all, err := s.Facts(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := BuildIndex(all, s.Today(), DefaultIndexBudget)
+				if on := readFile(t, root, IndexPath); on != string(want.Content) {
+					t.Errorf("INDEX.md on disk differs from a rebuild (-rebuild +disk):\n%s", cmp.Diff(string(want.Content), on))
+				}
+			})
+		}
+	}
+}
