@@ -503,6 +503,7 @@ func (s *Store) indexAfter(ctx context.Context, ahead *stagedIndex) (IndexResult
 	}
 	today := s.today()
 	if ahead != nil && ahead.holds(s, today) {
+		s.held++
 		return ahead.IndexResult, nil
 	}
 	if s.ixOrder == nil {
@@ -706,6 +707,7 @@ type stagedIndex struct {
 	log    orderLog
 	path   string
 	out    *entry
+	stated Fact // the new fact as its file states it
 }
 
 // holds reports whether the live state renders this index: the state

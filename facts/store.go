@@ -83,6 +83,7 @@ type Store struct {
 	idx     *liveIndex             // built on first search, then kept current
 	ixOrder *indexOrder            // built when INDEX.md is first rendered, then kept current
 	ver     uint64                 // counts changes
+	held    uint64                 // writes whose INDEX.md rendered ahead held (see indexAfter)
 	snap    *snapshot              // built on demand for version snapVer
 	snapVer uint64
 	stems   map[string]string // word → stem memo; bounded by the vocabulary

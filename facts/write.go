@@ -379,7 +379,7 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 		files = append(files, confined.File{Name: path.Base(raw.Path), Data: after, Perm: 0o644})
 	}
 	s.mu.Lock()
-	ahead := &stagedIndex{IndexResult: s.indexWith(stated, p.drop, today), ver: s.ver, today: today, order: s.ixOrder, path: f.Path}
+	ahead := &stagedIndex{IndexResult: s.indexWith(stated, p.drop, today), ver: s.ver, today: today, order: s.ixOrder, path: f.Path, stated: stated}
 	if p.drop != nil && p.drop.inOrder {
 		ahead.out = p.drop
 	}
@@ -468,7 +468,11 @@ func (s *Store) commitFact(ctx context.Context, mem *confined.WriteFolder, st *c
 		return err
 	}
 	pause.Point(ctx, "facts.fact-renamed")
-	recorded := lerr == nil && s.recordWritten(mem, p, content, written)
+	var parsed *Fact // parsed already
+	if ahead != nil && p == ahead.path {
+		parsed = &ahead.stated
+	}
+	recorded := lerr == nil && s.recordWritten(mem, p, content, parsed, written)
 	if ahead != nil {
 		ahead.recorded(recorded)
 	}
@@ -483,9 +487,9 @@ func (s *Store) commitFact(ctx context.Context, mem *confined.WriteFolder, st *c
 // one, unchanged (replaced by another rename since, or written through
 // another name), is left to the events to read. Without events the next
 // sync revalidates the folder, which re-reads a file this recent anyway.
-// It reports whether it recorded the file. The caller holds the memory
-// lock.
-func (s *Store) recordWritten(mem *confined.WriteFolder, p string, content []byte, written fs.FileInfo) bool {
+// parsed, unless nil, is content parsed already. It reports whether it
+// recorded the file. The caller holds the memory lock.
+func (s *Store) recordWritten(mem *confined.WriteFolder, p string, content []byte, parsed *Fact, written fs.FileInfo) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.w == nil || !s.synced {
@@ -496,8 +500,13 @@ func (s *Store) recordWritten(mem *confined.WriteFolder, p string, content []byt
 		return false // the event's reading decides
 	}
 	c := &cachedFile{key: keyOf(info), sum: sha256.Sum256(content)}
-	f, err := Parse(p, content)
-	if c.setParsed(p, f, err); c.err != nil {
+	f, perr := Fact{}, error(nil)
+	if parsed != nil {
+		f = *parsed
+	} else {
+		f, perr = Parse(p, content)
+	}
+	if c.setParsed(p, f, perr); c.err != nil {
 		return false // read back, and warned about, like any other file
 	}
 	s.setFile(p, c)

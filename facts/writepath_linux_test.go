@@ -255,6 +255,38 @@ func TestWriteGoneDuringIt(t *testing.T) {
 	}
 }
 
+// TestWriteIndexRenderedOnce: in a warm, watched store, the INDEX.md a
+// write renders before its files are in place is the one it puts there,
+// not rendered again: for a new fact, and for one that supersedes another
+// of the same title.
+func TestWriteIndexRenderedOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, root := warmWatched(t, 50)
+	for i, req := range []WriteRequest{benchWrite(1), benchWrite(2), {Title: benchWrite(1).Title, Type: Convention, Body: "Measured again."}} {
+		res, err := s.Write(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 2 && res.Supersedes == "" {
+			t.Fatal("the same title with another body superseded nothing")
+		}
+		s.mu.Lock()
+		held := s.held
+		s.mu.Unlock()
+		if held != uint64(i+1) {
+			t.Fatalf("write %d: the index rendered ahead held %d times in %d writes", i, held, i+1)
+		}
+		all, err := s.Facts(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := BuildIndex(all, s.Today(), DefaultIndexBudget); readFile(t, root, IndexPath) != string(want.Content) {
+			t.Fatalf("write %d: INDEX.md differs from a rebuild", i)
+		}
+	}
+}
+
 // TestWriteAcrossMidnight: a write whose day ends while it puts its files
 // in place writes the INDEX.md of the new day, as a rebuild would, not the
 // one it rendered the day before: a fact that expired at midnight is gone.
