@@ -72,7 +72,8 @@ as data.
 EXIT STATUS:
    0  ok, with or without hits
    1  the facts cannot be read
-   2  malformed command line: no query, a limit outside 1–25, an unknown type`,
+   2  malformed command line: no query, a limit outside 1–25, an unknown or
+      empty type`,
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "type", Usage: "only facts of this `TYPE` (decision, constraint, convention, domain, risk, metric, glossary)", Destination: &opts.typ},
 					&cli.IntFlag{Name: "limit", Usage: "at most `N` hits, 1–25 (default: memoryRetrieval.maxFacts)", Destination: &opts.limit},
@@ -82,6 +83,9 @@ EXIT STATUS:
 					opts.query = strings.Join(c.Args().Slice(), " ")
 					if strings.TrimSpace(opts.query) == "" {
 						return usageErrorf("memory search needs a query")
+					}
+					if err := checkTypeFilter(c, opts.typ); err != nil {
+						return err
 					}
 					if !c.IsSet("limit") {
 						opts.limit = 0
@@ -270,7 +274,7 @@ by id. --all adds superseded, retired and expired facts, marked as such.
 EXIT STATUS:
    0  ok
    1  the facts cannot be read
-   2  malformed command line, including an unknown type`,
+   2  malformed command line, including an unknown or empty type`,
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "type", Usage: "only facts of this `TYPE`", Destination: &opts.typ},
 					&cli.BoolFlag{Name: "all", Usage: "include superseded, retired and expired facts", Destination: &opts.all},
@@ -280,14 +284,29 @@ EXIT STATUS:
 					if c.NArg() > 0 {
 						return usageErrorf("memory list takes no arguments")
 					}
-					if opts.typ != "" && !facts.Type(opts.typ).Valid() {
-						return usageErrorf("unknown type %q; use one of decision, constraint, convention, domain, risk, metric, glossary", opts.typ)
+					if err := checkTypeFilter(c, opts.typ); err != nil {
+						return err
 					}
 					return runMemoryList(c.Context, env, opts)
 				},
 			},
 		},
 	}
+}
+
+// checkTypeFilter checks the --type of memory search and list. An empty
+// value is an unset variable, not a choice: taken as the flag left out,
+// --type "$KIND" would list every fact and say nothing.
+func checkTypeFilter(c *cli.Context, typ string) error {
+	switch {
+	case !c.IsSet("type"):
+		return nil
+	case typ == "":
+		return usageErrorf("--type is empty; give it a value, or leave the flag out")
+	case !facts.Type(typ).Valid():
+		return usageErrorf("unknown type %q; use one of decision, constraint, convention, domain, risk, metric, glossary", typ)
+	}
+	return nil
 }
 
 func runMemorySearch(ctx context.Context, env *cliEnv, opts *memoryOptions) error {
