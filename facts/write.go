@@ -500,7 +500,8 @@ func (s *Store) recordWritten(mem *confined.WriteFolder, p string, content []byt
 		return false // the event's reading decides
 	}
 	c := &cachedFile{key: keyOf(info), sum: sha256.Sum256(content)}
-	f, perr := Fact{}, error(nil)
+	var f Fact
+	var perr error
 	if parsed != nil {
 		f = *parsed
 	} else {
