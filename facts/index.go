@@ -523,8 +523,7 @@ func (s *Store) indexWith(f Fact, drop *entry, today string) IndexResult {
 		s.ixOrder = newIndexOrder(s.sorted)
 	}
 	o := s.ixOrder
-	if drop != nil && drop.inOrder {
-		o.remove(drop)
+	if drop != nil && drop.inOrder && o.remove(drop) {
 		defer o.add(drop)
 	}
 	if f.current() {
@@ -647,14 +646,15 @@ func (o *indexOrder) track(e *entry) {
 	e.inOrder = true
 }
 
-func (o *indexOrder) remove(e *entry) {
+// remove takes e out of the order, and reports whether it was there.
+func (o *indexOrder) remove(e *entry) bool {
 	if i := o.search(e); i < len(o.list) && o.list[i] == e {
 		o.list = slices.Delete(o.list, i, i+1)
 	} else if i := slices.Index(o.list, e); i >= 0 { // equal keys: two files, one line
 		o.list = slices.Delete(o.list, i, i+1)
 	} else {
 		e.inOrder = false
-		return
+		return false
 	}
 	o.bytes -= e.ix.lineLen + 1
 	delete(o.expiring, e)
@@ -662,6 +662,7 @@ func (o *indexOrder) remove(e *entry) {
 	if o.log != nil {
 		o.log.out = append(o.log.out, e)
 	}
+	return true
 }
 
 // RebuildIndex rewrites INDEX.md from the facts on disk, under the memory

@@ -553,3 +553,27 @@ func TestWriteIndexWhenSettlingDoesMore(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexWithLeavesTheOrder: rendering the index ahead of a write leaves
+// the order as it found it, even for a fact to supersede that is marked
+// as listed but is not in the order.
+func TestIndexWithLeavesTheOrder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := OpenDir(writeTree(t, genFacts(t, 5)), Options{Now: fixedNow})
+	if _, err := s.Index(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o := s.ixOrder
+	stray := o.list[0]
+	o.remove(stray)
+	stray.inOrder = true // marked as listed, not in the list
+	before := slices.Clone(o.list)
+	s.indexWith(Fact{ID: "fact-0100", Type: Decision, Title: "A fact rendered ahead of its write", Scope: "project",
+		Confidence: High, Source: "conversation", Created: "2025-03-14", Status: Active, Body: "Ahead."}, stray, s.today())
+	if !slices.Equal(o.list, before) {
+		t.Errorf("the order changed: %d facts before, %d after", len(before), len(o.list))
+	}
+}
