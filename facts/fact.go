@@ -600,16 +600,16 @@ func formatPlain(f Fact) ([]byte, bool) {
 }
 
 // plainASCII reports whether the YAML encoder writes s, a string value of
-// a block mapping, as a plain scalar: printable ASCII that starts with a
-// letter (no indicator, number, date or sign), ends with no space, has no
-// ": ", " #" or final ':' and is none of the words YAML reads as a boolean
-// or null. Anything else may be quoted, which formatYAML decides.
+// a block mapping, as a plain scalar: a value [plainSafe] reads back as
+// itself, in ASCII, that starts with a letter (no number, date or sign)
+// and is none of the words YAML reads as a boolean or null. Anything else
+// may be quoted, which formatYAML decides.
 func plainASCII(s string) bool {
-	if s == "" || !asciiLetter(s[0]) || s[len(s)-1] == ' ' || s[len(s)-1] == ':' {
+	if !plainSafe(s) || !asciiLetter(s[0]) {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7e {
+		if s[i] >= utf8.RuneSelf {
 			return false
 		}
 	}
@@ -617,7 +617,7 @@ func plainASCII(s string) bool {
 	case "true", "True", "TRUE", "false", "False", "FALSE", "null", "Null", "NULL":
 		return false
 	}
-	return !strings.Contains(s, ": ") && !strings.Contains(s, " #")
+	return true
 }
 
 func asciiLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }

@@ -699,16 +699,15 @@ type stagedIndex struct {
 	// What the render assumed (see holds): the live state at version ver,
 	// plus one for each file of the change recorded since as written (see
 	// recordWritten), none of them missed, and the index order, logged
-	// since, changed by the new fact in (the file at path) and the fact it
-	// supersedes out (nil when none was listed).
+	// since, changed by the new fact in (stated, as its file states it)
+	// and the fact it supersedes out (nil when none was listed).
 	ver    uint64
 	today  string
 	missed bool
 	order  *indexOrder
 	log    orderLog
-	path   string
+	stated Fact
 	out    *entry
-	stated Fact // the new fact as its file states it
 }
 
 // holds reports whether the live state renders this index: the state
@@ -722,7 +721,7 @@ func (x *stagedIndex) holds(s *Store, today string) bool {
 	if x.missed || s.ver != x.ver || today != x.today || s.ixOrder != x.order {
 		return false
 	}
-	c := s.files[x.path]
+	c := s.files[x.stated.Path]
 	if c == nil || c.e == nil || len(x.log.in) != 1 || x.log.in[0] != c.e {
 		return false
 	}

@@ -379,7 +379,7 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 		files = append(files, confined.File{Name: path.Base(raw.Path), Data: after, Perm: 0o644})
 	}
 	s.mu.Lock()
-	ahead := &stagedIndex{IndexResult: s.indexWith(stated, p.drop, today), ver: s.ver, today: today, order: s.ixOrder, path: f.Path, stated: stated}
+	ahead := &stagedIndex{IndexResult: s.indexWith(stated, p.drop, today), ver: s.ver, today: today, order: s.ixOrder, stated: stated}
 	if p.drop != nil && p.drop.inOrder {
 		ahead.out = p.drop
 	}
@@ -469,7 +469,7 @@ func (s *Store) commitFact(ctx context.Context, mem *confined.WriteFolder, st *c
 	}
 	pause.Point(ctx, "facts.fact-renamed")
 	var parsed *Fact // parsed already
-	if ahead != nil && p == ahead.path {
+	if ahead != nil && p == ahead.stated.Path {
 		parsed = &ahead.stated
 	}
 	recorded := lerr == nil && s.recordWritten(mem, p, content, parsed, written)
