@@ -164,33 +164,13 @@ func TestWriteSeesAnEditDuringIt(t *testing.T) {
 			// Not parallel: the pause hook is the process's.
 			ctx := context.Background()
 			s, root := warmWatched(t, 50)
-			var once sync.Once
-			var editErr error
-			pause.Install(func(_ context.Context, name string) {
-				if name != tt.point {
-					return
+			res := writeWithPause(t, s, root, 3, tt.point, func(path string) error {
+				b, err := os.ReadFile(path)
+				if err != nil {
+					return err
 				}
-				once.Do(func() {
-					matches, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(Dir), "fact-*-quokkas-store-kwbench00003-*.md"))
-					if len(matches) != 1 {
-						editErr = fmt.Errorf("written fact: %v", matches)
-						return
-					}
-					b, err := os.ReadFile(matches[0])
-					if err == nil {
-						err = tt.edit(matches[0], bytes.Replace(b, []byte("Quokkas"), []byte("Wombats"), 1))
-					}
-					editErr = err
-				})
+				return tt.edit(path, bytes.Replace(b, []byte("Quokkas"), []byte("Wombats"), 1))
 			})
-			defer testpause.Enable()
-			res, err := s.Write(ctx, benchWrite(3))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if editErr != nil {
-				t.Fatal(editErr)
-			}
 			got, err := s.Get(ctx, res.ID)
 			if err != nil {
 				t.Fatal(err)
@@ -217,29 +197,7 @@ func TestWriteGoneDuringIt(t *testing.T) {
 	// Not parallel: the pause hook is the process's.
 	ctx := context.Background()
 	s, root := warmWatched(t, 50)
-	var removeErr error
-	var once sync.Once
-	pause.Install(func(_ context.Context, name string) {
-		if name != "facts.fact-renamed" {
-			return
-		}
-		once.Do(func() {
-			matches, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(Dir), "fact-*-quokkas-store-kwbench00004-*.md"))
-			if len(matches) != 1 {
-				removeErr = fmt.Errorf("written fact: %v", matches)
-				return
-			}
-			removeErr = os.Remove(matches[0])
-		})
-	})
-	defer testpause.Enable()
-	res, err := s.Write(ctx, benchWrite(4))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if removeErr != nil {
-		t.Fatal(removeErr)
-	}
+	res := writeWithPause(t, s, root, 4, "facts.fact-renamed", os.Remove)
 	if _, err := s.Get(ctx, res.ID); !errors.Is(err, ErrNotFound) {
 		t.Errorf("the fact removed during its write: Get says %v", err)
 	}
@@ -326,6 +284,38 @@ func TestWriteAcrossMidnight(t *testing.T) {
 	if want := BuildIndex(all, s.Today(), DefaultIndexBudget); index != string(want.Content) {
 		t.Errorf("INDEX.md differs from a rebuild (-rebuild +disk):\n%s", cmp.Diff(string(want.Content), index))
 	}
+}
+
+// writeWithPause writes benchWrite(i) into s, the store of the project at
+// root, and runs act once on the fact file the write puts in place when the
+// write reaches the pause point. The pause hook is the process's: its
+// callers are not parallel.
+func writeWithPause(t *testing.T, s *Store, root string, i int, point string, act func(path string) error) WriteResult {
+	t.Helper()
+	var once sync.Once
+	var actErr error
+	pause.Install(func(_ context.Context, name string) {
+		if name != point {
+			return
+		}
+		once.Do(func() {
+			matches, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(Dir), fmt.Sprintf("fact-*-quokkas-store-kwbench%05d-*.md", i)))
+			if len(matches) != 1 {
+				actErr = fmt.Errorf("written fact: %v", matches)
+				return
+			}
+			actErr = act(matches[0])
+		})
+	})
+	defer testpause.Enable()
+	res, err := s.Write(context.Background(), benchWrite(i))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if actErr != nil {
+		t.Fatal(actErr)
+	}
+	return res
 }
 
 // TestRefreshOwnWrite: the event of a store's own rename is taken as the
