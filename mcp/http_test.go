@@ -108,11 +108,7 @@ func sdkConnect(ctx context.Context, endpoint, token string, version ...string) 
 // end of the session by DELETE, after which its id is unknown.
 func TestHTTPSDKClient(t *testing.T) {
 	t.Parallel()
-	reg, err := fakeRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := startHTTP(t, reg, nil)
+	d := startFake(t, nil)
 	ctx := context.Background()
 	cs, err := sdkConnect(ctx, d.url, tokenRW)
 	if err != nil {
@@ -140,11 +136,7 @@ func TestHTTPSDKClient(t *testing.T) {
 // requests without a session, through the same dispatcher.
 func TestHTTPSDKClientModern(t *testing.T) {
 	t.Parallel()
-	reg, err := fakeRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := startHTTP(t, reg, nil)
+	d := startFake(t, nil)
 	ctx := context.Background()
 	cs, err := sdkConnect(ctx, d.url, tokenRW, mcp.ModernProtocolVersion)
 	if err != nil {
@@ -182,12 +174,8 @@ func (s *syncBuffer) String() string {
 // that audit lines name the token by its configured name alone.
 func TestHTTPTokenScopes(t *testing.T) {
 	t.Parallel()
-	reg, err := fakeRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var audit syncBuffer
-	d := startHTTP(t, reg, func(o *mcp.HTTPOptions) { o.Audit = &audit })
+	d := startFake(t, func(o *mcp.HTTPOptions) { o.Audit = &audit })
 	ctx := context.Background()
 	cs, err := sdkConnect(ctx, d.url, tokenRO)
 	if err != nil {
@@ -275,6 +263,23 @@ func post(t *testing.T, d *httpDaemon, token string, header map[string]string, b
 
 const initBody = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
 
+// startFake starts a daemon serving the fake registry (see fakeRegistry),
+// its options edited by edit unless nil.
+func startFake(t *testing.T, edit func(*mcp.HTTPOptions)) *httpDaemon {
+	t.Helper()
+	reg, err := fakeRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startHTTP(t, reg, edit)
+}
+
+// sessionHeaders are the headers of a request in session sid, at protocol
+// version 2025-11-25.
+func sessionHeaders(sid string) map[string]string {
+	return map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}
+}
+
 // initSession opens a session by hand and returns its id.
 func initSession(t *testing.T, d *httpDaemon, token string) string {
 	t.Helper()
@@ -293,11 +298,7 @@ func initSession(t *testing.T, d *httpDaemon, token string) string {
 // the status the issue names.
 func TestHTTPGuards(t *testing.T) {
 	t.Parallel()
-	reg, err := fakeRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := startHTTP(t, reg, func(o *mcp.HTTPOptions) { o.MaxBodyBytes = 1 << 10 })
+	d := startFake(t, func(o *mcp.HTTPOptions) { o.MaxBodyBytes = 1 << 10 })
 	sid := initSession(t, d, tokenRW)
 	ended := initSession(t, d, tokenRW)
 	if r := do(t, newRequest(t, http.MethodDelete, d.url, tokenRW, map[string]string{"Mcp-Session-Id": ended}, nil)); r.status != http.StatusNoContent {
@@ -305,7 +306,7 @@ func TestHTTPGuards(t *testing.T) {
 	}
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(d.base, "http://"))
 	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
-	inSession := map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}
+	inSession := sessionHeaders(sid)
 	with := func(extra map[string]string) map[string]string {
 		m := map[string]string{}
 		for k, v := range inSession {
@@ -439,11 +440,7 @@ func (*endless) Read(p []byte) (int, error) {
 // wrong or a missing token.
 func TestHTTPSDKAuthFailures(t *testing.T) {
 	t.Parallel()
-	reg, err := fakeRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := startHTTP(t, reg, nil)
+	d := startFake(t, nil)
 	for _, tok := range []string{"", "fmcp_wrong"} {
 		client := sdk.NewClient(&sdk.Implementation{Name: "sdk-http-test", Version: "1"}, nil)
 		hc := http.DefaultClient
@@ -483,13 +480,9 @@ func sseEvents(t *testing.T, body io.Reader, n int) []string {
 // request reaches one of them.
 func TestHTTPStreams(t *testing.T) {
 	t.Parallel()
-	reg, err := fakeRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := startHTTP(t, reg, nil)
+	d := startFake(t, nil)
 	sid := initSession(t, d, tokenRW)
-	hdr := map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}
+	hdr := sessionHeaders(sid)
 	if r := post(t, d, tokenRW, hdr, `{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"debug"}}`); r.status != 200 {
 		t.Fatalf("setLevel: %d %s", r.status, r.body)
 	}
@@ -577,17 +570,13 @@ func TestHTTPStreams(t *testing.T) {
 // must be the only one opened.
 func TestHTTPInitializeAskingProgress(t *testing.T) {
 	t.Parallel()
-	reg, err := fakeRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := startHTTP(t, reg, nil)
+	d := startFake(t, nil)
 	r := post(t, d, tokenRW, nil, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"_meta":{"progressToken":"p"},"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
 	sid := r.header.Get("Mcp-Session-Id")
 	if r.status != http.StatusOK || sid == "" || !strings.Contains(r.body, `"protocolVersion":"2025-11-25"`) {
 		t.Fatalf("initialize asking progress: %d %s (session %q), want 200, the result and a session id", r.status, r.body, sid)
 	}
-	if r := post(t, d, tokenRW, map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); r.status != http.StatusOK {
+	if r := post(t, d, tokenRW, sessionHeaders(sid), `{"jsonrpc":"2.0","id":1,"method":"ping"}`); r.status != http.StatusOK {
 		t.Errorf("ping in the session: %d %s", r.status, r.body)
 	}
 	if n := d.h.Sessions(); n != 1 {
@@ -701,14 +690,10 @@ func TestHTTPOptionsRefused(t *testing.T) {
 // clock, so a slow machine cannot end a session before the test lets it.
 func TestHTTPSessionBounds(t *testing.T) {
 	t.Parallel()
-	reg, err := fakeRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var clock atomic.Int64 // Unix nanoseconds of the fake clock
 	clock.Store(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).UnixNano())
 	const idle = 40 * time.Millisecond // the reaper checks every 10ms
-	d := startHTTP(t, reg, func(o *mcp.HTTPOptions) {
+	d := startFake(t, func(o *mcp.HTTPOptions) {
 		o.MaxSessions = 1
 		o.SessionIdle = idle
 		o.Now = func() time.Time { return time.Unix(0, clock.Load()) }
@@ -740,11 +725,7 @@ func TestHTTPSessionBounds(t *testing.T) {
 // for as long as the client cares to hold it.
 func TestHTTPUnreadBodyAnswered(t *testing.T) {
 	t.Parallel()
-	reg, err := fakeRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := startHTTP(t, reg, func(o *mcp.HTTPOptions) { o.BodyReadTimeout = 200 * time.Millisecond })
+	d := startFake(t, func(o *mcp.HTTPOptions) { o.BodyReadTimeout = 200 * time.Millisecond })
 	sid := initSession(t, d, tokenRW)
 	host := strings.TrimPrefix(d.base, "http://")
 	tests := []struct {
@@ -791,12 +772,8 @@ func TestHTTPUnreadBodyAnswered(t *testing.T) {
 // can be 64 KiB.
 func TestHTTPRefusalLogBounded(t *testing.T) {
 	t.Parallel()
-	reg, err := fakeRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var logs syncBuffer
-	d := startHTTP(t, reg, func(o *mcp.HTTPOptions) { o.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
+	d := startFake(t, func(o *mcp.HTTPOptions) { o.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
 	long := "http://" + strings.Repeat("a", 20_000) + ".example"
 	for _, header := range []map[string]string{{"Origin": long}, {"Host": strings.Repeat("b", 20_000)}} {
 		req := newRequest(t, http.MethodGet, d.base+mcp.HealthPath, "", header, nil)
@@ -840,11 +817,7 @@ func TestHTTPClientSessionBound(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			reg, err := fakeRegistry()
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := startHTTP(t, reg, tc.edit)
+			d := startFake(t, tc.edit)
 			var sids []string
 			for range tc.bound {
 				sids = append(sids, initSession(t, d, tc.token))
@@ -897,11 +870,7 @@ func TestHTTPBodiesCapped(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			reg, err := fakeRegistry()
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := startHTTP(t, reg, func(o *mcp.HTTPOptions) {
+			d := startFake(t, func(o *mcp.HTTPOptions) {
 				o.MaxConcurrency, o.TotalConcurrency = tc.client, tc.total
 				o.BodyReadTimeout = time.Minute // the held bodies must not time out
 			})
@@ -1053,7 +1022,7 @@ func TestHTTPStalledReaderFreed(t *testing.T) {
 	}()
 	d := &httpDaemon{url: "http://" + host + mcp.Endpoint, base: "http://" + host, h: h}
 	sid := initSession(t, d, tokenRW)
-	inSession := map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}
+	inSession := sessionHeaders(sid)
 
 	// The stalled client: asks for the big answer and reads nothing.
 	conn, err := net.Dial("tcp", host)
@@ -1098,14 +1067,10 @@ func TestHTTPStalledReaderFreed(t *testing.T) {
 // shutdown up until its timeout.
 func TestHTTPStreamRefusedInShutdown(t *testing.T) {
 	t.Parallel()
-	reg, err := fakeRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := startHTTP(t, reg, nil)
+	d := startFake(t, nil)
 	sid := initSession(t, d, tokenRW)
 	d.h.Shutdown() // nothing in flight: it returns at once, the server still serving
-	get := streamRequest(t, d.url, tokenRW, map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"})
+	get := streamRequest(t, d.url, tokenRW, sessionHeaders(sid))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a guard against a hang
 	defer cancel()
 	resp, err := http.DefaultClient.Do(get.WithContext(ctx))
@@ -1124,14 +1089,10 @@ func TestHTTPStreamRefusedInShutdown(t *testing.T) {
 // there is room again.
 func TestHTTPClientStreamBound(t *testing.T) {
 	t.Parallel()
-	reg, err := fakeRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := startHTTP(t, reg, func(o *mcp.HTTPOptions) { o.MaxClientStreams = 2 })
+	d := startFake(t, func(o *mcp.HTTPOptions) { o.MaxClientStreams = 2 })
 	open := func(token, sid string) *http.Response {
 		t.Helper()
-		get := streamRequest(t, d.url, token, map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"})
+		get := streamRequest(t, d.url, token, sessionHeaders(sid))
 		resp, err := http.DefaultClient.Do(get)
 		if err != nil {
 			t.Fatal(err)
