@@ -15,6 +15,7 @@ import (
 
 	"github.com/foundryhq/foundry/git/gittest"
 	"github.com/foundryhq/foundry/hooks"
+	"github.com/foundryhq/foundry/internal/testenv"
 )
 
 // TestConcurrentProjects installs and uninstalls the hooks of several
@@ -327,22 +328,7 @@ func TestNothingInGitFolder(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			listing := func() []string {
-				var out []string
-				for _, dir := range watched {
-					err := filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
-						if err == nil {
-							out = append(out, p)
-						}
-						return err
-					})
-					if err != nil {
-						t.Fatal(err)
-					}
-				}
-				return out
-			}
-			before := listing()
+			before := testenv.Tree(t, watched...)
 			var err error
 			if tc.uninstall {
 				_, err = hooks.Uninstall(ctx, project, tc.names)
@@ -355,7 +341,7 @@ func TestNothingInGitFolder(t *testing.T) {
 			case tc.wantErr != "" && (err == nil || !strings.HasSuffix(err.Error(), tc.wantErr)):
 				t.Fatalf("error: %v; want one ending %q", err, tc.wantErr)
 			}
-			if diff := cmp.Diff(before, listing()); diff != "" {
+			if diff := cmp.Diff(before, testenv.Tree(t, watched...)); diff != "" {
 				t.Errorf("files in the git and hooks folders (-before +after):\n%s", diff)
 			}
 		})

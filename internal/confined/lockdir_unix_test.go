@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/testenv"
 )
 
 // TestLockDirs: a folder locked by LockDirs cannot be locked again until
@@ -56,18 +57,7 @@ func TestLockDirs(t *testing.T) {
 				}
 				return out
 			}
-			listing := func() []string {
-				var out []string
-				err := filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
-					out = append(out, p)
-					return err
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return out
-			}
-			before := listing()
+			before := testenv.Tree(t, dir)
 			done, cancel := context.WithCancel(context.Background())
 			cancel()
 			var release func() error
@@ -104,7 +94,7 @@ func TestLockDirs(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if got := listing(); len(got) != len(before) {
+			if got := testenv.Tree(t, dir); len(got) != len(before) {
 				t.Errorf("files after locking: %q, before: %q", got, before)
 			}
 		})

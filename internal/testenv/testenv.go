@@ -11,8 +11,10 @@ package testenv
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -79,4 +81,25 @@ func need(name string, lookPath func(string) (string, error), required bool) (bo
 		return false, nil
 	}
 	return true, nil
+}
+
+// Tree lists every path under the folders dirs, each folder included, in
+// the order filepath.WalkDir visits them; a test compares two listings to
+// see that nothing was created or left behind. An error reading a folder
+// fails tb.
+func Tree(tb testing.TB, dirs ...string) []string {
+	tb.Helper()
+	var out []string
+	for _, dir := range dirs {
+		err := filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+			if err == nil {
+				out = append(out, p)
+			}
+			return err
+		})
+		if err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return out
 }
