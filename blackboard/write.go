@@ -16,6 +16,7 @@ import (
 	"github.com/foundryhq/foundry/artifacts"
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/ctrl"
 	"github.com/foundryhq/foundry/tokens"
 )
 
@@ -389,7 +390,11 @@ func kindOf(v any) string {
 }
 
 // encode renders an artifact as it is stored: two-space indentation, keys
-// sorted at every level, no HTML escaping, a final newline.
+// sorted at every level, no HTML escaping, a final newline. A character
+// that is not text (a C1 control, DEL, a bidirectional control: see
+// package ctrl), which JSON allows raw in a string, is stored as its \u
+// escape: the artifact means the same, and a diff or a terminal shows it
+// inert, where raw it would act on the display.
 func encode(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -397,6 +402,9 @@ func encode(v any) ([]byte, error) {
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
 		return nil, err
+	}
+	if ctrl.Has(buf.Bytes()) {
+		return []byte(ctrl.Escape(buf.String())), nil
 	}
 	return buf.Bytes(), nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/git"
 	"github.com/foundryhq/foundry/internal/conflict"
+	"github.com/foundryhq/foundry/internal/ctrl"
 )
 
 func (r *run) checkBlackboard(ctx context.Context) error {
@@ -25,7 +26,7 @@ func (r *run) checkBlackboard(ctx context.Context) error {
 	for i, p := range paths {
 		inputs[i] = artifacts.Input{Path: p, FS: r.p.FS, Name: p}
 	}
-	text := make([][]Finding, len(paths)) // of the files with conflict markers
+	text := make([][]Finding, len(paths)) // of the files with conflict markers or characters that are not text
 	secrets := make([][]blackboard.Secret, len(paths))
 	// The object id of each document, for the history pass: it reads an
 	// artifact it can explain again instead of the sweep holding every
@@ -37,9 +38,9 @@ func (r *run) checkBlackboard(ctx context.Context) error {
 				r.progress("blackboard", n, total)
 			}
 		},
-		// The conflict and secret checks share the sweep's read.
+		// The text, conflict and secret checks share the sweep's read.
 		Each: func(i int, doc []byte) {
-			if conflict.Has(doc) {
+			if conflict.Has(doc) || ctrl.Has(doc) {
 				text[i] = textFindings(paths[i], doc)
 			}
 			secrets[i] = storedSecrets(doc)

@@ -123,7 +123,8 @@ func staleTemps(fsys fs.FS, before time.Time) []string {
 
 // controlIn returns the finding of the first control character of a file
 // that is not text (see package ctrl), with its position: printed raw, it
-// would drive the terminal of whoever reads the file.
+// would drive the terminal of whoever reads the file, or show its text in
+// another order than agents read it.
 func controlIn(p string, data []byte) (Finding, bool) {
 	c, off, ok := ctrl.Find(string(data))
 	if !ok {
@@ -131,7 +132,7 @@ func controlIn(p string, data []byte) (Finding, bool) {
 	}
 	line := 1 + bytes.Count(data[:off], []byte("\n"))
 	col := 1 + utf8.RuneCount(data[bytes.LastIndexByte(data[:off], '\n')+1:off])
-	return Finding{Check: CheckControlChars, File: p, Line: line, Column: col, Message: fmt.Sprintf("holds the control character %U; only newline, tab and a carriage return before a newline are text", c)}, true
+	return Finding{Check: CheckControlChars, File: p, Line: line, Column: col, Message: "holds " + ctrl.Describe(c)}, true
 }
 
 // textFindings returns the findings of a file's text: a control character

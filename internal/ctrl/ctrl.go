@@ -3,6 +3,13 @@
 // 52 writes some terminals' clipboard). Newline and tab are text, and so is
 // a carriage return right before a newline (CRLF line ends); every other C0
 // or C1 control character, and DEL, is not.
+//
+// Nor are the bidirectional embedding, override and isolate controls
+// (U+202A to U+202E, U+2066 to U+2069): they make text display in another
+// order than it is stored, so a reviewer reading a fact or a runbook in a
+// diff or a terminal would approve other words than those an agent reads
+// (the "Trojan Source" attack). Text in right-to-left scripts needs none
+// of them; the implicit marks (U+200E, U+200F, U+061C) stay text.
 package ctrl
 
 import (
@@ -18,31 +25,70 @@ func allowed(s string, i int, r rune) bool {
 	return r == '\n' || r == '\t' || r == '\r' && i+1 < len(s) && s[i+1] == '\n'
 }
 
-// Find returns the first control character of s that is not text and its
+// bidi reports whether r is a bidirectional embedding, override or isolate
+// control.
+func bidi(r rune) bool { return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 }
+
+// notText reports whether the character r at s[i] is one stored text must
+// not carry: a control character other than newline, tab and CRLF's
+// carriage return, or a bidirectional control.
+func notText(s string, i int, r rune) bool {
+	return unicode.IsControl(r) && !allowed(s, i, r) || bidi(r)
+}
+
+// Find returns the first character of s that is not text (a control
+// character, a bidirectional control, a byte that is not UTF-8) and its
 // byte offset, or ok false when there is none.
 func Find(s string) (r rune, offset int, ok bool) {
 	for i, c := range s {
-		if c == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") || unicode.IsControl(c) && !allowed(s, i, c) {
+		if c == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") || notText(s, i, c) {
 			return c, i, true
 		}
 	}
 	return 0, 0, false
 }
 
-// Check returns an error naming field and the first control character of s
-// that is not text, with the rule, or nil.
+// Has reports whether b holds a character that is not text (see [Find]).
+// Printable ASCII with tabs and newlines, what most files are, is decided
+// in one pass over the bytes, with no copy.
+func Has(b []byte) bool {
+	for _, c := range b {
+		if (c < 0x20 || c > 0x7e) && c != '\n' && c != '\t' {
+			_, _, ok := Find(string(b))
+			return ok
+		}
+	}
+	return false
+}
+
+// Describe names a character Find returned and the rule it breaks, for a
+// finding: "the control character U+001B; only newline, tab and a carriage
+// return before a newline are text".
+func Describe(r rune) string {
+	if bidi(r) {
+		return fmt.Sprintf("the bidirectional control character %U; it displays text in another order than it is read", r)
+	}
+	return fmt.Sprintf("the control character %U; only newline, tab and a carriage return before a newline are text", r)
+}
+
+// Check returns an error naming field and the first character of s that is
+// not text (see [Find]), with the rule, or nil.
 func Check(field, s string) error {
 	r, off, ok := Find(s)
 	if !ok {
 		return nil
 	}
+	if bidi(r) {
+		return fmt.Errorf("%s holds the bidirectional control character %U at byte %d: it displays text in another order than it is read", field, r, off)
+	}
 	return fmt.Errorf("%s holds the control character %U at byte %d: only newline, tab and a carriage return before a newline may appear", field, r, off)
 }
 
-// Escape returns s with every control character that is not text, and
-// every byte that is not UTF-8, written as a visible \u00XX escape (ESC is
-// \u001b), so it prints inert. The escape is also valid inside a JSON
-// string, so escaping JSON output keeps it JSON with the same meaning.
+// Escape returns s with every character that is not text written as a
+// visible \uXXXX escape (ESC is \u001b, U+202E is \u202e, a byte that is
+// not UTF-8 is \u00XX), so it prints inert. The escape is also valid
+// inside a JSON string, so escaping JSON output keeps it JSON with the same
+// meaning.
 func Escape(s string) string {
 	if _, _, ok := Find(s); !ok {
 		return s
@@ -52,7 +98,7 @@ func Escape(s string) string {
 		switch {
 		case c == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
 			fmt.Fprintf(&b, `\u%04x`, s[i])
-		case unicode.IsControl(c) && !allowed(s, i, c):
+		case notText(s, i, c):
 			fmt.Fprintf(&b, `\u%04x`, c)
 		default:
 			b.WriteRune(c)

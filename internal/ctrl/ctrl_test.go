@@ -17,6 +17,11 @@ func TestEscape(t *testing.T) {
 		{"c1 \u0085 \u009b", `c1 \u0085 \u009b`},
 		{"bad \xff utf8", `bad \u00ff utf8`},
 		{"é ✓ \uFFFD", "é ✓ \uFFFD"},
+		// Bidirectional controls reorder what is displayed; the implicit
+		// marks, and right-to-left text itself, are text.
+		{"if admin \u202e } \u2066 x \u2069", `if admin \u202e } \u2066 x \u2069`},
+		{"\u202a\u202b\u202c\u202d \u2067\u2068", `\u202a\u202b\u202c\u202d \u2067\u2068`},
+		{"mark \u200e \u200f \u061c עברית العربية", "mark \u200e \u200f \u061c עברית العربية"},
 	}
 	for _, tt := range tests {
 		if got := Escape(tt.in); got != tt.want {
@@ -45,13 +50,35 @@ func TestCheck(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "title holds the control character U+001B at byte 5") {
 		t.Errorf("Check = %v, want the field, the character and its offset", err)
 	}
+	err = Check("title", "Use the \u202edeliver\u202c queue")
+	if err == nil || !strings.Contains(err.Error(), "title holds the bidirectional control character U+202E at byte 8: it displays text in another order than it is read") {
+		t.Errorf("Check = %v, want the field, the bidirectional control and its offset", err)
+	}
+}
+
+// TestHas: Has agrees with Find, on ASCII (its fast path) and past it.
+func TestHas(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{
+		"", "plain {\"a\": 1}\n\tindented", "crlf\r\n", "lone\rcr", "esc \x1b", "del \x7f",
+		"c1 \u0085", "bidi \u2066", "é ✓", "bad \xff", "mark \u200f",
+	} {
+		_, _, want := Find(s)
+		if got := Has([]byte(s)); got != want {
+			t.Errorf("Has(%q) = %v, Find says %v", s, got, want)
+		}
+	}
 }
 
 func FuzzEscape(f *testing.F) {
 	f.Add("a\x1b[31mb\r\n\u0085\xff")
+	f.Add("a \u202e b \u2069 c")
 	f.Fuzz(func(t *testing.T, s string) {
 		if _, _, ok := Find(Escape(s)); ok {
 			t.Fatalf("Escape(%q) still holds a control character", s)
+		}
+		if _, _, ok := Find(s); Has([]byte(s)) != ok {
+			t.Fatalf("Has(%q) disagrees with Find", s)
 		}
 	})
 }
