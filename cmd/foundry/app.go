@@ -20,6 +20,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/internal/ctrl"
 	"github.com/foundryhq/foundry/project"
 )
@@ -321,6 +322,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// writers (help, usage) were copied in when it was built.
 		env.stdout, env.stderr, stderr = out, errOut, errOut
 		app.Writer, app.ErrWriter = out, errOut
+		// A lock held by a stuck process would hang the command silently.
+		ctx = confined.WithLockWait(ctx, func(path string) {
+			fmt.Fprintf(errOut, "foundry: waiting for %s: another process holds its lock (Ctrl-C gives up)\n", path)
+		})
 	}
 	err := app.RunContext(ctx, norm)
 	for _, c := range env.closers {

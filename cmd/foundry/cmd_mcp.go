@@ -349,6 +349,10 @@ func runMCPServe(ctx context.Context, env *cliEnv, opts *mcpOptions) error {
 	// A server runs until its client signals it: the signal must find
 	// the subscription in place, which the set-up above has overlapped.
 	awaitSignals(ctx)
+	// A lock held by a stuck process would hold a call without a word.
+	ctx = confined.WithLockWait(ctx, func(path string) {
+		env.logger.Warn("waiting for a lock another process holds", "path", path)
+	})
 	if opts.transport == "http" {
 		listen := opts.listen
 		if listen == "" {

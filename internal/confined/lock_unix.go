@@ -11,8 +11,9 @@ import (
 )
 
 // lockFile takes an exclusive flock on f, polling until it is free or ctx
-// is done.
+// is done; a long wait calls ctx's notice (see [WithLockWait]).
 func lockFile(ctx context.Context, f *os.File) error {
+	wait := newLockWait(ctx, f.Name())
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
@@ -21,6 +22,7 @@ func lockFile(ctx context.Context, f *os.File) error {
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
 			return err
 		}
+		wait.busy()
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

@@ -12,8 +12,10 @@ import (
 )
 
 // lockFile takes an exclusive LockFileEx lock on f, polling until it is
-// free or ctx is done.
+// free or ctx is done; a long wait calls ctx's notice (see
+// [WithLockWait]).
 func lockFile(ctx context.Context, f *os.File) error {
+	wait := newLockWait(ctx, f.Name())
 	for {
 		ol := new(windows.Overlapped)
 		err := windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ol)
@@ -23,6 +25,7 @@ func lockFile(ctx context.Context, f *os.File) error {
 		if !errors.Is(err, windows.ERROR_LOCK_VIOLATION) {
 			return err
 		}
+		wait.busy()
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/foundryhq/foundry/facts"
+	"github.com/foundryhq/foundry/internal/confined"
+)
+
+// TestLockWaitSaysSo: a command that waits for a lock another process
+// holds (here the memory lock, held as a stuck writer would) says so once
+// the wait is long, on stderr, or in its log for the MCP server, and
+// completes when the lock is released.
+func TestLockWaitSaysSo(t *testing.T) {
+	t.Parallel()
+	const config = "mcp:\n  enabled: true\n  read_only: false\n  scopes: [read:memory, write:memory]\n"
+	tests := []struct {
+		name  string
+		args  []string
+		stdin string
+		want  func(lock string) string // the notice
+	}{
+		{
+			name: "command line",
+			args: []string{"memory", "write", "--type", "convention", "--source", "code",
+				"--title", "Services log in JSON lines", "--body", "Every service logs one JSON object per line."},
+			want: func(lock string) string {
+				return "foundry: waiting for " + lock + ": another process holds its lock (Ctrl-C gives up)\n"
+			},
+		},
+		{
+			name: "mcp serve",
+			args: []string{"mcp", "serve"},
+			stdin: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+				`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+				`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_write","arguments":{"type":"convention","title":"Services log in JSON lines","body":"Every service logs one JSON object per line."}}}` + "\n",
+			want: func(lock string) string {
+				return `level=WARN msg="waiting for a lock another process holds" path=` + lock + "\n"
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if code, _, stderr := runIn(t, dir, "", "init"); code != 0 {
+				t.Fatalf("init: exit %d: %s", code, stderr)
+			}
+			if err := os.WriteFile(filepath.Join(dir, ".foundry", "config.yaml"), []byte(config), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r, err := confined.Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			release, err := r.Lock(context.Background(), facts.LockPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tt.want(r.Path(facts.LockPath))
+			stderr := &noticeWriter{want: want, seen: make(chan struct{})}
+			var stdout bytes.Buffer
+			done := make(chan int, 1)
+			go func() {
+				done <- run(context.Background(), append([]string{"foundry", "-C", dir}, tt.args...), strings.NewReader(tt.stdin), &stdout, stderr)
+			}()
+			select {
+			case <-stderr.seen:
+			case code := <-done:
+				t.Fatalf("it did not wait for the lock, or said nothing: exit %d, stderr %q", code, stderr)
+			case <-time.After(time.Minute):
+				t.Fatalf("no word after a minute of waiting: stderr %q", stderr)
+			}
+			if err := release(); err != nil {
+				t.Fatal(err)
+			}
+			if code := <-done; code != 0 {
+				t.Fatalf("once the lock was free: exit %d: %s", code, stderr)
+			}
+			if n := strings.Count(stderr.String(), "waiting for"); n != 1 {
+				t.Errorf("the wait was told %d times, want once:\n%s", n, stderr)
+			}
+			if !strings.Contains(stdout.String(), "fact-0001") {
+				t.Errorf("stdout = %q, want the fact written", stdout.String())
+			}
+		})
+	}
+}
+
+// noticeWriter collects what is written to it and closes seen once it
+// holds want.
+type noticeWriter struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	seen chan struct{}
+	once sync.Once
+}
+
+func (w *noticeWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if strings.Contains(w.buf.String(), w.want) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return len(p), nil
+}
+
+func (w *noticeWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}

@@ -1,0 +1,53 @@
+package confined
+
+// This file defines the notice a lock wait gives: a lock held by a process
+// that is stuck would otherwise hang the caller without a word.
+
+import (
+	"context"
+	"time"
+)
+
+// LockWaitNotice is how long a lock is waited for before the context's
+// notice (see [WithLockWait]) is called: far longer than any holder of
+// Foundry's locks holds one while it works (a write holds the memory lock
+// for milliseconds), so a wait this long means a holder that is stuck or
+// stopped.
+const LockWaitNotice = time.Second
+
+// lockWaitKey keys the notice of [WithLockWait] in a context.
+type lockWaitKey struct{}
+
+// WithLockWait returns ctx carrying notice: a lock taken with it (or with
+// a context derived from it) that has waited [LockWaitNotice] for another
+// holder calls notice once, with the lock file's or folder's path, and
+// goes on waiting until the lock is free or the context is done. A command
+// line says so on stderr, a server in its log.
+func WithLockWait(ctx context.Context, notice func(path string)) context.Context {
+	return context.WithValue(ctx, lockWaitKey{}, notice)
+}
+
+// lockWait tells, once, that a lock on path has been waited for
+// [LockWaitNotice] since start, when ctx carries a notice.
+type lockWait struct {
+	ctx   context.Context
+	path  string
+	start time.Time
+	told  bool
+}
+
+func newLockWait(ctx context.Context, path string) *lockWait {
+	return &lockWait{ctx: ctx, path: path, start: time.Now()}
+}
+
+// busy is called each time the lock was found held, by the one goroutine
+// taking it.
+func (w *lockWait) busy() {
+	if w.told || time.Since(w.start) < LockWaitNotice {
+		return
+	}
+	w.told = true
+	if notice, ok := w.ctx.Value(lockWaitKey{}).(func(string)); ok && notice != nil {
+		notice(w.path)
+	}
+}
