@@ -303,6 +303,11 @@ func stamp(obj map[string]any, schema, agent string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode artifact: %w", err)
 	}
+	// The limit holds for the file too, which every reader applies:
+	// indentation and escapes make it larger than the data given.
+	if len(doc) > MaxDataBytes {
+		return nil, fmt.Errorf("%w: %d bytes as stored (indented, with escapes), at most %d (8 MiB)", ErrTooLarge, len(doc), MaxDataBytes)
+	}
 	return doc, nil
 }
 

@@ -142,8 +142,11 @@ func TestWriteCanonicalForm(t *testing.T) {
 	t.Parallel()
 	root := newProject(t)
 	// Keys come out sorted at every level, numbers exact, no HTML escaping,
-	// and schema and producedBy come from the request, not the data.
-	data := `{"wave":"w1","status":"complete","summary":"<b>&</b> 1e400 stays","producedBy":"someone-else","schema":"plan.v1",
+	// and schema and producedBy come from the request, not the data. A
+	// character that is not text (a C1 control, DEL, each bidirectional
+	// control) is stored as its \u escape; the characters around them, the
+	// implicit direction mark included, stay as they are.
+	data := `{"wave":"w1","status":"complete","summary":"<b>&</b> 1e400 stays \u0085\u007f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069 \u2029\u202f\u2065\u206a\u200e","producedBy":"someone-else","schema":"plan.v1",
 "artifacts":[{"path":"p","description":"z","contract":"finding.v1"}],"gate":{"passed":true,"notes":"n"}}`
 	res, err := openBoard(root, nil).Write(context.Background(), WriteRequest{Wave: "w1", Agent: "lead", Schema: "handoff.v1", Data: []byte(data)})
 	if err != nil {
@@ -168,7 +171,7 @@ func TestWriteCanonicalForm(t *testing.T) {
   "producedBy": "lead",
   "schema": "handoff.v1",
   "status": "complete",
-  "summary": "<b>&</b> 1e400 stays",
+  "summary": "<b>&</b> 1e400 stays \u0085\u007f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069 \u2029` + "\u202f\u2065\u206a\u200e" + `",
   "wave": "w1"
 }
 `
@@ -253,6 +256,10 @@ func TestWriteErrors(t *testing.T) {
 		{name: "too large", req: WriteRequest{Wave: "w", Agent: "a", Schema: "finding.v1",
 			Data: []byte(`{"x":"` + strings.Repeat("a", MaxDataBytes) + `"}`)},
 			wantErr: ErrTooLarge, errText: "data is too large: 8388616 bytes, at most 8388608 (8 MiB)"},
+		// Six bytes stored for each DEL: data under the limit, its file over.
+		{name: "too large as stored", req: WriteRequest{Wave: "w", Agent: "a", Schema: "finding.v1",
+			Data: []byte(`{"x":"` + strings.Repeat("\x7f", 1_500_000) + `"}`)},
+			wantErr: ErrTooLarge, errText: "data is too large: 9000061 bytes as stored (indented, with escapes), at most 8388608 (8 MiB)"},
 		{name: "unknown contract", req: WriteRequest{Wave: "w", Agent: "a", Schema: "nope.v9", Data: []byte(valid)},
 			wantErr: contracts.ErrUnknownContract},
 		{name: "dot dot wave", req: WriteRequest{Wave: "..", Agent: "a", Schema: "finding.v1", Data: []byte(valid)},

@@ -14,7 +14,6 @@ import (
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/git"
 	"github.com/foundryhq/foundry/internal/conflict"
-	"github.com/foundryhq/foundry/internal/ctrl"
 )
 
 func (r *run) checkBlackboard(ctx context.Context) error {
@@ -26,7 +25,7 @@ func (r *run) checkBlackboard(ctx context.Context) error {
 	for i, p := range paths {
 		inputs[i] = artifacts.Input{Path: p, FS: r.p.FS, Name: p}
 	}
-	text := make([][]Finding, len(paths)) // of the files with conflict markers or characters that are not text
+	text := make([][]Finding, len(paths)) // of the files with conflict markers
 	secrets := make([][]blackboard.Secret, len(paths))
 	// The object id of each document, for the history pass: it reads an
 	// artifact it can explain again instead of the sweep holding every
@@ -38,9 +37,9 @@ func (r *run) checkBlackboard(ctx context.Context) error {
 				r.progress("blackboard", n, total)
 			}
 		},
-		// The text, conflict and secret checks share the sweep's read.
+		// The conflict and secret checks share the sweep's read.
 		Each: func(i int, doc []byte) {
-			if conflict.Has(doc) || ctrl.Has(doc) {
+			if conflict.Has(doc) {
 				text[i] = textFindings(paths[i], doc)
 			}
 			secrets[i] = storedSecrets(doc)

@@ -22,6 +22,8 @@ func TestEscape(t *testing.T) {
 		{"if admin \u202e } \u2066 x \u2069", `if admin \u202e } \u2066 x \u2069`},
 		{"\u202a\u202b\u202c\u202d \u2067\u2068", `\u202a\u202b\u202c\u202d \u2067\u2068`},
 		{"mark \u200e \u200f \u061c עברית العربية", "mark \u200e \u200f \u061c עברית العربية"},
+		// The characters on either side of the two ranges are text.
+		{"\u2029 \u202f \u2065 \u206a", "\u2029 \u202f \u2065 \u206a"},
 	}
 	for _, tt := range tests {
 		if got := Escape(tt.in); got != tt.want {
