@@ -55,7 +55,14 @@ func (r *run) checkBlackboard(ctx context.Context) error {
 	for i, p := range paths {
 		res := results[i]
 		if res.Read {
-			r.addText(text[i])
+			// Artifacts are checked for conflict markers, not for control
+			// characters: JSON holds none raw but in strings, which every
+			// command prints escaped, and an artifact's other gates (the
+			// contract, validate, the Claude hook) do not look at them.
+			r.checked(CheckConflicts, 1)
+			for _, f := range text[i] {
+				r.add(f.Check, f)
+			}
 			r.checked(CheckSecrets, 1)
 			for _, sec := range secrets[i] {
 				r.add(CheckSecrets, Finding{File: p, Message: sec.String() + secretAdvice})

@@ -46,8 +46,9 @@ func (e *NestedError) Unwrap() error { return ErrNested }
 // Init creates .foundry/ and its layout in dir, without overwriting
 // anything that exists. Below an existing project (a parent folder, up to
 // the git worktree root, holding .foundry/) it refuses with a
-// *[NestedError] unless opts.Force is set.
-func Init(dir string, opts InitOptions) (InitResult, error) {
+// *[NestedError] unless opts.Force is set. ctx bounds the wait for the
+// config's lock.
+func Init(ctx context.Context, dir string, opts InitOptions) (InitResult, error) {
 	root, err := filepath.Abs(dir)
 	if err != nil {
 		return InitResult{}, err
@@ -101,7 +102,7 @@ func Init(dir string, opts InitOptions) (InitResult, error) {
 			return res, fmt.Errorf("init %s: %w", root, err)
 		}
 		if f.path == config.Path {
-			if res.OptIn, err = addOptIn(files); err != nil {
+			if res.OptIn, err = addOptIn(ctx, files); err != nil {
 				return res, fmt.Errorf("init %s: %w", root, err)
 			}
 		}
@@ -112,8 +113,8 @@ func Init(dir string, opts InitOptions) (InitResult, error) {
 // addOptIn adds the MCP opt-in to the project's config file when it has no
 // mcp block (a project initialised before init wrote one) and returns its
 // project-relative path, or "" when nothing changed.
-func addOptIn(files *confined.Root) (string, error) {
-	unlock, err := files.Lock(context.Background(), config.LockPath)
+func addOptIn(ctx context.Context, files *confined.Root) (string, error) {
+	unlock, err := files.Lock(ctx, config.LockPath)
 	if err != nil {
 		return "", err
 	}

@@ -1,6 +1,7 @@
 package project_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -47,7 +48,7 @@ func TestInitRefusesLinks(t *testing.T) {
 				t.Skipf("no symbolic links here: %v", err)
 			}
 			before := listDir(t, outside)
-			_, err := project.Init(dir, project.InitOptions{})
+			_, err := project.Init(context.Background(), dir, project.InitOptions{})
 			if tt.want == "" && err != nil {
 				t.Errorf("Init error = %v", err)
 			}

@@ -322,11 +322,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// writers (help, usage) were copied in when it was built.
 		env.stdout, env.stderr, stderr = out, errOut, errOut
 		app.Writer, app.ErrWriter = out, errOut
-		// A lock held by a stuck process would hang the command silently.
-		ctx = confined.WithLockWait(ctx, func(path string) {
-			fmt.Fprintf(errOut, "foundry: waiting for %s: another process holds its lock (Ctrl-C gives up)\n", path)
-		})
 	}
+	// A lock held by a stuck process would hang the command silently.
+	// (mcp serve logs it instead: see runMCPServe.)
+	ctx = confined.WithLockWait(ctx, func(path string) {
+		fmt.Fprintf(stderr, "foundry: waiting for %s: another process holds its lock (Ctrl-C gives up)\n", ctrl.Escape(path))
+	})
 	err := app.RunContext(ctx, norm)
 	for _, c := range env.closers {
 		_ = c()

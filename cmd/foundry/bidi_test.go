@@ -26,8 +26,9 @@ const (
 // written through Foundry stores it escaped, meaning the same. (An artifact
 // is JSON data, whose gates check its contract: doctor, like them, does
 // not refuse one for the characters its strings hold.)
+//
+//nolint:paralleltest // urfave/cli v2 keeps its help flag in a package variable
 func TestBidiControls(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	if code, _, stderr := runIn(t, dir, "", "init"); code != 0 {
 		t.Fatalf("init: exit %d: %s", code, stderr)
@@ -87,8 +88,8 @@ func TestBidiControls(t *testing.T) {
 	}
 	code, stdout, _ := runIn(t, dir, "", "doctor", "--no-history")
 	want := ".foundry/memory/fact-0001-orders.md: 1\n    4:25 holds the bidirectional control character U+202E; it displays text in another order than it is read"
-	if code != 3 || !strings.Contains(stdout, want) {
-		t.Errorf("doctor: exit %d, want 3 and %q in:\n%s", code, want, stdout)
+	if code != 3 || !strings.Contains(stdout, want) || strings.Contains(stdout, "w/a.json") {
+		t.Errorf("doctor: exit %d, want 3 and %q, and no word of the artifact, in:\n%s", code, want, stdout)
 	}
 	if err := os.Remove(filepath.Join(dir, ".foundry", "memory", "fact-0001-orders.md")); err != nil {
 		t.Fatal(err)

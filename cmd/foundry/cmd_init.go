@@ -102,7 +102,7 @@ func runInit(ctx context.Context, env *cliEnv, opts *initOptions) error {
 			return err
 		}
 	}
-	res, err := project.Init(env.dir, project.InitOptions{Force: opts.force})
+	res, err := project.Init(ctx, env.dir, project.InitOptions{Force: opts.force})
 	var nested *project.NestedError
 	if errors.As(err, &nested) {
 		return withHint(err, fmt.Sprintf("run foundry in %s (or with -C %s), or pass --force to create a separate project here", nested.Parent, nested.Parent))

@@ -350,8 +350,9 @@ func runMCPServe(ctx context.Context, env *cliEnv, opts *mcpOptions) error {
 	// the subscription in place, which the set-up above has overlapped.
 	awaitSignals(ctx)
 	// A lock held by a stuck process would hold a call without a word.
+	// The holder may be another call of this server, too.
 	ctx = confined.WithLockWait(ctx, func(path string) {
-		env.logger.Warn("waiting for a lock another process holds", "path", path)
+		env.logger.Warn("waiting for a held lock", "path", path)
 	})
 	if opts.transport == "http" {
 		listen := opts.listen

@@ -10,50 +10,67 @@ import (
 	"testing"
 	"time"
 
+	"github.com/foundryhq/foundry/config"
 	"github.com/foundryhq/foundry/facts"
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/mcp"
 )
 
 // TestLockWaitSaysSo: a command that waits for a lock another process
-// holds (here the memory lock, held as a stuck writer would) says so once
-// the wait is long, on stderr, or in its log for the MCP server, and
-// completes when the lock is released.
+// holds (as a stuck or stopped writer would) says so once the wait is long,
+// on stderr, or in its log for the MCP server, and completes when the lock
+// is released: the memory lock, and the config's, for a command of the
+// mcp group and for init.
+//
+//nolint:paralleltest // urfave/cli v2 keeps its help flag in a package variable
 func TestLockWaitSaysSo(t *testing.T) {
-	t.Parallel()
-	const config = "mcp:\n  enabled: true\n  read_only: false\n  scopes: [read:memory, write:memory]\n"
+	const optIn = "mcp:\n  enabled: true\n  read_only: false\n  scopes: [read:memory, write:memory]\n"
+	cliNotice := func(lock string) string {
+		return "foundry: waiting for " + lock + ": another process holds its lock (Ctrl-C gives up)\n"
+	}
 	tests := []struct {
-		name  string
-		args  []string
-		stdin string
-		want  func(lock string) string // the notice
+		name   string
+		config string // .foundry/config.yaml
+		lock   string // the lock held
+		args   []string
+		stdin  string
+		want   func(lock string) string // the notice
+		output string                   // on stdout once done
 	}{
 		{
-			name: "command line",
+			name: "memory write", config: optIn, lock: facts.LockPath,
 			args: []string{"memory", "write", "--type", "convention", "--source", "code",
 				"--title", "Services log in JSON lines", "--body", "Every service logs one JSON object per line."},
-			want: func(lock string) string {
-				return "foundry: waiting for " + lock + ": another process holds its lock (Ctrl-C gives up)\n"
-			},
+			want: cliNotice, output: "fact-0001",
 		},
 		{
-			name: "mcp serve",
+			name: "mcp serve", config: optIn, lock: facts.LockPath,
 			args: []string{"mcp", "serve"},
 			stdin: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
 				`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
 				`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_write","arguments":{"type":"convention","title":"Services log in JSON lines","body":"Every service logs one JSON object per line."}}}` + "\n",
-			want: func(lock string) string {
-				return `level=WARN msg="waiting for a lock another process holds" path=` + lock + "\n"
-			},
+			want:   func(lock string) string { return `level=WARN msg="waiting for a held lock" path=` + lock + "\n" },
+			output: "fact-0001",
+		},
+		{
+			name: "mcp token new", config: optIn, lock: config.LockPath,
+			args: []string{"mcp", "token", "new", "ci"},
+			want: cliNotice, output: mcp.TokenPrefix,
+		},
+		{
+			// A config without an mcp block gets the opt-in, under the lock.
+			name: "init", config: "memory:\n  indexBudgetTokens: 2000\n", lock: config.LockPath,
+			args: []string{"init"},
+			want: cliNotice, output: "mcp",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
 			dir := t.TempDir()
 			if code, _, stderr := runIn(t, dir, "", "init"); code != 0 {
 				t.Fatalf("init: exit %d: %s", code, stderr)
 			}
-			if err := os.WriteFile(filepath.Join(dir, ".foundry", "config.yaml"), []byte(config), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, ".foundry", "config.yaml"), []byte(tt.config), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			r, err := confined.Open(dir)
@@ -61,11 +78,11 @@ func TestLockWaitSaysSo(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			release, err := r.Lock(context.Background(), facts.LockPath)
+			release, err := r.Lock(context.Background(), tt.lock)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := tt.want(r.Path(facts.LockPath))
+			want := tt.want(r.Path(tt.lock))
 			stderr := &noticeWriter{want: want, seen: make(chan struct{})}
 			var stdout bytes.Buffer
 			done := make(chan int, 1)
@@ -88,8 +105,8 @@ func TestLockWaitSaysSo(t *testing.T) {
 			if n := strings.Count(stderr.String(), "waiting for"); n != 1 {
 				t.Errorf("the wait was told %d times, want once:\n%s", n, stderr)
 			}
-			if !strings.Contains(stdout.String(), "fact-0001") {
-				t.Errorf("stdout = %q, want the fact written", stdout.String())
+			if !strings.Contains(stdout.String(), tt.output) {
+				t.Errorf("stdout = %q, want %q in it", stdout.String(), tt.output)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ package confined
 
 import (
 	"context"
+	"path/filepath"
 	"time"
 )
 
@@ -36,8 +37,10 @@ type lockWait struct {
 	told  bool
 }
 
+// newLockWait starts the wait for the lock on path (cleaned: a name
+// os.Root joined on Windows has both separators).
 func newLockWait(ctx context.Context, path string) *lockWait {
-	return &lockWait{ctx: ctx, path: path, start: time.Now()}
+	return &lockWait{ctx: ctx, path: filepath.Clean(path), start: time.Now()}
 }
 
 // busy is called each time the lock was found held, by the one goroutine
