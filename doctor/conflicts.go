@@ -4,17 +4,16 @@
 package doctor
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/foundryhq/foundry/artifacts"
 	"github.com/foundryhq/foundry/blackboard"
+	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/facts"
 	"github.com/foundryhq/foundry/internal/atomicfile"
 	"github.com/foundryhq/foundry/internal/confined"
@@ -130,8 +129,7 @@ func controlIn(p string, data []byte) (Finding, bool) {
 	if !ok {
 		return Finding{}, false
 	}
-	line := 1 + bytes.Count(data[:off], []byte("\n"))
-	col := 1 + utf8.RuneCount(data[bytes.LastIndexByte(data[:off], '\n')+1:off])
+	line, col := contracts.Position(data, off)
 	return Finding{Check: CheckControlChars, File: p, Line: line, Column: col, Message: "holds " + ctrl.Describe(c)}, true
 }
 
