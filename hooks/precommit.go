@@ -211,9 +211,16 @@ func HookProjects(content []byte) (projects []string, ok bool) {
 }
 
 // hookLines is a hook's content as its readers search it: every line,
-// the first too, after a "\n", and CRLF line ends read as LF.
+// the first too, after a "\n". A hook whose line ends were all turned into
+// CRLF (by a checkout or an editor: its first line ends so) is read with
+// LF ones; one as [PreCommitScript] wrote it is read as it is, since a
+// project's name, quoted, may hold "\r\n" itself.
 func hookLines(content []byte) string {
-	return "\n" + strings.ReplaceAll(string(content), "\r\n", "\n")
+	s := string(content)
+	if first, _, ok := strings.Cut(s, "\n"); ok && strings.HasSuffix(first, "\r") {
+		s = strings.ReplaceAll(s, "\r\n", "\n")
+	}
+	return "\n" + s
 }
 
 // recordedExecutable is the foundry binary Foundry's hook content records

@@ -56,6 +56,8 @@ func TestHookProjects(t *testing.T) {
 		{"sorted, each once", string(hooks.PreCommitScript([]string{"web", "", "api", "web", "."}, "")), []string{".", "api", "web"}, true},
 		{"quotes and newlines", string(hooks.PreCommitScript([]string{"it's", "a\nb", `c\'d`}, "")), []string{"a\nb", `c\'d`, "it's"}, true},
 		{"CRLF", strings.ReplaceAll(string(hooks.PreCommitScript([]string{"b", "a"}, "")), "\n", "\r\n"), []string{"a", "b"}, true},
+		// A hook as written, LF line ends, keeps a name's own CRLF.
+		{"a name holding CRLF", string(hooks.PreCommitScript([]string{"a\r\nb"}, "")), []string{"a\r\nb"}, true},
 		{"legacy", legacyHook, []string{"examples/it's"}, true},
 		{"legacy at the top", strings.Replace(legacyHook, `-C 'examples/it'\''s'`, `-C '.'`, 1), []string{"."}, true},
 		{"foundry's marker, no project", "#!/bin/sh\n" + hooks.Marker + "\nexit 0\n", nil, false},
