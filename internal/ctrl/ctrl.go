@@ -61,14 +61,26 @@ func Has(b []byte) bool {
 	return false
 }
 
+// name names a character Find returned: "the control character U+001B".
+func name(r rune) string {
+	if bidi(r) {
+		return fmt.Sprintf("the bidirectional control character %U", r)
+	}
+	return fmt.Sprintf("the control character %U", r)
+}
+
+// bidiRule is the rule a bidirectional control breaks, as messages give it.
+const bidiRule = "it displays text in another order than it is read"
+
 // Describe names a character Find returned and the rule it breaks, for a
 // finding: "the control character U+001B; only newline, tab and a carriage
 // return before a newline are text".
 func Describe(r rune) string {
+	rule := "only newline, tab and a carriage return before a newline are text"
 	if bidi(r) {
-		return fmt.Sprintf("the bidirectional control character %U; it displays text in another order than it is read", r)
+		rule = bidiRule
 	}
-	return fmt.Sprintf("the control character %U; only newline, tab and a carriage return before a newline are text", r)
+	return name(r) + "; " + rule
 }
 
 // Check returns an error naming field and the first character of s that is
@@ -78,10 +90,11 @@ func Check(field, s string) error {
 	if !ok {
 		return nil
 	}
+	rule := "only newline, tab and a carriage return before a newline may appear"
 	if bidi(r) {
-		return fmt.Errorf("%s holds the bidirectional control character %U at byte %d: it displays text in another order than it is read", field, r, off)
+		rule = bidiRule
 	}
-	return fmt.Errorf("%s holds the control character %U at byte %d: only newline, tab and a carriage return before a newline may appear", field, r, off)
+	return fmt.Errorf("%s holds %s at byte %d: %s", field, name(r), off, rule)
 }
 
 // Escape returns s with every character that is not text written as a
