@@ -59,10 +59,7 @@ func (r *run) checkBlackboard(ctx context.Context) error {
 			// characters: JSON holds none raw but in strings, which every
 			// command prints escaped, and an artifact's other gates (the
 			// contract, validate, the Claude hook) do not look at them.
-			r.checked(CheckConflicts, 1)
-			for _, f := range text[i] {
-				r.add(f.Check, f)
-			}
+			r.addMarkers(text[i])
 			r.checked(CheckSecrets, 1)
 			for _, sec := range secrets[i] {
 				r.add(CheckSecrets, Finding{File: p, Message: sec.String() + secretAdvice})

@@ -159,6 +159,13 @@ func textFindings(p string, data []byte) []Finding {
 // characters and conflict markers.
 func (r *run) addText(found []Finding) {
 	r.checked(CheckControlChars, 1)
+	r.addMarkers(found)
+}
+
+// addMarkers records the text findings of one file checked for conflict
+// markers (and, where it holds some, for control characters too: see
+// textFindings).
+func (r *run) addMarkers(found []Finding) {
 	r.checked(CheckConflicts, 1)
 	for _, f := range found {
 		r.add(f.Check, f)
