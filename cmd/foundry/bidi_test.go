@@ -2,12 +2,13 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/foundryhq/foundry/internal/testenv"
 )
 
 // rlo and lri are two of the bidirectional controls that make text display
@@ -30,19 +31,7 @@ const (
 //nolint:paralleltest // urfave/cli v2 keeps its help flag in a package variable
 func TestBidiControls(t *testing.T) {
 	dir := t.TempDir()
-	if code, _, stderr := runIn(t, dir, "", "init"); code != 0 {
-		t.Fatalf("init: exit %d: %s", code, stderr)
-	}
-	write := func(rel, content string) {
-		t.Helper()
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mustRun(t, dir, nil, "init")
 
 	refused := []struct {
 		name string
@@ -70,7 +59,7 @@ func TestBidiControls(t *testing.T) {
 	}
 
 	// What a clone already stores prints escaped, and doctor names it.
-	write(".foundry/memory/fact-0001-orders.md", "---\nid: fact-0001\ntype: decision\ntitle: Orders go to the "+rlo+"eueuq-yaled queue\nscope: project\ntags: []\nconfidence: high\nsource: code\ncreated: 2026-01-02\nstatus: active\n---\nWhy: measured.\nHow to apply: check it.\n")
+	testenv.WriteFile(t, dir, ".foundry/memory/fact-0001-orders.md", "---\nid: fact-0001\ntype: decision\ntitle: Orders go to the "+rlo+"eueuq-yaled queue\nscope: project\ntags: []\nconfidence: high\nsource: code\ncreated: 2026-01-02\nstatus: active\n---\nWhy: measured.\nHow to apply: check it.\n")
 	finding := func(title string) string {
 		b, err := json.Marshal(map[string]string{"schema": "finding.v1", "producedBy": "a", "id": "F-001", "severity": "high",
 			"title": title, "summary": title, "failureScenario": "f", "confidence": "high"})
@@ -79,7 +68,7 @@ func TestBidiControls(t *testing.T) {
 		}
 		return string(b)
 	}
-	write(".foundry/blackboard/w/a.json", finding("Access "+rlo+"lortnoc is fine"))
+	testenv.WriteFile(t, dir, ".foundry/blackboard/w/a.json", finding("Access "+rlo+"lortnoc is fine"))
 	for _, args := range [][]string{{"memory", "list"}, {"memory", "show", "fact-0001"}, {"blackboard", "read", "--json", "w"}} {
 		code, stdout, stderr := runIn(t, dir, "", args...)
 		if code != 0 || !strings.Contains(stdout, `\u202e`) || strings.Contains(stdout+stderr, rlo) {
@@ -118,13 +107,4 @@ func TestBidiControls(t *testing.T) {
 	if code, stdout, _ := runIn(t, dir, "", "doctor", "--no-history"); code != 0 {
 		t.Errorf("doctor after the write: exit %d:\n%s", code, stdout)
 	}
-}
-
-// runIn runs foundry in dir with stdin and returns its exit status and
-// streams.
-func runIn(t *testing.T, dir, stdin string, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code = run(context.Background(), append([]string{"foundry", "-C", dir}, args...), strings.NewReader(stdin), &out, &errb)
-	return code, out.String(), errb.String()
 }

@@ -3,9 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/foundryhq/foundry/internal/testenv"
 )
 
 // TestRunDoctorExitCodes checks the codes testscript cannot tell apart: 0
@@ -14,13 +14,7 @@ func TestRunDoctorExitCodes(t *testing.T) {
 	project := func(t *testing.T, files map[string]string) string {
 		dir := t.TempDir()
 		for p, c := range files {
-			full := filepath.Join(dir, filepath.FromSlash(p))
-			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			testenv.WriteFile(t, dir, p, c)
 		}
 		return dir
 	}

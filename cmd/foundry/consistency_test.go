@@ -65,13 +65,8 @@ func TestOneBadFileEverywhere(t *testing.T) {
 			dir := t.TempDir()
 			mustRun(t, dir, nil, "init")
 			const rel = ".foundry/blackboard/w/agent.json"
+			testenv.WriteFile(t, dir, rel, tt.doc)
 			file := filepath.Join(dir, filepath.FromSlash(rel))
-			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(file, []byte(tt.doc), 0o644); err != nil {
-				t.Fatal(err)
-			}
 
 			// The lines form is one for every command that writes it, so
 			// an editor or a CI problem matcher reads them alike: the
@@ -150,17 +145,24 @@ func TestOneBadFileEverywhere(t *testing.T) {
 // code (a bad file fails every command).
 func runOut(t *testing.T, dir string, stdin []byte, args ...string) []byte {
 	t.Helper()
-	var out, errb bytes.Buffer
-	run(context.Background(), append([]string{"foundry", "-C", dir}, args...), bytes.NewReader(stdin), &out, &errb)
-	return append(out.Bytes(), errb.Bytes()...)
+	_, stdout, stderr := runIn(t, dir, string(stdin), args...)
+	return []byte(stdout + stderr)
 }
 
 func mustRun(t *testing.T, dir string, stdin []byte, args ...string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	if code := run(context.Background(), append([]string{"foundry", "-C", dir}, args...), bytes.NewReader(stdin), &out, &errb); code != 0 {
-		t.Fatalf("foundry %s: exit %d\n%s%s", strings.Join(args, " "), code, out.String(), errb.String())
+	if code, stdout, stderr := runIn(t, dir, string(stdin), args...); code != 0 {
+		t.Fatalf("foundry %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
 	}
+}
+
+// runIn runs foundry in dir with stdin and returns its exit status and
+// streams.
+func runIn(t *testing.T, dir, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), append([]string{"foundry", "-C", dir}, args...), strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
 }
 
 func gitInit(t *testing.T, git, dir string) {

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +11,7 @@ import (
 	"github.com/foundryhq/foundry/config"
 	"github.com/foundryhq/foundry/facts"
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/testenv"
 	"github.com/foundryhq/foundry/mcp"
 )
 
@@ -67,12 +66,8 @@ func TestLockWaitSaysSo(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			if code, _, stderr := runIn(t, dir, "", "init"); code != 0 {
-				t.Fatalf("init: exit %d: %s", code, stderr)
-			}
-			if err := os.WriteFile(filepath.Join(dir, ".foundry", "config.yaml"), []byte(tt.config), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			mustRun(t, dir, nil, "init")
+			testenv.WriteFile(t, dir, ".foundry/config.yaml", tt.config)
 			r, err := confined.Open(dir)
 			if err != nil {
 				t.Fatal(err)
@@ -115,25 +110,16 @@ func TestLockWaitSaysSo(t *testing.T) {
 // noticeWriter collects what is written to it and closes seen once it
 // holds want.
 type noticeWriter struct {
-	mu   sync.Mutex
-	buf  bytes.Buffer
+	lockedBuffer
 	want string
 	seen chan struct{}
 	once sync.Once
 }
 
 func (w *noticeWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf.Write(p)
-	if strings.Contains(w.buf.String(), w.want) {
+	n, err := w.lockedBuffer.Write(p)
+	if strings.Contains(w.String(), w.want) {
 		w.once.Do(func() { close(w.seen) })
 	}
-	return len(p), nil
-}
-
-func (w *noticeWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
+	return n, err
 }

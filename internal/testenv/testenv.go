@@ -103,3 +103,16 @@ func Tree(tb testing.TB, dirs ...string) []string {
 	}
 	return out
 }
+
+// WriteFile writes content to rel, a slash path under dir, creating the
+// folders on its way, or fails the test.
+func WriteFile(tb testing.TB, dir, rel, content string) {
+	tb.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
