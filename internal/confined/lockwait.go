@@ -29,28 +29,36 @@ func WithLockWait(ctx context.Context, notice func(path string)) context.Context
 }
 
 // lockWait tells, once, that a lock on path has been waited for
-// [LockWaitNotice] since start, when ctx carries a notice.
+// [LockWaitNotice] since it was first found held, when ctx carries a
+// notice. A lock that is free costs it nothing.
 type lockWait struct {
 	ctx   context.Context
 	path  string
-	start time.Time
+	start time.Time // when the lock was first found held
 	told  bool
 }
 
-// newLockWait starts the wait for the lock on path (cleaned: a name
-// os.Root joined on Windows has both separators).
 func newLockWait(ctx context.Context, path string) *lockWait {
-	return &lockWait{ctx: ctx, path: filepath.Clean(path), start: time.Now()}
+	return &lockWait{ctx: ctx, path: path}
 }
 
 // busy is called each time the lock was found held, by the one goroutine
 // taking it.
 func (w *lockWait) busy() {
-	if w.told || time.Since(w.start) < LockWaitNotice {
+	if w.told {
+		return
+	}
+	now := time.Now()
+	switch {
+	case w.start.IsZero():
+		w.start = now
+		return
+	case now.Sub(w.start) < LockWaitNotice:
 		return
 	}
 	w.told = true
 	if notice, ok := w.ctx.Value(lockWaitKey{}).(func(string)); ok && notice != nil {
-		notice(w.path)
+		// Cleaned: a name os.Root joined on Windows has both separators.
+		notice(filepath.Clean(w.path))
 	}
 }
