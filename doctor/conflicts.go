@@ -133,6 +133,16 @@ func controlIn(p string, data []byte) (Finding, bool) {
 	return Finding{Check: CheckControlChars, File: p, Line: line, Column: col, Message: "holds " + ctrl.Describe(c)}, true
 }
 
+// escapedControl records a control character c that field of a file's
+// front matter spells as a YAML escape ("\e", "\u202e"): the sweep of the
+// file's bytes saw text there. A file the sweep reported a raw one in is
+// reported once.
+func (r *run) escapedControl(file, field string, c rune) {
+	if !r.found(CheckControlChars, file) {
+		r.add(CheckControlChars, Finding{File: file, Message: fmt.Sprintf("%s, as YAML reads its escapes, holds %s", field, ctrl.Describe(c))})
+	}
+}
+
 // textFindings returns the findings of a file's text: a control character
 // and one per conflict block. It only reads data, so the blackboard
 // sweep's workers call it and keep the findings, not the file.

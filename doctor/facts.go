@@ -33,6 +33,9 @@ func (r *run) checkFacts(ctx context.Context) error {
 		for _, v := range vs {
 			r.add(CheckFactsValid, Finding{File: f.Path, Message: v.String()})
 		}
+		if field, c, ok := f.NotText(); ok {
+			r.escapedControl(f.Path, field, c)
+		}
 		return nil
 	})
 	if err != nil {

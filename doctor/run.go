@@ -188,6 +188,16 @@ func (r *run) add(id string, f Finding) int {
 	return len(r.rep.Findings) - 1
 }
 
+// found reports whether check id has a finding on file.
+func (r *run) found(id, file string) bool {
+	for _, f := range r.rep.Findings {
+		if f.Check == id && f.File == file {
+			return true
+		}
+	}
+	return false
+}
+
 // checked counts items a check looked at.
 func (r *run) checked(id string, n int) { r.results[id].Checked += n }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/foundryhq/foundry/internal/ctrl"
 	"github.com/foundryhq/foundry/runbooks"
 )
 
@@ -30,6 +31,12 @@ func (r *run) checkRunbooks(ctx context.Context) error {
 		}
 		if w != "" {
 			r.add(CheckRunbooksParse, Finding{File: rb.Path, Line: rb.Line, Message: w})
+		}
+		for _, fl := range [...]struct{ name, text string }{{"title", rb.Title}, {"trigger", rb.Trigger}} {
+			if c, _, ok := ctrl.Find(fl.text); ok {
+				r.escapedControl(rb.Path, fl.name, c)
+				break
+			}
 		}
 		if !runbooks.ValidSlug(rb.Slug) {
 			continue

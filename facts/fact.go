@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/foundryhq/foundry/internal/conflict"
+	"github.com/foundryhq/foundry/internal/ctrl"
 	"github.com/foundryhq/foundry/internal/yamlerr"
 )
 
@@ -103,6 +104,25 @@ type Fact struct {
 	// Path is the slash-separated file path relative to the project root,
 	// set by readers; it is not part of the file.
 	Path string `json:"path,omitempty"`
+}
+
+// NotText returns the first front matter field of f that holds a character
+// that is not text (see package ctrl), and that character. [Store.Write]
+// refuses such a field; a hand-written file can still spell one as a YAML
+// escape ("\e", "\u202e"), which a scan of the file's bytes does not see.
+// The body is the file's own text and is not looked at.
+func (f Fact) NotText() (field string, r rune, ok bool) {
+	for _, fl := range [...]struct{ name, text string }{
+		{"id", f.ID}, {"type", string(f.Type)}, {"title", f.Title}, {"scope", f.Scope},
+		{"tags", strings.Join(f.Tags, " ")}, {"confidence", string(f.Confidence)}, {"source", f.Source},
+		{"created", f.Created}, {"expires", f.Expires}, {"supersedes", f.Supersedes},
+		{"supersededBy", f.SupersededBy}, {"status", string(f.Status)}, {"retiredReason", f.RetiredReason},
+	} {
+		if r, _, ok := ctrl.Find(fl.text); ok {
+			return fl.name, r, true
+		}
+	}
+	return "", 0, false
 }
 
 // DateLayout is the layout of created and expires dates.

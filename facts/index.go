@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/ctrl"
 	"github.com/foundryhq/foundry/internal/lazyre"
 	"github.com/foundryhq/foundry/internal/pause"
 	"github.com/foundryhq/foundry/tokens"
@@ -87,7 +88,10 @@ const indexSep = " · "
 
 var entryPattern = lazyre.New(`^- (fact-[0-9]{4,}) · ([a-z]+) · ([a-z]+) · ([0-9]{4}-[0-9]{2}-[0-9]{2}|-) · (.*)$`)
 
-// indexLine renders the index line of a fact.
+// indexLine renders the index line of a fact. A hand-written fact's front
+// matter can spell a control character as an escape ("\e"); the line
+// writes it as a visible \uXXXX escape (see package ctrl), so INDEX.md,
+// which agents load and people print, stays text.
 func indexLine(f Fact) string {
 	created := f.Created
 	if created == "" {
@@ -101,12 +105,15 @@ func indexLine(f Fact) string {
 	if f.Scope != "" && f.Scope != DefaultScope {
 		title += " (" + f.Scope + ")"
 	}
-	return "- " + f.ID + indexSep + string(f.Type) + indexSep + string(conf) + indexSep + created + indexSep + title
+	return ctrl.Escape("- " + f.ID + indexSep + string(f.Type) + indexSep + string(conf) + indexSep + created + indexSep + title)
 }
 
 // indexLineLen is len(indexLine(f)), without rendering it: a store orders
 // every fact but renders the lines of the few INDEX.md lists.
 func indexLineLen(f Fact) int {
+	if ctrl.Has(f.Title) || ctrl.Has(f.Scope) || ctrl.Has(f.ID) || ctrl.Has(f.Type) || ctrl.Has(f.Confidence) || ctrl.Has(f.Created) {
+		return len(indexLine(f)) // escapes lengthen the line: rare enough to render
+	}
 	n := len("- ") + len(f.ID) + 4*len(indexSep) + len(f.Type)
 	if f.Confidence == "" {
 		n += len(DefaultConfidence)

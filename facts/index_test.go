@@ -198,11 +198,47 @@ func TestIndexLineLen(t *testing.T) {
 		{ID: "fact-12345", Type: Metric, Title: "x", Scope: DefaultScope, Confidence: Low},
 		{ID: "fact-0004", Type: Domain, Title: "", Scope: "vertical:eu"},
 		{ID: "fact-0005", Type: Constraint, Title: "\u3000ideographic\u3000space\u3000"},
+		{ID: "fact-0006", Type: Decision, Title: "Deploys \x1b[31mred\x1b[0m on \u202eFridays", Scope: "module:a\x07b"},
+		{ID: "fact-0007", Type: Risk, Title: "A lone\rreturn and a \x7f delete", Created: "2025-01-02"},
 	}
 	cases = append(cases, genFacts(t, 300)...)
 	for _, f := range cases {
 		if got, want := indexLineLen(f), len(indexLine(f)); got != want {
 			t.Errorf("indexLineLen(%q) = %d, want %d (%q)", f.Title, got, want, indexLine(f))
 		}
+	}
+}
+
+// TestIndexLineEscapesControls checks that a control character a
+// hand-written fact's front matter spells as an escape reaches INDEX.md as a
+// visible \uXXXX escape, in every field the line shows, and that text
+// (other scripts, the implicit direction marks) is left as it is.
+func TestIndexLineEscapesControls(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		f    Fact
+		want string
+	}{
+		{"ESC in the title", Fact{ID: "fact-0001", Type: Decision, Confidence: High, Created: "2025-01-02", Title: "Deploys \x1b[2Jwipe the screen"},
+			"- fact-0001 · decision · high · 2025-01-02 · Deploys \\u001b[2Jwipe the screen"},
+		{"override in the title", Fact{ID: "fact-0002", Type: Risk, Created: "2025-01-02", Title: "Access is \u202edenied\u202c for guests"},
+			"- fact-0002 · risk · medium · 2025-01-02 · Access is \\u202edenied\\u202c for guests"},
+		{"BEL in the scope", Fact{ID: "fact-0003", Type: Domain, Created: "2025-01-02", Title: "Orders are shipped daily", Scope: "module:ord\x07ers"},
+			"- fact-0003 · domain · medium · 2025-01-02 · Orders are shipped daily (module:ord\\u0007ers)"},
+		{"C1 control and DEL", Fact{ID: "fact-0004", Type: Metric, Created: "2025-01-02", Title: "Latency \u009b31m under \x7f budget"},
+			"- fact-0004 · metric · medium · 2025-01-02 · Latency \\u009b31m under \\u007f budget"},
+		{"text is kept", Fact{ID: "fact-0005", Type: Glossary, Created: "2025-01-02", Title: "שלום means \u200fpeace\u200e in Hebrew"},
+			"- fact-0005 · glossary · medium · 2025-01-02 · שלום means \u200fpeace\u200e in Hebrew"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := indexLine(tc.f); got != tc.want {
+				t.Errorf("indexLine = %q\nwant          %q", got, tc.want)
+			}
+			if got, want := indexLineLen(tc.f), len(tc.want); got != want {
+				t.Errorf("indexLineLen = %d, want %d", got, want)
+			}
+		})
 	}
 }

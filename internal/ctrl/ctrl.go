@@ -49,11 +49,11 @@ func Find(s string) (r rune, offset int, ok bool) {
 }
 
 // Has reports whether b holds a character that is not text (see [Find]).
-// Printable ASCII with tabs and newlines, what most files are, is decided
-// in one pass over the bytes, with no copy.
-func Has(b []byte) bool {
-	for _, c := range b {
-		if (c < 0x20 || c > 0x7e) && c != '\n' && c != '\t' {
+// Printable ASCII with tabs and newlines, what most files and fields are,
+// is decided in one pass over the bytes, with no copy.
+func Has[T ~string | ~[]byte](b T) bool {
+	for i := 0; i < len(b); i++ {
+		if c := b[i]; (c < 0x20 || c > 0x7e) && c != '\n' && c != '\t' {
 			_, _, ok := Find(string(b))
 			return ok
 		}
