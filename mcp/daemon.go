@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -134,7 +135,8 @@ func (l *DaemonLock) Release() error {
 
 // IsLoopback reports whether a listen address (host:port) binds loopback
 // interfaces only: an IP of the loopback range, or "localhost". An empty
-// host binds every interface.
+// host binds every interface. "localhost" is a name the system resolves:
+// [RunDaemon] checks, once bound, that it gave a loopback address.
 func IsLoopback(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -145,6 +147,29 @@ func IsLoopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// checkBound refuses bound, the address a listener bound for listen, when
+// listen was taken as loopback ([IsLoopback]) and bound is not: the name
+// "localhost" is resolved by the system (/etc/hosts, DNS), which may give
+// any address, and the daemon would then serve beyond loopback under the
+// loopback rules (no TLS, tokens only for writes, a Host allow-list of
+// loopback names). An IP literal binds itself and always passes.
+func checkBound(listen string, bound net.Addr) error {
+	if !IsLoopback(listen) {
+		return nil
+	}
+	ap, err := netip.ParseAddrPort(bound.String())
+	if err == nil && ap.Addr().Unmap().IsLoopback() {
+		return nil
+	}
+	resolved := bound.String()
+	if err == nil {
+		resolved = ap.Addr().String()
+	}
+	host, port, _ := net.SplitHostPort(listen)
+	return fmt.Errorf("serve mcp over http: listening on %s binds %s, beyond loopback: the system resolver (/etc/hosts or DNS) resolves %s to %s; listen on %s, or on the address itself, which beyond loopback requires bearer tokens and TLS: %w",
+		listen, bound, host, resolved, net.JoinHostPort("127.0.0.1", port), ErrInsecure)
 }
 
 // LoopbackHosts returns the Host header values a loopback daemon bound to
@@ -269,9 +294,17 @@ const minEnvToken = 16
 // RunDaemon serves the project over Streamable HTTP until ctx is done,
 // then shuts down gracefully and returns nil. It refuses to start when the
 // security rules are not met: beyond loopback it needs bearer tokens and
-// TLS; on loopback it needs tokens unless the server is read-only. One
+// TLS; on loopback it needs tokens unless the server is read-only. A
+// loopback name that binds beyond loopback is refused once bound. One
 // daemon serves a project at a time.
 func RunDaemon(ctx context.Context, o DaemonOptions) error {
+	return runDaemon(ctx, o, net.Listen)
+}
+
+// runDaemon is [RunDaemon] binding through listen: tests bind a listener
+// of their own, as they cannot make the system resolver give "localhost"
+// another address.
+func runDaemon(ctx context.Context, o DaemonOptions, listen func(network, address string) (net.Listener, error)) error {
 	log := o.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -306,9 +339,13 @@ func RunDaemon(ctx context.Context, o DaemonOptions) error {
 			log.Warn("release the daemon lock", "err", err)
 		}
 	}()
-	ln, err := net.Listen("tcp", o.Listen)
+	ln, err := listen("tcp", o.Listen)
 	if err != nil {
 		return fmt.Errorf("serve mcp over http: %w", err)
+	}
+	if err := checkBound(o.Listen, ln.Addr()); err != nil {
+		ln.Close()
+		return err
 	}
 	addr := ln.Addr().String()
 	_, port, _ := net.SplitHostPort(addr)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/foundryhq/foundry/config"
@@ -106,6 +107,141 @@ func TestIsLoopback(t *testing.T) {
 	}
 }
 
+// TestCheckBound checks the address a daemon bound against the one it
+// was asked for: a loopback name ("localhost") must have bound loopback,
+// whatever the system resolver gave for it; an address beyond loopback
+// is left to the rules checked before binding.
+func TestCheckBound(t *testing.T) {
+	t.Parallel()
+	tcp := func(ip string, zone string) net.Addr {
+		return &net.TCPAddr{IP: net.ParseIP(ip), Port: 7391, Zone: zone}
+	}
+	tests := []struct {
+		name    string
+		listen  string
+		bound   net.Addr
+		wantErr string
+	}{
+		{name: "localhost on 127.0.0.1", listen: "localhost:7391", bound: tcp("127.0.0.1", "")},
+		{name: "localhost on ::1", listen: "localhost:7391", bound: tcp("::1", "")},
+		{name: "localhost on another loopback IP", listen: "LOCALHOST:0", bound: tcp("127.0.1.1", "")},
+		{name: "localhost on IPv4-mapped loopback", listen: "localhost:7391", bound: tcp("::ffff:127.0.0.1", "")},
+		{name: "loopback IP", listen: "127.0.0.1:0", bound: tcp("127.0.0.1", "")},
+		{name: "all interfaces, checked before binding", listen: ":7391", bound: tcp("::", "")},
+		{name: "an IP beyond loopback, checked before binding", listen: "192.0.2.1:7391", bound: tcp("192.0.2.1", "")},
+		{name: "localhost on an IPv4 address beyond loopback", listen: "localhost:7391", bound: tcp("192.0.2.1", ""),
+			wantErr: "serve mcp over http: listening on localhost:7391 binds 192.0.2.1:7391, beyond loopback: the system resolver (/etc/hosts or DNS) resolves localhost to 192.0.2.1; listen on 127.0.0.1:7391"},
+		{name: "localhost on an IPv6 address beyond loopback", listen: "Localhost:7391", bound: tcp("2001:db8::1", ""),
+			wantErr: "binds [2001:db8::1]:7391, beyond loopback: the system resolver (/etc/hosts or DNS) resolves Localhost to 2001:db8::1;"},
+		{name: "localhost on a link-local address", listen: "localhost:7391", bound: tcp("fe80::1", "eth0"),
+			wantErr: "resolves localhost to fe80::1%eth0;"},
+		{name: "localhost on every interface", listen: "localhost:7391", bound: tcp("0.0.0.0", ""),
+			wantErr: "resolves localhost to 0.0.0.0;"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := mcp.CheckBound(tt.listen, tt.bound)
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("CheckBound(%q, %v) = %v, want nil", tt.listen, tt.bound, err)
+			case tt.wantErr != "" && (!errors.Is(err, mcp.ErrInsecure) || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Errorf("CheckBound(%q, %v) = %v, want an ErrInsecure saying %q", tt.listen, tt.bound, err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// boundAs is a loopback listener that says it is bound to ip, on its own
+// port: what net.Listen gives for "localhost" when the system resolves it
+// to ip, which no test can make it do without editing /etc/hosts.
+type boundAs struct {
+	net.Listener
+	ip     net.IP
+	closed atomic.Bool
+}
+
+func (l *boundAs) Addr() net.Addr {
+	return &net.TCPAddr{IP: l.ip, Port: l.Listener.Addr().(*net.TCPAddr).Port}
+}
+
+func (l *boundAs) Close() error {
+	l.closed.Store(true)
+	return l.Listener.Close()
+}
+
+// TestRunDaemonLocalhostResolved runs the daemon on "localhost" resolved
+// to a given address: beyond loopback it refuses to start once bound,
+// saying where the name led, and leaves nothing behind (the listener
+// closed, no address published, the lock free); on loopback it serves.
+func TestRunDaemonLocalhostResolved(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		ip      string
+		wantErr string
+	}{
+		{name: "beyond loopback", ip: "192.0.2.1", wantErr: "resolves localhost to 192.0.2.1"},
+		{name: "loopback", ip: "::1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			o := daemonOptions(t, "localhost:0")
+			var ln *boundAs
+			listen := func(network, address string) (net.Listener, error) {
+				if network != "tcp" || address != o.Listen {
+					t.Errorf("listen(%q, %q), want tcp and %q", network, address, o.Listen)
+				}
+				l, err := net.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					return nil, err
+				}
+				ln = &boundAs{Listener: l, ip: net.ParseIP(tt.ip)}
+				return ln, nil
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			ready := make(chan string, 1)
+			o.Ready = func(url string) { ready <- url }
+			done := make(chan error, 1)
+			go func() { done <- mcp.RunDaemonListening(ctx, o, listen) }()
+			var err error
+			select {
+			case url := <-ready:
+				if tt.wantErr != "" {
+					t.Errorf("the daemon started on %s, want it refused", url)
+				}
+				cancel()
+				if err = <-done; err != nil {
+					t.Errorf("RunDaemon after cancel = %v, want nil", err)
+				}
+				return
+			case err = <-done:
+			}
+			if tt.wantErr == "" {
+				t.Fatalf("RunDaemon = %v before it was ready", err)
+			}
+			if !errors.Is(err, mcp.ErrInsecure) || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("RunDaemon = %v, want an ErrInsecure saying %q", err, tt.wantErr)
+			}
+			if ln == nil || !ln.closed.Load() {
+				t.Error("the listener was left open")
+			}
+			if _, err := os.Stat(filepath.Join(o.Worktree, ".foundry", "run", "mcp-http.json")); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("address file: %v, want none", err)
+			}
+			lock, err := mcp.LockDaemon(o.Root)
+			if err != nil {
+				t.Fatalf("lock after the refusal: %v", err)
+			}
+			if err := lock.Release(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
 // TestRunDaemonOnOtherLoopbackAddress runs the daemon on a loopback
 // address other than 127.0.0.1 (IsLoopback accepts all of 127.0.0.0/8, so
 // it starts without tokens): the URL it publishes must be served, and its
@@ -160,20 +296,7 @@ func TestRunDaemonOnOtherLoopbackAddress(t *testing.T) {
 // cancels it and checks that it then returned nil.
 func runDaemon(t *testing.T, listen string) (o mcp.DaemonOptions, url string, stop func()) {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.Mkdir(filepath.Join(dir, ".foundry"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	root, err := confined.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { root.Close() })
-	reg, err := fakeRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	o = mcp.DaemonOptions{Root: root, Worktree: dir, Listen: listen, Server: mcp.Options{Registry: reg, Scopes: []string{scopeReadTest}}}
+	o = daemonOptions(t, listen)
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	o.Ready = func(url string) { ready <- url }
@@ -191,4 +314,24 @@ func runDaemon(t *testing.T, listen string) (o mcp.DaemonOptions, url string, st
 			t.Errorf("RunDaemon after cancel = %v, want nil", err)
 		}
 	}
+}
+
+// daemonOptions returns the options of a read-only daemon without tokens
+// listening on listen, for a new project.
+func daemonOptions(t *testing.T, listen string) mcp.DaemonOptions {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, ".foundry"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	root, err := confined.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	reg, err := fakeRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mcp.DaemonOptions{Root: root, Worktree: dir, Listen: listen, Server: mcp.Options{Registry: reg, Scopes: []string{scopeReadTest}}}
 }
