@@ -370,7 +370,12 @@ func runDaemon(ctx context.Context, o DaemonOptions, listen func(network, addres
 		return err
 	}
 	host := "127.0.0.1"
-	if h, _, _ := net.SplitHostPort(o.Listen); h != "" && !strings.EqualFold(h, "localhost") {
+	switch h, _, _ := net.SplitHostPort(o.Listen); {
+	case strings.EqualFold(h, "localhost"):
+		// The address the name resolved to, loopback (checkBound): ::1
+		// where the hosts file gives localhost no IPv4 address.
+		host, _, _ = net.SplitHostPort(addr)
+	case h != "":
 		host = h
 	}
 	url := scheme + "://" + net.JoinHostPort(host, port) + Endpoint

@@ -211,6 +211,10 @@ func TestRunDaemonLocalhostResolved(t *testing.T) {
 			case url := <-ready:
 				if tt.wantErr != "" {
 					t.Errorf("the daemon started on %s, want it refused", url)
+				} else if want := "http://" + net.JoinHostPort(tt.ip, ""); !strings.HasPrefix(url, want) {
+					// The URL names the address localhost resolved to,
+					// which an IPv6-only hosts file makes ::1.
+					t.Errorf("the daemon published %s, want it at %s…", url, want)
 				}
 				cancel()
 				if err = <-done; err != nil {
