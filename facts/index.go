@@ -111,8 +111,10 @@ func indexLine(f Fact) string {
 // indexLineLen is len(indexLine(f)), without rendering it: a store orders
 // every fact but renders the lines of the few INDEX.md lists.
 func indexLineLen(f Fact) int {
-	if ctrl.Has(f.Title) || ctrl.Has(f.Scope) || ctrl.Has(f.ID) || ctrl.Has(f.Type) || ctrl.Has(f.Confidence) || ctrl.Has(f.Created) {
-		return len(indexLine(f)) // escapes lengthen the line: rare enough to render
+	// Escapes lengthen the line: rare enough to render it. The other
+	// fields of the line are ASCII words a parsed fact was checked to hold.
+	if ctrl.Has(f.Title) || ctrl.Has(f.Scope) {
+		return len(indexLine(f))
 	}
 	n := len("- ") + len(f.ID) + 4*len(indexSep) + len(f.Type)
 	if f.Confidence == "" {
