@@ -62,6 +62,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Trace, when set, receives every line read and written.
 	Trace *slog.Logger
+	// Redact, when set, rewrites the peer's text before the server echoes
+	// or logs it: the name of an unknown method in its error, and every
+	// line the trace receives. It must be safe for concurrent use.
+	Redact func(string) string
 	// Admit, when set, is asked after the built-in checks to admit every
 	// request; a non-nil error rejects it. release, when not nil, is called
 	// once the admitted request has ended. Transports use it for limits
@@ -118,7 +122,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		pw.CloseWithError(err) // nil: io.EOF to the reader
 	}()
 	defer pr.Close()
-	st := newStream(ctx, pr, out, s.opts.MaxMessageBytes, s.opts.Trace)
+	st := newStream(ctx, pr, out, s.opts.MaxMessageBytes, s.opts.Trace, s.opts.Redact)
 	st.drain = c.wg.Wait
 	jc := jsonrpc2.NewConn(ctx, st, streamHandler{c, st}, jsonrpc2.SetLogger(printfLogger{s.log}))
 	select {
@@ -342,6 +346,9 @@ func (c *Conn) admit(req *Request) (Handler, *Error) {
 // that Close, which sets closed under the same lock, waits for it.
 func (c *Conn) check(req *Request, h Handler) *Error {
 	if h == nil {
+		if r := c.srv.opts.Redact; r != nil {
+			return MethodNotFound(r(req.Method))
+		}
 		return MethodNotFound(req.Method)
 	}
 	c.mu.Lock()

@@ -762,6 +762,29 @@ func TestServeTrace(t *testing.T) {
 	}
 }
 
+// TestServeRedacts checks that Options.Redact rewrites the peer's text
+// the server echoes (an unknown method's name) and every line it traces,
+// both ways.
+func TestServeRedacts(t *testing.T) {
+	t.Parallel()
+	var log bytes.Buffer
+	trace := slog.New(slog.NewTextHandler(&log, nil))
+	redact := func(s string) string { return strings.ReplaceAll(s, "s3kr1t", "[R]") }
+	s := testServer(Options{Trace: trace, Redact: redact})
+	out := serveString(t, s, `{"jsonrpc":"2.0","id":1,"method":"s3kr1t"}`+"\n"+
+		`{"jsonrpc":"2.0","id":2,"method":"echo","params":{"q":"s3kr1t"}}`+"\n")
+	want := []string{
+		`{"id":1,"error":{"code":-32601,"message":"Method not found: [R]"},"jsonrpc":"2.0"}`,
+		`{"id":2,"result":{"params":{"q":"s3kr1t"}},"jsonrpc":"2.0"}`, // results are the handler's to redact
+	}
+	if diff := cmp.Diff(want, out); diff != "" {
+		t.Errorf("answers (-want +got):\n%s", diff)
+	}
+	if strings.Contains(log.String(), "s3kr1t") || strings.Count(log.String(), "[R]") != 4 {
+		t.Errorf("trace, want every s3kr1t redacted, in both lines of both calls:\n%s", log.String())
+	}
+}
+
 func TestServeContextCancelled(t *testing.T) {
 	t.Parallel()
 	g := newGate()

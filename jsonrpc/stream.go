@@ -41,6 +41,8 @@ type stream struct {
 	r     *bufio.Reader
 	max   int
 	trace *slog.Logger
+	// redact, when set, rewrites what the trace shows (Options.Redact).
+	redact func(string) string
 
 	wmu sync.Mutex
 	w   io.Writer
@@ -61,11 +63,11 @@ type stream struct {
 	buf     []byte
 }
 
-func newStream(ctx context.Context, r io.Reader, w io.Writer, max int, trace *slog.Logger) *stream {
+func newStream(ctx context.Context, r io.Reader, w io.Writer, max int, trace *slog.Logger, redact func(string) string) *stream {
 	if max <= 0 {
 		max = DefaultMaxMessageBytes
 	}
-	return &stream{ctx: ctx, r: bufio.NewReaderSize(r, 64<<10), w: w, max: max, trace: trace, wfail: make(chan struct{})}
+	return &stream{ctx: ctx, r: bufio.NewReaderSize(r, 64<<10), w: w, max: max, trace: trace, redact: redact, wfail: make(chan struct{})}
 }
 
 // readLine returns the next line without its line terminator, and the
@@ -133,7 +135,7 @@ func (s *stream) ReadObject(v any) error {
 			continue
 		}
 		if s.trace != nil {
-			s.trace.Info("rpc recv", "message", traceText(line, n))
+			s.trace.Info("rpc recv", "message", s.traceText(line, n))
 		}
 		if n > s.max {
 			var id json.RawMessage
@@ -162,12 +164,18 @@ func (s *stream) ReadObject(v any) error {
 	}
 }
 
-func traceText(line []byte, n int) string {
+// traceText is how the trace shows a line of n bytes: redacted, and cut
+// when long.
+func (s *stream) traceText(line []byte, n int) string {
 	const show = 4 << 10
+	text := string(line)
 	if n > show && len(line) > show {
-		return fmt.Sprintf("%s… (%d bytes)", line[:show], n)
+		text = fmt.Sprintf("%s (%d bytes)", Cut(string(line), show), n)
 	}
-	return string(line)
+	if s.redact != nil {
+		text = s.redact(text)
+	}
+	return text
 }
 
 // lineError is the error response owed to an ill-formed line. Code 0
@@ -302,7 +310,7 @@ func (s *stream) WriteObject(obj any) error {
 
 func (s *stream) writeLine(b []byte) error {
 	if s.trace != nil {
-		s.trace.Info("rpc send", "message", traceText(b, len(b)))
+		s.trace.Info("rpc send", "message", s.traceText(b, len(b)))
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()

@@ -890,6 +890,7 @@ func (h *HTTPHandler) newServer(tok *Token) (*jsonrpc.Server, error) {
 		Admit:    h.admit(h.clientLimits(name)),
 		Logger:   sess.log,
 		Trace:    o.Trace,
+		Redact:   redactText,
 		Rejected: sess.rejected,
 	}), nil
 }

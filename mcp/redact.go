@@ -7,6 +7,8 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/foundryhq/foundry/internal/secrets"
@@ -25,34 +27,57 @@ var sensitiveKeys = []string{
 	"session", "sessionid", "sessionkey", "cookie", "cookies", "authorization",
 }
 
-var keyFolder = strings.NewReplacer("_", "", "-", "", ".", "", " ", "")
-
-func sensitiveKey(k string) bool {
-	k = strings.ToLower(keyFolder.Replace(k))
-	for _, s := range sensitiveKeys {
-		if strings.HasSuffix(k, s) {
-			return true
-		}
-	}
-	return false
+// numberKeys are the endings of sensitiveKeys under which a number is a
+// secret too (a numeric password or API key); under "token", "session" or
+// "cookie" a number is a count or an id.
+var numberKeys = []string{
+	"password", "passwd", "passphrase", "pwd", "passwordhash", "pwhash", "secret", "apikey", "accesskey",
+	"accountkey", "privatekey", "credential", "credentials", "sessionkey",
 }
 
+var keyFolder = strings.NewReplacer("_", "", "-", "", ".", "", " ", "")
+
+// secrecy is what a key makes of the values below it.
+type secrecy uint8
+
+const (
+	public     secrecy = iota
+	textSecret         // its strings are secrets
+	anySecret          // its strings and numbers are secrets
+)
+
+// keySecrecy returns the secrecy a key gives the values below it.
+func keySecrecy(k string) secrecy {
+	k = strings.ToLower(keyFolder.Replace(k))
+	hasSuffix := func(s string) bool { return strings.HasSuffix(k, s) }
+	switch {
+	case slices.ContainsFunc(numberKeys, hasSuffix):
+		return anySecret
+	case slices.ContainsFunc(sensitiveKeys, hasSuffix):
+		return textSecret
+	}
+	return public
+}
+
+func sensitiveKey(k string) bool { return keySecrecy(k) != public }
+
 // redactValue returns a copy of a decoded JSON value with secrets
-// replaced by [secrets.Placeholder]: every string under a sensitive key (at
-// any depth below it), and every secret found in any other string, which
-// is redacted as text (see [redactText]). Values of other Go types are
-// returned unchanged.
+// replaced by [secrets.Placeholder]: every string under a sensitive key
+// (at any depth below it), every number under one of the password and key
+// families ([numberKeys]), and every secret found in any other string or
+// in a key, which is redacted as text (see [redactText]). Booleans and
+// null, and values of other Go types, are returned unchanged.
 func redactValue(v any) any {
-	out, _ := redactIn(v, false)
+	out, _ := redactIn(v, public)
 	return out
 }
 
-// redactIn redacts v; under says v sits below a sensitive key. It reports
-// whether anything changed.
-func redactIn(v any, under bool) (any, bool) {
+// redactIn redacts v; under is the secrecy of the keys above it. It
+// reports whether anything changed.
+func redactIn(v any, under secrecy) (any, bool) {
 	switch v := v.(type) {
 	case string:
-		if under {
+		if under != public {
 			if v == "" {
 				return v, false
 			}
@@ -60,13 +85,39 @@ func redactIn(v any, under bool) (any, bool) {
 		}
 		r := redactText(v)
 		return r, r != v
+	case json.Number, float64:
+		if under == anySecret {
+			return secrets.Placeholder, true
+		}
+		return v, false
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		changed := false
+		var secretKeys []string
 		for k, e := range v {
-			r, c := redactIn(e, under || sensitiveKey(k))
+			if secrets.Redact(k) != k {
+				secretKeys = append(secretKeys, k)
+				continue
+			}
+			r, c := redactIn(e, max(under, keySecrecy(k)))
 			out[k] = r
 			changed = changed || c
+		}
+		// A key that holds a secret is redacted as text; keys that redact
+		// alike are told apart, in the order of the keys they were, so
+		// that none overwrites another.
+		slices.Sort(secretKeys)
+		for _, k := range secretKeys {
+			r, _ := redactIn(v[k], max(under, keySecrecy(k)))
+			rk := secrets.Redact(k)
+			for n := 2; ; n++ {
+				if _, taken := out[rk]; !taken {
+					break
+				}
+				rk = fmt.Sprintf("%s (%d)", secrets.Redact(k), n)
+			}
+			out[rk] = r
+			changed = true
 		}
 		return out, changed
 	case []any:
@@ -136,7 +187,7 @@ func redactJSONText(text string) string {
 	if err := dec.Decode(&v); err != nil {
 		return secrets.Redact(text)
 	}
-	r, changed := redactIn(v, false)
+	r, changed := redactIn(v, public)
 	if !changed {
 		return text
 	}

@@ -28,6 +28,8 @@ var (
 	leakSplitZW  = leakSplit[:10] + "\u200b" + leakSplit[10:]
 	leakWide     = "ghp_" + strings.Repeat("Qq7w", 9)
 	leakWideFull = fullwidth(leakWide)
+	leakEscaped  = "ghp_" + strings.Repeat("Jj5k", 9) // planted as ghp\u005f…, in a JSON string in prose
+	leakKey      = "ghp_" + strings.Repeat("Kk6m", 9) // planted as an object key
 )
 
 func fullwidth(s string) string {
@@ -48,6 +50,7 @@ var leaks = []leak{
 	{"password hash", "$2b$12$Zq9xLeakyHashValue"}, {"session", "sess-8f7e6d5c4b3a"}, {"session id", "sid-77aa88bb99cc"},
 	{"cookie", "ck-1a2b3c4d5e6f"}, {"credentials", "alice:Wonder1and"}, {"connection string password", "Tr0ub4dorX"},
 	{"conn str", "Server=db;Uid=sa;Pwd=Conn5tr1ng"}, {"deep secret", "deep-1nside-value"},
+	{"json-escaped token", leakEscaped[4:]}, {"token as a key", leakKey[4:]}, {"numeric password", "84736251937"},
 }
 
 // plantedText holds every secret as free text.
@@ -66,6 +69,7 @@ func plantedText() string {
 		"credentials: alice:Wonder1and",
 		"postgres://app:Tr0ub4dorX@db.internal/orders",
 		`connStr="Server=db;Uid=sa;Pwd=Conn5tr1ng"`,
+		`The CI config reads {"cfg": "ghp\u005f` + leakEscaped[4:] + `"}.`,
 	}, "\n")
 }
 
@@ -99,6 +103,8 @@ func TestNoSecretLeaves(t *testing.T) {
 		"deep":              map[string]any{"a": []any{map[string]any{"Session.ID": "deep-1nside-value", "nested": `{"token": "Esc4ped-Tk2"}`}}},
 		"q":                 `password: "Esc4ped-Pw1"`,
 		"env":               `API_KEY="Esc4ped-Ak3" password="Hunter2-Zq9x"`,
+		"db":                map[string]any{"user": "admin", "password": 84736251937},
+		"bots":              map[string]any{leakKey: "ci bot"},
 	}
 	data, err := json.MarshalIndent(artifact, "", "  ")
 	if err != nil {
@@ -133,6 +139,7 @@ func TestNoSecretLeaves(t *testing.T) {
 		read("foundry://blackboard/leaky/leaky-agent"),
 		`"method":"resources/list"`,
 		call("memory_write", map[string]any{"title": "Deploy key rotation", "body": "Rotate the deploy key monthly.", "type": "convention"}),
+		`"method":"` + leakGH + `"`, // an unknown method is named in its error
 	}
 	got := serveProject(t, root, nil, requests...)
 	for id := 1; id <= len(requests); id++ {
@@ -154,6 +161,9 @@ func TestNoSecretLeaves(t *testing.T) {
 	// The write warned of the similar fact, whose title it quotes redacted.
 	if w := got[21]; w.Result.IsError || !strings.Contains(w.text(), "warning: similar to fact-0010") || !strings.Contains(w.raw, `"warnings":["warning: similar to fact-0010`) {
 		t.Errorf("memory_write of a title like one holding a secret: %.600s", w.raw)
+	}
+	if e := got[22]; !strings.Contains(e.raw, "Method not found: [REDACTED]") {
+		t.Errorf("unknown method: %.300s", e.raw)
 	}
 	// The reads did their job: the planted material was found.
 	for id, want := range map[int]string{1: "fact-0009", 5: "Leaky runbook", 9: "leaky-agent.json", 17: "Leaky config notes", 19: "leaky summary"} {

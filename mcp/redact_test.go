@@ -13,6 +13,7 @@ import (
 func TestRedactValue(t *testing.T) {
 	t.Parallel()
 	pw := "correct-" + "horse-battery" // assembled so the source holds no secret literal
+	gh := "ghp_" + strings.Repeat("a1B2", 9)
 	tests := []struct {
 		name string
 		in   string
@@ -26,6 +27,12 @@ func TestRedactValue(t *testing.T) {
 			want: `{"body":"connect with postgres://u:[REDACTED]@h/db","list":["password=[REDACTED]"]}`},
 		{name: "nested", in: `{"a":[{"b":{"token":"zzz"}}]}`, want: `{"a":[{"b":{"token":"[REDACTED]"}}]}`},
 		{name: "scalar string", in: `"password=` + pw + `"`, want: `"password=[REDACTED]"`},
+		{name: "numbers under password and key families", in: `{"db":{"user":"admin","password":84736251937,"pin":4321,"apiKey":12.5,"sessionId":7,"secret":{"old":1234,"on":true}}}`,
+			want: `{"db":{"apiKey":"[REDACTED]","password":"[REDACTED]","pin":4321,"secret":{"old":"[REDACTED]","on":true},"sessionId":7,"user":"admin"}}`},
+		{name: "a key that holds a token", in: `{"tokens":{"` + gh + `":"ci bot"},"n":1}`, want: `{"n":1,"tokens":{"[REDACTED]":"ci bot"}}`},
+		{name: "keys that redact alike stay apart", in: `{"` + gh + `":"a","` + gh + `x":"b","[REDACTED]":"c","password=` + pw + `":"d"}`,
+			want: `{"[REDACTED]":"c","[REDACTED] (2)":"a","[REDACTED] (3)":"b","password=[REDACTED]":"d"}`},
+		{name: "a key that holds a token under a sensitive key", in: `{"token":{"` + gh + `":"x"}}`, want: `{"token":{"[REDACTED]":"[REDACTED]"}}`},
 		{name: "plain text untouched", in: `{"title":"Persistence layer uses Flyway, not Liquibase"}`, want: `{"title":"Persistence layer uses Flyway, not Liquibase"}`},
 	}
 	for _, tt := range tests {

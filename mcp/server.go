@@ -140,6 +140,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 		Limiter:         s.opts.Limiter,
 		Logger:          s.log,
 		Trace:           opts.Trace,
+		Redact:          redactText,
 		Rejected:        s.rejected,
 	})
 	return rpc.Serve(ctx, in, out)

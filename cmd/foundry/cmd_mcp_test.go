@@ -365,6 +365,34 @@ func TestMCPServeStdoutPurity(t *testing.T) {
 	}
 }
 
+// TestMCPServeTraceRedacted checks that --rpc-trace logs what a client
+// sends through the redactor that serves every answer: a token in a query
+// reaches stderr (or --log-file) as [REDACTED].
+func TestMCPServeTraceRedacted(t *testing.T) {
+	t.Parallel()
+	bin := buildFoundry(t)
+	root := mcpFixture(t)
+	token := "ghp_" + strings.Repeat("Tr4c", 9) // assembled: the source holds no token
+	cmd := exec.Command(bin, "mcp", "serve", "--rpc-trace")
+	cmd.Dir = root
+	cmd.Stdin = strings.NewReader(strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"deploy ` + token + `"}}}`,
+	}, "\n") + "\n")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("foundry mcp serve: %v\nstderr:\n%s", err, stderr.String())
+	}
+	if strings.Contains(stderr.String(), token[4:]) || strings.Contains(stdout.String(), token[4:]) {
+		t.Errorf("the token reached the trace or an answer:\nstderr:\n%s", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), `msg="rpc recv"`) || !strings.Contains(stderr.String(), "[REDACTED]") {
+		t.Errorf("stderr lacks the redacted trace of the query:\n%s", stderr.String())
+	}
+}
+
 // mcpProcess is a running `foundry mcp serve` driven line by line.
 type mcpProcess struct {
 	cmd *exec.Cmd

@@ -14,6 +14,7 @@ import (
 	"encoding/base64"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -277,7 +278,8 @@ func placeholder(v string) bool {
 
 // Find returns the secrets in text, ordered by position. Overlapping
 // candidates are reported once, under the most specific kind. Zero-width
-// characters and fullwidth forms inside a token do not hide it. A key
+// characters, fullwidth forms and JSON escapes (\u005f, \/) inside a token
+// do not hide it. A key
 // name longer than 256 bytes is read from its last 256 (see maxKeyName).
 func Find(text string) []Finding { return find(text, false, true) }
 
@@ -349,18 +351,29 @@ func quoteLen(v string) int {
 	return 0
 }
 
-// normalize returns text without zero-width characters and with fullwidth
-// ASCII forms folded to ASCII, and for each byte offset of the result (and
-// its end) the offset in text; offsets is nil when text needs neither.
+// normalize returns text without zero-width characters, with fullwidth
+// ASCII forms folded to ASCII and with the JSON escapes of printable ASCII
+// characters (\u005f, \/) decoded, and for each byte offset of the result
+// (and its end) the offset in text; offsets is nil when text needs none of
+// it. A token written inside a JSON string in prose (a fact body that
+// quotes a config file) is then found, and redacted escapes and all.
 func normalize(text string) (string, []int) {
-	if !strings.ContainsFunc(text, hidingRune) {
+	if !strings.ContainsFunc(text, hidingRune) && !strings.Contains(text, `\u`) && !strings.Contains(text, `\/`) {
 		return text, nil
 	}
 	var b strings.Builder
 	offsets := make([]int, 0, len(text)+1)
-	for i, r := range text {
+	for i := 0; i < len(text); {
+		if c, n := jsonEscape(text[i:]); n > 0 {
+			b.WriteByte(c)
+			offsets = append(offsets, i)
+			i += n
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
 		switch {
 		case zeroWidth(r):
+			i += size
 			continue
 		case r >= 0xFF01 && r <= 0xFF5E:
 			r -= 0xFEE0
@@ -370,11 +383,31 @@ func normalize(text string) (string, []int) {
 		for range b.Len() - n {
 			offsets = append(offsets, i)
 		}
+		i += size
 	}
 	// The end of a value at the end of the result maps to the end of text,
 	// so removed characters trailing a token are redacted with it.
 	offsets = append(offsets, len(text))
 	return b.String(), offsets
+}
+
+// jsonEscape decodes the JSON escape at the start of s when it spells a
+// printable ASCII character, and returns the character and the escape's
+// length; n is 0 for anything else.
+func jsonEscape(s string) (c byte, n int) {
+	switch {
+	case len(s) < 2 || s[0] != '\\':
+		return 0, 0
+	case s[1] == '/':
+		return '/', 2
+	case s[1] != 'u' || len(s) < 6:
+		return 0, 0
+	}
+	v, err := strconv.ParseUint(s[2:6], 16, 16)
+	if err != nil || v < 0x20 || v > 0x7e {
+		return 0, 0
+	}
+	return byte(v), 6
 }
 
 func zeroWidth(r rune) bool {

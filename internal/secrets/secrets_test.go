@@ -2,6 +2,7 @@ package secrets
 
 import (
 	"encoding/base64"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -57,6 +58,7 @@ func TestFind(t *testing.T) {
 		{"postgres url", "postgres://app:s3cret@db.internal:5432/orders", []Kind{ConnectionString}},
 		{"redis url empty user", "redis://:hunter22@cache:6379", []Kind{ConnectionString}},
 		{"token inside assignment is the token", "GITHUB_TOKEN=" + ghToken, []Kind{GitHubToken}},
+		{"token behind a json escape", `"` + ghToken[:3] + `\u005f` + ghToken[4:] + `"`, []Kind{GitHubToken}},
 		{"password glued to a prefix", "PGPASSWORD=hunter22 psql -h db", []Kind{Password}},
 		{"camel case password", `adminPassword: "S3cure!pass"`, []Kind{Password}},
 		{"camel case password env", "dbPassword=hunter22", []Kind{Password}},
@@ -137,6 +139,11 @@ func TestRedact(t *testing.T) {
 		{"json-escaped env", `"API_KEY=\"q8Zr2LmW0pX\""`, `"API_KEY=\"[REDACTED]\""`},
 		{"zero-width characters go with the token", "a " + ghToken[:6] + "\u200b" + ghToken[6:] + " b", "a [REDACTED] b"},
 		{"fullwidth", "a " + toFullwidth(ghToken) + " b", "a [REDACTED] b"},
+		{"json escape goes with the token", `{"cfg": "` + ghToken[:3] + `\u005f` + ghToken[4:] + `"}`, `{"cfg": "[REDACTED]"}`},
+		{"json escape ends the token", "a " + ghToken[:len(ghToken)-1] + `\u00` + fmt.Sprintf("%x", ghToken[len(ghToken)-1]) + " b", "a [REDACTED] b"},
+		{"escaped slashes in a url", `"postgres:\/\/app:s3cret@db:5432\/x"`, `"postgres:\/\/app:[REDACTED]@db:5432\/x"`},
+		{"escaped equals sign", `DB_PASSWORD\u003dhunter2 next`, `DB_PASSWORD\u003d[REDACTED] next`},
+		{"escapes of no secret stay", `a \u005f b \/ c \u00e9 \u0000 \uzzzz`, `a \u005f b \/ c \u00e9 \u0000 \uzzzz`},
 		{"password hash", `passwordHash: "$2b$12$abcdefghijk"`, `passwordHash: "[REDACTED]"`},
 		{"session cookie", "Cookie=sid-8f7e6d5c4b", "Cookie=[REDACTED]"},
 		{"credentials", `credentials: "u:p"`, `credentials: "[REDACTED]"`},
@@ -171,7 +178,7 @@ func toFullwidth(s string) string {
 
 func FuzzRedact(f *testing.F) {
 	for _, s := range []string{"", "password=x1y2z3", "postgres://a:b@c/d", ghToken, pemBlock, "-----BEGIN PRIVATE KEY-----",
-		"a\u200bghp_\uff21", toFullwidth(ghToken), `{\"token\": \"abc\"}`, pemBase64} {
+		"a\u200bghp_\uff21", toFullwidth(ghToken), `{\"token\": \"abc\"}`, pemBase64, `ghp\u005f\/\u00`, `\u\u005\u005fx`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
