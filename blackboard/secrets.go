@@ -6,6 +6,7 @@ package blackboard
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/foundryhq/foundry/internal/secrets"
@@ -52,15 +53,24 @@ func (e *SecretError) Is(target error) bool { return target == ErrSecret }
 // assignment quoted as evidence) is not reported: only values that are a
 // credential whatever surrounds them.
 func FindSecrets(v any) []Secret {
-	var out []Secret
-	walkSecrets(v, "#", &out)
-	return out
+	w := secretWalk{}
+	w.walk(v)
+	return w.out
 }
 
-func walkSecrets(v any, ptr string, out *[]Secret) {
+// secretWalk walks a value for [FindSecrets]. It keeps the path to the
+// value it is at, the keys and indices unescaped, and spells a pointer only
+// for a secret: spelling one at every level would cost the square of the
+// depth in data nested thousands deep.
+type secretWalk struct {
+	path []string
+	out  []Secret
+}
+
+func (w *secretWalk) walk(v any) {
 	switch v := v.(type) {
 	case string:
-		stringSecrets(v, ptr, false, out)
+		w.find(v, false)
 	case map[string]any:
 		keys := make([]string, 0, len(v))
 		for k := range v {
@@ -68,25 +78,44 @@ func walkSecrets(v any, ptr string, out *[]Secret) {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			stringSecrets(k, ptr, true, out)
-			walkSecrets(v[k], ptr+"/"+escapePointer(secrets.Redact(k)), out)
+			w.find(k, true)
+			w.path = append(w.path, k)
+			w.walk(v[k])
+			w.path = w.path[:len(w.path)-1]
 		}
 	case []any:
 		for i, e := range v {
-			walkSecrets(e, fmt.Sprintf("%s/%d", ptr, i), out)
+			w.path = append(w.path, strconv.Itoa(i))
+			w.walk(e)
+			w.path = w.path[:len(w.path)-1]
 		}
 	}
 }
 
-// stringSecrets adds the provider-format secrets of s, one per kind.
-func stringSecrets(s, ptr string, key bool, out *[]Secret) {
-	seen := map[secrets.Kind]bool{}
+// find adds the provider-format secrets of s, one per kind; key says s is
+// a key of the object at the path.
+func (w *secretWalk) find(s string, key bool) {
+	var seen map[secrets.Kind]bool
 	for _, f := range secrets.Find(s) {
 		if f.Kind.Provider() && !seen[f.Kind] {
+			if seen == nil {
+				seen = map[secrets.Kind]bool{}
+			}
 			seen[f.Kind] = true
-			*out = append(*out, Secret{Pointer: ptr, Kind: f.Kind, Key: key})
+			w.out = append(w.out, Secret{Pointer: w.pointer(), Kind: f.Kind, Key: key})
 		}
 	}
+}
+
+// pointer spells the path as a JSON pointer (RFC 6901) from "#"; a key
+// that holds a secret is redacted, so that no pointer spells one.
+func (w *secretWalk) pointer() string {
+	var b strings.Builder
+	b.WriteString("#")
+	for _, k := range w.path {
+		b.WriteString("/" + escapePointer(secrets.Redact(k)))
+	}
+	return b.String()
 }
 
 // escapePointer escapes a key as a JSON pointer token (RFC 6901).

@@ -37,6 +37,13 @@ func TestWriteRefusesSecrets(t *testing.T) {
 			[]Secret{{"#", secrets.NPMToken, true}}},
 		{"token as a key of an object holding one", func(m map[string]any) { m[gh] = map[string]any{"x": gh} },
 			[]Secret{{"#", secrets.GitHubToken, true}, {"#/[REDACTED]/x", secrets.GitHubToken, false}}},
+		{"token deep down, after a sibling", func(m map[string]any) {
+			var v any = map[string]any{"a~b/c": []any{"clean", npm}}
+			for range 40 {
+				v = []any{v}
+			}
+			m["deep"] = []any{"clean", v}
+		}, []Secret{{"#/deep/1" + strings.Repeat("/0", 40) + "/a~0b~1c/1", secrets.NPMToken, false}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -299,6 +299,12 @@ func AsWritten(data []byte, schema, agent string) ([]byte, error) {
 func stamp(obj map[string]any, schema, agent string) ([]byte, error) {
 	obj["schema"] = schema
 	obj["producedBy"] = agent
+	// Indentation grows with the square of the nesting: data nested
+	// thousands deep is small as given and gigabytes as stored. It is
+	// counted before anything is encoded.
+	if indentation(obj, 0, MaxDataBytes) > MaxDataBytes {
+		return nil, fmt.Errorf("%w: more than %d bytes as stored (indented: the data nests deep), at most %d (8 MiB)", ErrTooLarge, MaxDataBytes, MaxDataBytes)
+	}
 	doc, err := encode(obj)
 	if err != nil {
 		return nil, fmt.Errorf("encode artifact: %w", err)
@@ -400,6 +406,34 @@ func kindOf(v any) string {
 // package ctrl), which JSON allows raw in a string, is stored as its \u
 // escape: the artifact means the same, and a diff or a terminal shows it
 // inert, where raw it would act on the display.
+// indentation returns the bytes that encode's indentation adds to v, a
+// value at depth (newlines, two spaces a level, a space after each colon),
+// or a number past limit as soon as the count passes it.
+func indentation(v any, depth, limit int) int {
+	var elems []any
+	colons := 0
+	switch v := v.(type) {
+	case map[string]any:
+		for _, e := range v {
+			elems = append(elems, e)
+		}
+		colons = len(v)
+	case []any:
+		elems = v
+	}
+	if len(elems) == 0 {
+		return 0
+	}
+	n := len(elems)*(1+2*(depth+1)) + colons + 1 + 2*depth // a line per element, and the closing one
+	for _, e := range elems {
+		if n > limit {
+			return n
+		}
+		n += indentation(e, depth+1, limit-n)
+	}
+	return n
+}
+
 func encode(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
