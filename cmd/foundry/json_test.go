@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -144,5 +145,56 @@ func TestJSONShapes(t *testing.T) {
 		if !bytes.Contains(doc, []byte("json/"+name+".schema.json")) {
 			t.Errorf("docs/json.md does not list json/%s.schema.json", name)
 		}
+	}
+}
+
+// TestWriteJSON checks that --json output is what an indenting encoder
+// writes, that the indentation counted before indenting is the bytes
+// indenting adds, and that data nested so deep that indentation would pass
+// maxIndentation is written compact.
+func TestWriteJSON(t *testing.T) {
+	t.Parallel()
+	for _, v := range []any{
+		map[string]any{},
+		[]any{},
+		map[string]any{"a": []any{}, "b": map[string]any{}, "c": []any{1, []any{"x", map[string]any{"d": nil}}}},
+		map[string]any{"s": `quote " and \ and ] and , and : and {`, "t": "<html> & é"},
+		struct {
+			Name string   `json:"name"`
+			List []string `json:"list"`
+		}{"n", []string{"a", "b"}},
+		"scalar",
+	} {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := writeJSON(&got, v); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("writeJSON(%v) =\n%s\nwant\n%s", v, got.String(), want.String())
+		}
+		compact, _ := json.Marshal(v)
+		var cb bytes.Buffer
+		_ = json.Compact(&cb, want.Bytes())
+		if n, wantN := indentation(cb.Bytes()), want.Len()-1-cb.Len(); n != wantN {
+			t.Errorf("indentation(%s) = %d, want %d", compact, n, wantN)
+		}
+	}
+	var deep any = "bottom"
+	for range 9000 {
+		deep = []any{deep}
+	}
+	var got bytes.Buffer
+	if err := writeJSON(&got, map[string]any{"deep": deep}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(got.String(), "\n"); n != 1 || !json.Valid(got.Bytes()) {
+		t.Errorf("deep data: %d lines of %d bytes, want one line of valid JSON", n, got.Len())
 	}
 }
