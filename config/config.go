@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/textdist"
 	"github.com/foundryhq/foundry/internal/yamlerr"
 )
 
@@ -161,6 +162,33 @@ func lowerWord(s string) bool {
 	return s != ""
 }
 
+// MCPScopes are the scopes of the MCP server's capabilities, and
+// MCPCapabilities the names mcp.capabilities switches: the server's tools,
+// resources and resource templates (a runbook's resource is switched by
+// its template). Package mcp's tests hold its registry to both lists, so
+// that a name the server would refuse at start is refused here, where
+// `foundry config`, doctor and the pre-commit hook report it.
+var (
+	MCPScopes       = []string{"read:memory", "write:memory", "read:runbooks", "read:contracts", "read:blackboard", "write:blackboard", "read:ops"}
+	MCPCapabilities = []string{
+		"memory_search", "memory_write", "memory_index", "runbook_list", "runbook_get", "contract_validate",
+		"blackboard_write", "blackboard_read", "token_report", "doctor",
+		"foundry://memory/index", "foundry://contracts", "foundry://runbooks/{slug}", "foundry://contracts/{id}",
+		"foundry://memory/facts/{id}", "foundry://blackboard/{wave}/{agent}",
+	}
+)
+
+// unknownName is the message for a name of kind (scope, capability) that
+// is not among known: the nearest known names first, then all of them.
+func unknownName(kind, name string, known []string) string {
+	msg := fmt.Sprintf("unknown %s %q", kind, name)
+	if near := textdist.Closest(name, known, 2); len(near) > 0 {
+		msg += "; did you mean " + strings.Join(near, " or ") + "?"
+	}
+	sorted := slices.Sorted(slices.Values(known))
+	return msg + " (known: " + strings.Join(sorted, ", ") + ")"
+}
+
 // validCapability reports whether s may name a capability in
 // mcp.capabilities: 1 to 256 of A-Z a-z 0-9 _ . - : / { } (a tool name,
 // a resource URI or a URI template). A loop for the reason of validScope;
@@ -235,6 +263,9 @@ func Parse(name string, data []byte) (Config, error) {
 						if item.Kind != yaml.ScalarNode || item.Tag != "!!str" || !validScope(item.Value) {
 							return d.errorf(item, fmt.Sprintf("%s[%d]", k, i), "want a scope like read:memory, got %s", describe(item))
 						}
+						if !slices.Contains(MCPScopes, item.Value) {
+							return d.errorf(item, fmt.Sprintf("%s[%d]", k, i), "%s", unknownName("scope", item.Value, MCPScopes))
+						}
 						c.MCP.Scopes = append(c.MCP.Scopes, item.Value)
 					}
 					return nil
@@ -249,6 +280,9 @@ func Parse(name string, data []byte) (Config, error) {
 						ck := k + "." + kn.Value
 						if kn.Kind != yaml.ScalarNode || !validCapability(kn.Value) {
 							return d.errorf(kn, ck, "want a capability name like memory_search, got %s", describe(kn))
+						}
+						if !slices.Contains(MCPCapabilities, kn.Value) {
+							return d.errorf(kn, ck, "%s", unknownName("capability", kn.Value, MCPCapabilities))
 						}
 						if _, dup := c.MCP.Capabilities[kn.Value]; dup {
 							return d.errorf(kn, ck, "duplicate key")

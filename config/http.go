@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 
@@ -144,6 +145,9 @@ func (d decoder) tokens(n *yaml.Node, key string) ([]MCPToken, error) {
 				for j, sc := range t.Scopes {
 					if !validScope(sc) {
 						return d.errorf(n.Content[j], fmt.Sprintf("%s[%d]", k, j), "want a scope like read:memory, got %q", sc)
+					}
+					if !slices.Contains(MCPScopes, sc) {
+						return d.errorf(n.Content[j], fmt.Sprintf("%s[%d]", k, j), "%s", unknownName("scope", sc, MCPScopes))
 					}
 				}
 				return nil

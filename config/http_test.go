@@ -29,6 +29,7 @@ func TestParseMCPHTTP(t *testing.T) {
 		{name: "duplicate name", in: "mcp:\n  http:\n    tokens: [{name: a, sha256: " + testHash + "}, {name: a, sha256: " + testHash + "}]\n", wantErr: `duplicate token name "a"`},
 		{name: "no hash", in: "mcp:\n  http:\n    tokens: [{name: a}]\n", wantErr: "mcp.http.tokens[0]: want name and sha256"},
 		{name: "bad scope", in: "mcp:\n  http:\n    tokens: [{name: a, scopes: [root], sha256: " + testHash + "}]\n", wantErr: `mcp.http.tokens[0].scopes[0]: want a scope like read:memory, got "root"`},
+		{name: "unknown scope", in: "mcp:\n  http:\n    tokens: [{name: a, scopes: [read:memory, admin:all], sha256: " + testHash + "}]\n", wantErr: `mcp.http.tokens[0].scopes[1]: unknown scope "admin:all" (known: read:blackboard`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

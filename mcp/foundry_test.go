@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/rogpeppe/go-internal/txtar"
 
+	"github.com/foundryhq/foundry/config"
 	"github.com/foundryhq/foundry/git/gittest"
 	"github.com/foundryhq/foundry/mcp"
 	"github.com/foundryhq/foundry/project"
@@ -225,5 +227,40 @@ func TestFoundrySchemasCompile(t *testing.T) {
 	}
 	if err := reg.Compile(); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestConfigKnowsTheCapabilities holds config's lists of scopes and
+// capability names, which config files are checked against, to the
+// registry the server serves: a name config refuses would be refused at
+// start, and one it accepts is served.
+func TestConfigKnowsTheCapabilities(t *testing.T) {
+	t.Parallel()
+	p, err := project.OpenRoot(copyFixture(t), project.Source{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := mcp.ProjectRegistry(p, mcp.ProjectOptions{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = reg.Close() })
+	catalog, err := reg.Catalog(mcp.Options{Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names, scopes []string
+	for _, c := range catalog {
+		names = append(names, c.Name)
+		if !slices.Contains(scopes, c.Scope) {
+			scopes = append(scopes, c.Scope)
+		}
+	}
+	sortedOf := func(s []string) []string { return slices.Sorted(slices.Values(s)) }
+	if diff := cmp.Diff(sortedOf(config.MCPCapabilities), sortedOf(names)); diff != "" {
+		t.Errorf("config.MCPCapabilities (-config +registry):\n%s", diff)
+	}
+	if diff := cmp.Diff(sortedOf(config.MCPScopes), sortedOf(scopes)); diff != "" {
+		t.Errorf("config.MCPScopes (-config +registry):\n%s", diff)
 	}
 }
