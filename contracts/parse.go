@@ -239,6 +239,14 @@ func (s *scanner) str() error {
 			}
 		case c < 0x20:
 			return s.fail("in string literal")
+		case c >= utf8.RuneSelf:
+			// JSON text is UTF-8 (RFC 8259): a byte that is not would be
+			// read as U+FFFD, another text than the file's.
+			r, size := utf8.DecodeRune(s.b[s.i:])
+			if r == utf8.RuneError && size == 1 {
+				return newParseError(s.b, s.i, fmt.Errorf("invalid UTF-8 byte 0x%02x in string literal", c))
+			}
+			s.i += size
 		default:
 			s.i++
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestPosition holds the one position rule: 1-based; the column is 1 plus
@@ -67,6 +68,8 @@ func TestDecode(t *testing.T) {
 		{"pair", `{"a": 2 3}`, `not parseable JSON at 1:9: invalid character '3' after object key:value pair`},
 		{"element", `[1 2]`, `not parseable JSON at 1:4: invalid character '2' after array element`},
 		{"control in string", "[\"a\tb\"]", `not parseable JSON at 1:4: invalid character '\t' in string literal`},
+		{"byte that is not UTF-8 in a string", "{\"a\": \"é\xff\"}", `not parseable JSON at 1:9: invalid UTF-8 byte 0xff in string literal`},
+		{"truncated UTF-8 in a string", "[\"\xe2\x82\"]", `not parseable JSON at 1:3: invalid UTF-8 byte 0xe2 in string literal`},
 		{"escape", `["\x"]`, `not parseable JSON at 1:4: invalid character 'x' in string escape code`},
 		{"hex escape", `["\u12g4"]`, `not parseable JSON at 1:7: invalid character 'g' in \u hexadecimal character escape`},
 		{"minus", `[-x]`, `not parseable JSON at 1:3: invalid character 'x' in numeric literal`},
@@ -102,9 +105,10 @@ func TestDecode(t *testing.T) {
 	}
 }
 
-// FuzzDecode holds the syntax scan to encoding/json's grammar: on every
-// input without a byte order mark, a hostile number or deep nesting, both
-// accept or both refuse; a refusal's offset lies inside the document.
+// FuzzDecode holds the syntax scan to encoding/json's grammar, and to
+// RFC 8259's UTF-8 (which json.Valid does not check): on every input
+// without a byte order mark, a hostile number or deep nesting, both accept
+// or both refuse; a refusal's offset lies inside the document.
 func FuzzDecode(f *testing.F) {
 	for _, s := range []string{``, `{}`, `[1, "a", true, null]`, `{"a": {"b": [1.5e-3]}}`, `"\u00e9\ud800"`, "\xff", `01`, `-`, `1.`, `1e`, `tru`, `{"a" 1}`, "[\"\t\"]", `"\x"`} {
 		f.Add([]byte(s))
@@ -121,8 +125,8 @@ func FuzzDecode(f *testing.F) {
 		if bytes.HasPrefix(doc, bom) || len(doc) > 900 || bytes.Count(doc, []byte("[")) > 100 || errors.Is(err, ErrHostileNumber) {
 			return // outside what encoding/json is compared on
 		}
-		if want := json.Valid(doc); want != (err == nil) {
-			t.Fatalf("Decode error = %v, but json.Valid = %v", err, want)
+		if want := json.Valid(doc) && utf8.Valid(doc); want != (err == nil) {
+			t.Fatalf("Decode error = %v, but json.Valid && utf8.Valid = %v", err, want)
 		}
 	})
 }

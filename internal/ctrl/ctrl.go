@@ -62,12 +62,31 @@ func Has[T ~string | ~[]byte](b T) bool {
 }
 
 // name names a character Find returned: "the control character U+001B".
+// Find returns U+FFFD only for a byte that is not UTF-8 (the character
+// itself is text).
 func name(r rune) string {
-	if bidi(r) {
+	switch {
+	case r == utf8.RuneError:
+		return "a byte that is not UTF-8"
+	case bidi(r):
 		return fmt.Sprintf("the bidirectional control character %U", r)
 	}
 	return fmt.Sprintf("the control character %U", r)
 }
+
+// rule is the rule a character Find returned breaks, as findings give it.
+func rule(r rune) string {
+	switch {
+	case r == utf8.RuneError:
+		return utf8Rule
+	case bidi(r):
+		return bidiRule
+	}
+	return "only newline, tab and a carriage return before a newline are text"
+}
+
+// utf8Rule is the rule a byte that is not UTF-8 breaks.
+const utf8Rule = "text is UTF-8"
 
 // bidiRule is the rule a bidirectional control breaks, as messages give it.
 const bidiRule = "it displays text in another order than it is read"
@@ -75,13 +94,7 @@ const bidiRule = "it displays text in another order than it is read"
 // Describe names a character Find returned and the rule it breaks, for a
 // finding: "the control character U+001B; only newline, tab and a carriage
 // return before a newline are text".
-func Describe(r rune) string {
-	rule := "only newline, tab and a carriage return before a newline are text"
-	if bidi(r) {
-		rule = bidiRule
-	}
-	return name(r) + "; " + rule
-}
+func Describe(r rune) string { return name(r) + "; " + rule(r) }
 
 // Check returns an error naming field and the first character of s that is
 // not text (see [Find]), with the rule, or nil.
@@ -91,7 +104,10 @@ func Check(field, s string) error {
 		return nil
 	}
 	rule := "only newline, tab and a carriage return before a newline may appear"
-	if bidi(r) {
+	switch {
+	case r == utf8.RuneError:
+		rule = utf8Rule
+	case bidi(r):
 		rule = bidiRule
 	}
 	return fmt.Errorf("%s holds %s at byte %d: %s", field, name(r), off, rule)

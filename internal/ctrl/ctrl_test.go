@@ -56,6 +56,30 @@ func TestCheck(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "title holds the bidirectional control character U+202E at byte 8: it displays text in another order than it is read") {
 		t.Errorf("Check = %v, want the field, the bidirectional control and its offset", err)
 	}
+	err = Check("title", "caf\xe9 \ufffd")
+	if err == nil || err.Error() != "title holds a byte that is not UTF-8 at byte 3: text is UTF-8" {
+		t.Errorf("Check = %v, want the field, the byte that is not UTF-8 and its offset", err)
+	}
+	if err := Check("title", "a replacement character \ufffd is text"); err != nil {
+		t.Errorf("Check refused U+FFFD itself: %v", err)
+	}
+}
+
+// TestDescribe: the finding's words for what Find returns.
+func TestDescribe(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		in, want string
+	}{
+		{"a\x1bb", "the control character U+001B; only newline, tab and a carriage return before a newline are text"},
+		{"a\u2066b", "the bidirectional control character U+2066; it displays text in another order than it is read"},
+		{"a\xffb", "a byte that is not UTF-8; text is UTF-8"},
+	} {
+		r, _, ok := Find(tt.in)
+		if got := Describe(r); !ok || got != tt.want {
+			t.Errorf("Describe(Find(%q)) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
 }
 
 // TestHas: Has agrees with Find, on ASCII (its fast path) and past it.
