@@ -169,12 +169,12 @@ func BuildReport(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report,
 // refuse records name in r.Refused when err refuses a symbolic link, one
 // out of .foundry or the project ([confined.ErrOutsideFoundry],
 // [confined.ErrOutside]), one that loops
-// (syscall.ELOOP), one that leads through a file (syscall.ENOTDIR) or, in
-// a git view, one with a target longer than a link can have
-// (syscall.ENAMETOOLONG), and reports whether it did: a committed link
-// must not stop the whole report.
+// (syscall.ELOOP), one that leads through a file (syscall.ENOTDIR), one to
+// a folder where a file is measured (errNotFile) or, in a git view, one
+// with a target longer than a link can have (syscall.ENAMETOOLONG), and
+// reports whether it did: a committed link must not stop the whole report.
 func (r *Report) refuse(name string, err error) bool {
-	for _, reason := range []error{confined.ErrOutsideFoundry, confined.ErrOutside, syscall.ELOOP, syscall.ENOTDIR, syscall.ENAMETOOLONG} {
+	for _, reason := range []error{confined.ErrOutsideFoundry, confined.ErrOutside, syscall.ELOOP, syscall.ENOTDIR, syscall.ENAMETOOLONG, errNotFile} {
 		if errors.Is(err, reason) {
 			r.Refused = append(r.Refused, Refused{Path: name, Reason: reason.Error()})
 			return true
@@ -192,11 +192,18 @@ func readDir(fsys fs.FS, dir string) ([]fs.DirEntry, error) {
 	return es, err
 }
 
+// errNotFile refuses a name that leads to something other than a regular
+// file: a symbolic link to a folder, whose size is no artifact's.
+var errNotFile = errors.New("not a regular file")
+
 // fileSize returns the size of a file in bytes.
 func fileSize(fsys fs.FS, name string) (int, error) {
 	fi, err := fs.Stat(fsys, name)
 	if err != nil {
 		return 0, err
+	}
+	if !fi.Mode().IsRegular() {
+		return 0, fmt.Errorf("measure %s: %w", name, errNotFile)
 	}
 	return int(fi.Size()), nil
 }

@@ -240,6 +240,8 @@ func TestBuildReportLeavesOutLinkLoops(t *testing.T) {
 		{MemoryDir + "/fact-0003-through.md", "fact-0001-a.md/x"},
 		{BlackboardDir + "/audit/loop.json", "loop.json"},
 		{BlackboardDir + "/audit/slash.json", "../../memory/fact-0001-a.md/"},
+		{BlackboardDir + "/audit/wave.json", "../audit"},  // a folder, not an artifact
+		{MemoryDir + "/fact-0004-folder.md", "../memory"}, // a folder, not a fact
 	}
 	for _, l := range links {
 		if err := os.Symlink(l.target, filepath.Join(root, filepath.FromSlash(l.at))); err != nil {
@@ -257,8 +259,10 @@ func TestBuildReportLeavesOutLinkLoops(t *testing.T) {
 	want := []Refused{
 		{MemoryDir + "/fact-0002-loop.md", "too many levels of symbolic links"},
 		{MemoryDir + "/fact-0003-through.md", "not a directory"},
+		{MemoryDir + "/fact-0004-folder.md", "not a regular file"},
 		{BlackboardDir + "/audit/loop.json", "too many levels of symbolic links"},
 		{BlackboardDir + "/audit/slash.json", "not a directory"},
+		{BlackboardDir + "/audit/wave.json", "not a regular file"},
 	}
 	if diff := cmp.Diff(want, r.Refused); diff != "" {
 		t.Errorf("refused (-want +got):\n%s", diff)

@@ -28,9 +28,10 @@ always the working tree's). Ends with what loading all facts and artifacts
 eagerly would cost per session against the index-first path. A file's
 tokens are estimated as its bytes divided by 4, rounded up. With --rev or
 --staged the files are measured there. A file or folder that is a symbolic
-link out of the project, or one that cannot be followed (a loop, a path
-through a file, a target too long), is not read: it is left out of the
-figures and named on a "Not measured" line (in --json, "refused").
+link out of the project, one that cannot be followed (a loop, a path
+through a file, a target too long), or a fact or artifact name that leads
+to a folder, is not read: it is left out of the figures and named on a
+"Not measured" line (in --json, "refused").
 
 EXIT STATUS:
    0  ok
