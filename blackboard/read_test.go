@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -325,6 +326,43 @@ func TestReadUnreadableArtifact(t *testing.T) {
 		if !strings.Contains(got, "b.json") {
 			t.Errorf("full %v: b.json missing from %q", full, got)
 		}
+	}
+}
+
+// TestReadRefusesLinkedWave: a symbolic link named like a wave, which
+// Waves does not list and a write refuses, is not read either; a real
+// wave beside it reads.
+func TestReadRefusesLinkedWave(t *testing.T) {
+	t.Parallel()
+	root := newProject(t)
+	for _, d := range []string{"/.foundry/store", "/.foundry/blackboard/real"} {
+		if err := os.MkdirAll(root+d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"/.foundry/store/a.json", "/.foundry/blackboard/real/a.json"} {
+		if err := os.WriteFile(root+f, []byte(`{"schema":"note.v1","producedBy":"a","summary":"s"}`+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../store", root+"/.foundry/blackboard/linked"); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	b := Open(os.DirFS(root), Options{})
+	if waves, err := b.Waves(context.Background()); err != nil || !slices.Equal(waves, []string{"real"}) {
+		t.Errorf("Waves = %q, %v; want [real]", waves, err)
+	}
+	for _, agent := range []string{"", "a"} {
+		_, err := b.Read(context.Background(), ReadRequest{Wave: "linked", Agent: agent})
+		if err == nil || !strings.Contains(err.Error(), "read wave linked: .foundry/blackboard/linked is a symbolic link, not a folder") {
+			t.Errorf("Read(linked, agent %q) = %v, want the link refused", agent, err)
+		}
+	}
+	if _, err := b.Agents(context.Background(), "linked"); err == nil {
+		t.Error("Agents(linked) listed a linked wave")
+	}
+	if _, err := b.Read(context.Background(), ReadRequest{Wave: "real"}); err != nil {
+		t.Errorf("Read(real) = %v", err)
 	}
 }
 
