@@ -6,6 +6,7 @@ package facts
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -90,6 +91,11 @@ type WriteRequest struct {
 	Source     string     `json:"source,omitempty"`
 	Expires    string     `json:"expires,omitempty"` // YYYY-MM-DD
 	Supersedes string     `json:"supersedes,omitempty"`
+
+	// given says which metadata the request set before normalize filled
+	// in the defaults: only those can differ from a fact that states the
+	// request's text (see differsFrom).
+	given struct{ confidence, source, tags, expires bool }
 }
 
 // normalize trims the request and fills the defaults.
@@ -102,10 +108,12 @@ func (r WriteRequest) normalize() WriteRequest {
 		r.Scope = DefaultScope
 	}
 	r.Confidence = Confidence(strings.TrimSpace(string(r.Confidence)))
+	r.given.confidence = r.Confidence != ""
 	if r.Confidence == "" {
 		r.Confidence = DefaultConfidence
 	}
 	r.Source = strings.TrimSpace(r.Source)
+	r.given.source = r.Source != ""
 	if r.Source == "" {
 		r.Source = DefaultSource
 	}
@@ -123,7 +131,38 @@ func (r WriteRequest) normalize() WriteRequest {
 		}
 	}
 	r.Tags = tags
+	r.given.tags = len(tags) > 0
+	r.given.expires = r.Expires != ""
 	return r
+}
+
+// differsFrom returns the metadata that the normalised request sets to
+// other values than fact f holds, by their field names: a request that
+// states f's text with another confidence, source, tags or expiry
+// supersedes f, where one that leaves them out or repeats them leaves f
+// unchanged.
+func (r WriteRequest) differsFrom(f Fact) []string {
+	var out []string
+	conf, source := f.Confidence, f.Source
+	if conf == "" {
+		conf = DefaultConfidence
+	}
+	if source == "" {
+		source = DefaultSource
+	}
+	if r.given.confidence && r.Confidence != conf {
+		out = append(out, "confidence")
+	}
+	if r.given.source && r.Source != source {
+		out = append(out, "source")
+	}
+	if r.given.tags && !slices.Equal(slices.Sorted(slices.Values(r.Tags)), slices.Sorted(slices.Values(f.Tags))) {
+		out = append(out, "tags")
+	}
+	if r.given.expires && r.Expires != f.Expires {
+		out = append(out, "expires")
+	}
+	return out
 }
 
 // RuleErrors is every write rule one fact breaks, in the order the rules

@@ -199,9 +199,11 @@ func (s *Store) folder(reopen bool) (mem *confined.WriteFolder, fresh bool, err 
 //   - the request must pass the rules (a *[RuleError]) and hold no secret (a
 //     *[SecretError]); then nothing is written;
 //   - an active fact of the same type, scope, normalised title and body means
-//     nothing is written (Action Unchanged);
+//     nothing is written (Action Unchanged), unless the request sets its
+//     confidence, source, tags or expiry to other values;
 //   - an active fact of the same type, scope and normalised title with another
-//     body, or the fact named in Supersedes, is superseded by the new one;
+//     body or that other metadata, or the fact named in Supersedes, is
+//     superseded by the new one;
 //   - a similar title adds a warning naming the similar fact.
 //
 // Under the memory lock it assigns the next id (one more than the highest
@@ -284,21 +286,27 @@ func (s *Store) plan(req WriteRequest, today string) (writePlan, error) {
 		if !f.current() || f.Type != req.Type || f.Scope != req.Scope {
 			continue
 		}
-		if normBody(f.Body) == body && !f.Expired(today) {
-			if req.Supersedes != "" && old.raw.ID != f.ID {
-				if f.Supersedes != "" {
-					// A fact supersedes one fact: "unchanged" would drop the
-					// link asked for without a word.
-					return p, ruleErr("supersedes", "supersede %s: %s already states this and supersedes %s; a fact supersedes one fact", old.raw.ID, f.ID, f.Supersedes)
-				}
-				// The fact was written before its writer knew it replaced
-				// another (the similar-title warning says so): link them now.
-				p.link, p.linkNew, p.old = true, entryCopy{e.fact(), e.raw}, &entryCopy{old.fact(), old.raw}
-				return p, nil
+		same := normBody(f.Body) == body && !f.Expired(today)
+		changed := req.differsFrom(f)
+		switch {
+		case same && len(changed) > 0 && req.Supersedes != "" && old.raw.ID != f.ID:
+			return p, ruleErr("supersedes", "supersede %s: %s already states this with another %s; supersede %s to change it", old.raw.ID, f.ID, strings.Join(changed, ", "), f.ID)
+		case same && len(changed) == 0 && req.Supersedes != "" && old.raw.ID != f.ID:
+			if f.Supersedes != "" {
+				// A fact supersedes one fact: "unchanged" would drop the
+				// link asked for without a word.
+				return p, ruleErr("supersedes", "supersede %s: %s already states this and supersedes %s; a fact supersedes one fact", old.raw.ID, f.ID, f.Supersedes)
 			}
+			// The fact was written before its writer knew it replaced
+			// another (the similar-title warning says so): link them now.
+			p.link, p.linkNew, p.old = true, entryCopy{e.fact(), e.raw}, &entryCopy{old.fact(), old.raw}
+			return p, nil
+		case same && len(changed) == 0:
 			p.unchanged = &WriteResult{Action: Unchanged, ID: f.ID, Path: f.Path}
 			return p, nil
 		}
+		// Another body, or the same text with another confidence, source,
+		// tags or expiry: a new version of f, which it supersedes.
 		if old == nil {
 			old = e
 		}

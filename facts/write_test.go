@@ -347,6 +347,70 @@ func TestStoreWriteExpiredFactIsSuperseded(t *testing.T) {
 	}
 }
 
+// TestStoreWriteRestatedMetadata: the text of an active fact written again
+// leaves it unchanged when the request leaves its metadata out or repeats
+// it, and supersedes it, carrying the new metadata, when the request sets
+// another confidence, source, tags or expiry.
+func TestStoreWriteRestatedMetadata(t *testing.T) {
+	t.Parallel()
+	const title, body = "Deploys freeze during the holiday season", "No deploys from the 20th to the 2nd."
+	first := WriteRequest{Title: title, Type: Constraint, Body: body, Confidence: Low, Tags: []string{"deploy", "ops"}, Source: "code", Expires: "2026-01-02"}
+	tests := []struct {
+		name    string
+		again   WriteRequest
+		want    string // Action
+		inFile  string // a line the new fact's file holds
+		wantErr string
+	}{
+		{name: "nothing given", again: WriteRequest{Title: title, Type: Constraint, Body: body}, want: Unchanged},
+		{name: "all repeated, tags in another order", again: WriteRequest{Title: title, Type: Constraint, Body: body, Confidence: Low, Tags: []string{"ops", "deploy"}, Source: "code", Expires: "2026-01-02"}, want: Unchanged},
+		{name: "confidence", again: WriteRequest{Title: title, Type: Constraint, Body: body, Confidence: High}, want: Created, inFile: "confidence: high\n"},
+		{name: "source", again: WriteRequest{Title: title, Type: Constraint, Body: body, Source: "adr-0004"}, want: Created, inFile: "source: adr-0004\n"},
+		{name: "tags", again: WriteRequest{Title: title, Type: Constraint, Body: body, Tags: []string{"deploy"}}, want: Created, inFile: "tags: [deploy]\n"},
+		{name: "expiry", again: WriteRequest{Title: title, Type: Constraint, Body: body, Expires: "2027-01-02"}, want: Created, inFile: "expires: 2027-01-02\n"},
+		{name: "confidence, superseding another fact", again: WriteRequest{Title: title, Type: Constraint, Body: body, Confidence: High, Supersedes: "fact-0002"},
+			wantErr: "supersede fact-0002: fact-0001 already states this with another confidence; supersede fact-0001 to change it"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s, root, _ := newTestStore(t)
+			ctx := context.Background()
+			if _, err := s.Write(ctx, first); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Write(ctx, WriteRequest{Title: "Another fact stands beside it", Type: Domain, Body: "Unrelated."}); err != nil {
+				t.Fatal(err)
+			}
+			res, err := s.Write(ctx, tt.again)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Write = %+v, %v; want %q", res, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Action != tt.want {
+				t.Fatalf("Write = %+v, want %s", res, tt.want)
+			}
+			if tt.want == Unchanged {
+				if res.ID != "fact-0001" || len(factFiles(t, root)) != 2 {
+					t.Errorf("Write = %+v with %d files, want fact-0001 unchanged", res, len(factFiles(t, root)))
+				}
+				return
+			}
+			if res.ID != "fact-0003" || res.Supersedes != "fact-0001" {
+				t.Errorf("Write = %+v, want fact-0003 superseding fact-0001", res)
+			}
+			if got := readFile(t, root, res.Path); !strings.Contains(got, tt.inFile) {
+				t.Errorf("new fact lacks %q:\n%s", tt.inFile, got)
+			}
+		})
+	}
+}
+
 func TestStoreWriteIDsAfterMalformedAndGaps(t *testing.T) {
 	t.Parallel()
 	s, root, warn := newTestStore(t)

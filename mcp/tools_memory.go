@@ -233,7 +233,7 @@ func (f *foundry) addMemoryWrite(r *Registry) error {
 		Name:  "memory_write",
 		Title: "Store a durable fact",
 		Description: "Stores one atomic durable fact in project memory. Call it when a decision, constraint, convention or risk has just been established. " +
-			"It deduplicates against existing facts, assigns the id, maintains supersedes chains (the same title with a new body supersedes the old fact) " +
+			"It deduplicates against existing facts, assigns the id, maintains supersedes chains (the same title with a new body, or with another confidence, source, tags or expires, supersedes the old fact) " +
 			"and rebuilds the memory index. Never write memory files by hand, and do not use it for transient session state. " +
 			"A fact that contains a secret is refused.",
 		Scope:      ScopeWriteMemory,

@@ -106,10 +106,11 @@ rebuilds INDEX.md, under a lock shared with every other writer. Prints
    Index: 13/16 facts listed, ~1980 tokens, 3 omitted over budget.
 
 or "unchanged: fact-0009 already states this" when an active fact of the
-same type and scope already says the same. The same title with a new body
-supersedes the old fact; a similar title adds a warning on stderr naming
-the similar fact: writing the same fact again with --supersedes fact-NNNN
-then links the two.
+same type and scope already says the same. The same title with a new body,
+or with another --confidence, --source, --tag set or --expires than the
+fact holds, supersedes the old fact; a similar title adds a warning on
+stderr naming the similar fact: writing the same fact again with
+--supersedes fact-NNNN then links the two.
 
 Rules: the title states the fact, not a topic, in at least 3 words and at
 most 80 characters; the body has at most 120 words and 900 characters, and
