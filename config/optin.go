@@ -6,7 +6,9 @@ package config
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
+	"github.com/foundryhq/foundry/internal/ctrl"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -74,21 +76,24 @@ func AddMCPOptIn(name string, data []byte) ([]byte, bool, error) {
 	if c.MCP.Declared {
 		return data, false, nil
 	}
+	// The block is written with the file's line ends.
+	eol := ctrl.LineEnd(data)
+	block, legacy := strings.ReplaceAll(MCPOptIn, "\n", eol), strings.ReplaceAll(legacyMCPComment, "\n", eol)
 	var out []byte
-	if i := bytes.Index(data, []byte(legacyMCPComment)); i >= 0 {
+	if i := bytes.Index(data, []byte(legacy)); i >= 0 {
 		out = append(out, data[:i]...)
-		out = append(out, '\n')
-		out = append(out, MCPOptIn...)
-		out = append(out, data[i+len(legacyMCPComment):]...)
+		out = append(out, eol...)
+		out = append(out, block...)
+		out = append(out, data[i+len(legacy):]...)
 	} else {
 		out = append(out, data...)
 		if len(out) > 0 && out[len(out)-1] != '\n' {
-			out = append(out, '\n')
+			out = append(out, eol...)
 		}
 		if len(bytes.TrimSpace(out)) > 0 {
-			out = append(out, '\n')
+			out = append(out, eol...)
 		}
-		out = append(out, MCPOptIn...)
+		out = append(out, block...)
 	}
 	// A document the block cannot be appended to (a flow mapping, a
 	// document end marker) is left for the owner to edit.

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/ctrl"
 	"github.com/foundryhq/foundry/internal/pause"
 	"github.com/foundryhq/foundry/internal/secrets"
 )
@@ -833,6 +834,9 @@ func (s *Store) Retire(ctx context.Context, id, reason string) (RetireResult, er
 		return RetireResult{}, fmt.Errorf("retire fact: %w", ruleErr("reason", "the reason is %d characters; the limit is %d", utf8.RuneCountInString(reason), MaxTitleChars*2))
 	case !utf8.ValidString(reason):
 		return RetireResult{}, fmt.Errorf("retire fact: %w", ruleErr("reason", "the reason is not valid UTF-8 text"))
+	case ctrl.Check("the reason", reason) != nil:
+		// As a write refuses them in any field: doctor reports one stored.
+		return RetireResult{}, fmt.Errorf("retire fact: %w", ruleErr("reason", "%v", ctrl.Check("the reason", reason)))
 	}
 	if found := secrets.Find(reason); len(found) > 0 {
 		return RetireResult{}, fmt.Errorf("retire fact: %w", &SecretError{Field: "reason", Kinds: secrets.Kinds(found)})

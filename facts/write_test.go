@@ -664,3 +664,29 @@ func TestWriteNamesTheMostSimilar(t *testing.T) {
 		})
 	}
 }
+
+// TestRetireRefusesReasons: a retire's reason is held to what every field
+// of a write is: text, one line of it, no secret; nothing is written.
+func TestRetireRefusesReasons(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ reason, want string }{
+		{"  ", "a reason is required"},
+		{"gone \x1b[2J for good", "the reason holds the control character U+001B at byte 5"},
+		{"reversed \u202eby a control", "the reason holds the bidirectional control character U+202E"},
+		{"the token ghp_" + strings.Repeat("a1B2", 9) + " expired", "reason contains a secret"},
+	} {
+		s, root, _ := newTestStore(t)
+		ctx := context.Background()
+		w, err := s.Write(ctx, WriteRequest{Title: "Orders are kept for seven years", Type: Constraint, Body: "Legal retention rule."})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := readFile(t, root, w.Path)
+		if _, err := s.Retire(ctx, w.ID, tt.reason); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Retire(%q) = %v, want %q", tt.reason, err, tt.want)
+		}
+		if readFile(t, root, w.Path) != before {
+			t.Errorf("Retire(%q) changed the fact", tt.reason)
+		}
+	}
+}

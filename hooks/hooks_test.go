@@ -324,6 +324,50 @@ func TestRegisterMergeDriver(t *testing.T) {
 	}
 }
 
+// TestRegisterMergeDriverKeepsTheFile: the line is added and taken out in
+// the file's own line ends, and the file keeps its mode, so that an
+// install and an uninstall leave the user's .gitattributes as it was.
+func TestRegisterMergeDriverKeepsTheFile(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, before, installed string
+		mode                    os.FileMode
+	}{
+		{"crlf", "*.png binary\r\n*.jpg binary\r\n", "*.png binary\r\n*.jpg binary\r\n.foundry/memory/INDEX.md merge=foundry-index\r\n", 0o644},
+		{"crlf, no final line end", "*.png binary\r\n*.jpg binary", "*.png binary\r\n*.jpg binary\r\n.foundry/memory/INDEX.md merge=foundry-index\r\n", 0o644},
+		{"lf, private", "*.png binary\n", "*.png binary\n.foundry/memory/INDEX.md merge=foundry-index\n", 0o600},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			r := gittest.New(t)
+			r.Write(".gitattributes", tt.before)
+			attrs := filepath.Join(r.Dir, ".gitattributes")
+			if err := os.Chmod(attrs, tt.mode); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := hooks.RegisterMergeDriver(ctx, r.Dir); err != nil {
+				t.Fatal(err)
+			}
+			if got := readFile(t, attrs); got != tt.installed {
+				t.Errorf("installed .gitattributes = %q, want %q", got, tt.installed)
+			}
+			if fi, err := os.Stat(attrs); err != nil || fi.Mode().Perm() != tt.mode {
+				t.Errorf("installed .gitattributes mode = %v, %v; want %v", fi.Mode().Perm(), err, tt.mode)
+			}
+			if _, err := hooks.UnregisterMergeDriver(ctx, r.Dir); err != nil {
+				t.Fatal(err)
+			}
+			if got := readFile(t, attrs); got != tt.before {
+				t.Errorf("uninstalled .gitattributes = %q, want %q", got, tt.before)
+			}
+			if fi, err := os.Stat(attrs); err != nil || fi.Mode().Perm() != tt.mode {
+				t.Errorf("uninstalled .gitattributes mode = %v, %v; want %v", fi.Mode().Perm(), err, tt.mode)
+			}
+		})
+	}
+}
+
 func TestRegisterMergeDriverFreshFile(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

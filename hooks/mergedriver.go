@@ -18,6 +18,7 @@ import (
 	"github.com/foundryhq/foundry/facts"
 	"github.com/foundryhq/foundry/internal/atomicfile"
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/ctrl"
 )
 
 // DriverName is the merge driver's name in .gitattributes and git config.
@@ -153,7 +154,7 @@ func (r *repo) planMergeDriver(ctx context.Context, opts Options) (step, error) 
 		if found {
 			return nil
 		}
-		return atomicfile.WriteFile(attrs, appendLine(old, AttributesLine), 0o644)
+		return atomicfile.WriteFile(attrs, appendLine(old, AttributesLine), modeOf(attrs, 0o644))
 	}
 	s.undo = func() {
 		for _, c := range changes {
@@ -162,7 +163,7 @@ func (r *repo) planMergeDriver(ctx context.Context, opts Options) (step, error) 
 		switch {
 		case found:
 		case existed:
-			_ = atomicfile.WriteFile(attrs, old, 0o644)
+			_ = atomicfile.WriteFile(attrs, old, modeOf(attrs, 0o644))
 		default:
 			_ = os.Remove(attrs)
 		}
@@ -216,12 +217,12 @@ func (r *repo) unregisterMergeDriver(ctx context.Context) (Result, error) {
 	}
 	if found {
 		if mine(newline) && strings.Join(lines[i+1:], "") == "" { // our line still the last
-			rest = bytes.TrimSuffix(rest, []byte("\n"))
+			rest = bytes.TrimSuffix(rest, []byte(ctrl.LineEnd(old)))
 		}
 		if len(rest) == 0 && mine(created) {
 			err = os.Remove(attrs)
 		} else {
-			err = atomicfile.WriteFile(attrs, rest, 0o644)
+			err = atomicfile.WriteFile(attrs, rest, modeOf(attrs, 0o644))
 		}
 		if err != nil {
 			return Result{}, err
@@ -358,11 +359,21 @@ func attributesLineAt(data []byte) (i int, ok bool) {
 
 // appendLine adds line to data, after a newline when data lacks its final one.
 func appendLine(data []byte, line string) []byte {
+	eol := ctrl.LineEnd(data)
 	out := bytes.Clone(data)
 	if len(out) > 0 && out[len(out)-1] != '\n' {
-		out = append(out, '\n')
+		out = append(out, eol...)
 	}
-	return append(out, line+"\n"...)
+	return append(out, line+eol...)
+}
+
+// modeOf returns the permissions of the file at p, or def when there is
+// none: a file Foundry rewrites keeps the mode its owner gave it.
+func modeOf(p string, def fs.FileMode) fs.FileMode {
+	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+		return fi.Mode().Perm()
+	}
+	return def
 }
 
 // MergeIndexFiles is the merge driver: it merges the INDEX.md versions in the
@@ -382,11 +393,7 @@ func MergeIndexFiles(base, ours, theirs string, budget int) error {
 	if err != nil {
 		return err
 	}
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(ours); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	if err := atomicfile.WriteFile(ours, merged, mode); err != nil {
+	if err := atomicfile.WriteFile(ours, merged, modeOf(ours, 0o644)); err != nil {
 		return fmt.Errorf("merge memory index: %w", err)
 	}
 	return nil

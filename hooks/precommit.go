@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/ctrl"
 )
 
 // Hook names, as the CLI spells them.
@@ -217,7 +218,7 @@ func HookProjects(content []byte) (projects []string, ok bool) {
 // project's name, quoted, may hold "\r\n" itself.
 func hookLines(content []byte) string {
 	s := string(content)
-	if first, _, ok := strings.Cut(s, "\n"); ok && strings.HasSuffix(first, "\r") {
+	if ctrl.LineEnd(content) == "\r\n" {
 		s = strings.ReplaceAll(s, "\r\n", "\n")
 	}
 	return "\n" + s

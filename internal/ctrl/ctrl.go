@@ -13,6 +13,7 @@
 package ctrl
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -111,6 +112,16 @@ func Check(field, s string) error {
 		rule = bidiRule
 	}
 	return fmt.Errorf("%s holds %s at byte %d: %s", field, name(r), off, rule)
+}
+
+// LineEnd returns how data ends its lines: "\r\n" when its first line ends
+// so (a checkout or an editor on Windows), "\n" otherwise. Text added to
+// a file is written with its line ends, so the file keeps one kind.
+func LineEnd(data []byte) string {
+	if first, _, ok := bytes.Cut(data, []byte("\n")); ok && bytes.HasSuffix(first, []byte("\r")) {
+		return "\r\n"
+	}
+	return "\n"
 }
 
 // Escape returns s with every character that is not text written as a

@@ -108,3 +108,14 @@ func FuzzEscape(f *testing.F) {
 		}
 	})
 }
+
+func TestLineEnd(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, want string }{
+		{"", "\n"}, {"one line", "\n"}, {"a\nb\r\n", "\n"}, {"a\r\nb\n", "\r\n"}, {"\r\n", "\r\n"}, {"a\rb\n", "\n"},
+	} {
+		if got := LineEnd([]byte(tt.in)); got != tt.want {
+			t.Errorf("LineEnd(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
