@@ -358,7 +358,7 @@ func quoteLen(v string) int {
 // it. A token written inside a JSON string in prose (a fact body that
 // quotes a config file) is then found, and redacted escapes and all.
 func normalize(text string) (string, []int) {
-	if !strings.ContainsFunc(text, hidingRune) && !strings.Contains(text, `\u`) && !strings.Contains(text, `\/`) {
+	if !strings.ContainsFunc(text, hidingRune) && !hasJSONEscape(text) {
 		return text, nil
 	}
 	var b strings.Builder
@@ -389,6 +389,23 @@ func normalize(text string) (string, []int) {
 	// so removed characters trailing a token are redacted with it.
 	offsets = append(offsets, len(text))
 	return b.String(), offsets
+}
+
+// hasJSONEscape reports whether text holds an escape jsonEscape decodes:
+// the escapes of other characters (\u00e9, as encoders that write ASCII
+// only spell é) leave a text on normalize's fast path.
+func hasJSONEscape(text string) bool {
+	for i := strings.IndexByte(text, '\\'); i >= 0; {
+		if _, n := jsonEscape(text[i:]); n > 0 {
+			return true
+		}
+		j := strings.IndexByte(text[i+1:], '\\')
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 // jsonEscape decodes the JSON escape at the start of s when it spells a

@@ -199,3 +199,25 @@ func FuzzRedact(f *testing.F) {
 		}
 	})
 }
+
+// TestNormalizeFastPath: a text whose escapes spell no printable ASCII
+// character (an encoder that writes ASCII only spells é \u00e9) is scanned
+// as it is, with no copy; one that spells one is normalised.
+func TestNormalizeFastPath(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		in   string
+		copy bool
+	}{
+		{`{"name": "Ren\u00e9", "path": "C:\\temp"}`, false},
+		{`trailing backslash \`, false},
+		{`a \u00 b \uzzzz c \\`, false},
+		{`ghp\u005fabc`, true},
+		{`https:\/\/host`, true},
+		{"zero\u200bwidth", true},
+	} {
+		if _, offsets := normalize(tt.in); (offsets != nil) != tt.copy {
+			t.Errorf("normalize(%q) copied = %v, want %v", tt.in, offsets != nil, tt.copy)
+		}
+	}
+}
