@@ -113,9 +113,14 @@ var ErrInvalid = errors.New("invalid config")
 
 func (e *Error) Unwrap() error { return ErrInvalid }
 
-// Load reads the config from fsys (rooted at the project root). A missing
-// file gives the defaults.
-func Load(fsys fs.FS) (Config, error) {
+// Load reads the config from fsys (rooted at the project root) with
+// [Parse]. A missing file gives the defaults.
+func Load(fsys fs.FS) (Config, error) { return load(fsys, false) }
+
+// LoadChecked is Load with [ParseChecked].
+func LoadChecked(fsys fs.FS) (Config, error) { return load(fsys, true) }
+
+func load(fsys fs.FS, checked bool) (Config, error) {
 	data, err := fs.ReadFile(fsys, Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Default(), nil
@@ -140,7 +145,7 @@ func Load(fsys fs.FS) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("read config: %w", err)
 	}
-	return Parse(Path, data)
+	return parse(Path, data, checked)
 }
 
 // validScope reports whether s names a scope: lower-case letters, a
@@ -207,8 +212,20 @@ func validCapability(s string) bool {
 	return true
 }
 
-// Parse parses config file content; name is used in error messages.
-func Parse(name string, data []byte) (Config, error) {
+// Parse parses config file content; name is used in error messages. It
+// takes any well-formed MCP scope and capability name: [ParseChecked]
+// holds them to the ones this build serves.
+func Parse(name string, data []byte) (Config, error) { return parse(name, data, false) }
+
+// ParseChecked is Parse that also refuses an MCP scope or capability name
+// this build does not serve (a typo, or a name of another version of
+// Foundry), naming its line: what `foundry config`, doctor (so the
+// pre-commit hook) and `mcp serve` check. Every other command reads the
+// config with Parse, so that a name a newer version committed does not
+// stop an older one.
+func ParseChecked(name string, data []byte) (Config, error) { return parse(name, data, true) }
+
+func parse(name string, data []byte, checked bool) (Config, error) {
 	c := Default()
 	if len(bytes.TrimSpace(data)) == 0 {
 		return c, nil
@@ -220,7 +237,7 @@ func Parse(name string, data []byte) (Config, error) {
 	if len(doc.Content) == 0 {
 		return c, nil
 	}
-	d := decoder{file: name}
+	d := decoder{file: name, checked: checked}
 	root := doc.Content[0]
 	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
 		return c, nil
@@ -263,7 +280,7 @@ func Parse(name string, data []byte) (Config, error) {
 						if item.Kind != yaml.ScalarNode || item.Tag != "!!str" || !validScope(item.Value) {
 							return d.errorf(item, fmt.Sprintf("%s[%d]", k, i), "want a scope like read:memory, got %s", describe(item))
 						}
-						if !slices.Contains(MCPScopes, item.Value) {
+						if d.checked && !slices.Contains(MCPScopes, item.Value) {
 							return d.errorf(item, fmt.Sprintf("%s[%d]", k, i), "%s", unknownName("scope", item.Value, MCPScopes))
 						}
 						c.MCP.Scopes = append(c.MCP.Scopes, item.Value)
@@ -281,7 +298,7 @@ func Parse(name string, data []byte) (Config, error) {
 						if kn.Kind != yaml.ScalarNode || !validCapability(kn.Value) {
 							return d.errorf(kn, ck, "want a capability name like memory_search, got %s", describe(kn))
 						}
-						if !slices.Contains(MCPCapabilities, kn.Value) {
+						if d.checked && !slices.Contains(MCPCapabilities, kn.Value) {
 							return d.errorf(kn, ck, "%s", unknownName("capability", kn.Value, MCPCapabilities))
 						}
 						if _, dup := c.MCP.Capabilities[kn.Value]; dup {
@@ -309,7 +326,10 @@ func Parse(name string, data []byte) (Config, error) {
 	return c, nil
 }
 
-type decoder struct{ file string }
+type decoder struct {
+	file    string
+	checked bool // names held to MCPScopes and MCPCapabilities (ParseChecked)
+}
 
 func (d decoder) errorf(n *yaml.Node, key, format string, args ...any) error {
 	return &Error{File: d.file, Line: n.Line, Key: key, Msg: fmt.Sprintf(format, args...)}

@@ -57,12 +57,6 @@ mcp:
 		{name: "bad scope", in: "mcp:\n  scopes: [admin]\n", wantErr: `.foundry/config.yaml:2: mcp.scopes[0]: want a scope like read:memory, got string "admin"`},
 		{name: "capability without enabled", in: "mcp:\n  capabilities:\n    doctor: {}\n", wantErr: ".foundry/config.yaml:3: mcp.capabilities.doctor: want {enabled: true} or {enabled: false}"},
 		{name: "capability unknown key", in: "mcp:\n  capabilities:\n    doctor: {on: true}\n", wantErr: ".foundry/config.yaml:3: mcp.capabilities.doctor.on: unknown key (known keys: enabled)"},
-		{name: "unknown scope", in: "mcp:\n  scopes: [read:memory, write:memroy]\n",
-			wantErr: `.foundry/config.yaml:2: mcp.scopes[1]: unknown scope "write:memroy"; did you mean write:memory? (known: read:blackboard, read:contracts, read:memory, read:ops, read:runbooks, write:blackboard, write:memory)`},
-		{name: "unknown capability", in: "mcp:\n  capabilities:\n    memory_search: {enabled: true}\n    token_reprot: {enabled: false}\n",
-			wantErr: `.foundry/config.yaml:4: mcp.capabilities.token_reprot: unknown capability "token_reprot"; did you mean token_report? (known: blackboard_read, blackboard_write, contract_validate, doctor, foundry://blackboard/{wave}/{agent}, foundry://contracts, foundry://contracts/{id}, foundry://memory/facts/{id}, foundry://memory/index, foundry://runbooks/{slug}, memory_index, memory_search, memory_write, runbook_get, runbook_list, token_report)`},
-		{name: "a runbook's resource", in: "mcp:\n  capabilities:\n    foundry://runbooks/deploy: {enabled: false}\n",
-			wantErr: `.foundry/config.yaml:3: mcp.capabilities.foundry://runbooks/deploy: unknown capability "foundry://runbooks/deploy" (known: blackboard_read, blackboard_write, contract_validate, doctor, foundry://blackboard/{wave}/{agent}, foundry://contracts, foundry://contracts/{id}, foundry://memory/facts/{id}, foundry://memory/index, foundry://runbooks/{slug}, memory_index, memory_search, memory_write, runbook_get, runbook_list, token_report)`},
 		{name: "capability bad name", in: "mcp:\n  capabilities:\n    \"a b\": {enabled: true}\n", wantErr: `.foundry/config.yaml:3: mcp.capabilities.a b: want a capability name like memory_search, got string "a b"`},
 		{name: "capabilities not a mapping", in: "mcp:\n  capabilities: [doctor]\n", wantErr: ".foundry/config.yaml:2: mcp.capabilities: want a mapping of capability names, got a list"},
 		{name: "duplicate", in: "memory: {}\nmemory: {}\n", wantErr: ".foundry/config.yaml:2: memory: duplicate key"},
@@ -130,6 +124,36 @@ func TestMCPDefaults(t *testing.T) {
 	}
 	if base.Enabled || !base.ReadOnly || base.Scopes != nil || base.Declared {
 		t.Errorf("Default().MCP = %+v, want disabled, read-only, scopes nil, not declared", base)
+	}
+}
+
+// TestParseChecked: ParseChecked refuses, with its line, an MCP scope or
+// capability name this build does not serve; Parse, which every other
+// command reads the config with, takes it.
+func TestParseChecked(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in, wantErr string
+	}{
+		{name: "unknown scope", in: "mcp:\n  scopes: [read:memory, write:memroy]\n", wantErr: `.foundry/config.yaml:2: mcp.scopes[1]: unknown scope "write:memroy"; did you mean write:memory? (known: read:blackboard, read:contracts, read:memory, read:ops, read:runbooks, write:blackboard, write:memory)`},
+		{name: "unknown capability", in: "mcp:\n  capabilities:\n    memory_search: {enabled: true}\n    token_reprot: {enabled: false}\n", wantErr: `.foundry/config.yaml:4: mcp.capabilities.token_reprot: unknown capability "token_reprot"; did you mean token_report? (known: blackboard_read, blackboard_write, contract_validate, doctor, foundry://blackboard/{wave}/{agent}, foundry://contracts, foundry://contracts/{id}, foundry://memory/facts/{id}, foundry://memory/index, foundry://runbooks/{slug}, memory_index, memory_search, memory_write, runbook_get, runbook_list, token_report)`},
+		{name: "a runbook's resource", in: "mcp:\n  capabilities:\n    foundry://runbooks/deploy: {enabled: false}\n", wantErr: `.foundry/config.yaml:3: mcp.capabilities.foundry://runbooks/deploy: unknown capability "foundry://runbooks/deploy" (known: blackboard_read, blackboard_write, contract_validate, doctor, foundry://blackboard/{wave}/{agent}, foundry://contracts, foundry://contracts/{id}, foundry://memory/facts/{id}, foundry://memory/index, foundry://runbooks/{slug}, memory_index, memory_search, memory_write, runbook_get, runbook_list, token_report)`},
+		{name: "token scope", in: "mcp:\n  http:\n    tokens: [{name: a, scopes: [read:memory, admin:all], sha256: " + strings.Repeat("a", 64) + "}]\n",
+			wantErr: `.foundry/config.yaml:3: mcp.http.tokens[0].scopes[1]: unknown scope "admin:all" (known: read:blackboard, read:contracts, read:memory, read:ops, read:runbooks, write:blackboard, write:memory)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if _, err := ParseChecked(Path, []byte(tt.in)); err == nil || err.Error() != tt.wantErr {
+				t.Errorf("ParseChecked error = %v\nwant %s", err, tt.wantErr)
+			}
+			if _, err := Parse(Path, []byte(tt.in)); err != nil {
+				t.Errorf("Parse error = %v, want the name taken", err)
+			}
+		})
+	}
+	if _, err := ParseChecked(Path, []byte(Template)); err != nil {
+		t.Errorf("ParseChecked(Template) = %v", err)
 	}
 }
 

@@ -146,7 +146,7 @@ func (d decoder) tokens(n *yaml.Node, key string) ([]MCPToken, error) {
 					if !validScope(sc) {
 						return d.errorf(n.Content[j], fmt.Sprintf("%s[%d]", k, j), "want a scope like read:memory, got %q", sc)
 					}
-					if !slices.Contains(MCPScopes, sc) {
+					if d.checked && !slices.Contains(MCPScopes, sc) {
 						return d.errorf(n.Content[j], fmt.Sprintf("%s[%d]", k, j), "%s", unknownName("scope", sc, MCPScopes))
 					}
 				}
@@ -168,7 +168,8 @@ func (d decoder) tokens(n *yaml.Node, key string) ([]MCPToken, error) {
 }
 
 // ParseTokens parses a token file: a YAML list of {name, scopes, sha256}
-// entries, as mcp.http.tokens holds them. name is used in error messages.
+// entries, as mcp.http.tokens holds them, each scope one this build serves
+// (as [ParseChecked] holds them). name is used in error messages.
 func ParseTokens(name string, data []byte) ([]MCPToken, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -177,7 +178,7 @@ func ParseTokens(name string, data []byte) ([]MCPToken, error) {
 	if len(doc.Content) == 0 {
 		return []MCPToken{}, nil
 	}
-	return decoder{file: name}.tokens(doc.Content[0], "tokens")
+	return decoder{file: name, checked: true}.tokens(doc.Content[0], "tokens")
 }
 
 // Hash returns the token's hash as bytes.

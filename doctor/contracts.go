@@ -27,7 +27,7 @@ func (r *run) checkConfig(context.Context) error {
 	if !errors.Is(err, fs.ErrNotExist) {
 		r.checked(CheckConfig, 1)
 		r.rep.Files++
-		cfg, err = config.Load(r.p.FS)
+		cfg, err = config.LoadChecked(r.p.FS)
 		var cerr *config.Error
 		switch {
 		case errors.As(err, &cerr):

@@ -40,7 +40,12 @@ func runConfig(env *cliEnv) error {
 	if err != nil {
 		return err
 	}
-	cfg := p.Config
+	// Every MCP name held to the ones this build serves: the other
+	// commands read past a name another version of Foundry knows.
+	cfg, err := config.LoadChecked(p.FS)
+	if err != nil {
+		return err
+	}
 	scopes := "(every read scope, no write scope)"
 	if cfg.MCP.Scopes != nil {
 		scopes = "[" + strings.Join(cfg.MCP.Scopes, ", ") + "]"

@@ -241,11 +241,13 @@ EXIT STATUS:
 
 // serverConfig returns the mcp block that governs a server of p: the
 // working tree's, even when the project is served at a revision.
+// Its scope and capability names are held to the ones this build serves.
 func serverConfig(p *project.Project) (config.MCP, error) {
-	if p.Writable() {
-		return p.Config.MCP, nil
+	fsys := p.FS
+	if !p.Writable() {
+		fsys = confined.OpenFS(p.Root)
 	}
-	wt, err := config.Load(confined.OpenFS(p.Root))
+	wt, err := config.LoadChecked(fsys)
 	if err != nil {
 		return config.MCP{}, err
 	}
