@@ -51,23 +51,32 @@ func (e *SecretError) Is(target error) bool { return target == ErrSecret }
 // a decoded JSON value (keys included), by JSON pointer. Prose about
 // secrets (a finding that speaks of a password list, even a password
 // assignment quoted as evidence) is not reported: only values that are a
-// credential whatever surrounds them.
+// credential whatever surrounds them. It stops at [MaxSecrets]: one is
+// enough to refuse a write, and a report of every token of data holding
+// thousands would be as large as the data.
 func FindSecrets(v any) []Secret {
 	w := secretWalk{}
 	w.walk(v)
 	return w.out
 }
 
+// MaxSecrets bounds the secrets FindSecrets reports.
+const MaxSecrets = 32
+
 // secretWalk walks a value for [FindSecrets]. It keeps the path to the
-// value it is at, the keys and indices unescaped, and spells a pointer only
-// for a secret: spelling one at every level would cost the square of the
-// depth in data nested thousands deep.
+// value it is at, each key already escaped as a pointer token (and
+// redacted, so that no pointer spells a secret), and joins the path into a
+// pointer only for a secret: joining it at every level would cost the
+// square of the depth in data nested thousands deep.
 type secretWalk struct {
 	path []string
 	out  []Secret
 }
 
 func (w *secretWalk) walk(v any) {
+	if len(w.out) >= MaxSecrets {
+		return
+	}
 	switch v := v.(type) {
 	case string:
 		w.find(v, false)
@@ -79,7 +88,7 @@ func (w *secretWalk) walk(v any) {
 		sort.Strings(keys)
 		for _, k := range keys {
 			w.find(k, true)
-			w.path = append(w.path, k)
+			w.path = append(w.path, escapePointer(secrets.Redact(k)))
 			w.walk(v[k])
 			w.path = w.path[:len(w.path)-1]
 		}
@@ -97,7 +106,7 @@ func (w *secretWalk) walk(v any) {
 func (w *secretWalk) find(s string, key bool) {
 	var seen map[secrets.Kind]bool
 	for _, f := range secrets.Find(s) {
-		if f.Kind.Provider() && !seen[f.Kind] {
+		if f.Kind.Provider() && !seen[f.Kind] && len(w.out) < MaxSecrets {
 			if seen == nil {
 				seen = map[secrets.Kind]bool{}
 			}
@@ -107,15 +116,12 @@ func (w *secretWalk) find(s string, key bool) {
 	}
 }
 
-// pointer spells the path as a JSON pointer (RFC 6901) from "#"; a key
-// that holds a secret is redacted, so that no pointer spells one.
+// pointer spells the path as a JSON pointer (RFC 6901) from "#".
 func (w *secretWalk) pointer() string {
-	var b strings.Builder
-	b.WriteString("#")
-	for _, k := range w.path {
-		b.WriteString("/" + escapePointer(secrets.Redact(k)))
+	if len(w.path) == 0 {
+		return "#"
 	}
-	return b.String()
+	return "#/" + strings.Join(w.path, "/")
 }
 
 // escapePointer escapes a key as a JSON pointer token (RFC 6901).

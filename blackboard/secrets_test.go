@@ -89,3 +89,24 @@ func TestWriteRefusesSecrets(t *testing.T) {
 		t.Fatalf("seed 004 finding: %+v, %v", res, err)
 	}
 }
+
+// TestFindSecretsAtEveryLevel: data holding a token at every level of a
+// deep nesting is reported from its first MaxSecrets, each pointer right,
+// without spelling a pointer for every level of every secret.
+func TestFindSecretsAtEveryLevel(t *testing.T) {
+	t.Parallel()
+	npm := "npm_" + strings.Repeat("aB3d", 9)
+	var v any = npm
+	for range 5000 {
+		v = []any{npm, v}
+	}
+	got := FindSecrets(map[string]any{"deep": v})
+	if len(got) != MaxSecrets {
+		t.Fatalf("%d secrets, want MaxSecrets (%d)", len(got), MaxSecrets)
+	}
+	for i, s := range got {
+		if want := "#/deep" + strings.Repeat("/1", i) + "/0"; s.Pointer != want || s.Kind != secrets.NPMToken {
+			t.Fatalf("secret %d = %+v, want %s", i, s, want)
+		}
+	}
+}

@@ -94,6 +94,15 @@ func NewServer(opts Options) *Server {
 	return &Server{opts: opts, log: log, methods: map[string]Handler{}}
 }
 
+// echo returns the peer's text s as the server may echo or log it: through
+// Options.Redact, when set, and cut to [MaxEchoBytes].
+func (s *Server) echo(text string) string {
+	if s.opts.Redact != nil {
+		text = s.opts.Redact(Cut(text, 4*MaxEchoBytes))
+	}
+	return Cut(text, MaxEchoBytes)
+}
+
 // Handle registers h for method, for both requests and notifications of
 // that name. A method registered twice is a programming error and panics.
 func (s *Server) Handle(method string, h Handler) {
@@ -306,7 +315,7 @@ func (c *Conn) send(ctx context.Context, out sender, req *Request, resp *wireRes
 func (c *Conn) notification(ctx context.Context, req *Request) {
 	h := c.srv.methods[req.Method]
 	if h == nil {
-		c.srv.log.Debug("ignore unknown notification", "method", req.Method)
+		c.srv.log.Debug("ignore unknown notification", "method", c.srv.echo(req.Method))
 		return
 	}
 	if _, err := c.call(ctx, h, req); err != nil {
@@ -346,10 +355,7 @@ func (c *Conn) admit(req *Request) (Handler, *Error) {
 // that Close, which sets closed under the same lock, waits for it.
 func (c *Conn) check(req *Request, h Handler) *Error {
 	if h == nil {
-		if r := c.srv.opts.Redact; r != nil {
-			return MethodNotFound(r(req.Method))
-		}
-		return MethodNotFound(req.Method)
+		return MethodNotFound(c.srv.echo(req.Method))
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -783,6 +783,15 @@ func TestServeRedacts(t *testing.T) {
 	if strings.Contains(log.String(), "s3kr1t") || strings.Count(log.String(), "[R]") != 4 {
 		t.Errorf("trace, want every s3kr1t redacted, in both lines of both calls:\n%s", log.String())
 	}
+
+	// A long line is redacted whole before it is cut: a secret across the
+	// cut leaves no part of itself behind. The answer is cut too.
+	log.Reset()
+	pad := strings.Repeat("x", 4096-len(`{"jsonrpc":"2.0","id":3,"method":"echo","params":{"q":"`)-9) // s3kr1t across byte 4093
+	serveString(t, s, `{"jsonrpc":"2.0","id":3,"method":"echo","params":{"q":"`+pad+` s3kr1t and more"}}`+"\n")
+	if strings.Contains(log.String(), "s3kr") || !strings.Contains(log.String(), "bytes)") {
+		t.Errorf("trace of a long line, want it cut and no part of s3kr1t:\n%.300s", log.String()[max(0, log.Len()-300):])
+	}
 }
 
 func TestServeContextCancelled(t *testing.T) {

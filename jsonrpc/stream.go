@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/internal/pause"
@@ -164,18 +166,22 @@ func (s *stream) ReadObject(v any) error {
 	}
 }
 
-// traceText is how the trace shows a line of n bytes: redacted, and cut
-// when long.
+// traceText is how the trace shows a line of n bytes, of which line holds
+// the first len(line): redacted whole, then cut when long. A cut ends
+// before the word it falls in, which may be the part of a secret that
+// redaction no longer recognises.
 func (s *stream) traceText(line []byte, n int) string {
 	const show = 4 << 10
 	text := string(line)
-	if n > show && len(line) > show {
-		text = fmt.Sprintf("%s (%d bytes)", Cut(string(line), show), n)
-	}
 	if s.redact != nil {
 		text = s.redact(text)
 	}
-	return text
+	if len(text) <= show && n <= len(line) {
+		return text
+	}
+	text = strings.TrimSuffix(Cut(text, show), "…")
+	text = strings.TrimRightFunc(text, func(r rune) bool { return r == '_' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r) })
+	return fmt.Sprintf("%s… (%d bytes)", text, n)
 }
 
 // lineError is the error response owed to an ill-formed line. Code 0

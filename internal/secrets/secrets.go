@@ -316,7 +316,7 @@ func find(text string, redact, windowed bool) []Finding {
 				start, end = start+q, end-q
 			}
 			if offsets != nil {
-				start, end = offsets[start], offsets[end]
+				start, end = offsets.at(start), offsets.at(end)
 			}
 			if overlaps(out, start, end) {
 				continue
@@ -352,43 +352,72 @@ func quoteLen(v string) int {
 }
 
 // normalize returns text without zero-width characters, with fullwidth
-// ASCII forms folded to ASCII and with the JSON escapes of printable ASCII
-// characters (\u005f, \/) decoded, and for each byte offset of the result
-// (and its end) the offset in text; offsets is nil when text needs none of
-// it. A token written inside a JSON string in prose (a fact body that
-// quotes a config file) is then found, and redacted escapes and all.
-func normalize(text string) (string, []int) {
+// ASCII forms folded to ASCII and with the JSON escapes of the characters
+// a token is written with or hidden by decoded (see jsonEscape), and the
+// map from byte offsets of the result back to text; the map is nil when
+// text needs none of it. A token written inside a JSON string in prose (a
+// fact body that quotes a config file) is then found, and redacted escapes
+// and all.
+func normalize(text string) (string, *offsetMap) {
 	if !strings.ContainsFunc(text, hidingRune) && !hasJSONEscape(text) {
 		return text, nil
 	}
 	var b strings.Builder
-	offsets := make([]int, 0, len(text)+1)
+	b.Grow(len(text))
+	m := &offsetMap{}
 	for i := 0; i < len(text); {
-		if c, n := jsonEscape(text[i:]); n > 0 {
-			b.WriteByte(c)
-			offsets = append(offsets, i)
-			i += n
+		// Runs of plain ASCII are copied as they are.
+		j := i
+		for j < len(text) && text[j] < utf8.RuneSelf && text[j] != '\\' {
+			j++
+		}
+		if j > i {
+			b.WriteString(text[i:j])
+			i = j
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
+		e, n := jsonEscape(text[i:])
+		if n > 0 {
+			r, size = e, n // decoded where it hides or spells a token's character
+		}
+		start := b.Len()
 		switch {
 		case zeroWidth(r):
-			i += size
-			continue
 		case r >= 0xFF01 && r <= 0xFF5E:
-			r -= 0xFEE0
+			b.WriteByte(byte(r - 0xFEE0))
+		case n > 0:
+			b.WriteRune(r)
+		default:
+			b.WriteString(text[i : i+size]) // a byte that is not UTF-8 too, as it is
 		}
-		n := b.Len()
-		b.WriteRune(r)
-		for range b.Len() - n {
-			offsets = append(offsets, i)
+		if b.Len()-start != size {
+			m.anchors = append(m.anchors, offsetPair{start, i}, offsetPair{b.Len(), i + size})
 		}
 		i += size
 	}
-	// The end of a value at the end of the result maps to the end of text,
-	// so removed characters trailing a token are redacted with it.
-	offsets = append(offsets, len(text))
-	return b.String(), offsets
+	return b.String(), m
+}
+
+// offsetMap maps byte offsets of a normalised text back to the text. Where
+// normalize rewrote a character, an anchor pairs the offsets of both texts
+// before and after it; between anchors both advance together. A text with
+// a few escapes in megabytes needs a few anchors, not an offset per byte.
+type offsetMap struct{ anchors []offsetPair }
+
+// offsetPair is an offset of the normalised text and the text's there.
+type offsetPair struct{ norm, orig int }
+
+// at returns the offset in the text of offset n of the normalised text: of
+// the character that wrote it, or, at a removed character, after it (so a
+// token's redaction takes the zero-width characters trailing it).
+func (m *offsetMap) at(n int) int {
+	k := sort.Search(len(m.anchors), func(k int) bool { return m.anchors[k].norm > n })
+	if k == 0 {
+		return n
+	}
+	a := m.anchors[k-1]
+	return a.orig + n - a.norm
 }
 
 // hasJSONEscape reports whether text holds an escape jsonEscape decodes:
@@ -409,9 +438,11 @@ func hasJSONEscape(text string) bool {
 }
 
 // jsonEscape decodes the JSON escape at the start of s when it spells a
-// printable ASCII character, and returns the character and the escape's
-// length; n is 0 for anything else.
-func jsonEscape(s string) (c byte, n int) {
+// character a token can be written with or hidden by: printable ASCII
+// (\u005f, \/), a zero-width character (\u200b) or a fullwidth form
+// (\uff47); it returns the character and the escape's length, n 0 for
+// anything else (\u00e9 stays as written).
+func jsonEscape(s string) (r rune, n int) {
 	switch {
 	case len(s) < 2 || s[0] != '\\':
 		return 0, 0
@@ -421,10 +452,10 @@ func jsonEscape(s string) (c byte, n int) {
 		return 0, 0
 	}
 	v, err := strconv.ParseUint(s[2:6], 16, 16)
-	if err != nil || v < 0x20 || v > 0x7e {
+	if r = rune(v); err != nil || !(r >= 0x20 && r <= 0x7e || hidingRune(r)) {
 		return 0, 0
 	}
-	return byte(v), 6
+	return r, 6
 }
 
 func zeroWidth(r rune) bool {

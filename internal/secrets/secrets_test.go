@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -141,6 +142,9 @@ func TestRedact(t *testing.T) {
 		{"fullwidth", "a " + toFullwidth(ghToken) + " b", "a [REDACTED] b"},
 		{"json escape goes with the token", `{"cfg": "` + ghToken[:3] + `\u005f` + ghToken[4:] + `"}`, `{"cfg": "[REDACTED]"}`},
 		{"json escape ends the token", "a " + ghToken[:len(ghToken)-1] + `\u00` + fmt.Sprintf("%x", ghToken[len(ghToken)-1]) + " b", "a [REDACTED] b"},
+		{"escaped zero-width character goes with the token", `{"cfg": "` + ghToken[:10] + `\u200b` + ghToken[10:] + `"}`, `{"cfg": "[REDACTED]"}`},
+		{"escaped soft hyphen goes with the token", "a " + ghToken[:10] + `\u00ad` + ghToken[10:] + " b", "a [REDACTED] b"},
+		{"escaped fullwidth forms", "a " + escapeAll(toFullwidth(ghToken)) + " b", "a [REDACTED] b"},
 		{"escaped slashes in a url", `"postgres:\/\/app:s3cret@db:5432\/x"`, `"postgres:\/\/app:[REDACTED]@db:5432\/x"`},
 		{"escaped equals sign", `DB_PASSWORD\u003dhunter2 next`, `DB_PASSWORD\u003d[REDACTED] next`},
 		{"escapes of no secret stay", `a \u005f b \/ c \u00e9 \u0000 \uzzzz`, `a \u005f b \/ c \u00e9 \u0000 \uzzzz`},
@@ -162,6 +166,15 @@ func TestRedact(t *testing.T) {
 			}
 		})
 	}
+}
+
+// escapeAll spells every character of s as its JSON \uXXXX escape.
+func escapeAll(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		fmt.Fprintf(&b, `\u%04x`, r)
+	}
+	return b.String()
 }
 
 // toFullwidth spells s in fullwidth forms (Ａ for A).
@@ -215,9 +228,42 @@ func TestNormalizeFastPath(t *testing.T) {
 		{`ghp\u005fabc`, true},
 		{`https:\/\/host`, true},
 		{"zero\u200bwidth", true},
+		{`zero\u200bwidth, escaped`, true},
+		{`fullwidth \uff47, escaped`, true},
 	} {
 		if _, offsets := normalize(tt.in); (offsets != nil) != tt.copy {
 			t.Errorf("normalize(%q) copied = %v, want %v", tt.in, offsets != nil, tt.copy)
+		}
+	}
+}
+
+// TestOffsetMap: every offset of a normalised text maps into the text, in
+// order, each ASCII character written back to itself, and the end to the
+// end (past removed characters trailing it).
+func TestOffsetMap(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{
+		`a\u005fb`, "\u200bx\u200b", `\u200b\uff47x\/y\u00e9z` + "\xff\u200b", toFullwidth("ab") + `c\u0041`, `x\u00ad`,
+	} {
+		norm, m := normalize(text)
+		if m == nil {
+			t.Fatalf("normalize(%q) made no map", text)
+		}
+		last := 0
+		for n := 0; n <= len(norm); n++ {
+			o := m.at(n)
+			if o < last || o > len(text) {
+				t.Errorf("normalize(%q): at(%d) = %d after %d (text of %d bytes)", text, n, o, last, len(text))
+			}
+			if n < len(norm) && norm[n] < utf8.RuneSelf && text[o] == norm[n] && norm[n] != '\\' {
+				// plain: the same byte
+			} else if n < len(norm) && norm[n] < utf8.RuneSelf && text[o] != '\\' && text[o] < utf8.RuneSelf {
+				t.Errorf("normalize(%q): %q at %d maps to %q at %d", text, norm[n], n, text[o], o)
+			}
+			last = o
+		}
+		if got := m.at(len(norm)); got != len(text) {
+			t.Errorf("normalize(%q): the end maps to %d, want %d", text, got, len(text))
 		}
 	}
 }
