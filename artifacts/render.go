@@ -3,7 +3,6 @@ package artifacts
 // This file defines the renderers: one per format, shared by every caller.
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/foundryhq/foundry/contracts"
+	"github.com/foundryhq/foundry/internal/jsonindent"
 )
 
 // Verdict is the seed's answer for one document checked against contract:
@@ -331,13 +331,17 @@ func ValidateRuleDescription(id string) string {
 	return "The artifact violates contract " + id
 }
 
-// writeJSON writes v as indented JSON without HTML escaping, as every
-// Foundry JSON report is.
+// writeJSON writes v to w as all --json output is written: indented,
+// unless indentation alone would add more than 16 MiB (data nested
+// thousands deep, as an artifact a clone holds may be), then compact on
+// one line (see jsonindent.Marshal).
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	out, err := jsonindent.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(out)
+	return err
 }
 
 func plural(n int, one, many string) string {

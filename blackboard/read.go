@@ -320,17 +320,6 @@ func check(reg Contracts, a *Artifact, data []byte) {
 	}
 }
 
-// isLink reports whether name is a symbolic link, from its parent's
-// listing: an fs.FS has no Lstat of its own.
-func isLink(fsys fs.FS, name string) (bool, error) {
-	entries, err := fs.ReadDir(fsys, path.Dir(name))
-	if err != nil {
-		return false, err
-	}
-	i, found := slices.BinarySearchFunc(entries, path.Base(name), func(e fs.DirEntry, n string) int { return strings.Compare(e.Name(), n) })
-	return found && entries[i].Type()&fs.ModeSymlink != 0, nil
-}
-
 // artifactNames lists a wave's artifact file names, sorted; an unknown wave
 // is an error listing the waves.
 func (b *Board) artifactNames(ctx context.Context, wave string) ([]string, error) {
@@ -352,9 +341,9 @@ func (b *Board) artifactNames(ctx context.Context, wave string) ([]string, error
 	// A wave is a folder, as a write makes it and as Waves, validate --auto
 	// and doctor see it: a symbolic link named like one, which ReadDir
 	// followed, is not read.
-	if link, err := isLink(b.fsys, dir); err != nil {
+	if fi, err := fs.Lstat(b.fsys, dir); err != nil {
 		return nil, fmt.Errorf("read wave %s: %w", wave, err)
-	} else if link {
+	} else if fi.Mode()&fs.ModeSymlink != 0 {
 		return nil, fmt.Errorf("read wave %s: %s is a symbolic link, not a folder; a wave is a folder of %s/", wave, dir, Dir)
 	}
 	var names []string

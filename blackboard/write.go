@@ -17,6 +17,7 @@ import (
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/internal/ctrl"
+	"github.com/foundryhq/foundry/internal/jsonindent"
 	"github.com/foundryhq/foundry/tokens"
 )
 
@@ -299,18 +300,22 @@ func AsWritten(data []byte, schema, agent string) ([]byte, error) {
 func stamp(obj map[string]any, schema, agent string) ([]byte, error) {
 	obj["schema"] = schema
 	obj["producedBy"] = agent
-	// Indentation grows with the square of the nesting: data nested
-	// thousands deep is small as given and gigabytes as stored. It is
-	// counted before anything is encoded.
-	if indentation(obj, 0, MaxDataBytes) > MaxDataBytes {
-		return nil, fmt.Errorf("%w: more than %d bytes as stored (indented: the data nests deep), at most %d (8 MiB)", ErrTooLarge, MaxDataBytes, MaxDataBytes)
-	}
-	doc, err := encode(obj)
+	compact, err := jsonindent.Encode(obj)
 	if err != nil {
 		return nil, fmt.Errorf("encode artifact: %w", err)
 	}
 	// The limit holds for the file too, which every reader applies:
 	// indentation and escapes make it larger than the data given.
+	// Indentation grows with the square of the nesting (data nested
+	// thousands deep is small as given and gigabytes as stored), so it is
+	// counted before it is done.
+	if n := len(compact) + jsonindent.Added(compact); n > MaxDataBytes {
+		return nil, fmt.Errorf("%w: %d bytes as stored (indented), at most %d (8 MiB)", ErrTooLarge, n, MaxDataBytes)
+	}
+	doc := jsonindent.Indent(compact)
+	if ctrl.Has(doc) {
+		doc = []byte(ctrl.Escape(string(doc)))
+	}
 	if len(doc) > MaxDataBytes {
 		return nil, fmt.Errorf("%w: %d bytes as stored (indented, with escapes), at most %d (8 MiB)", ErrTooLarge, len(doc), MaxDataBytes)
 	}
@@ -406,44 +411,3 @@ func kindOf(v any) string {
 // package ctrl), which JSON allows raw in a string, is stored as its \u
 // escape: the artifact means the same, and a diff or a terminal shows it
 // inert, where raw it would act on the display.
-// indentation returns the bytes that encode's indentation adds to v, a
-// value at depth (newlines, two spaces a level, a space after each colon),
-// or a number past limit as soon as the count passes it.
-func indentation(v any, depth, limit int) int {
-	var elems []any
-	colons := 0
-	switch v := v.(type) {
-	case map[string]any:
-		for _, e := range v {
-			elems = append(elems, e)
-		}
-		colons = len(v)
-	case []any:
-		elems = v
-	}
-	if len(elems) == 0 {
-		return 0
-	}
-	n := len(elems)*(1+2*(depth+1)) + colons + 1 + 2*depth // a line per element, and the closing one
-	for _, e := range elems {
-		if n > limit {
-			return n
-		}
-		n += indentation(e, depth+1, limit-n)
-	}
-	return n
-}
-
-func encode(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	if ctrl.Has(buf.Bytes()) {
-		return []byte(ctrl.Escape(buf.String())), nil
-	}
-	return buf.Bytes(), nil
-}

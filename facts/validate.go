@@ -136,6 +136,10 @@ func (r WriteRequest) normalize() WriteRequest {
 	return r
 }
 
+// tagSet returns tags sorted, each once: a hand-written fact may list one
+// twice.
+func tagSet(tags []string) []string { return slices.Compact(slices.Sorted(slices.Values(tags))) }
+
 // differsFrom returns the metadata that the normalised request sets to
 // other values than fact f holds, by their field names: a request that
 // states f's text with another confidence, source, tags or expiry
@@ -156,7 +160,7 @@ func (r WriteRequest) differsFrom(f Fact) []string {
 	if r.given.source && r.Source != source {
 		out = append(out, "source")
 	}
-	if r.given.tags && !slices.Equal(slices.Sorted(slices.Values(r.Tags)), slices.Sorted(slices.Values(f.Tags))) {
+	if r.given.tags && !slices.Equal(tagSet(r.Tags), tagSet(f.Tags)) {
 		out = append(out, "tags")
 	}
 	if r.given.expires && r.Expires != f.Expires {

@@ -291,7 +291,7 @@ func (s *Store) plan(req WriteRequest, today string) (writePlan, error) {
 		changed := req.differsFrom(f)
 		switch {
 		case same && len(changed) > 0 && req.Supersedes != "" && old.raw.ID != f.ID:
-			return p, ruleErr("supersedes", "supersede %s: %s already states this with another %s; supersede %s to change it", old.raw.ID, f.ID, strings.Join(changed, ", "), f.ID)
+			return p, ruleErr("supersedes", "supersede %s: %s already states this with another %s, and a fact supersedes one fact; link the two first (the same write without the new %s), then write the new %s", old.raw.ID, f.ID, strings.Join(changed, ", "), strings.Join(changed, ", "), strings.Join(changed, ", "))
 		case same && len(changed) == 0 && req.Supersedes != "" && old.raw.ID != f.ID:
 			if f.Supersedes != "" {
 				// A fact supersedes one fact: "unchanged" would drop the

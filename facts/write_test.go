@@ -369,7 +369,7 @@ func TestStoreWriteRestatedMetadata(t *testing.T) {
 		{name: "tags", again: WriteRequest{Title: title, Type: Constraint, Body: body, Tags: []string{"deploy"}}, want: Created, inFile: "tags: [deploy]\n"},
 		{name: "expiry", again: WriteRequest{Title: title, Type: Constraint, Body: body, Expires: "2027-01-02"}, want: Created, inFile: "expires: 2027-01-02\n"},
 		{name: "confidence, superseding another fact", again: WriteRequest{Title: title, Type: Constraint, Body: body, Confidence: High, Supersedes: "fact-0002"},
-			wantErr: "supersede fact-0002: fact-0001 already states this with another confidence; supersede fact-0001 to change it"},
+			wantErr: "supersede fact-0002: fact-0001 already states this with another confidence, and a fact supersedes one fact; link the two first (the same write without the new confidence), then write the new confidence"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -22,8 +22,9 @@ import (
 // and people can tell one.
 const TokenPrefix = "fmcp_"
 
-// Scopes lists every scope of Foundry's capabilities.
-var Scopes = []string{ScopeReadMemory, ScopeWriteMemory, ScopeReadRunbooks, ScopeReadContracts, ScopeReadBlackboard, ScopeWriteBlackboard, ScopeReadOps}
+// Scopes lists every scope of Foundry's capabilities: config's list, which
+// config files are checked against and tests hold to the registry.
+var Scopes = config.MCPScopes
 
 // NewToken makes a bearer token named name for the HTTP daemon, stores its
 // hash (never the token) with its scopes in the project's mcp.http.tokens

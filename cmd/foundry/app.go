@@ -4,9 +4,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +21,7 @@ import (
 
 	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/internal/ctrl"
+	"github.com/foundryhq/foundry/internal/jsonindent"
 	"github.com/foundryhq/foundry/project"
 )
 
@@ -113,68 +112,17 @@ func resolveLinks(p string) string {
 // printJSON writes v to stdout as indented JSON.
 func (e *cliEnv) printJSON(v any) error { return writeJSON(e.stdout, v) }
 
-// writeJSON writes v to w as indented JSON, as all --json output is,
-// unless the indentation alone would pass [maxIndentation]: data nested
-// thousands deep (an artifact a clone holds) is then written compact, on
-// one line, where indented it would take gigabytes.
+// writeJSON writes v to w as all --json output is written: indented,
+// unless indentation alone would add more than 16 MiB (data nested
+// thousands deep, as an artifact a clone holds may be), then compact on
+// one line (see jsonindent.Marshal).
 func writeJSON(w io.Writer, v any) error {
-	var compact bytes.Buffer
-	enc := json.NewEncoder(&compact)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	out, err := jsonindent.Marshal(v)
+	if err != nil {
 		return err
 	}
-	if indentation(compact.Bytes()) > maxIndentation {
-		_, err := w.Write(compact.Bytes())
-		return err
-	}
-	var out bytes.Buffer
-	out.Grow(compact.Len() * 2)
-	if err := json.Indent(&out, compact.Bytes(), "", "  "); err != nil {
-		return err
-	}
-	_, err := w.Write(out.Bytes())
+	_, err = w.Write(out)
 	return err
-}
-
-// maxIndentation bounds the bytes indentation may add to --json output.
-const maxIndentation = 16 << 20
-
-// indentation returns the bytes json.Indent with two spaces would add to
-// the compact JSON b: a newline and the depth's spaces before each element
-// and each closing bracket of a non-empty array or object, and a space
-// after each colon.
-func indentation(b []byte) int {
-	n, depth, inString := 0, 0, false
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case inString:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inString = false
-			}
-			continue
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			depth++
-			if i+1 < len(b) && b[i+1] != ']' && b[i+1] != '}' {
-				n += 1 + 2*depth
-			}
-		case c == ']' || c == '}':
-			depth--
-			if b[i-1] != '[' && b[i-1] != '{' {
-				n += 1 + 2*depth
-			}
-		case c == ',':
-			n += 1 + 2*depth
-		case c == ':':
-			n++
-		}
-	}
-	return n
 }
 
 // globalFlags are accepted anywhere on the command line.
