@@ -452,10 +452,10 @@ func jsonEscape(s string) (r rune, n int) {
 		return 0, 0
 	}
 	v, err := strconv.ParseUint(s[2:6], 16, 16)
-	if r = rune(v); err != nil || !(r >= 0x20 && r <= 0x7e || hidingRune(r)) {
-		return 0, 0
+	if r = rune(v); err == nil && (r >= 0x20 && r <= 0x7e || hidingRune(r)) {
+		return r, 6
 	}
-	return r, 6
+	return 0, 0
 }
 
 func zeroWidth(r rune) bool {
