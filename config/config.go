@@ -68,8 +68,8 @@ type MCP struct {
 	// mutating scope.
 	Scopes []string
 	// Capabilities switches single capabilities on or off by name; nil
-	// when the key is omitted. The names are checked against the
-	// capability registry when the server starts.
+	// when the key is omitted. The names are held to MCPCapabilities by
+	// ParseChecked and when the server starts.
 	Capabilities map[string]bool
 	// HTTP configures the optional daemon (foundry mcp serve --transport
 	// http).
@@ -182,6 +182,27 @@ var (
 		"foundry://memory/facts/{id}", "foundry://blackboard/{wave}/{agent}",
 	}
 )
+
+// UnknownNames reports whether m names a scope or capability this build
+// does not serve: a check on the parsed values, which [ParseChecked]
+// then locates in the file.
+func (m MCP) UnknownNames() bool {
+	scopes := slices.Clone(m.Scopes)
+	for _, t := range m.HTTP.Tokens {
+		scopes = append(scopes, t.Scopes...)
+	}
+	for _, sc := range scopes {
+		if !slices.Contains(MCPScopes, sc) {
+			return true
+		}
+	}
+	for name := range m.Capabilities {
+		if !slices.Contains(MCPCapabilities, name) {
+			return true
+		}
+	}
+	return false
+}
 
 // unknownName is the message for a name of kind (scope, capability) that
 // is not among known: the nearest known names first, then all of them.

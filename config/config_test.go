@@ -292,3 +292,23 @@ func TestLoadRefusesLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownNames: the check on parsed values agrees with ParseChecked.
+func TestUnknownNames(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{
+		"", Template, "mcp:\n  scopes: [read:memory, write:memroy]\n", "mcp:\n  capabilities:\n    token_reprot: {enabled: false}\n",
+		"mcp:\n  capabilities:\n    token_report: {enabled: false}\n",
+		"mcp:\n  http:\n    tokens: [{name: a, scopes: [admin:all], sha256: " + strings.Repeat("a", 64) + "}]\n",
+		"mcp:\n  http:\n    tokens: [{name: a, scopes: [read:ops], sha256: " + strings.Repeat("a", 64) + "}]\n",
+	} {
+		c, err := Parse(Path, []byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, cerr := ParseChecked(Path, []byte(in))
+		if got := c.MCP.UnknownNames(); got != (cerr != nil) {
+			t.Errorf("UnknownNames(%q) = %v, ParseChecked error %v", in, got, cerr)
+		}
+	}
+}

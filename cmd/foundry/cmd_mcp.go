@@ -244,7 +244,10 @@ EXIT STATUS:
 // Its scope and capability names are held to the ones this build serves.
 func serverConfig(p *project.Project) (config.MCP, error) {
 	fsys := p.FS
-	if !p.Writable() {
+	switch {
+	case p.Writable() && !p.Config.MCP.UnknownNames():
+		return p.Config.MCP, nil // read already; read again only to locate a name
+	case !p.Writable():
 		fsys = confined.OpenFS(p.Root)
 	}
 	wt, err := config.LoadChecked(fsys)
