@@ -134,6 +134,28 @@ func (r *Repo) ReadIndex() (*Index, error) {
 	return &Index{repo: r, ix: ix}, nil
 }
 
+// Unmerged returns the paths under the folder dir (slash-separated,
+// relative to the top of the worktree; "" for all) that the index holds
+// unmerged: stages 1 to 3 of a merge in progress, in place of one staged
+// version. Each path is listed once, sorted.
+func (x *Index) Unmerged(dir string) []string {
+	prefix := ""
+	if dir != "" {
+		prefix = strings.TrimSuffix(dir, "/") + "/"
+	}
+	var out []string
+	for i := x.ix.search(prefix); i < x.ix.len(); i++ {
+		name := x.ix.name(i)
+		if !strings.HasPrefix(name, prefix) {
+			break
+		}
+		if x.ix.stage(i) != 0 && (len(out) == 0 || out[len(out)-1] != name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // IndexFS returns a read-only view of the folder sub as it is in the git
 // index: a partly staged file reads as staged, not as on disk. It is
 // ReadIndex then [Index.FS].

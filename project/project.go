@@ -9,7 +9,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/foundryhq/foundry/config"
@@ -28,6 +31,10 @@ var (
 	ErrReadOnly = errors.New("writes are only possible on the working tree")
 	// ErrNoProjectAtRev means the revision asked for has no .foundry folder.
 	ErrNoProjectAtRev = errors.New("no .foundry folder at this revision")
+	// ErrUnmerged means --staged was asked while the index holds files of
+	// the project unmerged (a merge in progress): it has no one staged
+	// version of them to read.
+	ErrUnmerged = errors.New("the git index holds unmerged files of the project")
 	// ErrNoGit means --rev or --staged was asked outside a git repository.
 	ErrNoGit = errors.New("project is not inside a git repository")
 	// ErrNested means init was asked below an existing project, whose
@@ -243,6 +250,16 @@ func openRoot(root string, src Source, lenient bool) (*Project, error) {
 		idx, err := repo.ReadIndex()
 		if err != nil {
 			return nil, err
+		}
+		// A merge in progress leaves the index stages 1 to 3 of a file in
+		// conflict, none of which is what will be committed: reading one
+		// would check a version nobody chose.
+		if u := idx.Unmerged(path.Join(rel, Dir)); len(u) > 0 {
+			shown := u
+			if len(shown) > 3 {
+				shown = append(slices.Clip(shown[:3]), fmt.Sprintf("and %d more", len(u)-3))
+			}
+			return nil, fmt.Errorf("%w (%s): resolve the merge and stage the result (git add) first", ErrUnmerged, strings.Join(shown, ", "))
 		}
 		p.Index, p.FS = idx, confined.Bounded(idx.FS(rel))
 	default:

@@ -266,3 +266,51 @@ func TestGitAfterClose(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenStagedUnmerged: during a merge that left a file of the project
+// in conflict, the index has no staged version of it, and --staged says so
+// rather than read one stage; a conflict outside .foundry does not stop it.
+func TestOpenStagedUnmerged(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, file string
+		unmerged   bool
+	}{
+		{"a fact in conflict", ".foundry/memory/fact-0001-a.md", true},
+		{"a file outside the project's folder", "README.md", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := gittest.New(t)
+			r.Write(".foundry/config.yaml", "")
+			r.Write(tt.file, "base\n")
+			r.CommitAll("base")
+			r.Git("checkout", "-q", "-b", "other")
+			r.Write(tt.file, "theirs\n")
+			r.CommitAll("theirs")
+			r.Git("checkout", "-q", "-")
+			r.Write(tt.file, "ours\n")
+			r.CommitAll("ours")
+			if _, err := r.TryGit("merge", "-q", "other"); err == nil {
+				t.Fatal("the merge did not conflict")
+			}
+			p, err := project.Open(r.Dir, project.Source{Staged: true})
+			if !tt.unmerged {
+				if err != nil {
+					t.Fatalf("Open(--staged) = %v, want the project", err)
+				}
+				p.Close()
+				return
+			}
+			if !errors.Is(err, project.ErrUnmerged) || !strings.Contains(err.Error(), "("+tt.file+"): resolve the merge") {
+				t.Fatalf("Open(--staged) = %v, want ErrUnmerged naming %s", err, tt.file)
+			}
+			r.Git("add", tt.file)
+			p, err = project.Open(r.Dir, project.Source{Staged: true})
+			if err != nil {
+				t.Fatalf("Open(--staged) after git add = %v", err)
+			}
+			p.Close()
+		})
+	}
+}
