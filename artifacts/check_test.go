@@ -16,6 +16,7 @@ import (
 	"github.com/foundryhq/foundry/artifacts"
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/testenv"
 )
 
 // plainFS hides that an FS is a Root's, so Check reads each input through
@@ -32,16 +33,7 @@ func (p plainFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(p.FS, n
 func TestCheckBatchesAsRoot(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	write := func(name, content string) {
-		t.Helper()
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, content string) { t.Helper(); testenv.WriteFile(t, root, name, content) }
 	for i := range 300 { // two folders, each longer than one batch
 		sev := "high"
 		if i%3 == 0 {

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/foundryhq/foundry/claude"
+	"github.com/foundryhq/foundry/internal/testenv"
 	"github.com/foundryhq/foundry/schemas"
 )
 
@@ -86,7 +87,7 @@ func TestBuildPlugin(t *testing.T) {
 	}
 
 	// A second build over the first rewrites the same files and keeps others.
-	writeFile(t, dir, "README.md", "mine\n")
+	testenv.WriteFile(t, dir, "README.md", "mine\n")
 	if _, err := claude.BuildPlugin(dir, claude.PluginOptions{Version: "(devel)"}); err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +149,7 @@ func TestBuildPluginFollowsNoLink(t *testing.T) {
 			target := outside
 			if tt.target == "file" {
 				target = filepath.Join(outside, "f.json")
-				writeFile(t, outside, "f.json", "mine\n")
+				testenv.WriteFile(t, outside, "f.json", "mine\n")
 			}
 			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, tt.link)), 0o755); err != nil {
 				t.Fatal(err)

@@ -14,18 +14,8 @@ import (
 	"github.com/foundryhq/foundry/claude"
 	"github.com/foundryhq/foundry/config"
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/testenv"
 )
-
-func writeFile(t *testing.T, root, rel, content string) {
-	t.Helper()
-	p := filepath.Join(root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func TestSetupFresh(t *testing.T) {
 	t.Parallel()
@@ -88,8 +78,8 @@ func readFile(t *testing.T, path string) string {
 func TestSetupMergesTwice(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	writeFile(t, root, ".mcp.json", `{"mcpServers": {"github": {"command": "gh-mcp", "args": ["--read-only"], "env": {"GH_HOST": "github.com"}}}, "x-note": "a <b> & c"}`)
-	writeFile(t, root, ".claude/settings.json", `{
+	testenv.WriteFile(t, root, ".mcp.json", `{"mcpServers": {"github": {"command": "gh-mcp", "args": ["--read-only"], "env": {"GH_HOST": "github.com"}}}, "x-note": "a <b> & c"}`)
+	testenv.WriteFile(t, root, ".claude/settings.json", `{
   "permissions": {"allow": ["Bash(go test:*)"]},
   "hooks": {
     "PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "gofmt -l . && go vet ./..."}]}],
@@ -184,10 +174,10 @@ func TestSetupKeepsUserEntries(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	mcp := `{"mcpServers": {"foundry": {"command": "/opt/foundry/bin/foundry", "args": ["mcp", "serve", "--log-file", "/tmp/f.log"]}}}`
-	writeFile(t, root, ".mcp.json", mcp)
+	testenv.WriteFile(t, root, ".mcp.json", mcp)
 	// The hook already runs under another matcher: it is not added again.
 	settings := `{"hooks": {"PostToolUse": [{"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "foundry hook claude"}]}]}}`
-	writeFile(t, root, ".claude/settings.json", settings)
+	testenv.WriteFile(t, root, ".claude/settings.json", settings)
 	res, err := claude.Setup(root)
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +212,7 @@ func TestSetupRefusesBadFiles(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			root := t.TempDir()
-			writeFile(t, root, tt.rel, tt.content)
+			testenv.WriteFile(t, root, tt.rel, tt.content)
 			_, err := claude.Setup(root)
 			if err == nil || err.Error() != tt.wantErr {
 				t.Fatalf("error = %v, want %q", err, tt.wantErr)
@@ -243,7 +233,7 @@ func TestSetupRefusesBadFiles(t *testing.T) {
 func TestSetupEmptyFile(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	writeFile(t, root, ".mcp.json", "\n")
+	testenv.WriteFile(t, root, ".mcp.json", "\n")
 	res, err := claude.Setup(root)
 	if err != nil {
 		t.Fatal(err)
@@ -303,7 +293,7 @@ func TestSetupRefusesLinks(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			outside, root := t.TempDir(), t.TempDir()
-			writeFile(t, outside, "settings.json", "{}\n")
+			testenv.WriteFile(t, outside, "settings.json", "{}\n")
 			if err := os.MkdirAll(filepath.Join(root, ".claude"), 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -343,7 +333,7 @@ func TestWriteMergesUnderTheLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Meanwhile another process registers its own server.
-	writeFile(t, root, ".mcp.json", `{"mcpServers": {"other": {"command": "other"}}}`)
+	testenv.WriteFile(t, root, ".mcp.json", `{"mcpServers": {"other": {"command": "other"}}}`)
 
 	files, err := confined.Open(root)
 	if err != nil {

@@ -269,7 +269,7 @@ func FuzzDecodeCache(f *testing.F) {
 	// Files that do not parse, beside facts.
 	root = writeTree(f, genFacts(f, 5))
 	for i, m := range malformedContents {
-		writeFile(f, root, fmt.Sprintf("%s/fact-%04d-malformed.md", Dir, 200+i), m.content)
+		testenv.WriteFile(f, root, fmt.Sprintf("%s/fact-%04d-malformed.md", Dir, 200+i), m.content)
 	}
 	for i := range malformedContents {
 		dateBack(f, filepath.Join(root, filepath.FromSlash(fmt.Sprintf("%s/fact-%04d-malformed.md", Dir, 200+i))))
@@ -603,7 +603,7 @@ func TestSearchCacheRecordsSettledListing(t *testing.T) {
 	added := facts[0]
 	added.ID, added.Title, added.Body = FormatID(401), "Cache is Wombatstore", "Evicts the least recently used entries."
 	added.Path = path.Join(Dir, FileName(added.ID, added.Title))
-	writeFile(t, root, added.Path, string(Format(added)))
+	testenv.WriteFile(t, root, added.Path, string(Format(added)))
 	dateBack(t, filepath.Join(root, filepath.FromSlash(added.Path)))
 	got, reads := cachedSearch(t, root, q)
 	if len(got.Hits) != 1 || got.Hits[0].ID != added.ID || reads != 1 {
@@ -669,7 +669,7 @@ func TestCacheUntrustedAfterFailedListing(t *testing.T) {
 	if err := os.Rename(mem, mem+".away"); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, root, Dir, "a file where the folder was")
+	testenv.WriteFile(t, root, Dir, "a file where the folder was")
 	cfs := &countingFS{FS: os.DirFS(root)}
 	s := NewStore(cfs, Options{Root: root, Now: fixedNow, Cache: true})
 	if _, err := s.Search(context.Background(), q); err == nil {

@@ -20,8 +20,8 @@ import (
 func TestListMemoryMatchesReadDir(t *testing.T) {
 	root := writeTree(t, genFacts(t, 5000)) // enough for several workers
 	mem := filepath.Join(root, filepath.FromSlash(Dir))
-	writeFile(t, root, Dir+"/INDEX.md", "# Memory index\n")
-	writeFile(t, root, Dir+"/notes.txt", "not a fact\n")
+	testenv.WriteFile(t, root, Dir+"/INDEX.md", "# Memory index\n")
+	testenv.WriteFile(t, root, Dir+"/notes.txt", "not a fact\n")
 	if err := os.Mkdir(filepath.Join(mem, "fact-9999-a-folder.md"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestListMemoryMatchesReadDir(t *testing.T) {
 	if got, _, _, _, err := s.listFacts(nil, nil); err != nil || len(got) != 0 {
 		t.Errorf("missing folder: %d entries, %v", len(got), err)
 	}
-	writeFile(t, root, Dir, "a file")
+	testenv.WriteFile(t, root, Dir, "a file")
 	if _, _, _, _, err := s.listFacts(nil, nil); err == nil {
 		t.Error("a file in place of the folder listed without error")
 	}
@@ -126,7 +126,7 @@ func TestListingTrustsSettledFolder(t *testing.T) {
 
 	// A file added changes the folder: its names are read again, and the
 	// folder, changed just now, yields no listing to trust.
-	writeFile(t, root, Dir+"/fact-0100-added.md", "---\nid: fact-0100\n---\n")
+	testenv.WriteFile(t, root, Dir+"/fact-0100-added.md", "---\nid: fact-0100\n---\n")
 	names, _, listed = list(partial)
 	if len(names) != 31 || !slices.Contains(names, "fact-0100-added.md") || listed != nil {
 		t.Errorf("after an addition: %d names, listing %+v; want 31 read, none", len(names), listed)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/foundryhq/foundry/internal/testenv"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -31,7 +32,7 @@ const malformedPath = Dir + "/fact-0100-cache-malformed.md"
 func malformedTree(t *testing.T, n int, content string) string {
 	t.Helper()
 	root := writeTree(t, genFacts(t, n))
-	writeFile(t, root, malformedPath, content)
+	testenv.WriteFile(t, root, malformedPath, content)
 	settle(t, root)
 	dateBack(t, filepath.Join(root, filepath.FromSlash(Dir)))
 	return root
@@ -153,14 +154,14 @@ func TestCacheRemembersMalformedFile(t *testing.T) {
 		// Fixed in place.
 		fixed := strings.Replace(malformedContents[0].content, "[oops", "Wallaby", 1)
 		fixed = strings.Replace(fixed, "body", "bod", 1)
-		writeFile(t, root, malformedPath, fixed)
+		testenv.WriteFile(t, root, malformedPath, fixed)
 		got, warned, probs, _ := cliSearch(t, root, Query{Text: "wallaby"}, false)
 		if len(got.Hits) != 1 || got.Hits[0].ID != "fact-0100" || warned != "" || len(probs) != 0 {
 			t.Fatalf("after fixing the malformed file: hits %+v, warnings %q, problems %v; want fact-0100 alone", got.Hits, warned, probs)
 		}
 		// A good fact broken: reported at once, and no longer found.
 		good := genFacts(t, n)[3]
-		writeFile(t, root, good.Path, "---\nid: "+good.ID+"\ntype: decision\n---\nno title\n")
+		testenv.WriteFile(t, root, good.Path, "---\nid: "+good.ID+"\ntype: decision\n---\nno title\n")
 		got, warned, probs, _ = cliSearch(t, root, Query{Text: good.ID}, false)
 		want := "warning: skip fact file " + good.Path + ":2: missing title\n"
 		if len(got.Hits) != 0 || warned != want || len(probs) != 1 {
@@ -185,7 +186,7 @@ func TestWholeCacheWithMalformedFile(t *testing.T) {
 		root := malformedTree(t, 20, malformedContents[1].content)
 		cliSearch(t, root, Query{Text: "deploy"}, false)
 		if edit {
-			writeFile(t, root, malformedPath, malformedContents[1].content+"more\n")
+			testenv.WriteFile(t, root, malformedPath, malformedContents[1].content+"more\n")
 		}
 		s := OpenDir(root, Options{Now: fixedNow, Cache: true})
 		s.mu.Lock()

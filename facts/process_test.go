@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/foundryhq/foundry/internal/testenv"
 	"github.com/foundryhq/foundry/internal/testpause"
 )
 
@@ -261,7 +262,7 @@ func TestCrashedRenumbering(t *testing.T) {
 				{ID: "fact-0001", Type: Domain, Title: "Orders have lines", Body: "b", Created: "2025-01-02", Status: Active, Path: Dir + "/fact-0001-orders-have-lines.md"},
 				{ID: "fact-0001", Type: Domain, Title: "Invoices are monthly", Body: "b", Created: "2025-02-01", Status: Active, Path: Dir + "/fact-0001-invoices-are-monthly.md"},
 			} {
-				writeFile(t, root, f.Path, string(Format(f)))
+				testenv.WriteFile(t, root, f.Path, string(Format(f)))
 			}
 			cmd := writerCmd(t, root, "fix", envFix+"=1", "FOUNDRY_TEST_PAUSE="+point, "FOUNDRY_TEST_PAUSE_DIR="+pauseDir)
 			var stderr strings.Builder

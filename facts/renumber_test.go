@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/foundryhq/foundry/internal/testenv"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -67,7 +68,7 @@ func TestStoreRepair(t *testing.T) {
 	ctx := context.Background()
 	s, root, _ := newTestStore(t)
 	for _, f := range mergedFacts() {
-		writeFile(t, root, f.Path, string(Format(f)))
+		testenv.WriteFile(t, root, f.Path, string(Format(f)))
 	}
 	res, err := s.Repair(ctx, nil)
 	if err != nil {
@@ -104,9 +105,9 @@ func TestStoreRepairSkipsIDsOfMalformedFiles(t *testing.T) {
 	ctx := context.Background()
 	s, root, _ := newTestStore(t)
 	for _, f := range mergedFacts() {
-		writeFile(t, root, f.Path, string(Format(f)))
+		testenv.WriteFile(t, root, f.Path, string(Format(f)))
 	}
-	writeFile(t, root, path.Join(Dir, "fact-0017-broken.md"), "---\nid: [broken\n")
+	testenv.WriteFile(t, root, path.Join(Dir, "fact-0017-broken.md"), "---\nid: [broken\n")
 	res, err := s.Repair(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -124,8 +125,8 @@ func TestStoreSkipsConflictedFact(t *testing.T) {
 	ctx := context.Background()
 	s, root, warn := newTestStore(t)
 	clean := Fact{ID: "fact-0001", Type: Domain, Title: "Deploys run on Fridays", Body: "Deploys run on Fridays.", Created: "2026-01-01", Status: Active}
-	writeFile(t, root, path.Join(Dir, "fact-0001-deploys-run-on-fridays.md"), string(Format(clean)))
-	writeFile(t, root, path.Join(Dir, "fact-0002-deploys-run-on-thursdays.md"), "---\nid: fact-0002\ntype: domain\ntitle: Deploys run on Thursdays\n---\n"+
+	testenv.WriteFile(t, root, path.Join(Dir, "fact-0001-deploys-run-on-fridays.md"), string(Format(clean)))
+	testenv.WriteFile(t, root, path.Join(Dir, "fact-0002-deploys-run-on-thursdays.md"), "---\nid: fact-0002\ntype: domain\ntitle: Deploys run on Thursdays\n---\n"+
 		"<<<<<<< HEAD\nDeploys run on Thursdays.\n=======\nDeploys run Monday to Thursday.\n>>>>>>> topic\n")
 	res, err := s.Search(ctx, Query{Text: "deploys thursdays"})
 	if err != nil {
@@ -165,8 +166,8 @@ func TestStoreRepairSplitsConflict(t *testing.T) {
 	ctx := context.Background()
 	s, root, _ := newTestStore(t)
 	base := Fact{ID: "fact-0001", Type: Domain, Title: "Deploys run on Fridays", Body: "Deploys run on Fridays.", Created: "2026-01-01", Status: Superseded, SupersededBy: "fact-0002"}
-	writeFile(t, root, path.Join(Dir, "fact-0001-deploys-run-on-fridays.md"), string(Format(base)))
-	writeFile(t, root, path.Join(Dir, "fact-0002-deploys-run-on-fridays.md"), "---\nid: fact-0002\ntype: domain\ntitle: Deploys run on Fridays\nscope: project\n"+
+	testenv.WriteFile(t, root, path.Join(Dir, "fact-0001-deploys-run-on-fridays.md"), string(Format(base)))
+	testenv.WriteFile(t, root, path.Join(Dir, "fact-0002-deploys-run-on-fridays.md"), "---\nid: fact-0002\ntype: domain\ntitle: Deploys run on Fridays\nscope: project\n"+
 		"created: 2026-01-02\nsupersedes: fact-0001\nstatus: active\n---\n"+
 		"<<<<<<< HEAD\nDeploys run on Thursdays.\n=======\nDeploys run Monday to Thursday.\n>>>>>>> topic\n")
 	res, err := s.Repair(ctx, nil)

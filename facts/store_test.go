@@ -11,6 +11,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/foundryhq/foundry/internal/testenv"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -237,9 +238,9 @@ func TestStoreMalformedWarnsOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, root, warn := newTestStore(t)
-	writeFile(t, root, ".foundry/memory/fact-0001-bad.md", "---\nid: fact-0001\ntype: decision\ntitle: [oops\n---\n")
-	writeFile(t, root, ".foundry/memory/notes.md", "not a fact file name, ignored\n")
-	writeFile(t, root, ".foundry/memory/.foundry-tmp-fact-0009-x.md-123", "temp, ignored\n")
+	testenv.WriteFile(t, root, ".foundry/memory/fact-0001-bad.md", "---\nid: fact-0001\ntype: decision\ntitle: [oops\n---\n")
+	testenv.WriteFile(t, root, ".foundry/memory/notes.md", "not a fact file name, ignored\n")
+	testenv.WriteFile(t, root, ".foundry/memory/.foundry-tmp-fact-0009-x.md-123", "temp, ignored\n")
 	if _, err := s.Write(ctx, WriteRequest{Title: "Good fact sits beside it", Type: Domain, Body: "b"}); err != nil {
 		t.Fatal(err)
 	}
@@ -399,8 +400,8 @@ func TestStoreUnreadableFileSkipped(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	root := t.TempDir()
-	writeFile(t, root, ".foundry/memory/fact-0001-flyway.md", "---\nid: fact-0001\ntype: convention\ntitle: Migrations use Flyway\n---\nPlain SQL.\n")
-	writeFile(t, root, ".foundry/memory/fact-0002-orders.md", "---\nid: fact-0002\ntype: constraint\ntitle: Orders are kept seven years\n---\nLegal rule.\n")
+	testenv.WriteFile(t, root, ".foundry/memory/fact-0001-flyway.md", "---\nid: fact-0001\ntype: convention\ntitle: Migrations use Flyway\n---\nPlain SQL.\n")
+	testenv.WriteFile(t, root, ".foundry/memory/fact-0002-orders.md", "---\nid: fact-0002\ntype: constraint\ntitle: Orders are kept seven years\n---\nLegal rule.\n")
 	fsys := &deniedFS{FS: os.DirFS(root), name: ".foundry/memory/fact-0001-flyway.md"}
 	fsys.denied.Store(true)
 	warn := &syncBuffer{}

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+
+	"github.com/foundryhq/foundry/internal/testenv"
 )
 
 // faultyFS is os.DirFS whose Lstat fails with EIO while fail is set: a
@@ -44,11 +46,11 @@ func TestWatchedStoreKeepsEventsOfFailedRequest(t *testing.T) {
 		{"edited in place", func(t *testing.T, root string) {
 			f := facts[2]
 			f.Body = "Edited by hand: quokkasaurus."
-			writeFile(t, root, f.Path, string(Format(f)))
+			testenv.WriteFile(t, root, f.Path, string(Format(f)))
 		}, 2},
 		{"created", func(t *testing.T, root string) {
 			f := Fact{ID: "fact-0042", Type: Risk, Title: "Quokkasaurus risk", Status: Active, Body: "Seen."}
-			writeFile(t, root, Dir+"/fact-0042-quokkasaurus-risk.md", string(Format(f)))
+			testenv.WriteFile(t, root, Dir+"/fact-0042-quokkasaurus-risk.md", string(Format(f)))
 		}, 2},
 		{"removed", func(t *testing.T, root string) {
 			if err := os.Remove(filepath.Join(root, filepath.FromSlash(Dir+"/fact-0043-quokkasaurus.md"))); err != nil {
@@ -61,7 +63,7 @@ func TestWatchedStoreKeepsEventsOfFailedRequest(t *testing.T) {
 			ctx := context.Background()
 			root := writeTree(t, facts)
 			gone := Fact{ID: "fact-0043", Type: Risk, Title: "Quokkasaurus risk", Status: Active, Body: "Seen."}
-			writeFile(t, root, Dir+"/fact-0043-quokkasaurus.md", string(Format(gone)))
+			testenv.WriteFile(t, root, Dir+"/fact-0043-quokkasaurus.md", string(Format(gone)))
 			ffs := &faultyFS{FS: os.DirFS(root)}
 			warn := &syncBuffer{}
 			s := NewStore(ffs, Options{Root: root, Now: fixedNow, Watch: true, Warn: warn})

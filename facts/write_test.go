@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/foundryhq/foundry/internal/testenv"
 	"github.com/foundryhq/foundry/tokens"
 )
 
@@ -414,8 +415,8 @@ func TestStoreWriteRestatedMetadata(t *testing.T) {
 func TestStoreWriteIDsAfterMalformedAndGaps(t *testing.T) {
 	t.Parallel()
 	s, root, warn := newTestStore(t)
-	writeFile(t, root, ".foundry/memory/fact-0041-broken.md", "not a fact\n")
-	writeFile(t, root, ".foundry/memory/fact-0007-hand.md", string(Format(Fact{ID: "fact-0007", Type: Domain, Title: "Hand written fact here", Body: "b"})))
+	testenv.WriteFile(t, root, ".foundry/memory/fact-0041-broken.md", "not a fact\n")
+	testenv.WriteFile(t, root, ".foundry/memory/fact-0007-hand.md", string(Format(Fact{ID: "fact-0007", Type: Domain, Title: "Hand written fact here", Body: "b"})))
 	res, err := s.Write(context.Background(), WriteRequest{Title: "Next id skips the broken file", Type: Domain, Body: "b"})
 	if err != nil {
 		t.Fatal(err)
@@ -526,7 +527,7 @@ func TestStoreWriteRefusesSymlinkedMemory(t *testing.T) {
 	t.Parallel()
 	s, root, _ := newTestStore(t)
 	outside := t.TempDir()
-	writeFile(t, outside, "INDEX.md", "someone else's file\n")
+	testenv.WriteFile(t, outside, "INDEX.md", "someone else's file\n")
 	if err := os.MkdirAll(filepath.Join(root, ".foundry"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -554,8 +555,8 @@ func TestStoreWriteRefusesSymlinkedMemory(t *testing.T) {
 func TestStoreWriteSupersedesDuplicatedIDRefuses(t *testing.T) {
 	t.Parallel()
 	s, root, _ := newTestStore(t)
-	writeFile(t, root, ".foundry/memory/fact-0003-ship-on-fridays.md", string(Format(Fact{ID: "fact-0003", Type: Domain, Title: "Ship on Fridays", Status: Active, Created: "2025-03-01", Body: "a"})))
-	writeFile(t, root, ".foundry/memory/fact-0003-use-launchdarkly.md", string(Format(Fact{ID: "fact-0003", Type: Domain, Title: "Use LaunchDarkly", Status: Active, Created: "2025-03-01", Body: "b"})))
+	testenv.WriteFile(t, root, ".foundry/memory/fact-0003-ship-on-fridays.md", string(Format(Fact{ID: "fact-0003", Type: Domain, Title: "Ship on Fridays", Status: Active, Created: "2025-03-01", Body: "a"})))
+	testenv.WriteFile(t, root, ".foundry/memory/fact-0003-use-launchdarkly.md", string(Format(Fact{ID: "fact-0003", Type: Domain, Title: "Use LaunchDarkly", Status: Active, Created: "2025-03-01", Body: "b"})))
 	before := factFiles(t, root)
 	a, b := readFile(t, root, ".foundry/memory/fact-0003-ship-on-fridays.md"), readFile(t, root, ".foundry/memory/fact-0003-use-launchdarkly.md")
 	_, err := s.Write(context.Background(), WriteRequest{Title: "Ship any day", Type: Domain, Body: "c", Supersedes: "fact-0003"})

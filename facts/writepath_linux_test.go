@@ -23,6 +23,7 @@ import (
 	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/internal/confined/confinedtest"
 	"github.com/foundryhq/foundry/internal/pause"
+	"github.com/foundryhq/foundry/internal/testenv"
 	"github.com/foundryhq/foundry/internal/testpause"
 	"github.com/google/go-cmp/cmp"
 )
@@ -257,7 +258,7 @@ func TestWriteAcrossMidnight(t *testing.T) {
 	last := Fact{ID: "fact-0001", Type: Risk, Title: "The old gateway is up until tonight", Scope: "project", Confidence: High,
 		Source: "conversation", Created: "2025-03-01", Expires: today, Status: Active, Body: "Until today."}
 	last.Path = Dir + "/" + FileName(last.ID, last.Title)
-	writeFile(t, root, last.Path, string(Format(last)))
+	testenv.WriteFile(t, root, last.Path, string(Format(last)))
 	s := OpenDir(root, Options{Now: clock.Now, Watch: true})
 	t.Cleanup(func() { _ = s.Close() })
 	if _, err := s.Index(ctx); err != nil {

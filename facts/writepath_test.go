@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/testenv"
 )
 
 // movingClock is a clock a test advances.
@@ -118,12 +119,12 @@ func TestIndexIncrementalMatchesRebuild(t *testing.T) {
 			check("retire a listed fact")
 			edited := facts[10]
 			edited.Title, edited.Type, edited.Confidence = "Hand edited to the top of the index", Constraint, High
-			writeFile(t, root, edited.Path, string(Format(edited)))
+			testenv.WriteFile(t, root, edited.Path, string(Format(edited)))
 			check("hand edit")
 			// Two files of one id whose keys tie: only their lines order them.
 			twin := edited
 			twin.Title, twin.Path = "A twin written on another branch", Dir+"/"+FileName(edited.ID, "A twin written on another branch")
-			writeFile(t, root, twin.Path, string(Format(twin)))
+			testenv.WriteFile(t, root, twin.Path, string(Format(twin)))
 			check("a twin of one id")
 			if err := os.Remove(filepath.Join(root, filepath.FromSlash(facts[11].Path))); err != nil {
 				t.Fatal(err)
@@ -272,7 +273,7 @@ func TestStoreWriteKeepsLiveStateCurrent(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.Title = "Services log in plain text lines"
-			writeFile(t, root, a.Path, string(Format(f)))
+			testenv.WriteFile(t, root, a.Path, string(Format(f)))
 			if got := write("Services log in plain text lines", "One object per line."); got.Action != Unchanged || got.ID != a.ID {
 				t.Errorf("same title and body as the edited fact: %+v", got)
 			}
@@ -288,7 +289,7 @@ func TestStoreWriteKeepsLiveStateCurrent(t *testing.T) {
 				t.Errorf("id after removing %s = %s, want it again", last.ID, got.ID)
 			}
 			// A file claiming a higher id by name only.
-			writeFile(t, root, ".foundry/memory/fact-0090-hand.md", string(Format(Fact{ID: c.ID, Type: Domain, Title: "Copied by hand under a new name", Body: "b"})))
+			testenv.WriteFile(t, root, ".foundry/memory/fact-0090-hand.md", string(Format(Fact{ID: c.ID, Type: Domain, Title: "Copied by hand under a new name", Body: "b"})))
 			if got := write("Alerts page the on-call engineer first", "Then the lead."); got.ID != "fact-0091" {
 				t.Errorf("id after a file named fact-0090 = %s, want fact-0091", got.ID)
 			}
@@ -308,7 +309,7 @@ func TestStoreWriteClearsStaleTemps(t *testing.T) {
 			ctx := context.Background()
 			root := t.TempDir()
 			mem := filepath.Join(root, filepath.FromSlash(Dir))
-			writeFile(t, root, Dir+"/"+confined.TempPrefix+"fact-0001-a.md-0ld", "left before the store started\n")
+			testenv.WriteFile(t, root, Dir+"/"+confined.TempPrefix+"fact-0001-a.md-0ld", "left before the store started\n")
 			s := OpenDir(root, Options{Now: fixedNow, Watch: watch})
 			t.Cleanup(func() { _ = s.Close() })
 			write := func(title string) {
@@ -326,8 +327,8 @@ func TestStoreWriteClearsStaleTemps(t *testing.T) {
 			}
 			for i, name := range []string{"fact-0009-x.md-dead", "INDEX.md-dead"} {
 				tmp := filepath.Join(mem, confined.TempPrefix+name)
-				writeFile(t, root, Dir+"/"+filepath.Base(tmp), "left by a killed writer\n")
-				writeFile(t, root, ".foundry/"+confined.TempPrefix+name, "not in the memory folder\n")
+				testenv.WriteFile(t, root, Dir+"/"+filepath.Base(tmp), "left by a killed writer\n")
+				testenv.WriteFile(t, root, ".foundry/"+confined.TempPrefix+name, "not in the memory folder\n")
 				write(fmt.Sprintf("Fact number %d after a killed writer", i+2))
 				if _, err := os.Stat(tmp); !os.IsNotExist(err) {
 					t.Errorf("temp file %s not removed by the next write: %v", name, err)
@@ -531,7 +532,7 @@ func TestWriteIndexWhenSettlingDoesMore(t *testing.T) {
 				ctx := context.Background()
 				root := t.TempDir()
 				for _, f := range tt.facts {
-					writeFile(t, root, f.Path, string(Format(f)))
+					testenv.WriteFile(t, root, f.Path, string(Format(f)))
 				}
 				s := OpenDir(root, Options{Now: fixedNow, Watch: watch})
 				t.Cleanup(func() { _ = s.Close() })

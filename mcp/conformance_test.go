@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+
 	"github.com/foundryhq/foundry/contracts"
 
 	"io"

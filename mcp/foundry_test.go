@@ -16,6 +16,7 @@ import (
 
 	"github.com/foundryhq/foundry/config"
 	"github.com/foundryhq/foundry/git/gittest"
+	"github.com/foundryhq/foundry/internal/testenv"
 	"github.com/foundryhq/foundry/mcp"
 	"github.com/foundryhq/foundry/project"
 	"github.com/foundryhq/foundry/tokens"
@@ -81,13 +82,7 @@ func prepareFixture(t *testing.T, ar *txtar.Archive) fixtureSession {
 	}
 	for _, f := range ar.Files {
 		if rel, ok := strings.CutPrefix(f.Name, "worktree/"); ok {
-			p := filepath.Join(s.root, filepath.FromSlash(rel))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			testenv.WriteFile(t, s.root, rel, string(f.Data))
 		}
 	}
 	return s

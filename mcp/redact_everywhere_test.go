@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/foundryhq/foundry/internal/testenv"
 	"github.com/foundryhq/foundry/mcp"
 )
 
@@ -81,7 +82,7 @@ func TestNoSecretLeaves(t *testing.T) {
 	t.Parallel()
 	root := copyFixture(t)
 	text := plantedText()
-	writeFile(t, root, ".foundry/memory/fact-0009-leaky-config-notes.md", "---\nid: fact-0009\ntype: domain\n"+
+	testenv.WriteFile(t, root, ".foundry/memory/fact-0009-leaky-config-notes.md", "---\nid: fact-0009\ntype: domain\n"+
 		"title: Leaky config notes\nscope: project\ntags: [leaky]\nconfidence: high\nsource: incident\ncreated: 2026-12-01\nstatus: active\n---\n"+
 		text+"\n")
 	artifact := map[string]any{
@@ -110,12 +111,12 @@ func TestNoSecretLeaves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, root, ".foundry/blackboard/leaky/leaky-agent.json", string(data)+"\n")
+	testenv.WriteFile(t, root, ".foundry/blackboard/leaky/leaky-agent.json", string(data)+"\n")
 	// A title with a secret, put there by hand: a write of a similar title
 	// quotes it in its warning.
-	writeFile(t, root, ".foundry/memory/fact-0010-deploy-key-rotation.md", "---\nid: fact-0010\ntype: convention\n"+
+	testenv.WriteFile(t, root, ".foundry/memory/fact-0010-deploy-key-rotation.md", "---\nid: fact-0010\ntype: convention\n"+
 		"title: Deploy key "+leakGH+" rotation\nscope: project\ntags: []\nconfidence: high\nsource: incident\ncreated: 2026-12-01\nstatus: active\n---\nRotate it.\n")
-	writeFile(t, root, ".foundry/runbooks/leaky-runbook.md", "---\ntitle: Leaky runbook\ntrigger: when "+leakGH+" leaks\n---\n"+text+"\n")
+	testenv.WriteFile(t, root, ".foundry/runbooks/leaky-runbook.md", "---\ntitle: Leaky runbook\ntrigger: when "+leakGH+" leaks\n---\n"+text+"\n")
 
 	requests := []string{
 		call("memory_search", map[string]any{"query": "leaky config notes"}),

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/foundryhq/foundry/internal/testenv"
 	"github.com/foundryhq/foundry/mcp"
 	"github.com/foundryhq/foundry/project"
 )
@@ -105,24 +106,13 @@ func read(uri string) string {
 	return fmt.Sprintf(`"method":"resources/read","params":{"uri":%q}`, uri)
 }
 
-func writeFile(t testing.TB, root, rel, content string) {
-	t.Helper()
-	p := filepath.Join(root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestRunbookListPaged: runbook_list pages like blackboard_read (default
 // 20, at most 100, a cursor and a More: line).
 func TestRunbookListPaged(t *testing.T) {
 	t.Parallel()
 	root := copyFixture(t)
 	for i := range 45 {
-		writeFile(t, root, fmt.Sprintf(".foundry/runbooks/task-%02d.md", i), fmt.Sprintf("---\ntitle: Task %d\ntrigger: t%d\n---\nSteps.\n", i, i))
+		testenv.WriteFile(t, root, fmt.Sprintf(".foundry/runbooks/task-%02d.md", i), fmt.Sprintf("---\ntitle: Task %d\ntrigger: t%d\n---\nSteps.\n", i, i))
 	}
 	var slugs []string
 	cursor := ""
@@ -183,7 +173,7 @@ func TestLargeRunbook(t *testing.T) {
 	t.Parallel()
 	root := copyFixture(t)
 	body := strings.Repeat("1. Run the migration for the next shard and check its row count.\n", 200<<10/66)
-	writeFile(t, root, ".foundry/runbooks/big.md", "---\ntitle: Big\ntrigger: big\n---\n"+body)
+	testenv.WriteFile(t, root, ".foundry/runbooks/big.md", "---\ntitle: Big\ntrigger: big\n---\n"+body)
 	got := serveProject(t, root, nil, call("runbook_get", map[string]any{"slug": "big"}), read("foundry://runbooks/big"))
 	if r := got[1]; r.Result.IsError || !strings.Contains(r.text(), body) || len(r.Result.StructuredContent) < 200<<10 {
 		t.Errorf("runbook_get of a 200 KiB runbook: isError %v, %.200s", r.Result.IsError, r.text())

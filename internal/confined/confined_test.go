@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/testenv"
 )
 
 // project makes a folder holding .foundry/memory and a secret file beside
@@ -371,14 +372,8 @@ func TestBoundedRefusesLargeFiles(t *testing.T) {
 		{".foundry/blackboard/w/b.json", 8*confined.MiB + 1, false},
 	}
 	for _, tt := range tests {
-		p := filepath.Join(root, filepath.FromSlash(tt.name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Truncate(p, tt.size); err != nil {
+		testenv.WriteFile(t, root, tt.name, "")
+		if err := os.Truncate(filepath.Join(root, filepath.FromSlash(tt.name)), tt.size); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/testenv"
 )
 
 // TestFolderReadsAsRoot checks that reading a file through a Folder gives
@@ -20,16 +21,7 @@ func TestFolderReadsAsRoot(t *testing.T) {
 	t.Parallel()
 	root, secret := project(t)
 	const dir = ".foundry/blackboard/w1"
-	write := func(name, content string) {
-		t.Helper()
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, content string) { t.Helper(); testenv.WriteFile(t, root, name, content) }
 	write(dir+"/a.json", `{"a": 1}`)
 	write(".foundry/blackboard/w2/b.json", `{"b": 2}`)
 	write(dir+"/big.json", "")
