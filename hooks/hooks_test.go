@@ -346,23 +346,22 @@ func TestRegisterMergeDriverKeepsTheFile(t *testing.T) {
 			if err := os.Chmod(attrs, tt.mode); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := hooks.RegisterMergeDriver(ctx, r.Dir); err != nil {
-				t.Fatal(err)
-			}
-			if got := readFile(t, attrs); got != tt.installed {
-				t.Errorf("installed .gitattributes = %q, want %q", got, tt.installed)
-			}
-			if fi, err := os.Stat(attrs); err != nil || fi.Mode().Perm() != tt.mode {
-				t.Errorf("installed .gitattributes mode = %v, %v; want %v", fi.Mode().Perm(), err, tt.mode)
-			}
-			if _, err := hooks.UnregisterMergeDriver(ctx, r.Dir); err != nil {
-				t.Fatal(err)
-			}
-			if got := readFile(t, attrs); got != tt.before {
-				t.Errorf("uninstalled .gitattributes = %q, want %q", got, tt.before)
-			}
-			if fi, err := os.Stat(attrs); err != nil || fi.Mode().Perm() != tt.mode {
-				t.Errorf("uninstalled .gitattributes mode = %v, %v; want %v", fi.Mode().Perm(), err, tt.mode)
+			for _, step := range []struct {
+				name string
+				run  func(context.Context, string) (hooks.Result, error)
+				want string
+			}{{"installed", hooks.RegisterMergeDriver, tt.installed}, {"uninstalled", hooks.UnregisterMergeDriver, tt.before}} {
+				if _, err := step.run(ctx, r.Dir); err != nil {
+					t.Fatal(err)
+				}
+				if got := readFile(t, attrs); got != step.want {
+					t.Errorf("%s .gitattributes = %q, want %q", step.name, got, step.want)
+				}
+				if fi, err := os.Stat(attrs); err != nil {
+					t.Error(err)
+				} else if fi.Mode().Perm() != tt.mode {
+					t.Errorf("%s .gitattributes mode = %v, want %v", step.name, fi.Mode().Perm(), tt.mode)
+				}
 			}
 		})
 	}
