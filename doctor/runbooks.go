@@ -32,11 +32,8 @@ func (r *run) checkRunbooks(ctx context.Context) error {
 		if w != "" {
 			r.add(CheckRunbooksParse, Finding{File: rb.Path, Line: rb.Line, Message: w})
 		}
-		for _, fl := range [...]struct{ name, text string }{{"title", rb.Title}, {"trigger", rb.Trigger}} {
-			if c, _, ok := ctrl.Find(fl.text); ok {
-				r.escapedControl(rb.Path, fl.name, c)
-				break
-			}
+		if field, c, ok := ctrl.FindIn(ctrl.Field{Name: "title", Text: rb.Title}, ctrl.Field{Name: "trigger", Text: rb.Trigger}); ok {
+			r.escapedControl(rb.Path, field, c)
 		}
 		if !runbooks.ValidSlug(rb.Slug) {
 			continue

@@ -112,17 +112,15 @@ type Fact struct {
 // escape ("\e", "\u202e"), which a scan of the file's bytes does not see.
 // The body is the file's own text and is not looked at.
 func (f Fact) NotText() (field string, r rune, ok bool) {
-	for _, fl := range [...]struct{ name, text string }{
-		{"id", f.ID}, {"type", string(f.Type)}, {"title", f.Title}, {"scope", f.Scope},
-		{"tags", strings.Join(f.Tags, " ")}, {"confidence", string(f.Confidence)}, {"source", f.Source},
-		{"created", f.Created}, {"expires", f.Expires}, {"supersedes", f.Supersedes},
-		{"supersededBy", f.SupersededBy}, {"status", string(f.Status)}, {"retiredReason", f.RetiredReason},
-	} {
-		if r, _, ok := ctrl.Find(fl.text); ok {
-			return fl.name, r, true
-		}
-	}
-	return "", 0, false
+	return ctrl.FindIn(
+		ctrl.Field{Name: "id", Text: f.ID}, ctrl.Field{Name: "type", Text: string(f.Type)},
+		ctrl.Field{Name: "title", Text: f.Title}, ctrl.Field{Name: "scope", Text: f.Scope},
+		ctrl.Field{Name: "tags", Text: strings.Join(f.Tags, " ")}, ctrl.Field{Name: "confidence", Text: string(f.Confidence)},
+		ctrl.Field{Name: "source", Text: f.Source}, ctrl.Field{Name: "created", Text: f.Created},
+		ctrl.Field{Name: "expires", Text: f.Expires}, ctrl.Field{Name: "supersedes", Text: f.Supersedes},
+		ctrl.Field{Name: "supersededBy", Text: f.SupersededBy}, ctrl.Field{Name: "status", Text: string(f.Status)},
+		ctrl.Field{Name: "retiredReason", Text: f.RetiredReason},
+	)
 }
 
 // DateLayout is the layout of created and expires dates.

@@ -75,27 +75,39 @@ func name(r rune) string {
 	return fmt.Sprintf("the control character %U", r)
 }
 
-// rule is the rule a character Find returned breaks, as findings give it.
-func rule(r rune) string {
+// rule is the rule a character Find returned breaks; control is how the
+// caller words it for a control character (findings say what is text,
+// refusals what may appear).
+func rule(r rune, control string) string {
 	switch {
 	case r == utf8.RuneError:
-		return utf8Rule
+		return "text is UTF-8"
 	case bidi(r):
-		return bidiRule
+		return "it displays text in another order than it is read"
 	}
-	return "only newline, tab and a carriage return before a newline are text"
+	return control
 }
-
-// utf8Rule is the rule a byte that is not UTF-8 breaks.
-const utf8Rule = "text is UTF-8"
-
-// bidiRule is the rule a bidirectional control breaks, as messages give it.
-const bidiRule = "it displays text in another order than it is read"
 
 // Describe names a character Find returned and the rule it breaks, for a
 // finding: "the control character U+001B; only newline, tab and a carriage
 // return before a newline are text".
-func Describe(r rune) string { return name(r) + "; " + rule(r) }
+func Describe(r rune) string {
+	return name(r) + "; " + rule(r, "only newline, tab and a carriage return before a newline are text")
+}
+
+// Field is a named text, as FindIn looks through them.
+type Field struct{ Name, Text string }
+
+// FindIn returns the first of fields that holds a character that is not
+// text (see [Find]), with that character.
+func FindIn(fields ...Field) (name string, r rune, ok bool) {
+	for _, f := range fields {
+		if r, _, ok := Find(f.Text); ok {
+			return f.Name, r, true
+		}
+	}
+	return "", 0, false
+}
 
 // Check returns an error naming field and the first character of s that is
 // not text (see [Find]), with the rule, or nil.
@@ -104,14 +116,7 @@ func Check(field, s string) error {
 	if !ok {
 		return nil
 	}
-	rule := "only newline, tab and a carriage return before a newline may appear"
-	switch {
-	case r == utf8.RuneError:
-		rule = utf8Rule
-	case bidi(r):
-		rule = bidiRule
-	}
-	return fmt.Errorf("%s holds %s at byte %d: %s", field, name(r), off, rule)
+	return fmt.Errorf("%s holds %s at byte %d: %s", field, name(r), off, rule(r, "only newline, tab and a carriage return before a newline may appear"))
 }
 
 // LineEnd returns how data ends its lines: "\r\n" when its first line ends
