@@ -204,15 +204,18 @@ func (m MCP) UnknownNames() bool {
 	return false
 }
 
-// unknownName is the message for a name of kind (scope, capability) that
-// is not among known: the nearest known names first, then all of them.
-func unknownName(kind, name string, known []string) string {
+// known refuses, when d is checked (ParseChecked), a name of kind (scope,
+// capability) at n that is not among known, with the nearest known names
+// first, then all of them.
+func (d decoder) known(n *yaml.Node, key, kind, name string, known []string) error {
+	if !d.checked || slices.Contains(known, name) {
+		return nil
+	}
 	msg := fmt.Sprintf("unknown %s %q", kind, name)
 	if near := textdist.Closest(name, known, 2); len(near) > 0 {
 		msg += "; did you mean " + strings.Join(near, " or ") + "?"
 	}
-	sorted := slices.Sorted(slices.Values(known))
-	return msg + " (known: " + strings.Join(sorted, ", ") + ")"
+	return d.errorf(n, key, "%s (known: %s)", msg, strings.Join(slices.Sorted(slices.Values(known)), ", "))
 }
 
 // validCapability reports whether s may name a capability in
@@ -301,8 +304,8 @@ func parse(name string, data []byte, checked bool) (Config, error) {
 						if item.Kind != yaml.ScalarNode || item.Tag != "!!str" || !validScope(item.Value) {
 							return d.errorf(item, fmt.Sprintf("%s[%d]", k, i), "want a scope like read:memory, got %s", describe(item))
 						}
-						if d.checked && !slices.Contains(MCPScopes, item.Value) {
-							return d.errorf(item, fmt.Sprintf("%s[%d]", k, i), "%s", unknownName("scope", item.Value, MCPScopes))
+						if err := d.known(item, fmt.Sprintf("%s[%d]", k, i), "scope", item.Value, MCPScopes); err != nil {
+							return err
 						}
 						c.MCP.Scopes = append(c.MCP.Scopes, item.Value)
 					}
@@ -319,8 +322,8 @@ func parse(name string, data []byte, checked bool) (Config, error) {
 						if kn.Kind != yaml.ScalarNode || !validCapability(kn.Value) {
 							return d.errorf(kn, ck, "want a capability name like memory_search, got %s", describe(kn))
 						}
-						if d.checked && !slices.Contains(MCPCapabilities, kn.Value) {
-							return d.errorf(kn, ck, "%s", unknownName("capability", kn.Value, MCPCapabilities))
+						if err := d.known(kn, ck, "capability", kn.Value, MCPCapabilities); err != nil {
+							return err
 						}
 						if _, dup := c.MCP.Capabilities[kn.Value]; dup {
 							return d.errorf(kn, ck, "duplicate key")

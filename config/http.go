@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
-	"slices"
 
 	"go.yaml.in/yaml/v3"
 
@@ -146,8 +145,8 @@ func (d decoder) tokens(n *yaml.Node, key string) ([]MCPToken, error) {
 					if !validScope(sc) {
 						return d.errorf(n.Content[j], fmt.Sprintf("%s[%d]", k, j), "want a scope like read:memory, got %q", sc)
 					}
-					if d.checked && !slices.Contains(MCPScopes, sc) {
-						return d.errorf(n.Content[j], fmt.Sprintf("%s[%d]", k, j), "%s", unknownName("scope", sc, MCPScopes))
+					if err := d.known(n.Content[j], fmt.Sprintf("%s[%d]", k, j), "scope", sc, MCPScopes); err != nil {
+						return err
 					}
 				}
 				return nil
