@@ -14,25 +14,21 @@ import (
 	"github.com/foundryhq/foundry/internal/secrets"
 )
 
-// sensitiveKeys are the endings of object keys (lowercased, without "_",
-// "-", "." and spaces) whose values are secrets whatever they look like:
-// "password", "db_password", "apiKey", "access-token", "privateKey",
-// "passwordHash", "sessionId", "Set-Cookie", "Authorization",
-// "connection_string", "connStr", "accountKey", "DB_PWD". "tokens" (a
-// count) does not match "token". The list covers every key package
-// secrets redacts in a key="value" assignment (TestSensitiveKeysMatchTextKeys).
-var sensitiveKeys = []string{
-	"password", "passwd", "passphrase", "pwd", "passwordhash", "pwhash", "secret", "apikey", "accesskey",
-	"accountkey", "privatekey", "token", "connectionstring", "connstring", "connstr", "dsn", "credential", "credentials",
-	"session", "sessionid", "sessionkey", "cookie", "cookies", "authorization",
-}
-
-// numberKeys are the endings of sensitiveKeys under which a number is a
-// secret too (a numeric password or API key); under "token", "session" or
-// "cookie" a number is a count or an id.
+// numberKeys are the endings of object keys (lowercased, without "_", "-",
+// "." and spaces) whose values are secrets whatever they look like, numbers
+// too (a numeric password or API key): "password", "db_password",
+// "apiKey", "privateKey", "passwordHash", "accountKey", "DB_PWD".
 var numberKeys = []string{
 	"password", "passwd", "passphrase", "pwd", "passwordhash", "pwhash", "secret", "apikey", "accesskey",
 	"accountkey", "privatekey", "credential", "credentials", "sessionkey",
+}
+
+// textKeys are the endings of the other keys whose strings are secrets:
+// "access-token", "sessionId", "Set-Cookie", "Authorization",
+// "connection_string", "connStr". A number under them is a count or an
+// id; "tokens" (a count) does not match "token".
+var textKeys = []string{
+	"token", "connectionstring", "connstring", "connstr", "dsn", "session", "sessionid", "cookie", "cookies", "authorization",
 }
 
 var keyFolder = strings.NewReplacer("_", "", "-", "", ".", "", " ", "")
@@ -46,14 +42,16 @@ const (
 	anySecret          // its strings and numbers are secrets
 )
 
-// keySecrecy returns the secrecy a key gives the values below it.
+// keySecrecy returns the secrecy a key gives the values below it. The two
+// lists together cover every key package secrets redacts in a key="value"
+// assignment (TestSensitiveKeysMatchTextKeys).
 func keySecrecy(k string) secrecy {
 	k = strings.ToLower(keyFolder.Replace(k))
 	hasSuffix := func(s string) bool { return strings.HasSuffix(k, s) }
 	switch {
 	case slices.ContainsFunc(numberKeys, hasSuffix):
 		return anySecret
-	case slices.ContainsFunc(sensitiveKeys, hasSuffix):
+	case slices.ContainsFunc(textKeys, hasSuffix):
 		return textSecret
 	}
 	return public
@@ -93,10 +91,10 @@ func redactIn(v any, under secrecy) (any, bool) {
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		changed := false
-		var secretKeys []string
+		var secretKeys [][2]string // a key that holds a secret, and as redacted
 		for k, e := range v {
-			if secrets.Redact(k) != k {
-				secretKeys = append(secretKeys, k)
+			if rk := secrets.Redact(k); rk != k {
+				secretKeys = append(secretKeys, [2]string{k, rk})
 				continue
 			}
 			r, c := redactIn(e, max(under, keySecrecy(k)))
@@ -106,15 +104,15 @@ func redactIn(v any, under secrecy) (any, bool) {
 		// A key that holds a secret is redacted as text; keys that redact
 		// alike are told apart, in the order of the keys they were, so
 		// that none overwrites another.
-		slices.Sort(secretKeys)
-		for _, k := range secretKeys {
-			r, _ := redactIn(v[k], max(under, keySecrecy(k)))
-			rk := secrets.Redact(k)
+		slices.SortFunc(secretKeys, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
+		for _, kk := range secretKeys {
+			r, _ := redactIn(v[kk[0]], max(under, keySecrecy(kk[0])))
+			rk := kk[1]
 			for n := 2; ; n++ {
 				if _, taken := out[rk]; !taken {
 					break
 				}
-				rk = fmt.Sprintf("%s (%d)", secrets.Redact(k), n)
+				rk = fmt.Sprintf("%s (%d)", kk[1], n)
 			}
 			out[rk] = r
 			changed = true
