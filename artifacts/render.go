@@ -182,7 +182,7 @@ func WriteJSON(w io.Writer, results []Result) error {
 		out.Valid = out.Valid && f.Valid
 		out.Files = append(out.Files, f)
 	}
-	return writeJSON(w, out)
+	return jsonindent.Write(w, out)
 }
 
 // SARIF is one SARIF 2.1.0 run to write.
@@ -319,7 +319,7 @@ func WriteSARIF(w io.Writer, s SARIF) error {
 		}
 		r.Results = append(r.Results, res)
 	}
-	return writeJSON(w, log{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []run{r}})
+	return jsonindent.Write(w, log{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []run{r}})
 }
 
 // ValidateRuleDescription describes the SARIF rules of `foundry validate`:
@@ -329,19 +329,6 @@ func ValidateRuleDescription(id string) string {
 		return "The artifact cannot be read, parsed or matched to a contract"
 	}
 	return "The artifact violates contract " + id
-}
-
-// writeJSON writes v to w as all --json output is written: indented,
-// unless indentation alone would add more than 16 MiB (data nested
-// thousands deep, as an artifact a clone holds may be), then compact on
-// one line (see jsonindent.Marshal).
-func writeJSON(w io.Writer, v any) error {
-	out, err := jsonindent.Marshal(v)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(out)
-	return err
 }
 
 func plural(n int, one, many string) string {

@@ -110,20 +110,7 @@ func resolveLinks(p string) string {
 }
 
 // printJSON writes v to stdout as indented JSON.
-func (e *cliEnv) printJSON(v any) error { return writeJSON(e.stdout, v) }
-
-// writeJSON writes v to w as all --json output is written: indented,
-// unless indentation alone would add more than 16 MiB (data nested
-// thousands deep, as an artifact a clone holds may be), then compact on
-// one line (see jsonindent.Marshal).
-func writeJSON(w io.Writer, v any) error {
-	out, err := jsonindent.Marshal(v)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(out)
-	return err
-}
+func (e *cliEnv) printJSON(v any) error { return jsonindent.Write(e.stdout, v) }
 
 // globalFlags are accepted anywhere on the command line.
 func globalFlags(env *cliEnv) []cli.Flag {

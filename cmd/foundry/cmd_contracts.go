@@ -13,6 +13,7 @@ import (
 
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/jsonindent"
 	"github.com/foundryhq/foundry/project"
 )
 
@@ -182,7 +183,7 @@ func runContractsList(env *cliEnv, opts *contractsOptions) error {
 		width = max(width, len(id))
 	}
 	if opts.json {
-		return writeJSON(opts.stdout, struct {
+		return jsonindent.Write(opts.stdout, struct {
 			Contracts []entry `json:"contracts"`
 		}{entries})
 	}

@@ -7,6 +7,7 @@ package jsonindent
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 )
 
 // MaxAdded bounds the bytes Marshal lets indentation add.
@@ -21,6 +22,17 @@ func Marshal(v any) ([]byte, error) {
 		return out, err
 	}
 	return Indent(out), nil
+}
+
+// Write writes v to w as Marshal returns it: how every Foundry JSON answer
+// and report is written.
+func Write(w io.Writer, v any) error {
+	out, err := Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(out)
+	return err
 }
 
 // Encode returns v as compact JSON without HTML escaping, ending in a

@@ -3,6 +3,7 @@ package jsonindent
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -60,4 +61,28 @@ func FuzzAdded(f *testing.F) {
 			t.Fatalf("Added(%s) = %d, want %d", compact, got, want)
 		}
 	})
+}
+
+// TestWrite checks that Write indents, and that data nested so deep that
+// indentation would pass MaxAdded is written compact, on one line.
+func TestWrite(t *testing.T) {
+	t.Parallel()
+	var got bytes.Buffer
+	if err := Write(&got, map[string]any{"a": []any{1, "<b>"}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "{\n  \"a\": [\n    1,\n    \"<b>\"\n  ]\n}\n"; got.String() != want {
+		t.Errorf("writeJSON = %q, want %q", got.String(), want)
+	}
+	var deep any = "bottom"
+	for range 9000 {
+		deep = []any{deep}
+	}
+	got.Reset()
+	if err := Write(&got, map[string]any{"deep": deep}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(got.String(), "\n"); n != 1 || !json.Valid(got.Bytes()) {
+		t.Errorf("deep data: %d lines of %d bytes, want one line of valid JSON", n, got.Len())
+	}
 }
