@@ -296,7 +296,12 @@ func AsWritten(data []byte, schema, agent string) ([]byte, error) {
 	return stamp(obj, schema, agent)
 }
 
-// stamp sets the fields Write owns and encodes the artifact as stored.
+// stamp sets the fields Write owns and encodes the artifact as it is
+// stored: two-space indentation, keys sorted at every level, no HTML
+// escaping, a final newline. A character that is not text (a C1 control,
+// DEL, a bidirectional control: see package ctrl), which JSON allows raw in
+// a string, is stored as its \u escape: the artifact means the same, and a
+// diff or a terminal shows it inert, where raw it would act on the display.
 func stamp(obj map[string]any, schema, agent string) ([]byte, error) {
 	obj["schema"] = schema
 	obj["producedBy"] = agent
@@ -404,10 +409,3 @@ func kindOf(v any) string {
 	}
 	return fmt.Sprintf("%T", v)
 }
-
-// encode renders an artifact as it is stored: two-space indentation, keys
-// sorted at every level, no HTML escaping, a final newline. A character
-// that is not text (a C1 control, DEL, a bidirectional control: see
-// package ctrl), which JSON allows raw in a string, is stored as its \u
-// escape: the artifact means the same, and a diff or a terminal shows it
-// inert, where raw it would act on the display.
