@@ -291,7 +291,8 @@ func (s *Store) plan(req WriteRequest, today string) (writePlan, error) {
 		changed := req.differsFrom(f)
 		switch {
 		case same && len(changed) > 0 && req.Supersedes != "" && old.raw.ID != f.ID:
-			return p, ruleErr("supersedes", "supersede %s: %s already states this with another %s, and a fact supersedes one fact; link the two first (the same write without the new %s), then write the new %s", old.raw.ID, f.ID, strings.Join(changed, ", "), strings.Join(changed, ", "), strings.Join(changed, ", "))
+			what := strings.Join(changed, ", ")
+			return p, ruleErr("supersedes", "supersede %s: %s already states this with another %s, and a fact supersedes one fact; link the two first (the same write without the new %s), then write the new %s", old.raw.ID, f.ID, what, what, what)
 		case same && len(changed) == 0 && req.Supersedes != "" && old.raw.ID != f.ID:
 			if f.Supersedes != "" {
 				// A fact supersedes one fact: "unchanged" would drop the
@@ -834,9 +835,10 @@ func (s *Store) Retire(ctx context.Context, id, reason string) (RetireResult, er
 		return RetireResult{}, fmt.Errorf("retire fact: %w", ruleErr("reason", "the reason is %d characters; the limit is %d", utf8.RuneCountInString(reason), MaxTitleChars*2))
 	case !utf8.ValidString(reason):
 		return RetireResult{}, fmt.Errorf("retire fact: %w", ruleErr("reason", "the reason is not valid UTF-8 text"))
-	case ctrl.Check("the reason", reason) != nil:
-		// As a write refuses them in any field: doctor reports one stored.
-		return RetireResult{}, fmt.Errorf("retire fact: %w", ruleErr("reason", "%v", ctrl.Check("the reason", reason)))
+	}
+	// As a write refuses them in any field: doctor reports one stored.
+	if err := ctrl.Check("the reason", reason); err != nil {
+		return RetireResult{}, fmt.Errorf("retire fact: %w", ruleErr("reason", "%v", err))
 	}
 	if found := secrets.Find(reason); len(found) > 0 {
 		return RetireResult{}, fmt.Errorf("retire fact: %w", &SecretError{Field: "reason", Kinds: secrets.Kinds(found)})
