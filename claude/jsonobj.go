@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/foundryhq/foundry/internal/jsonindent"
 )
 
 // object is a JSON object whose values stay raw and whose keys keep their
@@ -111,27 +113,17 @@ func (o *object) MarshalJSON() ([]byte, error) {
 // render is the file content for a JSON value: two-space indentation, no
 // HTML escaping, a final newline.
 func render(v any) ([]byte, error) {
-	var compact bytes.Buffer
-	enc := json.NewEncoder(&compact)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	compact, err := jsonindent.Encode(v)
+	if err != nil {
 		return nil, err
 	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, bytes.TrimSpace(compact.Bytes()), "", "  "); err != nil {
-		return nil, err
-	}
-	out.WriteByte('\n')
-	return out.Bytes(), nil
+	return jsonindent.Indent(compact), nil
 }
 
 // raw marshals a value of this package's own types (which always marshal)
 // or one holding a user's raw JSON, without HTML escaping: json.Marshal
 // would turn a hook command's "&&" into "\u0026\u0026".
 func raw(v any) json.RawMessage {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	b, _ := jsonindent.Encode(v)
+	return bytes.TrimSuffix(b, []byte("\n"))
 }

@@ -4,7 +4,6 @@ package contracts
 // contract's compiled schema, checked against it before it is returned.
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/foundryhq/foundry/internal/jsonindent"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -42,21 +42,19 @@ func (r *Registry) Example(id string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("example of %s: %w", id, err)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	compact, err := jsonindent.Encode(v)
+	if err != nil {
 		return nil, fmt.Errorf("example of %s: %w", id, err)
 	}
-	vs, err := r.Validate(id, buf.Bytes())
+	doc := jsonindent.Indent(compact)
+	vs, err := r.Validate(id, doc)
 	if err != nil {
 		return nil, fmt.Errorf("example of %s: %w", id, err)
 	}
 	if len(vs) > 0 {
 		return nil, fmt.Errorf("example of %s: %w at %s: %s", id, ErrNoExample, vs[0].Pointer, vs[0].Message)
 	}
-	return buf.Bytes(), nil
+	return doc, nil
 }
 
 // maxExampleDepth bounds $ref chains and nesting, so a recursive schema
