@@ -5,12 +5,12 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/foundryhq/foundry/internal/jsonindent"
 	"github.com/foundryhq/foundry/internal/secrets"
 )
 
@@ -177,7 +177,8 @@ func isJSONDoc(text string) bool {
 
 // redactJSONText redacts a JSON document as data. Unchanged, it is
 // returned as is; changed, it is re-encoded with the indentation of its
-// first indented line (compact when it has none) and its trailing space.
+// first indented line (compact when it has none, or when that indentation
+// would add more than jsonindent.MaxAdded bytes) and its trailing space.
 func redactJSONText(text string) string {
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
@@ -189,14 +190,11 @@ func redactJSONText(text string) string {
 	if !changed {
 		return text
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", indentOf(text))
-	if err := enc.Encode(r); err != nil {
+	compact, err := jsonindent.Encode(r)
+	if err != nil {
 		return secrets.Redact(text)
 	}
-	out := strings.TrimRight(b.String(), "\n")
+	out := strings.TrimRight(string(jsonindent.IndentWith(compact, indentOf(text))), "\n")
 	trimmed := strings.TrimRight(text, " \t\r\n")
 	return out + text[len(trimmed):]
 }

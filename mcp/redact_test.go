@@ -120,6 +120,20 @@ func TestRedactTextKeepsCleanText(t *testing.T) {
 	}
 }
 
+// TestRedactTextWideIndentation: a document's indentation is kept only
+// where it adds at most jsonindent.MaxAdded bytes. A committed text 1 MiB
+// indented, nested 1,000 deep, would come back 500 GB long; it comes back
+// compact.
+func TestRedactTextWideIndentation(t *testing.T) {
+	t.Parallel()
+	deep := strings.Repeat("[", 1000) + strings.Repeat("]", 1000)
+	text := "{\n" + strings.Repeat(" ", 1<<20) + `"token": "abcdefgh", "deep": ` + deep + "}\n"
+	want := `{"deep":` + deep + `,"token":"[REDACTED]"}` + "\n"
+	if got := redactText(text); got != want {
+		t.Errorf("redactText gave %d bytes in %d lines, want the document compact on one line", len(got), strings.Count(got, "\n"))
+	}
+}
+
 func roundTrip(t *testing.T, v any) any {
 	t.Helper()
 	var out any

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -204,12 +202,11 @@ func runContractsShow(env *cliEnv, opts *contractsOptions) error {
 	if err != nil {
 		return err
 	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, bytes.TrimSpace(raw), "", "  "); err != nil {
+	out, err := jsonindent.Reindent(raw)
+	if err != nil {
 		return fmt.Errorf("show contract %s: %w", opts.id, err)
 	}
-	out.WriteByte('\n')
-	_, err = opts.stdout.Write(out.Bytes())
+	_, err = opts.stdout.Write(out)
 	return err
 }
 

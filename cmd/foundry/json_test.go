@@ -10,6 +10,7 @@ import (
 
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/git/gittest"
+	"github.com/foundryhq/foundry/internal/testenv"
 )
 
 // jsonCases run every command that prints --json, each checked against the
@@ -144,5 +145,26 @@ func TestJSONShapes(t *testing.T) {
 		if !bytes.Contains(doc, []byte("json/"+name+".schema.json")) {
 			t.Errorf("docs/json.md does not list json/%s.schema.json", name)
 		}
+	}
+}
+
+// TestContractsShowNestedDeep: a local contract 18 KB long whose const
+// nests 9,000 arrays would print 160 MB indented (each line carries its
+// depth in spaces); contracts show prints it compact, on one line.
+//
+//nolint:paralleltest // urfave/cli v2 keeps its help flag in a package variable
+func TestContractsShowNestedDeep(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, nil, "init")
+	deep := strings.Repeat("[", 9000) + strings.Repeat("]", 9000)
+	testenv.WriteFile(t, dir, ".foundry/schemas/deep.v1.schema.json",
+		`{"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "deep.v1.schema.json", "const": `+deep+`}`)
+	code, stdout, stderr := runIn(t, dir, "", "contracts", "show", "deep.v1")
+	if code != 0 {
+		t.Fatalf("contracts show: exit %d\n%s", code, stderr)
+	}
+	want := `{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"deep.v1.schema.json","const":` + deep + "}\n"
+	if stdout != want {
+		t.Errorf("contracts show printed %d bytes in %d lines, want the schema compact on one line", len(stdout), strings.Count(stdout, "\n"))
 	}
 }

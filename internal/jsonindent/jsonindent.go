@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math"
 )
 
 // MaxAdded bounds the bytes Marshal lets indentation add.
@@ -18,10 +19,10 @@ const MaxAdded = 16 << 20
 // MaxAdded bytes (data nested thousands deep).
 func Marshal(v any) ([]byte, error) {
 	out, err := Encode(v)
-	if err != nil || Added(out) > MaxAdded {
-		return out, err
+	if err != nil {
+		return nil, err
 	}
-	return Indent(out), nil
+	return IndentWith(out, "  "), nil
 }
 
 // Write writes v to w as Marshal returns it: how every Foundry JSON answer
@@ -52,6 +53,12 @@ func Encode(v any) ([]byte, error) {
 // closing bracket of a non-empty array or object, and a space after each
 // colon. It reads compact once and allocates nothing.
 func Added(compact []byte) int {
+	return added(compact, 2)
+}
+
+// added is Added with width bytes of indentation a level, saturating at
+// math.MaxInt where the count would overflow it.
+func added(compact []byte, width int) int {
 	n, depth, inString := 0, 0, false
 	for i := 0; i < len(compact); i++ {
 		c := compact[i]
@@ -68,15 +75,15 @@ func Added(compact []byte) int {
 		case c == '[' || c == '{':
 			depth++
 			if i+1 < len(compact) && compact[i+1] != ']' && compact[i+1] != '}' {
-				n += 1 + 2*depth
+				n = line(n, depth, width)
 			}
 		case c == ']' || c == '}':
 			depth--
 			if i > 0 && compact[i-1] != '[' && compact[i-1] != '{' {
-				n += 1 + 2*depth
+				n = line(n, depth, width)
 			}
 		case c == ',':
-			n += 1 + 2*depth
+			n = line(n, depth, width)
 		case c == ':':
 			n++
 		}
@@ -84,12 +91,50 @@ func Added(compact []byte) int {
 	return n
 }
 
+// line returns n plus a new line indented depth levels of width bytes,
+// saturating at math.MaxInt.
+func line(n, depth, width int) int {
+	if width > 0 && depth > (math.MaxInt-1-n)/width {
+		return math.MaxInt
+	}
+	return n + 1 + depth*width
+}
+
 // Indent returns compact, the output of Encode, indented with two spaces,
 // as json.Encoder with SetIndent("", "  ") writes it.
 func Indent(compact []byte) []byte {
+	return indent(compact, Added(compact), "  ")
+}
+
+func indent(compact []byte, added int, with string) []byte {
 	var b bytes.Buffer
-	b.Grow(len(compact) + Added(compact))
+	b.Grow(len(compact) + added)
 	// Encode's output is valid JSON: Indent cannot fail on it.
-	_ = json.Indent(&b, compact, "", "  ")
+	_ = json.Indent(&b, compact, "", with)
 	return b.Bytes()
+}
+
+// IndentWith returns compact, the output of Encode, indented with the
+// string with a level, or compact as it is where that would add more than
+// MaxAdded bytes.
+func IndentWith(compact []byte, with string) []byte {
+	n := added(compact, len(with))
+	if with == "" || n > MaxAdded {
+		return compact
+	}
+	return indent(compact, n, with)
+}
+
+// Reindent returns the JSON document raw as Marshal prints a value:
+// indented with two spaces and ending in a newline, or compact where
+// indentation would add more than MaxAdded bytes. It fails on raw that is
+// not one JSON value.
+func Reindent(raw []byte) ([]byte, error) {
+	var b bytes.Buffer
+	b.Grow(len(raw) + 1)
+	if err := json.Compact(&b, raw); err != nil {
+		return nil, err
+	}
+	b.WriteByte('\n')
+	return IndentWith(b.Bytes(), "  "), nil
 }

@@ -60,7 +60,82 @@ func FuzzAdded(f *testing.F) {
 		if got, want := Added(compact), len(Indent(compact))-len(compact); got != want {
 			t.Fatalf("Added(%s) = %d, want %d", compact, got, want)
 		}
+		var tabs bytes.Buffer
+		if err := json.Indent(&tabs, compact, "", "\t\t\t"); err != nil {
+			t.Fatal(err)
+		}
+		if got := IndentWith(compact, "\t\t\t"); !bytes.Equal(got, tabs.Bytes()) {
+			t.Fatalf("IndentWith(%s, three tabs) = %q, want %q", compact, got, tabs.Bytes())
+		}
 	})
+}
+
+// TestIndentWith checks that IndentWith indents as json.Indent does with
+// any indentation, and leaves compact what indentation would blow up: a
+// document nested deep, or one whose indentation is itself large.
+func TestIndentWith(t *testing.T) {
+	t.Parallel()
+	var deep any = "bottom"
+	for range 9000 {
+		deep = []any{deep}
+	}
+	small := map[string]any{"a": []any{1, map[string]any{"b": "<c>"}}, "d": []any{}}
+	for _, tc := range []struct {
+		name    string
+		v       any
+		with    string
+		compact bool
+	}{
+		{"two spaces", small, "  ", false},
+		{"a tab", small, "\t", false},
+		{"none", small, "", true},
+		{"nested deep", deep, "  ", true},
+		{"a wide indentation", []any{[]any{[]any{1, 2}}}, strings.Repeat(" ", MaxAdded/4), true},
+		{"a wide indentation on a deep document", deep, strings.Repeat(" ", 1<<20), true},
+	} {
+		compact, err := Encode(tc.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := IndentWith(compact, tc.with)
+		if tc.compact {
+			if !bytes.Equal(got, compact) {
+				t.Errorf("%s: IndentWith = %d bytes, want the %d compact ones", tc.name, len(got), len(compact))
+			}
+			continue
+		}
+		var want bytes.Buffer
+		if err := json.Indent(&want, compact, "", tc.with); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("%s: IndentWith = %q, want %q", tc.name, got, want.Bytes())
+		}
+	}
+}
+
+// TestReindent checks that a stored document is printed as Marshal prints
+// its value, compact where indentation would pass MaxAdded, and that what
+// is not one JSON value is refused.
+func TestReindent(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		raw, want string
+	}{
+		{"{ \"a\" : [1, {\"b\":\"<c>\"}],\n\t\"d\": [ ] }\n", "{\n  \"a\": [\n    1,\n    {\n      \"b\": \"<c>\"\n    }\n  ],\n  \"d\": []\n}\n"},
+		{"\"scalar\"", "\"scalar\"\n"},
+		{strings.Repeat("[", 9000) + strings.Repeat("]", 9000), strings.Repeat("[", 9000) + strings.Repeat("]", 9000) + "\n"},
+	} {
+		got, err := Reindent([]byte(tc.raw))
+		if err != nil || string(got) != tc.want {
+			t.Errorf("Reindent(%.40q) = %.80q, %v; want %.80q", tc.raw, got, err, tc.want)
+		}
+	}
+	for _, raw := range []string{"", "{", "1 2", "{\"a\":}"} {
+		if got, err := Reindent([]byte(raw)); err == nil {
+			t.Errorf("Reindent(%q) = %q, want an error", raw, got)
+		}
+	}
 }
 
 // TestWrite checks that Write indents, and that data nested so deep that
