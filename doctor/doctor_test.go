@@ -15,6 +15,8 @@ import (
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/doctor"
 	"github.com/foundryhq/foundry/facts"
+	"github.com/foundryhq/foundry/git"
+	"github.com/foundryhq/foundry/git/gittest"
 	"github.com/foundryhq/foundry/project"
 )
 
@@ -446,5 +448,30 @@ func TestRunUnreadableAgent(t *testing.T) {
 	want := []brief{{Check: doctor.CheckAgentsContract, File: ".claude/agents/gone.md", Message: "cannot be read: no such file or directory"}}
 	if diff := cmp.Diff(want, briefs(rep)); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+}
+
+// TestRunUnsupportedRepository: in a repository whose format Foundry does
+// not read (objects named by SHA-256, a future extension), doctor checks
+// the working tree and skips history naming the setting, as --fix does;
+// --rev and --staged, which need the repository, fail to open.
+func TestRunUnsupportedRepository(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	r.Write(".foundry/memory/INDEX.md", "x\n")
+	r.CommitAll("one")
+	r.Git("config", "core.repositoryformatversion", "1")
+	r.Git("config", "extensions.someFutureThing", "true")
+	rep := runDoctor(t, r.Dir, project.Source{}, false)
+	if want := "the repository's format is not supported (extensions.somefuturething = true)"; rep.History.Ran || rep.History.Skipped != want {
+		t.Errorf("History = %+v, want skipped: %s", rep.History, want)
+	}
+	if _, err := doctor.Fix(context.Background(), doctor.Env{Project: open(t, r.Dir, project.Source{}), Now: clock}); err != nil {
+		t.Errorf("Fix: %v", err)
+	}
+	for _, src := range []project.Source{{Rev: "HEAD"}, {Staged: true}} {
+		if _, err := project.Open(r.Dir, src); !errors.Is(err, git.ErrUnsupportedFormat) {
+			t.Errorf("Open(%v) error = %v, want ErrUnsupportedFormat", src, err)
+		}
 	}
 }

@@ -24,6 +24,8 @@ func (r *run) checkHistory(ctx context.Context) error {
 	switch {
 	case r.env.NoHistory:
 		why = "--no-history"
+	case r.unread != nil:
+		why = "the repository's format is not supported (" + r.unread.Setting + ")"
 	case r.repo == nil:
 		why = "the project is not in a git repository"
 	case !r.repo.HasCommits():

@@ -25,9 +25,13 @@ type provenance struct {
 }
 
 // newProvenance returns the history of the project's repository, or nil
-// outside git or before the first commit.
+// outside git, in a repository whose format is not supported, or before the
+// first commit.
 func newProvenance(ctx context.Context, p *project.Project) (facts.Provenance, error) {
 	repo, rel, err := p.Git()
+	if errors.Is(err, git.ErrUnsupportedFormat) {
+		return nil, nil
+	}
 	if err != nil || repo == nil || !repo.HasCommits() {
 		return nil, err
 	}

@@ -51,8 +51,9 @@ type Progress struct {
 type run struct {
 	env     Env
 	p       *project.Project
-	repo    *git.Repo // p's repository, nil outside git
-	rel     string    // p.Root in repo's working tree
+	repo    *git.Repo        // p's repository, nil outside git
+	unread  *git.FormatError // why repo is nil in a repository: its format is not supported
+	rel     string           // p.Root in repo's working tree
 	now     func() time.Time
 	today   string
 	reg     *contracts.Registry
@@ -93,6 +94,12 @@ func Run(ctx context.Context, env Env) (*Report, error) {
 		return nil, fmt.Errorf("run doctor: no project")
 	}
 	repo, rel, err := env.Project.Git()
+	var unread *git.FormatError // why a repository is read as none
+	if errors.As(err, &unread) {
+		// Only the working tree gets here (--rev and --staged failed to
+		// open): its checks need no git, and history says why it is skipped.
+		err = nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -104,6 +111,7 @@ func Run(ctx context.Context, env Env) (*Report, error) {
 		env:     env,
 		p:       env.Project,
 		repo:    repo,
+		unread:  unread,
 		rel:     rel,
 		now:     now,
 		today:   now().Format("2006-01-02"),

@@ -38,6 +38,8 @@ type Repo struct {
 
 // Open finds the repository that holds dir, walking up as git does, and opens
 // it. Linked worktrees (a .git file pointing into another repository) work.
+// As in git, GIT_DIR names the git folder instead, and GIT_WORK_TREE (else
+// core.worktree, else the current folder) the working tree.
 func Open(dir string) (*Repo, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -65,38 +67,24 @@ var (
 	errCommonDirMissing = errors.New("repository's commondir path does not exist")
 )
 
-// openStorage finds the repository holding abs as git does (walking up to a
-// .git folder, or a .git file naming one, whose commondir it follows) and
-// opens its storage, keeping pack files open: by default go-git opens and
-// closes the pack for every object it reads, which triples the cost of
-// reading many small files at a revision. Objects are found through
+// openStorage finds the repository holding abs as git does (the folder
+// GIT_DIR names, else walking up to a .git folder, or a .git file naming
+// one; either way following its commondir) and opens its storage, keeping
+// pack files open: by default go-git opens and closes the pack for every
+// object it reads, which triples the cost of reading many small files at a
+// revision. Objects are found through
 // lazyStorage, which reads only the part of each pack index a lookup
 // needs. top is the working tree root.
 func openStorage(abs string) (st *lazyStorage, top string, err error) {
-	top = abs
-	var fi os.FileInfo
-	for {
-		if info, err := os.Stat(top); err == nil && !info.IsDir() {
-			top = filepath.Dir(top) // a file: its folder is searched
-		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, "", err
-		}
-		if fi, err = os.Stat(filepath.Join(top, gitDirName)); err == nil {
-			break
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return nil, "", err
-		}
-		parent := filepath.Dir(top)
-		if parent == top {
-			return nil, "", errNoRepository
-		}
-		top = parent
+	env := os.Getenv("GIT_DIR")
+	var gitdir string
+	if env != "" {
+		gitdir, err = filepath.Abs(env)
+	} else {
+		gitdir, top, err = discover(abs)
 	}
-	gitdir := filepath.Join(top, gitDirName)
-	if !fi.IsDir() {
-		if gitdir, err = readGitFile(top, gitdir); err != nil {
-			return nil, "", err
-		}
+	if err != nil {
+		return nil, "", err
 	}
 	if _, err := os.Stat(gitdir); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -130,11 +118,62 @@ func openStorage(abs string) (st *lazyStorage, top string, err error) {
 	if err == nil {
 		err = verifyExtensions(cfg)
 	}
+	if err == nil && env != "" {
+		top, err = workTree(gitdir, cfg)
+	}
 	if err != nil {
 		st.Close()
 		return nil, "", err
 	}
 	return st, top, nil
+}
+
+// workTree returns the working tree root of the repository whose git
+// folder GIT_DIR names, as git finds it: GIT_WORK_TREE, else core.worktree
+// (relative to the git folder), else the current folder.
+func workTree(gitdir string, cfg *config.Config) (string, error) {
+	if t := os.Getenv("GIT_WORK_TREE"); t != "" {
+		return filepath.Abs(t)
+	}
+	if t := cfg.Core.Worktree; t != "" {
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(gitdir, t)
+		}
+		return filepath.Clean(t), nil
+	}
+	return os.Getwd()
+}
+
+// discover finds the git folder of the repository holding abs as git does
+// without GIT_DIR: walking up to a .git folder, or to a .git file naming
+// one. top is the working tree root.
+func discover(abs string) (gitdir, top string, err error) {
+	top = abs
+	var fi os.FileInfo
+	for {
+		if info, err := os.Stat(top); err == nil && !info.IsDir() {
+			top = filepath.Dir(top) // a file: its folder is searched
+		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", "", err
+		}
+		if fi, err = os.Stat(filepath.Join(top, gitDirName)); err == nil {
+			break
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return "", "", err
+		}
+		parent := filepath.Dir(top)
+		if parent == top {
+			return "", "", errNoRepository
+		}
+		top = parent
+	}
+	gitdir = filepath.Join(top, gitDirName)
+	if !fi.IsDir() {
+		if gitdir, err = readGitFile(top, gitdir); err != nil {
+			return "", "", err
+		}
+	}
+	return gitdir, top, nil
 }
 
 // gitDirName is the name of a working tree's git folder (or file).
@@ -264,26 +303,30 @@ func (r *Repo) tagObject(h plumbing.Hash) (*object.Tag, error) {
 // make Foundry unusable in the whole repository.
 var readOnlyExtensions = map[string]bool{"worktreeconfig": true, "partialclone": true, "preciousobjects": true, "noop": true, "noop-v1": true}
 
-var (
-	// errRepositoryFormat means core.repositoryformatversion is neither 0
-	// nor 1.
-	errRepositoryFormat = errors.New("core.repositoryformatversion not supported")
-	// errUnknownExtension means the config lists an extension that changes
-	// how the repository is read (objectFormat sha256, …).
-	errUnknownExtension = errors.New("unknown extension")
-	// errExtensionNeedsV1 means the config lists such an extension in a
-	// repository of format version 0, which git reads without extensions.
-	errExtensionNeedsV1 = errors.New("core.repositoryformatversion does not support extension")
-)
+// ErrUnsupportedFormat marks a repository whose format changes how it is
+// read, which Foundry does not implement: a format version above 1, or an
+// extension such as objectFormat sha256 (objects named by SHA-256). Foundry
+// reads the working tree of such a repository as outside git.
+var ErrUnsupportedFormat = errors.New("repository format not supported")
+
+// FormatError is the error of opening a repository whose format Foundry
+// does not read; it matches [ErrUnsupportedFormat] for errors.Is.
+type FormatError struct {
+	Setting string // the config that says so, "extensions.objectformat = sha256"
+}
+
+func (e *FormatError) Error() string        { return ErrUnsupportedFormat.Error() + ": " + e.Setting }
+func (e *FormatError) Is(target error) bool { return target == ErrUnsupportedFormat }
 
 // verifyExtensions refuses a repository whose format version or extensions
 // change how it is read, as go-git does when it opens one, except for
-// readOnlyExtensions and an objectFormat that names the default, sha1.
+// readOnlyExtensions and an objectFormat that names the default, sha1, with
+// a [FormatError] naming the setting.
 func verifyExtensions(cfg *config.Config) error {
 	switch v := cfg.Core.RepositoryFormatVersion; v {
 	case "", cfgformat.Version_0, cfgformat.Version_1:
 	default:
-		return fmt.Errorf("%w: %q", errRepositoryFormat, v)
+		return &FormatError{"core.repositoryformatversion = " + string(v)}
 	}
 	if cfg.Raw == nil || !cfg.Raw.HasSection("extensions") {
 		return nil
@@ -294,14 +337,16 @@ func verifyExtensions(cfg *config.Config) error {
 		if key == "objectformat" && strings.EqualFold(o.Value, "sha1") || readOnlyExtensions[key] {
 			continue
 		}
-		unknown = append(unknown, key)
+		unknown = append(unknown, "extensions."+key+" = "+o.Value)
 	}
 	switch {
 	case len(unknown) == 0:
 	case cfg.Core.RepositoryFormatVersion == cfgformat.Version_1:
-		return fmt.Errorf("%w: %s", errUnknownExtension, strings.Join(unknown, ", "))
+		return &FormatError{strings.Join(unknown, ", ")}
 	default:
-		return fmt.Errorf("%w: %s", errExtensionNeedsV1, strings.Join(unknown, ", "))
+		// git reads a version 0 repository without its extensions; go-git
+		// refuses it, and so does Foundry, reading objects with go-git.
+		return &FormatError{strings.Join(unknown, ", ") + " in a repository of format version 0"}
 	}
 	return nil
 }

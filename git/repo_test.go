@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -318,8 +319,8 @@ func TestOpenWithRepositoryExtensions(t *testing.T) {
 			for _, dir := range []string{filepath.Join(r.Dir, "p"), filepath.Join(wt, "p")} {
 				repo, err := git.Open(dir)
 				if tt.wantErr {
-					if err == nil {
-						t.Errorf("Open(%s) = nil error, want one", dir)
+					if !errors.Is(err, git.ErrUnsupportedFormat) || !strings.Contains(err.Error(), "extensions."+strings.ToLower(tt.ext[len(tt.ext)-1][0])) {
+						t.Errorf("Open(%s) error = %v, want ErrUnsupportedFormat naming the extension", dir, err)
 					}
 					continue
 				}
@@ -386,4 +387,68 @@ func TestStagedChanges(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("StagedChanges (-want +got):\n%s", diff)
 	}
+}
+
+// TestOpenWithGitDir: as in git, GIT_DIR names the git folder, and
+// GIT_WORK_TREE, else core.worktree, else the current folder the working
+// tree: a bare repository with a working tree elsewhere (the way some keep
+// their home folder in git), and a linked worktree's git folder, which git
+// sets in GIT_DIR for the hooks it runs there.
+//
+//nolint:paralleltest // sets the process's environment and folder
+func TestOpenWithGitDir(t *testing.T) {
+	r := gittest.New(t)
+	r.Write("p/.foundry/a", "main")
+	r.CommitAll("one")
+	bare := filepath.Join(t.TempDir(), "bare.git")
+	r.Git("clone", "-q", "--bare", r.Dir, bare)
+	elsewhere := t.TempDir()
+	linked := filepath.Join(t.TempDir(), "linked")
+	r.Git("worktree", "add", "-q", "-b", "feature", linked)
+	if err := os.WriteFile(filepath.Join(linked, "p/.foundry/a"), []byte("feature"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.Git("-C", linked, "commit", "-qam", "two")
+	configured := filepath.Join(t.TempDir(), "configured.git")
+	r.Git("clone", "-q", "--bare", r.Dir, configured)
+	r.Git("--git-dir", configured, "config", "core.worktree", "../tree")
+	for _, tt := range []struct {
+		name, gitDir, workTree, cwd string
+		wantRoot, wantHead          string
+	}{
+		{"bare, GIT_WORK_TREE", bare, elsewhere, t.TempDir(), elsewhere, "main"},
+		{"bare, the current folder", bare, "", elsewhere, elsewhere, "main"},
+		{"core.worktree", configured, "", t.TempDir(), filepath.Join(filepath.Dir(configured), "tree"), "main"},
+		{"a linked worktree's folder", filepath.Join(r.Dir, ".git", "worktrees", "linked"), "", linked, linked, "feature"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := os.MkdirAll(tt.wantRoot, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			t.Chdir(tt.cwd)
+			t.Setenv("GIT_DIR", tt.gitDir)
+			t.Setenv("GIT_WORK_TREE", tt.workTree)
+			repo, err := git.Open(tt.wantRoot)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer repo.Close()
+			if want, _ := filepath.EvalSymlinks(tt.wantRoot); repo.Root() != want {
+				t.Errorf("Root = %s, want %s", repo.Root(), want)
+			}
+			head, _, err := repo.RevFS("HEAD", "p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, err := fs.ReadFile(head, ".foundry/a"); err != nil || string(b) != tt.wantHead {
+				t.Errorf("HEAD content = %q, %v; want %q", b, err, tt.wantHead)
+			}
+		})
+	}
+	t.Run("GIT_DIR naming nothing", func(t *testing.T) {
+		t.Setenv("GIT_DIR", filepath.Join(t.TempDir(), "gone"))
+		if _, err := git.Open(r.Dir); !errors.Is(err, git.ErrNotRepository) {
+			t.Errorf("error = %v, want ErrNotRepository", err)
+		}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -191,6 +192,29 @@ func TestInstallOutsideRepository(t *testing.T) {
 	_, err := hooks.InstallPreCommit(context.Background(), t.TempDir(), hooks.Options{})
 	if !errors.Is(err, git.ErrNotRepository) {
 		t.Fatalf("error = %v, want git.ErrNotRepository", err)
+	}
+}
+
+// TestInstallUnsupportedRepository: where Foundry cannot read the
+// repository (objects named by SHA-256), the pre-commit hook, which reads
+// the index, is refused rather than installed to refuse every commit; the
+// merge driver, which reads the files git gives it, is registered.
+func TestInstallUnsupportedRepository(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	if _, err := r.TryGit("init", "-q", "--object-format=sha256", "sha256"); err != nil {
+		testenv.Missing(t, "a git that makes SHA-256 repositories (2.29 or later)", err)
+	}
+	dir := filepath.Join(r.Dir, "sha256")
+	_, err := hooks.InstallPreCommit(context.Background(), dir, hooks.Options{})
+	if !errors.Is(err, git.ErrUnsupportedFormat) || !strings.Contains(err.Error(), "would refuse every commit") {
+		t.Fatalf("error = %v, want ErrUnsupportedFormat saying why", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git", "hooks", "pre-commit")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("pre-commit hook: %v, want none", err)
+	}
+	if _, err := hooks.Install(context.Background(), dir, []string{hooks.MergeIndex}, hooks.Options{}); err != nil {
+		t.Errorf("merge driver: %v", err)
 	}
 }
 

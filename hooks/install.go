@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/foundryhq/foundry/git"
 	"github.com/foundryhq/foundry/internal/confined"
 )
 
@@ -165,6 +166,17 @@ func Install(ctx context.Context, root string, names []string, opts Options) (_ 
 	for _, name := range names {
 		if !slices.Contains(Names, name) {
 			return nil, fmt.Errorf("install %s hook: %q: %w", name, name, ErrUnknownHook)
+		}
+	}
+	if slices.Contains(names, PreCommit) {
+		// The hook reads what is staged with Foundry's own reader: where
+		// that cannot read the repository, it would refuse every commit.
+		g, err := git.Open(root)
+		if errors.Is(err, git.ErrUnsupportedFormat) {
+			return nil, fmt.Errorf("install pre-commit hook: %w; the hook could not read what a commit stages, and would refuse every commit", err)
+		}
+		if err == nil {
+			g.Close()
 		}
 	}
 	// A hooks folder created by a lock that then failed (ctx done) is

@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/foundryhq/foundry/config"
+	"github.com/foundryhq/foundry/git"
 	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/internal/gcpace"
 	"github.com/foundryhq/foundry/mcp"
@@ -366,7 +367,7 @@ func runMCPServe(ctx context.Context, env *cliEnv, opts *mcpOptions) error {
 		}
 		worktree := p.Root
 		repo, _, err := p.Git()
-		if err != nil {
+		if err != nil && !errors.Is(err, git.ErrUnsupportedFormat) {
 			return err
 		}
 		if repo != nil {
