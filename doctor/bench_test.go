@@ -65,6 +65,59 @@ func BenchmarkRun(b *testing.B) {
 	}
 }
 
+// BenchmarkRunFacts runs doctor over a project of 10,000 facts, in the
+// working tree and at --rev HEAD: the conflict scan, the fact checks and
+// the secret scan each look at every fact.
+func BenchmarkRunFacts(b *testing.B) {
+	r := gittest.New(b)
+	const n = 10000
+	types := []string{"decision", "constraint", "convention", "domain", "risk", "metric", "glossary"}
+	for i := range n {
+		id := fmt.Sprintf("fact-%04d", i+1)
+		r.Write(fmt.Sprintf(".foundry/memory/%s-the-service-relies-on-store-%d.md", id, i), fmt.Sprintf(`---
+id: %s
+type: %s
+title: The service relies on store %d for orders
+scope: project
+tags: [orders, store]
+confidence: medium
+source: code
+created: 2026-01-02
+status: active
+---
+Fact %d about orders.
+Why: measured in load test %d.
+How to apply: check store %d before changing orders.
+`, id, types[i%len(types)], i, i, i%97, i))
+	}
+	r.CommitAll("ten thousand facts")
+	r.Git("gc", "-q")
+	for _, bc := range []struct {
+		name string
+		src  project.Source
+	}{
+		{"worktree", project.Source{}},
+		{"rev", project.Source{Rev: "HEAD"}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				p, err := project.OpenLenient(r.Dir, bc.src)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rep, err := doctor.Run(context.Background(), doctor.Env{Project: p, NoHistory: true, Now: clock})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if rep.Files != n {
+					b.Fatalf("%d files checked, want %d", rep.Files, n)
+				}
+				p.Close()
+			}
+		})
+	}
+}
+
 // BenchmarkHistory is goal P4 of the performance issue: a doctor history
 // pass over 1,000 commits, each touching 10 of 2,000 artifacts, 10% of
 // which fail today (their contract was tightened by the last commit),

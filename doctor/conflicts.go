@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/foundryhq/foundry/artifacts"
 	"github.com/foundryhq/foundry/blackboard"
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/facts"
@@ -21,10 +20,6 @@ import (
 	"github.com/foundryhq/foundry/internal/ctrl"
 	"github.com/foundryhq/foundry/project"
 )
-
-// maxConflictScan bounds the files the conflict check reads: a larger file
-// under .foundry/ is no file foundry writes.
-const maxConflictScan = artifacts.MaxBytes
 
 // skipConflictScan reports whether a path under .foundry/ is left to
 // another pass (blackboard artifacts, which the sweep reads) or is no project
@@ -66,10 +61,9 @@ func (r *run) checkConflicts(ctx context.Context) error {
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		if fi, err := d.Info(); err != nil || fi.Size() > maxConflictScan {
-			return nil
-		}
-		data, err := fs.ReadFile(r.p.FS, p)
+		// The read is held to the file's size limit (at most 8 MiB for
+		// the files scanned): a larger file is no file foundry writes.
+		data, err := r.read(p)
 		if err != nil {
 			return nil
 		}

@@ -171,7 +171,7 @@ func (r *run) scanFacts(ctx context.Context, each func(facts.Fact) error) (raw [
 			continue
 		}
 		p := facts.Dir + "/" + e.Name()
-		data, err := fs.ReadFile(r.p.FS, p)
+		data, err := r.read(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed since the listing
 		}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"sort"
 	"time"
 
@@ -69,6 +70,46 @@ type run struct {
 
 	// Filled by the blackboard sweep for the later passes.
 	artifacts []artifact
+
+	// folders are the working tree's folders read opened once, by path
+	// (nil where one cannot be): see read. Run closes them.
+	folders map[string]*confined.Folder
+}
+
+// read returns the content of the file p of r.p.FS as fs.ReadFile does,
+// held to the file's size limit. In the working tree a regular file is
+// read from its folder, opened once a run ([confined.Folder]): four system
+// calls where the root walks to the file from the project's folder, about
+// ten, for each fact the conflict scan, the fact checks and the secret
+// scan read. Anything else goes through r.p.FS, whose answer decides.
+func (r *run) read(p string) ([]byte, error) {
+	if confined.RootOf(r.p.FS) == nil {
+		return fs.ReadFile(r.p.FS, p)
+	}
+	dir := path.Dir(p)
+	f, ok := r.folders[dir]
+	if !ok {
+		if r.folders == nil {
+			r.folders = map[string]*confined.Folder{}
+		}
+		f, _ = confined.RootOf(r.p.FS).OpenFolder(dir)
+		r.folders[dir] = f // nil when it cannot be opened
+	}
+	if f != nil {
+		if b, ok := f.ReadRegular(path.Base(p), confined.LimitFor(p).Max); ok {
+			return b, nil
+		}
+	}
+	return fs.ReadFile(r.p.FS, p)
+}
+
+// closeFolders closes the folders read opened.
+func (r *run) closeFolders() {
+	for _, f := range r.folders {
+		if f != nil {
+			f.Close()
+		}
+	}
 }
 
 // artifact is one blackboard file as the sweep saw it.
@@ -143,6 +184,7 @@ func Run(ctx context.Context, env Env) (*Report, error) {
 		r.restrict(env.Changed)
 		passes = r.stagedPasses()
 	}
+	defer r.closeFolders()
 	for _, pass := range passes {
 		if err := ctx.Err(); err != nil {
 			return nil, err

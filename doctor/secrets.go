@@ -80,7 +80,7 @@ func (r *run) checkStoredSecrets(ctx context.Context) error {
 			if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxSecretScanBytes {
 				continue
 			}
-			data, err := fs.ReadFile(r.p.FS, name)
+			data, err := r.read(name)
 			if err != nil {
 				continue // the checks of the material report unreadable files
 			}
