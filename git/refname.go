@@ -36,6 +36,9 @@ const minAbbrev = 4
 // object ID … is ambiguous") rather than pick one.
 var errAmbiguous = errors.New("is ambiguous")
 
+// errNotCommit marks a name that resolves to a tree or a blob.
+var errNotCommit = errors.New("not a commit")
+
 // resolveRefOrHash resolves name, a revision spec without ~, ^, : or @{,
 // to a commit as git rev-parse resolves name^{commit}:
 //
@@ -101,7 +104,8 @@ func (r *Repo) abbreviatedCommit(s string) (plumbing.Hash, error) {
 const maxTagChain = 64
 
 // peelToCommit returns h when it is a commit, or the commit a tag h points
-// to, through tags of tags as git's deref_tag does; anything else is
+// to, through tags of tags as git's deref_tag does. A tree or a blob is an
+// error wrapping errNotCommit that says which; anything else is
 // plumbing.ErrReferenceNotFound.
 func (r *Repo) peelToCommit(h plumbing.Hash) (plumbing.Hash, error) {
 	for range maxTagChain {
@@ -113,6 +117,11 @@ func (r *Repo) peelToCommit(h plumbing.Hash) (plumbing.Hash, error) {
 			break
 		}
 		h = t.Target
+	}
+	if o, err := r.st.EncodedObject(plumbing.AnyObject, h); err == nil && (o.Type() == plumbing.TreeObject || o.Type() == plumbing.BlobObject) {
+		// As git: "expected commit type, but the object dereferences to
+		// tree type".
+		return plumbing.ZeroHash, fmt.Errorf("it names a %s, %w", o.Type(), errNotCommit)
 	}
 	return plumbing.ZeroHash, plumbing.ErrReferenceNotFound
 }

@@ -215,7 +215,7 @@ func (r *Repo) commitAt(rev string, h plumbing.Hash) (*object.Commit, error) {
 // history pass, resolving hundreds of commits, would pay every time.
 func (r *Repo) resolveName(rev, name string) (plumbing.Hash, error) {
 	h, err := r.resolveRefOrHash(name)
-	if errors.Is(err, errAmbiguous) {
+	if errors.Is(err, errAmbiguous) || errors.Is(err, errNotCommit) {
 		return plumbing.ZeroHash, fmt.Errorf("resolve revision %q: %w: %v", rev, ErrRevisionNotFound, err)
 	}
 	if err != nil || h.IsZero() {
