@@ -300,6 +300,15 @@ func TestParseIndexFromGit(t *testing.T) {
 				if !errors.Is(err, ErrIndexUnsupported) || !strings.Contains(err.Error(), tc.unsupported) {
 					t.Fatalf("parseIndex = %v, want ErrIndexUnsupported naming %s", err, tc.unsupported)
 				}
+				repo, err := Open(r.Dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer repo.Close()
+				// A split index is read whole, with its shared file.
+				if _, err := repo.ReadIndex(); err != nil && !strings.HasPrefix(err.Error(), "read git index: "+ErrIndexUnsupported.Error()) {
+					t.Errorf("ReadIndex = %v, want it to begin: read git index: %v", err, ErrIndexUnsupported)
+				}
 				return
 			}
 			if err != nil {

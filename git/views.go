@@ -117,7 +117,7 @@ type Index struct {
 // shared file first. An index it does not read (a sparse index, a damaged
 // file) is an error wrapping [ErrIndexUnsupported] that says what it holds.
 func (r *Repo) ReadIndex() (*Index, error) {
-	data, name, err := r.indexBytes()
+	data, file, err := r.indexBytes()
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +129,7 @@ func (r *Repo) ReadIndex() (*Index, error) {
 		ix, err = readSplitIndex(ix, link, r.sharedIndexLoader())
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read git index %s: %w", name, err)
+		return nil, fmt.Errorf("read git index%s: %w", file, err)
 	}
 	return &Index{repo: r, ix: ix}, nil
 }
@@ -194,30 +194,25 @@ func (r *Repo) sharedIndexLoader() func(name string) ([]byte, error) {
 	}
 }
 
-// indexBytes returns the content of the index file and its name for
-// messages; nil content when there is no index file.
-func (r *Repo) indexBytes() ([]byte, string, error) {
+// indexBytes returns the content of the index file, nil when there is
+// none, and, for messages, " " and GIT_INDEX_FILE where that names it.
+func (r *Repo) indexBytes() (data []byte, file string, err error) {
 	if p := os.Getenv("GIT_INDEX_FILE"); p != "" {
 		// Relative to the working directory, as for git.
-		data, err := readRegular(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, p, nil
-		}
-		if err != nil {
-			return nil, p, fmt.Errorf("read git index: %w", err)
-		}
-		return data, p, nil
+		data, err = readRegular(p)
+		file = " " + p
+	} else {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		data, err = readAll(r.st.Filesystem(), "index")
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	data, err := readAll(r.st.Filesystem(), "index")
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, "index", nil
+		return nil, file, nil
 	}
 	if err != nil {
-		return nil, "index", fmt.Errorf("read git index: %w", err)
+		return nil, file, fmt.Errorf("read git index%s: %w", file, err)
 	}
-	return data, "index", nil
+	return data, file, nil
 }
 
 // readRegular is os.ReadFile for a regular file only (links followed): the
