@@ -130,7 +130,7 @@ EXIT STATUS:
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "title", Usage: "the fact itself as one `TEXT` line, at most 80 characters (required)", Destination: &opts.req.Title},
 					&cli.StringFlag{Name: "type", Usage: "one `TYPE` of decision, constraint, convention, domain, risk, metric or glossary (required)", Destination: (*string)(&opts.req.Type)},
-					&cli.StringFlag{Name: "body", Usage: "the fact's `TEXT`, at most 120 words", Destination: &opts.body},
+					&cli.StringFlag{Name: "body", Usage: "the fact's `TEXT`, at most 120 words (required, or --body-file)", Destination: &opts.body},
 					&cli.StringFlag{Name: "body-file", Usage: "read the body from `FILE` (- for stdin)", Destination: &opts.bodyFile},
 					&cli.StringFlag{Name: "scope", Usage: "the `SCOPE`: project, module:<name> or vertical:<name> (default: project)", Destination: &opts.req.Scope},
 					&cli.StringSliceFlag{Name: "tag", Usage: "a `TAG`; repeat or separate with commas", Destination: opts.tags},
