@@ -447,8 +447,13 @@ func parseIndex(data []byte) (parsedIndex, error) {
 // when either side has it, unless base had it and one side removed it (that
 // fact was superseded or expired there). The union is re-sorted, the budget
 // (tokens; 0 means the default) re-applied and the summary line rewritten.
-// The active count is estimated as ours + theirs − base; `foundry doctor
-// --fix` or `foundry memory index` makes the file exact after the merge.
+// The active count is estimated as ours + theirs − base (the facts the
+// sides omitted over their budget have no line to merge), less one for each
+// line both sides added: that fact, of the same id and text on both sides,
+// is one file after the merge. Two lines of one id and different text are
+// two facts (a duplicate id, which `foundry doctor --fix` renumbers).
+// `foundry doctor --fix` or `foundry memory index` makes the file exact
+// after the merge.
 // An empty side is an index with no facts; a side with conflict markers or
 // a malformed fact line is an error matching [ErrBadIndex].
 func MergeIndex(base, ours, theirs []byte, budget int) ([]byte, error) {
@@ -485,6 +490,12 @@ func MergeIndex(base, ours, theirs []byte, budget int) ([]byte, error) {
 		entries = append(entries, e)
 	}
 	active := sides[1].active + sides[2].active - sides[0].active
+	for line := range o {
+		_, inBase := b[line]
+		if _, inT := t[line]; inT && !inBase {
+			active-- // counted by ours and by theirs
+		}
+	}
 	return renderIndex(entries, active, budget).Content, nil
 }
 

@@ -413,23 +413,47 @@ func TestMergeIndexFiles(t *testing.T) {
 	a := facts.Fact{ID: "fact-0001", Type: facts.Decision, Confidence: facts.High, Created: "2026-01-01", Title: "Persistence uses Flyway", Scope: "project"}
 	b := facts.Fact{ID: "fact-0002", Type: facts.Constraint, Confidence: facts.Medium, Created: "2026-01-02", Title: "Tokens expire after one hour", Scope: "project"}
 	c := facts.Fact{ID: "fact-0003", Type: facts.Convention, Confidence: facts.Low, Created: "2026-01-03", Title: "Branches are named for the issue", Scope: "project"}
-	dir := t.TempDir()
-	write := func(name string, data []byte) string {
+	d := facts.Fact{ID: "fact-0004", Type: facts.Domain, Confidence: facts.Medium, Created: "2026-01-04", Title: "Both branches learn the same fact", Scope: "project"}
+	b2 := b // another branch's fact-0002
+	b2.Title = "Invoices are sent monthly"
+	write := func(t *testing.T, dir, name string, data []byte) string {
+		t.Helper()
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return p
 	}
-	base, ours, theirs := write("O", mk(a)), write("A", mk(a, b)), write("B", mk(a, c))
-	if err := hooks.MergeIndexFiles(base, ours, theirs, 0); err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name               string
+		base, ours, theirs []byte
+		want               []byte
+	}{
+		{name: "each side adds a fact", base: mk(a), ours: mk(a, b), theirs: mk(a, c), want: mk(a, b, c)},
+		// The fact is one file after the merge: its line is one fact.
+		{name: "both sides add the same fact", base: mk(a), ours: mk(a, b, d), theirs: mk(a, c, d), want: mk(a, b, c, d)},
+		// Two facts of one id, which doctor --fix renumbers.
+		{name: "both sides add one id with different text", base: mk(a), ours: mk(a, b), theirs: mk(a, b2), want: mk(a, b, b2)},
+		{name: "one side removes a fact the other keeps", base: mk(a, b), ours: mk(a, c), theirs: mk(a, b, d), want: mk(a, c, d)},
+		{name: "both sides remove the same fact", base: mk(a, b), ours: mk(a, c), theirs: mk(a, d), want: mk(a, c, d)},
 	}
-	if diff := cmp.Diff(string(mk(a, b, c)), readFile(t, ours)); diff != "" {
-		t.Fatalf("merged index (-want +got):\n%s", diff)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			ours := write(t, dir, "A", tt.ours)
+			if err := hooks.MergeIndexFiles(write(t, dir, "O", tt.base), ours, write(t, dir, "B", tt.theirs), 0); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(tt.want), readFile(t, ours)); diff != "" {
+				t.Errorf("merged index (-want +got):\n%s", diff)
+			}
+		})
 	}
 
-	bad := write("bad", []byte("<<<<<<< ours\n"))
+	dir := t.TempDir()
+	base, ours := write(t, dir, "O", mk(a)), write(t, dir, "A", mk(a, b))
+	bad := write(t, dir, "bad", []byte("<<<<<<< ours\n"))
 	before := readFile(t, ours)
 	if err := hooks.MergeIndexFiles(base, ours, bad, 0); !errors.Is(err, facts.ErrBadIndex) {
 		t.Fatalf("merge with conflict markers: error = %v, want ErrBadIndex", err)
@@ -440,7 +464,7 @@ func TestMergeIndexFiles(t *testing.T) {
 
 	// A version larger than any file Foundry reads (a hostile history) is
 	// refused before it is read whole: git records a conflict.
-	huge := write("huge", bytes.Repeat([]byte("- fact-0001 · decision · high · 2026-01-01 · x\n"), 9<<20/48))
+	huge := write(t, dir, "huge", bytes.Repeat([]byte("- fact-0001 · decision · high · 2026-01-01 · x\n"), 9<<20/48))
 	if err := hooks.MergeIndexFiles(base, ours, huge, 0); err == nil || !strings.Contains(err.Error(), "limit") {
 		t.Fatalf("merge with a 9 MiB version: error = %v, want it refused over the limit", err)
 	}
