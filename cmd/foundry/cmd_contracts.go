@@ -42,11 +42,13 @@ EXIT STATUS:
 				ArgsUsage: " ",
 				Description: `Prints one contract a line: its id and where it comes from (embedded or
 local). With --json, {"contracts": [{id, origin, digest}, …]}, the digest
-being "sha256:<hex>" of the schema file.
+being "sha256:<hex>" of the schema file. A project contract that cannot be
+loaded is left out of the list and named in a warning on stderr; doctor
+reports it as a problem.
 
 EXIT STATUS:
-   0  ok
-   1  a project contract cannot be loaded
+   0  ok, contracts left out included
+   1  the project's contracts cannot be read
    2  malformed command line`,
 				Action: func(c *cli.Context) error {
 					if c.NArg() > 0 {
