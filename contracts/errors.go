@@ -16,6 +16,9 @@ var (
 	// embedded contract (or shared piece) with different content; a
 	// published version is never edited.
 	ErrContractRedefined = errors.New("redefines a published contract")
+	// ErrSchemaTooDeep means a project-local schema file nests arrays and
+	// objects deeper than MaxSchemaDepth.
+	ErrSchemaTooDeep = errors.New("schema nested too deep")
 	// ErrInvalidSchema means a schema does not compile: it is not valid
 	// JSON Schema, or a $ref in it cannot be resolved.
 	ErrInvalidSchema = errors.New("invalid schema")

@@ -364,6 +364,12 @@ func TestLoadLocal(t *testing.T) {
 		{name: "bad name", files: fstest.MapFS{
 			".foundry/schemas/Incident.schema.json": {Data: []byte(`{}`)},
 		}, wantErr: ".foundry/schemas/Incident.schema.json: name must be <noun>.v<major>.schema.json (lowercase)"},
+		{name: "nested as deep as allowed", files: fstest.MapFS{
+			".foundry/schemas/deep.v1.schema.json": {Data: []byte(`{"const": ` + strings.Repeat("[", contracts.MaxSchemaDepth-1) + strings.Repeat("]", contracts.MaxSchemaDepth-1) + `}`)},
+		}, wantIDs: 12},
+		{name: "nested deeper", files: fstest.MapFS{
+			".foundry/schemas/deep.v1.schema.json": {Data: []byte(`{"const": ` + strings.Repeat("[", contracts.MaxSchemaDepth) + strings.Repeat("]", contracts.MaxSchemaDepth) + `}`)},
+		}, wantErr: ".foundry/schemas/deep.v1.schema.json: schema nested too deep: 257 levels of arrays and objects, at most 256", wantIs: contracts.ErrSchemaTooDeep},
 		{name: "not JSON", files: fstest.MapFS{
 			".foundry/schemas/incident.v1.schema.json": {Data: []byte("{\n  oops\n}")},
 		}, wantErr: ".foundry/schemas/incident.v1.schema.json: not parseable JSON at 2:3: invalid character 'o' looking for beginning of object key string"},

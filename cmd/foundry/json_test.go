@@ -148,15 +148,16 @@ func TestJSONShapes(t *testing.T) {
 	}
 }
 
-// TestContractsShowNestedDeep: a local contract 18 KB long whose const
-// nests 9,000 arrays would print 160 MB indented (each line carries its
-// depth in spaces); contracts show prints it compact, on one line.
+// TestContractsShowNestedDeep: a local contract of 100 KB whose const
+// holds 50,000 numbers 200 arrays deep would print 20 MB indented (each
+// line carries its depth in spaces); contracts show prints it compact, on
+// one line.
 //
 //nolint:paralleltest // urfave/cli v2 keeps its help flag in a package variable
 func TestContractsShowNestedDeep(t *testing.T) {
 	dir := t.TempDir()
 	mustRun(t, dir, nil, "init")
-	deep := strings.Repeat("[", 9000) + strings.Repeat("]", 9000)
+	deep := strings.Repeat("[", 200) + strings.Repeat("0,", 50000) + "0" + strings.Repeat("]", 200)
 	testenv.WriteFile(t, dir, ".foundry/schemas/deep.v1.schema.json",
 		`{"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "deep.v1.schema.json", "const": `+deep+`}`)
 	code, stdout, stderr := runIn(t, dir, "", "contracts", "show", "deep.v1")
