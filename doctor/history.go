@@ -75,7 +75,7 @@ func (r *run) checkHistory(ctx context.Context) error {
 		return err
 	}
 	hist.Ran, hist.From, hist.Commits, hist.Truncated = true, h.Head.Short, h.Commits, h.Truncated
-	hr := &historyRun{run: r, h: h, regs: map[string]*contracts.Registry{}, atCommit: map[string]*contracts.Registry{}}
+	hr := &historyRun{run: r, h: h, regs: map[string]*contracts.Registry{}, atCommit: map[string]*contracts.Registry{}, ancestor: map[[2]string]bool{}}
 	if err := hr.breakingEdits(); err != nil {
 		return err
 	}
@@ -96,6 +96,23 @@ type historyRun struct {
 	// artifact asks again about the commits that changed a schema.
 	atCommit map[string]*contracts.Registry
 	sc       []git.PathChange // schemaCommits, once computed
+	// ancestor is isAncestor's answer by the two commits' hashes: the
+	// artifacts a commit wrote together ask about the same commits.
+	ancestor map[[2]string]bool
+}
+
+// isAncestor reports whether commit a is commit b or in its history.
+func (hr *historyRun) isAncestor(a, b string) (bool, error) {
+	key := [2]string{a, b}
+	if ok, done := hr.ancestor[key]; done {
+		return ok, nil
+	}
+	ok, err := hr.repo.IsAncestor(a, b)
+	if err != nil {
+		return false, err
+	}
+	hr.ancestor[key] = ok
+	return ok, nil
 }
 
 // isContractFile reports whether p is a project-local contract or shared
@@ -292,21 +309,35 @@ func (hr *historyRun) explain(a artifact) error {
 	if vs, err := then.Validate(a.contract, data); err != nil || len(vs) > 0 {
 		return nil // invalid already when written
 	}
+	// The contract was tightened by the oldest commit whose version rejects
+	// the artifact and is not in the history of the commit that wrote it.
+	// The walk's order, by commit date, does not tell that alone: a
+	// contract tightened on a branch before the artifact was written, and
+	// merged since, is older than the artifact's commit yet not in its
+	// history. So an older commit is looked up there (a walk of the
+	// artifact's history); a newer one is taken to be outside it.
 	where := ""
 	sc := hr.schemaCommits()
 	for i := len(sc) - 1; i >= 0; i-- { // oldest first
 		c := sc[i]
-		if c.Seq >= written.Seq {
-			continue // not after the artifact was written
-		}
 		reg := hr.registryAt(c.Commit.Hash)
-		if reg == nil || !reg.Has(a.contract) {
+		if reg == nil || reg == then || !reg.Has(a.contract) {
+			continue // reg == then: the schemas the artifact was written against
+		}
+		if vs, err := reg.Validate(a.contract, data); err != nil || len(vs) == 0 {
 			continue
 		}
-		if vs, err := reg.Validate(a.contract, data); err == nil && len(vs) > 0 {
-			where = c.Commit.Short
-			break
+		if c.Seq >= written.Seq {
+			had, err := hr.isAncestor(c.Commit.Hash, written.Commit.Hash)
+			if err != nil {
+				return err
+			}
+			if had {
+				continue // a version replaced before the artifact was written
+			}
 		}
+		where = c.Commit.Short
+		break
 	}
 	if where == "" {
 		if where = hr.uncommitted(); where == "" {

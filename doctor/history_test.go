@@ -356,3 +356,87 @@ func TestHistoryManyFailingArtifacts(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryTighteningMerged explains an artifact whose contract was
+// tightened on another line of history than the commit that wrote it, the
+// two merged since: the note names the commit that tightened the contract,
+// as the breaking-edit finding does, whichever of the two is the older.
+func TestHistoryTighteningMerged(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		onBranch string // the step committed on the branch merged into main
+		first    string // the step committed first
+	}{
+		{"tightened on a branch first", "tighten", "tighten"},
+		{"tightened on a branch later", "tighten", "write"},
+		{"written on a branch first", "write", "write"},
+		{"written on a branch later", "write", "tighten"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := gittest.New(t)
+			r.Write(noteSchema, noteV1)
+			published := r.CommitAll("publish note.v1")
+			r.Git("branch", "side")
+			rev := map[string]string{}
+			steps := map[string]func(){
+				"tighten": func() { r.Write(noteSchema, noteV1Required); rev["tighten"] = r.CommitAll("note.v1 requires an owner") },
+				"write":   func() { r.Write(scribe, validNote); rev["write"] = r.CommitAll("the scribe's note") },
+			}
+			order := []string{"tighten", "write"}
+			if tt.first == "write" {
+				order = []string{"write", "tighten"}
+			}
+			for _, s := range order {
+				branch := "main"
+				if s == tt.onBranch {
+					branch = "side"
+				}
+				r.Git("checkout", "-q", branch)
+				steps[s]()
+			}
+			r.Git("checkout", "-q", "main")
+			r.Git("merge", "-q", "--no-edit", "side")
+
+			tightened, written := short(r, rev["tighten"]), short(r, rev["write"])
+			want := []brief{
+				{doctor.CheckContractsBreaking, noteSchema, `#: new required property "owner"`,
+					"breaking edit of note.v1 in " + tightened + " (" + date(r, rev["tighten"]) + "), published in " + short(r, published) + ": a published version is never edited; publish note.v2 instead"},
+				{doctor.CheckBlackboardStale, scribe, `#: missing required property "owner"`,
+					"written in " + written + " (" + date(r, rev["write"]) + ") before note.v1 tightened in " + tightened},
+			}
+			for _, src := range []project.Source{{}, {Staged: true}, {Rev: "HEAD"}} {
+				if diff := cmp.Diff(want, briefs(runDoctor(t, r.Dir, src, false))); diff != "" {
+					t.Errorf("%+v: findings (-want +got):\n%s", src, diff)
+				}
+			}
+		})
+	}
+}
+
+// TestHistoryTightenedAgain names the commit that tightened the contract
+// after the artifact was written, not an older one whose tighter version
+// the artifact's commit had already replaced.
+func TestHistoryTightenedAgain(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	r.Write(noteSchema, noteV1)
+	r.CommitAll("publish note.v1")
+	r.Write(noteSchema, noteV1Required)
+	r.CommitAll("note.v1 requires an owner")
+	r.Write(noteSchema, noteV1)
+	r.CommitAll("note.v1 no longer requires an owner")
+	r.Write(scribe, validNote)
+	written := r.CommitAll("the scribe's note")
+	r.Write(noteSchema, noteV1Required)
+	tightened := r.CommitAll("note.v1 requires an owner again")
+
+	rep := runDoctor(t, r.Dir, project.Source{}, false)
+	want := "written in " + short(r, written) + " (" + date(r, written) + ") before note.v1 tightened in " + short(r, tightened)
+	stale := rep.FindingsOf(doctor.CheckBlackboardStale)
+	if len(stale) != 1 || stale[0].Note != want {
+		t.Errorf("tightened findings %+v, want one noted %q", stale, want)
+	}
+}
