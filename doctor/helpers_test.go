@@ -9,6 +9,7 @@ import (
 
 	"github.com/foundryhq/foundry/doctor"
 	"github.com/foundryhq/foundry/facts"
+	"github.com/foundryhq/foundry/git"
 	"github.com/foundryhq/foundry/project"
 )
 
@@ -125,6 +126,30 @@ func open(t testing.TB, dir string, src project.Source) *project.Project {
 func runDoctor(t testing.TB, dir string, src project.Source, noHistory bool) *doctor.Report {
 	t.Helper()
 	rep, err := doctor.Run(context.Background(), doctor.Env{Project: open(t, dir, src), Now: clock, NoHistory: noHistory})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// stagedCheck runs the pre-commit hook's check, as foundry hook pre-commit
+// does: doctor over the index, restricted to what it changes under .foundry/.
+func stagedCheck(t testing.TB, dir string) *doctor.Report {
+	t.Helper()
+	p := open(t, dir, project.Source{Staged: true})
+	linked := project.Dir // a linked .foundry has its files staged where the link leads
+	if real, err := git.RealPath(p.FS, project.Dir); err == nil {
+		linked = real
+	}
+	staged, err := p.Index.StagedChanges(linked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes := make([]git.Change, len(staged))
+	for i, c := range staged {
+		changes[i] = git.Change{Path: project.Dir + "/" + c.Path, Kind: c.Kind}
+	}
+	rep, err := doctor.Run(context.Background(), doctor.Env{Project: p, Changed: changes, Now: clock})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,17 +142,17 @@ func (hr *historyRun) breakingEdits() error {
 		}
 		hr.checked(CheckContractsBreaking, 1)
 		changes := hr.h.Changes(p)
+		published, _ := publication(changes)
 		var prev string // blob of the latest version before the one looked at
-		var published git.Commit
 		for i := len(changes) - 1; i >= 0; i-- {
 			c := changes[i]
 			switch {
 			case prev == "":
 				if !c.Deleted() {
-					prev, published = c.Blob, c.Commit
+					prev = c.Blob
 				}
 			case c.Deleted():
-				hr.add(CheckContractsBreaking, Finding{File: p, Message: "#: deleted the published contract", Note: editNote(p, describeCommit(c.Commit), published)})
+				hr.add(CheckContractsBreaking, Finding{File: p, Message: "#: deleted the published contract", Note: editNote(p, describeCommit(c.Commit), published.Short)})
 			default:
 				if err := hr.compareVersions(p, prev, c.Blob, describeCommit(c.Commit), published); err != nil {
 					return err
@@ -169,7 +169,7 @@ func (hr *historyRun) breakingEdits() error {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if !changes[0].Deleted() {
-				hr.add(CheckContractsBreaking, Finding{File: p, Message: "#: deleted the published contract", Note: editNote(p, where, published)})
+				hr.add(CheckContractsBreaking, Finding{File: p, Message: "#: deleted the published contract", Note: editNote(p, where, published.Short)})
 			}
 		case unread:
 			continue // contracts.local reports the file
@@ -214,16 +214,29 @@ func (hr *historyRun) addBreaking(p string, old, cur []byte, where string, publi
 		return // a version that is not JSON is reported by contracts.local when current
 	}
 	for _, c := range changes {
-		hr.add(CheckContractsBreaking, Finding{File: p, Message: c.String(), Note: editNote(p, where, published)})
+		hr.add(CheckContractsBreaking, Finding{File: p, Message: c.String(), Note: editNote(p, where, published.Short)})
 	}
 }
 
-// editNote says who edited a published contract and what to do instead.
-func editNote(p, where string, published git.Commit) string {
+// editNote says who edited a published contract and what to do instead;
+// published names the commit that published it.
+func editNote(p, where, published string) string {
 	name := path.Base(p)
 	id := strings.TrimSuffix(strings.TrimSuffix(name, ".schema.json"), ".defs.json")
 	return fmt.Sprintf("breaking edit of %s in %s, published in %s: a published version is never edited; publish %s instead",
-		id, where, published.Short, nextVersion(name))
+		id, where, published, nextVersion(name))
+}
+
+// publication returns the commit that published a file: the oldest of its
+// changes (newest first, as [git.History.Changes] gives them) that did not
+// delete it.
+func publication(changes []git.PathChange) (git.Commit, bool) {
+	for i := len(changes) - 1; i >= 0; i-- {
+		if !changes[i].Deleted() {
+			return changes[i].Commit, true
+		}
+	}
+	return git.Commit{}, false
 }
 
 // registryAt returns the contracts as of a commit: the embedded ones plus

@@ -440,3 +440,143 @@ func TestHistoryTightenedAgain(t *testing.T) {
 		t.Errorf("tightened findings %+v, want one noted %q", stale, want)
 	}
 }
+
+// TestStagedBreakingPublishedIn checks that the pre-commit hook's check
+// names the commit that published the contract it finds edited or deleted,
+// as doctor --staged does, not HEAD.
+func TestStagedBreakingPublishedIn(t *testing.T) {
+	t.Parallel()
+	requireOwner := func(schema string) string {
+		return strings.Replace(schema, `"required": ["schema", "producedBy", "title"]`, `"required": ["schema", "producedBy", "title", "owner"]`, 1)
+	}
+	// Each build commits a history, stages an edit of note.v1 and returns
+	// the repository and what the note should say published it.
+	tests := []struct {
+		name    string
+		build   func(t *testing.T) (*gittest.Repo, string)
+		message string
+		// sweep is whether doctor --staged reports the edit too: its
+		// history stops at a shallow clone's boundary, and does not follow
+		// a linked .foundry.
+		sweep bool
+	}{
+		{
+			name: "unrelated commits since",
+			build: func(t *testing.T) (*gittest.Repo, string) {
+				r := gittest.New(t)
+				r.Write(noteSchema, noteV1)
+				published := r.CommitAll("publish note.v1")
+				for i := range 3 {
+					r.Write(".foundry/runbooks/x.md", fmt.Sprintf("---\ntitle: X%d\n---\n", i))
+					r.CommitAll("unrelated")
+				}
+				r.Write(noteSchema, noteV1Required)
+				r.Git("add", "-A")
+				return r, short(r, published)
+			},
+			message: `#: new required property "owner"`,
+			sweep:   true,
+		},
+		{
+			name: "a non-breaking edit since",
+			build: func(t *testing.T) (*gittest.Repo, string) {
+				r := gittest.New(t)
+				r.Write(noteSchema, noteV1)
+				published := r.CommitAll("publish note.v1")
+				r.Write(noteSchema, noteV1Widened)
+				r.CommitAll("note.v1: optional tags, longer titles")
+				r.Write(noteSchema, requireOwner(noteV1Widened))
+				r.Git("add", "-A")
+				return r, short(r, published)
+			},
+			message: `#: new required property "owner"`,
+			sweep:   true,
+		},
+		{
+			name: "published on a branch merged since",
+			build: func(t *testing.T) (*gittest.Repo, string) {
+				r := gittest.New(t)
+				r.Write(".foundry/runbooks/x.md", "---\ntitle: X\n---\n")
+				r.CommitAll("a runbook")
+				r.Git("checkout", "-q", "-b", "side")
+				r.Write(noteSchema, noteV1)
+				published := r.CommitAll("publish note.v1")
+				r.Git("checkout", "-q", "main")
+				r.Write(".foundry/runbooks/y.md", "---\ntitle: Y\n---\n")
+				r.CommitAll("another runbook")
+				r.Git("merge", "-q", "--no-edit", "side")
+				r.Write(noteSchema, noteV1Required)
+				r.Git("add", "-A")
+				return r, short(r, published)
+			},
+			message: `#: new required property "owner"`,
+			sweep:   true,
+		},
+		{
+			name: "deleted",
+			build: func(t *testing.T) (*gittest.Repo, string) {
+				r := gittest.New(t)
+				r.Write(noteSchema, noteV1)
+				published := r.CommitAll("publish note.v1")
+				r.Write(".foundry/runbooks/x.md", "---\ntitle: X\n---\n")
+				r.CommitAll("unrelated")
+				r.Git("rm", "-q", noteSchema)
+				return r, short(r, published)
+			},
+			message: "#: deleted the published contract",
+			sweep:   true,
+		},
+		{
+			name: "in a linked .foundry",
+			build: func(t *testing.T) (*gittest.Repo, string) {
+				r := gittest.New(t)
+				r.Write("meta/foundry/schemas/note.v1.schema.json", noteV1)
+				if err := os.Symlink(filepath.Join("meta", "foundry"), filepath.Join(r.Dir, ".foundry")); err != nil {
+					t.Fatal(err)
+				}
+				published := r.CommitAll("publish note.v1")
+				r.Write("README.md", "unrelated\n")
+				r.CommitAll("unrelated")
+				r.Write(noteSchema, noteV1Required)
+				r.Git("add", "-A")
+				return r, short(r, published)
+			},
+			message: `#: new required property "owner"`,
+		},
+		{
+			name: "published beyond a shallow clone's boundary",
+			build: func(t *testing.T) (*gittest.Repo, string) {
+				src := gittest.New(t)
+				src.Write(noteSchema, noteV1)
+				src.CommitAll("publish note.v1")
+				src.Write(".foundry/runbooks/x.md", "---\ntitle: X\n---\n")
+				src.CommitAll("unrelated")
+				r := gittest.New(t)
+				r.Git("fetch", "-q", "--depth", "1", "file://"+src.Dir, "main")
+				r.Git("checkout", "-q", "-B", "main", "FETCH_HEAD")
+				r.Write(noteSchema, noteV1Required)
+				r.Git("add", "-A")
+				return r, "a commit at or beyond the shallow clone's boundary"
+			},
+			message: `#: new required property "owner"`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r, published := tt.build(t)
+			want := []brief{{doctor.CheckContractsBreaking, noteSchema, tt.message,
+				"breaking edit of note.v1 in the index (staged), published in " + published + ": a published version is never edited; publish note.v2 instead"}}
+			if diff := cmp.Diff(want, briefs(stagedCheck(t, r.Dir))); diff != "" {
+				t.Errorf("staged check (-want +got):\n%s", diff)
+			}
+			if !tt.sweep {
+				want = nil
+			}
+			got := runDoctor(t, r.Dir, project.Source{Staged: true}, false).FindingsOf(doctor.CheckContractsBreaking)
+			if diff := cmp.Diff(want, briefs(&doctor.Report{Findings: got})); diff != "" {
+				t.Errorf("doctor --staged (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

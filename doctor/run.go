@@ -34,7 +34,9 @@ type Env struct {
 	// (project-relative paths). Only those files are read, with what they
 	// touch: the names of the other fact files, the facts a staged fact
 	// links to, the project's contracts, and HEAD's version of a changed
-	// contract. The checks that need the whole project are skipped.
+	// contract (and, when the commit edits one in a breaking way or
+	// deletes it, HEAD's history, for the commit that published it). The
+	// checks that need the whole project are skipped.
 	Changed []git.Change
 	// Progress, when set, receives the progress of the long sweeps. It is
 	// called from the goroutine that runs Run.

@@ -128,20 +128,20 @@ func (r *run) factUniverse(raw []facts.Fact) (map[string][]facts.Fact, error) {
 // checkStagedBreaking compares every staged change of a contract file that
 // HEAD has with HEAD's version: a published contract is never edited in a
 // breaking way, nor deleted.
-func (r *run) checkStagedBreaking(context.Context) error {
+func (r *run) checkStagedBreaking(ctx context.Context) error {
 	if r.repo == nil || !r.repo.HasCommits() {
 		r.skip(CheckContractsBreaking, "the repository has no commits yet")
 		return nil
 	}
 	var head fs.FS
-	var commit git.Commit
+	var found []int // the findings, whose notes name the commit that published the file
 	for _, c := range r.changes {
 		if c.Kind == git.Added || !isContractFile(c.Path) {
 			continue
 		}
 		if head == nil {
 			var err error
-			if head, commit, err = r.repo.RevFS("HEAD", r.rel); err != nil {
+			if head, _, err = r.repo.RevFS("HEAD", r.rel); err != nil {
 				return err
 			}
 		}
@@ -150,9 +150,8 @@ func (r *run) checkStagedBreaking(context.Context) error {
 		if err != nil {
 			return fmt.Errorf("read %s at HEAD: %w", c.Path, err)
 		}
-		note := editNote(c.Path, "the index (staged)", commit)
 		if c.Kind == git.Deleted {
-			r.add(CheckContractsBreaking, Finding{File: c.Path, Message: "#: deleted the published contract", Note: note})
+			found = append(found, r.add(CheckContractsBreaking, Finding{File: c.Path, Message: "#: deleted the published contract"}))
 			continue
 		}
 		cur, err := fs.ReadFile(r.p.FS, c.Path)
@@ -164,10 +163,58 @@ func (r *run) checkStagedBreaking(context.Context) error {
 			continue // contracts.local reports a version that is not JSON
 		}
 		for _, bc := range changes {
-			r.add(CheckContractsBreaking, Finding{File: c.Path, Message: bc.String(), Note: note})
+			found = append(found, r.add(CheckContractsBreaking, Finding{File: c.Path, Message: bc.String()}))
 		}
 	}
+	if len(found) == 0 {
+		return nil
+	}
+	published, err := r.publishers(ctx, head, found)
+	if err != nil {
+		return err
+	}
+	for _, i := range found {
+		f := &r.rep.Findings[i]
+		f.Note = editNote(f.File, "the index (staged)", published[f.File])
+	}
 	return nil
+}
+
+// publishers returns, by file, the commit that published each contract file
+// the findings are on (head is HEAD's tree), as the history pass names it:
+// the oldest commit of HEAD's history that added the file. Only a commit the hook refuses pays
+// for the walk, which reads every commit once but only the trees on the way
+// to those files, as the history pass does. It stops at a shallow clone's
+// boundary: when no commit it reached added the file, the note says the
+// version was published at or beyond it.
+func (r *run) publishers(ctx context.Context, head fs.FS, found []int) (map[string]string, error) {
+	// A linked .foundry has its files committed where the link leads.
+	real := map[string]string{}
+	var paths []string
+	for _, i := range found {
+		p := r.rep.Findings[i].File
+		if _, ok := real[p]; ok {
+			continue
+		}
+		rp, err := git.RealPath(head, p)
+		if err != nil {
+			return nil, err
+		}
+		real[p] = rp
+		paths = append(paths, rp)
+	}
+	h, err := r.repo.History(ctx, "HEAD", git.HistoryOptions{Sub: r.rel, Prefixes: paths})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for p, rp := range real {
+		out[p] = "a commit at or beyond the shallow clone's boundary"
+		if c, ok := publication(h.Changes(rp)); ok {
+			out[p] = c.Short
+		}
+	}
+	return out, nil
 }
 
 // onlyFS shows the files of a set, and the folders above them, of the
