@@ -23,7 +23,7 @@ func TestCIInstallsEveryRequirement(t *testing.T) {
 	// the script, coreutils, the go command it calls).
 	everywhere := map[string]bool{"bash": true, "sh": true, "truncate": true, "go": true}
 	// onRunners: programs GitHub's ubuntu runners ship.
-	onRunners := map[string]bool{"git": true}
+	onRunners := map[string]bool{"git": true, "node": true}
 
 	required := map[string]bool{"git": true} // gittest drives git itself
 	scripts, err := filepath.Glob("cmd/foundry/testdata/script/*.txtar")

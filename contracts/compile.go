@@ -44,19 +44,32 @@ func newCompiler(opts compileOptions) *jsonschema.Compiler {
 		c.AssertFormat()
 	}
 	c.UseLoader(opts.loader)
-	c.UseRegexpEngine((&regexpCache{m: map[string]*regexp.Regexp{}}).compile)
+	c.UseRegexpEngine((&regexpCache{m: map[string]*ecmaRegexp{}}).compile)
 	return c
 }
 
+// ecmaRegexp is a schema's pattern, an ECMA-262 regular expression (see
+// ecmaToGo), compiled as Go's regexp. String returns the pattern as the
+// schema spells it, for messages.
+type ecmaRegexp struct {
+	*regexp.Regexp
+	src string
+}
+
+func (e *ecmaRegexp) String() string { return e.src }
+
+// goSyntax returns the pattern in Go's syntax.
+func (e *ecmaRegexp) goSyntax() string { return e.Regexp.String() }
+
 // regexpCache is a compiler's regular expression engine: Go's regexp,
-// compiling each pattern once. Checking a schema against its metaschema
+// reading each pattern as ECMA-262 (ecmaToGo), compiling it once. Checking a schema against its metaschema
 // compiles every "pattern" (its format is "regex"), and compiling the
 // schema compiled each again. The validation of a document whose value has
 // format "regex" calls the engine too, concurrently and with patterns the
 // document chooses, so it is locked and holds at most regexpCacheMax.
 type regexpCache struct {
 	mu sync.Mutex
-	m  map[string]*regexp.Regexp
+	m  map[string]*ecmaRegexp
 }
 
 const regexpCacheMax = 256
@@ -68,10 +81,15 @@ func (c *regexpCache) compile(pattern string) (jsonschema.Regexp, error) {
 	if ok {
 		return re, nil
 	}
-	re, err := regexp.Compile(pattern)
+	translated, err := ecmaToGo(pattern)
 	if err != nil {
 		return nil, err
 	}
+	compiled, err := regexp.Compile(translated)
+	if err != nil {
+		return nil, err
+	}
+	re = &ecmaRegexp{compiled, pattern}
 	c.mu.Lock()
 	if len(c.m) < regexpCacheMax {
 		c.m[pattern] = re

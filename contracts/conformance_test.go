@@ -153,3 +153,25 @@ func TestConformanceFormats(t *testing.T) {
 		t.Errorf("format conformance: %d/%d passed, want all", passed, total)
 	}
 }
+
+// TestConformanceRegex runs the suite's optional cases of ECMA-262 regular
+// expressions (\s, ., \cX, \p{…} and surrogate pairs as ECMA-262 reads
+// them) and of format "regex", asserted.
+func TestConformanceRegex(t *testing.T) {
+	t.Parallel()
+	suite := suiteDir(t)
+	passed, total := 0, 0
+	for _, name := range []string{"ecmascript-regex", "non-bmp-regex", "format/regex"} {
+		f := filepath.Join(suite, "tests", "draft2020-12", "optional", filepath.FromSlash(name)+".json")
+		p, n := runSuiteFile(t, suite, f, compileOptions{assertFormat: true})
+		if n == 0 {
+			t.Errorf("%s: no cases", f)
+		}
+		passed += p
+		total += n
+	}
+	t.Logf("JSON-Schema-Test-Suite optional ECMA-262 regular expressions: %d/%d passed", passed, total)
+	if passed != total {
+		t.Errorf("regular expression conformance: %d/%d passed, want all", passed, total)
+	}
+}

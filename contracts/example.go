@@ -11,6 +11,7 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/foundryhq/foundry/internal/jsonindent"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -181,7 +182,11 @@ func exampleString(s *jsonschema.Schema, ptr string) (string, error) {
 		}
 	}
 	if s.Pattern != nil {
-		if c, ok := fromPattern(s.Pattern.String()); ok {
+		pattern := s.Pattern.String()
+		if e, ok := s.Pattern.(*ecmaRegexp); ok {
+			pattern = e.goSyntax()
+		}
+		if c, ok := fromPattern(pattern); ok {
 			candidates = append(candidates, c)
 		}
 	}
@@ -202,6 +207,33 @@ func exampleString(s *jsonschema.Schema, ptr string) (string, error) {
 		return c, nil
 	}
 	return "", fmt.Errorf("%w at %s: no value tried matches its pattern or format", ErrNoExample, ptr)
+}
+
+// classExample returns a character of the class whose ranges are ranges:
+// x, a or 0 where it holds one, else its first printable one, else its
+// first.
+func classExample(ranges []rune) rune {
+	in := func(r rune) bool {
+		for i := 0; i+1 < len(ranges); i += 2 {
+			if ranges[i] <= r && r <= ranges[i+1] {
+				return true
+			}
+		}
+		return false
+	}
+	for _, r := range "xa0" {
+		if in(r) {
+			return r
+		}
+	}
+	for i := 0; i+1 < len(ranges); i += 2 {
+		for r := max(ranges[i], '!'); r <= ranges[i+1] && r < 0x3000; r++ {
+			if unicode.IsPrint(r) {
+				return r
+			}
+		}
+	}
+	return ranges[0]
 }
 
 // fromPattern builds the shortest string the pattern's first alternatives
@@ -225,7 +257,7 @@ func fromPattern(pattern string) (string, bool) {
 			if len(re.Rune) == 0 {
 				return false
 			}
-			b.WriteRune(re.Rune[0])
+			b.WriteRune(classExample(re.Rune))
 		case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
 			b.WriteByte('x')
 		case syntax.OpCapture:

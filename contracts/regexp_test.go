@@ -2,7 +2,6 @@ package contracts
 
 import (
 	"fmt"
-	"regexp"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -38,7 +37,7 @@ func TestRegexpCompiledOnce(t *testing.T) {
 // "regex") fill the cache up to its bound, and a bad one is an error.
 func TestRegexpCacheBounded(t *testing.T) {
 	t.Parallel()
-	cache := &regexpCache{m: map[string]*regexp.Regexp{}}
+	cache := &regexpCache{m: map[string]*ecmaRegexp{}}
 	for i := range 2 * regexpCacheMax {
 		if _, err := cache.compile(fmt.Sprintf("^a{%d}$", i)); err != nil {
 			t.Fatal(err)

@@ -386,6 +386,9 @@ func rankOf(k jsonschema.ErrorKind) int {
 func messageOf(k jsonschema.ErrorKind) string {
 	switch k := k.(type) {
 	case *kind.Format:
+		if k.Want == "regex" && k.Err != nil {
+			return "is not a valid regex: " + k.Err.Error() // which construct, and why
+		}
 		return "is not a valid " + k.Want
 	case *kind.MinLength:
 		if k.Want == 1 {

@@ -29,7 +29,11 @@ func newContractsCommand(env *cliEnv) *cli.Command {
 		Description: `Contracts are JSON Schema 2020-12 documents: the ones embedded in foundry
 plus the project's own in .foundry/schemas/<noun>.v<major>.schema.json.
 With --rev or --staged the project's contracts are read from there. Outside
-a project only the embedded ones are listed.
+a project only the embedded ones are listed. A "pattern" (and a value of
+format "regex") is an ECMA-262 regular expression, as JSON Schema
+specifies: \s, \S and . as ECMA-262 defines them, \p{…} by Unicode name.
+Lookaround and backreferences are not supported, since the engine never
+backtracks: a schema that uses them does not compile, and says so.
 
 EXIT STATUS:
    0  ok

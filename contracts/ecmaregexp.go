@@ -1,0 +1,372 @@
+package contracts
+
+// This file defines how a schema's regular expressions are read: as
+// ECMA-262 patterns with Unicode semantics, which JSON Schema 2020-12
+// specifies, run by Go's regexp.
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// errRegexpUnsupported marks an ECMA-262 construct Go's regexp (RE2, which
+// never backtracks) has no equivalent of: lookaround and backreferences.
+var errRegexpUnsupported = errors.New("not supported: regular expressions here run without backtracking (RE2)")
+
+// ecmaSpace is what \s matches in ECMA-262: WhiteSpace and LineTerminator,
+// as ranges for a Go character class. Go's \s is ASCII only.
+const ecmaSpace = `\t\n\x0B\f\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}`
+
+// ecmaNotSpace is what \S matches: every code point ecmaSpace does not.
+const ecmaNotSpace = `\x00-\x08\x0E-\x1F\x21-\x{9F}\x{A1}-\x{167F}\x{1681}-\x{1FFF}\x{200B}-\x{2027}\x{202A}-\x{202E}\x{2030}-\x{205E}\x{2060}-\x{2FFF}\x{3001}-\x{FEFE}\x{FF00}-\x{10FFFF}`
+
+// ecmaDot is what . matches without the s flag: every code point but the
+// line terminators. Go's . leaves out \n only.
+const ecmaDot = `[^\n\r\x{2028}\x{2029}]`
+
+// ecmaToGo translates pattern, an ECMA-262 regular expression read with
+// the u flag (JSON Schema's dialect), into Go's regexp syntax with the same
+// meaning: \s, \S and . as ECMA-262 defines them, \cX, \0, \uXXXX (a
+// surrogate pair as one code point), \u{…}, \p{…} by long or short name,
+// [] and [^], a [ inside a class as itself. What ECMA-262 refuses with the u
+// flag (an unknown escape, a lone ] or }, a Go-only group such as (?i)) is
+// refused; lookaround and backreferences are errors wrapping
+// errRegexpUnsupported.
+func ecmaToGo(pattern string) (string, error) {
+	t := translator{src: pattern}
+	if err := t.run(); err != nil {
+		return "", err
+	}
+	return t.out.String(), nil
+}
+
+type translator struct {
+	src     string
+	i       int
+	out     strings.Builder
+	inClass bool
+}
+
+func (t *translator) run() error {
+	for t.i < len(t.src) {
+		r, size := utf8.DecodeRuneInString(t.src[t.i:])
+		t.i += size
+		var err error
+		switch {
+		case r == utf8.RuneError && size == 1:
+			return errors.New("not UTF-8")
+		case r == '\\':
+			err = t.escape()
+		case t.inClass && r == ']':
+			t.inClass = false
+			t.out.WriteByte(']')
+		case t.inClass && r == '[':
+			t.out.WriteString(`\[`)
+		case t.inClass:
+			t.out.WriteRune(r)
+		case r == '.':
+			t.out.WriteString(ecmaDot)
+		case r == '[':
+			t.class()
+		case r == '(':
+			err = t.group()
+		case r == '{':
+			err = t.quantifier()
+		case r == ']' || r == '}':
+			return fmt.Errorf("a lone %c", r)
+		default:
+			t.out.WriteRune(r) // the same in both: ^ $ | ) * + ? and literals
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if t.inClass {
+		return errors.New("a character class without its ]")
+	}
+	return nil
+}
+
+// class starts a character class, the [ read.
+func (t *translator) class() {
+	switch {
+	case strings.HasPrefix(t.src[t.i:], "]"): // [] matches nothing
+		t.i++
+		t.out.WriteString(`[^\x00-\x{10FFFF}]`)
+	case strings.HasPrefix(t.src[t.i:], "^]"): // [^] matches anything
+		t.i += 2
+		t.out.WriteString(`[\x00-\x{10FFFF}]`)
+	case strings.HasPrefix(t.src[t.i:], "^"):
+		t.i++
+		t.out.WriteString("[^")
+		t.inClass = true
+	default:
+		t.out.WriteByte('[')
+		t.inClass = true
+	}
+}
+
+// group translates the opening of a group, the ( read.
+func (t *translator) group() error {
+	rest := t.src[t.i:]
+	switch {
+	case !strings.HasPrefix(rest, "?"):
+		t.out.WriteByte('(')
+	case strings.HasPrefix(rest, "?:"):
+		t.i += 2
+		t.out.WriteString("(?:")
+	case strings.HasPrefix(rest, "?="), strings.HasPrefix(rest, "?!"):
+		return fmt.Errorf("a lookahead (%s…) is %w", rest[:2], errRegexpUnsupported)
+	case strings.HasPrefix(rest, "?<="), strings.HasPrefix(rest, "?<!"):
+		return fmt.Errorf("a lookbehind (%s…) is %w", rest[:3], errRegexpUnsupported)
+	case strings.HasPrefix(rest, "?<"):
+		end := strings.IndexByte(rest, '>')
+		if end < 0 {
+			return errors.New("a group name without its >")
+		}
+		t.i += end + 1
+		t.out.WriteString("(?P<" + rest[2:end] + ">")
+	default:
+		return fmt.Errorf("(%s is no ECMA-262 group", rest[:min(len(rest), 2)])
+	}
+	return nil
+}
+
+// quantifier copies {n}, {n,} or {n,m}, the { read; any other { is an
+// error with the u flag, where Go would read it as itself.
+func (t *translator) quantifier() error {
+	end := strings.IndexByte(t.src[t.i:], '}')
+	if end < 0 {
+		return errors.New("a lone {")
+	}
+	lo, hi, comma := strings.Cut(t.src[t.i:t.i+end], ",")
+	if !allDigitBytes(lo) || lo == "" || comma && hi != "" && !allDigitBytes(hi) {
+		return errors.New("a lone {")
+	}
+	t.out.WriteString("{" + t.src[t.i:t.i+end+1])
+	t.i += end + 1
+	return nil
+}
+
+// escape translates an escape, the \ read.
+func (t *translator) escape() error {
+	if t.i >= len(t.src) {
+		return errors.New(`a \ at the end`)
+	}
+	c := t.src[t.i]
+	t.i++
+	switch c {
+	case 'd', 'D', 'w', 'W', 't', 'n', 'v', 'f', 'r':
+		t.out.WriteByte('\\')
+		t.out.WriteByte(c)
+	case 's':
+		t.set(ecmaSpace)
+	case 'S':
+		t.set(ecmaNotSpace)
+	case 'b':
+		if t.inClass {
+			t.out.WriteString(`\x08`) // backspace in a class
+		} else {
+			t.out.WriteString(`\b`) // ASCII word boundary in both
+		}
+	case 'B':
+		if t.inClass {
+			return errors.New(`\B in a character class`)
+		}
+		t.out.WriteString(`\B`)
+	case '0':
+		if t.i < len(t.src) && isDigitByte(t.src[t.i]) {
+			return errors.New(`\0 followed by a digit`)
+		}
+		t.out.WriteString(`\x00`)
+	case 'c':
+		if t.i >= len(t.src) || !isASCIILetter(t.src[t.i]) {
+			return errors.New(`\c without a letter`)
+		}
+		t.code(rune(t.src[t.i] % 32))
+		t.i++
+	case 'x':
+		n, ok := hexAt(t.src, t.i, 2)
+		if !ok {
+			return errors.New(`\x without two hex digits`)
+		}
+		t.i += 2
+		t.code(n)
+	case 'u':
+		return t.unicodeEscape()
+	case 'p', 'P':
+		return t.property(c == 'P')
+	case 'k':
+		return fmt.Errorf(`a named backreference (\k) is %w`, errRegexpUnsupported)
+	case '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return fmt.Errorf(`a backreference (\%c) is %w`, c, errRegexpUnsupported)
+	case '^', '$', '\\', '.', '*', '+', '?', '(', ')', '[', ']', '{', '}', '|', '/':
+		t.out.WriteByte('\\')
+		t.out.WriteByte(c)
+	case '-':
+		if !t.inClass {
+			return errors.New(`\- outside a character class`)
+		}
+		t.out.WriteString(`\-`)
+	default:
+		return fmt.Errorf(`\%s is no ECMA-262 escape`, string(c))
+	}
+	return nil
+}
+
+// set writes the class ranges, in brackets outside a class and as they are
+// inside one.
+func (t *translator) set(ranges string) {
+	if t.inClass {
+		t.out.WriteString(ranges)
+		return
+	}
+	t.out.WriteString("[" + ranges + "]")
+}
+
+// code writes the code point r as a Go escape.
+func (t *translator) code(r rune) {
+	fmt.Fprintf(&t.out, `\x{%X}`, r)
+}
+
+// unicodeEscape translates \uXXXX (a surrogate pair of two as the code
+// point they encode) and \u{X…}, the \u read.
+func (t *translator) unicodeEscape() error {
+	if strings.HasPrefix(t.src[t.i:], "{") {
+		end := strings.IndexByte(t.src[t.i:], '}')
+		if end < 2 {
+			return errors.New(`\u{ without hex digits and }`)
+		}
+		n, err := strconv.ParseUint(t.src[t.i+1:t.i+end], 16, 32)
+		if err != nil || n > unicode.MaxRune {
+			return errors.New(`\u{…} beyond the code points`)
+		}
+		t.i += end + 1
+		t.code(rune(n))
+		return nil
+	}
+	n, ok := hexAt(t.src, t.i, 4)
+	if !ok {
+		return errors.New(`\u without four hex digits`)
+	}
+	t.i += 4
+	if n >= 0xD800 && n < 0xDC00 && strings.HasPrefix(t.src[t.i:], `\u`) {
+		if lo, ok := hexAt(t.src, t.i+2, 4); ok && lo >= 0xDC00 && lo < 0xE000 {
+			t.i += 6
+			t.code(0x10000 + (n-0xD800)<<10 + (lo - 0xDC00))
+			return nil
+		}
+	}
+	if n >= 0xD800 && n < 0xE000 {
+		// A lone surrogate: no UTF-8 text holds one.
+		if t.inClass {
+			return nil
+		}
+		t.out.WriteString(`[^\x00-\x{10FFFF}]`)
+		return nil
+	}
+	t.code(n)
+	return nil
+}
+
+// property translates \p{…} and \P{…}, the p or P read: a General_Category
+// value by its long or short name or alias (Letter, L, Lowercase_Letter,
+// digit…), with or without General_Category= or gc=, or a script by its
+// long name with Script= or sc=.
+func (t *translator) property(negated bool) error {
+	if !strings.HasPrefix(t.src[t.i:], "{") {
+		return errors.New(`\p without {name}`)
+	}
+	end := strings.IndexByte(t.src[t.i:], '}')
+	if end < 0 {
+		return errors.New(`\p{ without its }`)
+	}
+	name := t.src[t.i+1 : t.i+end]
+	t.i += end + 1
+	goName, ok := propertyName(name)
+	if !ok {
+		return fmt.Errorf(`\p{%s} names no General_Category value or script Go knows`, name)
+	}
+	if negated {
+		t.out.WriteString(`\P{` + goName + `}`)
+	} else {
+		t.out.WriteString(`\p{` + goName + `}`)
+	}
+	return nil
+}
+
+// propertyName returns the name Go's regexp knows for an ECMA-262 property
+// expression.
+func propertyName(name string) (string, bool) {
+	key, value, hasKey := strings.Cut(name, "=")
+	if !hasKey {
+		value = name
+	}
+	switch {
+	case !hasKey || key == "General_Category" || key == "gc":
+		if short, ok := categoryAliases[value]; ok {
+			value = short
+		}
+		if _, ok := unicode.Categories[value]; ok {
+			return value, true
+		}
+		if value == "Any" && !hasKey {
+			return value, true
+		}
+		if !hasKey {
+			break
+		}
+		return "", false
+	case key != "Script" && key != "sc":
+		return "", false
+	}
+	if _, ok := unicode.Scripts[value]; ok {
+		return value, hasKey // a script only with Script= or sc=
+	}
+	return "", false
+}
+
+// categoryAliases maps the long names and aliases of General_Category
+// values (Unicode's PropertyValueAliases.txt) to the short names Go knows.
+var categoryAliases = map[string]string{
+	"Letter": "L", "Cased_Letter": "LC", "Uppercase_Letter": "Lu", "Lowercase_Letter": "Ll",
+	"Titlecase_Letter": "Lt", "Modifier_Letter": "Lm", "Other_Letter": "Lo",
+	"Mark": "M", "Combining_Mark": "M", "Nonspacing_Mark": "Mn", "Spacing_Mark": "Mc", "Enclosing_Mark": "Me",
+	"Number": "N", "Decimal_Number": "Nd", "digit": "Nd", "Letter_Number": "Nl", "Other_Number": "No",
+	"Punctuation": "P", "punct": "P", "Connector_Punctuation": "Pc", "Dash_Punctuation": "Pd",
+	"Open_Punctuation": "Ps", "Close_Punctuation": "Pe", "Initial_Punctuation": "Pi",
+	"Final_Punctuation": "Pf", "Other_Punctuation": "Po",
+	"Symbol": "S", "Math_Symbol": "Sm", "Currency_Symbol": "Sc", "Modifier_Symbol": "Sk", "Other_Symbol": "So",
+	"Separator": "Z", "Space_Separator": "Zs", "Line_Separator": "Zl", "Paragraph_Separator": "Zp",
+	"Other": "C", "Control": "Cc", "cntrl": "Cc", "Format": "Cf", "Surrogate": "Cs",
+	"Private_Use": "Co", "Unassigned": "Cn",
+}
+
+// hexAt reads n hex digits of s at i.
+func hexAt(s string, i, n int) (rune, bool) {
+	if i+n > len(s) {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(s[i:i+n], 16, 32)
+	if err != nil || strings.ContainsAny(s[i:i+n], "+-_") {
+		return 0, false
+	}
+	return rune(v), true
+}
+
+func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
+
+func allDigitBytes(s string) bool {
+	for i := range len(s) {
+		if !isDigitByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
