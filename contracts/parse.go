@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -205,8 +206,9 @@ func (s *scanner) array(depth int) error {
 	}
 }
 
-// str moves past a string. Bytes of invalid UTF-8 are accepted (decoding
-// replaces them with U+FFFD), control characters are not.
+// str moves past a string. It refuses a control character, a byte that is
+// not UTF-8 and a \u escape of a lone surrogate: decoded, the last two
+// would be U+FFFD, another text than the file's.
 func (s *scanner) str() error {
 	s.i++ // opening quote
 	for s.i < len(s.b) {
@@ -224,15 +226,26 @@ func (s *scanner) str() error {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				s.i++
 			case 'u':
-				s.i++
-				for range 4 {
-					if s.i >= len(s.b) {
-						return s.fail("")
-					}
-					if !isHex(s.b[s.i]) {
-						return s.fail(`in \u hexadecimal character escape`)
-					}
+				start := s.i - 1
+				r, err := s.hex4()
+				if err != nil {
+					return err
+				}
+				switch {
+				case utf16.IsSurrogate(r) && r < 0xDC00 && s.i+1 < len(s.b) && s.b[s.i] == '\\' && s.b[s.i+1] == 'u':
+					// A high surrogate: the pair's low half must follow.
 					s.i++
+					lo, err := s.hex4()
+					if err != nil {
+						return err
+					}
+					if lo < 0xDC00 || lo > 0xDFFF {
+						return newParseError(s.b, start, fmt.Errorf("lone surrogate %s in string literal", s.b[start:start+6]))
+					}
+				case utf16.IsSurrogate(r):
+					// No UTF-8 text holds it: decoded, it would be U+FFFD,
+					// another text than the file's.
+					return newParseError(s.b, start, fmt.Errorf("lone surrogate %s in string literal", s.b[start:start+6]))
 				}
 			default:
 				return s.fail("in string escape code")
@@ -252,6 +265,34 @@ func (s *scanner) str() error {
 		}
 	}
 	return s.fail("")
+}
+
+// hex4 reads the four hex digits of a \u escape, the u read.
+func (s *scanner) hex4() (rune, error) {
+	s.i++
+	var r rune
+	for range 4 {
+		if s.i >= len(s.b) {
+			return 0, s.fail("")
+		}
+		c := s.b[s.i]
+		if !isHex(c) {
+			return 0, s.fail(`in \u hexadecimal character escape`)
+		}
+		r = r<<4 | rune(hexValue(c))
+		s.i++
+	}
+	return r, nil
+}
+
+func hexValue(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
 }
 
 // number moves past a number, refusing one over checkNumber's bounds (more
