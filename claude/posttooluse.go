@@ -185,14 +185,17 @@ func check(root, path, name string) Outcome {
 	}
 	available := "Available contracts: " + strings.Join(reg.IDs(), ", ") + "."
 	id, violations, err := reg.ValidateAuto(doc)
-	var perr *contracts.ParseError
+	var (
+		perr *contracts.ParseError
+		serr *contracts.SchemaFieldError
+	)
 	switch {
 	case errors.As(err, &perr):
 		return reject(fmt.Sprintf("Foundry: %s is not parseable JSON. Fix it before continuing:", name),
 			[]string{fmt.Sprintf("line %d, column %d: %v", perr.Line, perr.Column, perr.Err)}, "")
-	case errors.Is(err, contracts.ErrNoSchemaField):
+	case errors.As(err, &serr):
 		return reject(fmt.Sprintf(`Foundry: %s has no "schema" field. Fix it before continuing:`, name),
-			[]string{schemaFieldProblem(doc)}, available)
+			[]string{serr.Problem}, available)
 	case errors.Is(err, contracts.ErrUnknownContract):
 		return reject(fmt.Sprintf("Foundry: %s names an unknown contract %q. Fix it before continuing:", name, id),
 			[]string{fmt.Sprintf("#/schema: unknown contract %q", id)}, available)
@@ -206,38 +209,6 @@ func check(root, path, name string) Outcome {
 		lines[i] = v.String()
 	}
 	return reject(fmt.Sprintf("Foundry: %s violates %s. Fix it before continuing:", name, id), lines, "")
-}
-
-// schemaFieldProblem says why a document has no usable "schema" field. It
-// reads the document with the validation core's decoder, as ValidateAuto
-// did, so a leading byte order mark or any other input it accepts is read
-// alike.
-func schemaFieldProblem(doc []byte) string {
-	v, _ := contracts.Decode(doc)
-	top, ok := v.(map[string]any)
-	if !ok {
-		return `#: must be an object with a "schema" field naming its contract`
-	}
-	schema, ok := top["schema"]
-	if !ok {
-		return `#: missing required property "schema"`
-	}
-	return "#/schema: must be a string naming a contract, got " + jsonKind(schema)
-}
-
-// jsonKind names the JSON type of a decoded value that is not a string.
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	}
-	return "number"
 }
 
 // reject renders a rejection: the header, one "- " line per problem, and an

@@ -54,3 +54,58 @@ func (e *ParseError) Error() string {
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }
+
+// SchemaFieldError is the error of a document without a "schema" string
+// naming its contract. It matches [ErrNoSchemaField].
+type SchemaFieldError struct {
+	// Problem says what the document holds instead, as a violation does:
+	// `#: missing required property "schema"`, `#/schema: must be a string
+	// naming a contract, got number`, or `#: must be an object with a
+	// "schema" field naming its contract`.
+	Problem   string
+	available string // the contract ids, for the message
+}
+
+// missingSchemaField is the Problem of an object without the field.
+const missingSchemaField = `#: missing required property "schema"`
+
+func (e *SchemaFieldError) Error() string {
+	if e.Missing() {
+		return fmt.Sprintf("%v (available: %s)", ErrNoSchemaField, e.available)
+	}
+	return fmt.Sprintf("%s (available: %s)", e.Problem, e.available)
+}
+
+func (e *SchemaFieldError) Is(target error) bool { return target == ErrNoSchemaField }
+
+// Missing reports whether the document is an object without the field.
+func (e *SchemaFieldError) Missing() bool { return e.Problem == missingSchemaField }
+
+// schemaFieldProblem is the Problem of v, a decoded document without a
+// "schema" string.
+func schemaFieldProblem(v any) string {
+	top, ok := v.(map[string]any)
+	if !ok {
+		return `#: must be an object with a "schema" field naming its contract`
+	}
+	schema, ok := top["schema"]
+	if !ok {
+		return missingSchemaField
+	}
+	return "#/schema: must be a string naming a contract, got " + jsonKind(schema)
+}
+
+// jsonKind names the JSON type of a decoded value that is not a string.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	}
+	return "number"
+}

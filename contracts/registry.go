@@ -506,8 +506,8 @@ func validate(s *jsonschema.Schema, v any, doc []byte) (vs []Violation, err erro
 
 // ValidateAuto validates doc against the contract its own top-level
 // "schema" field names, and returns that id. Beyond Validate's errors, a
-// document without a "schema" string is an error wrapping
-// [ErrNoSchemaField] that lists the available contracts.
+// document without a "schema" string is a [*SchemaFieldError] that lists
+// the available contracts.
 func (r *Registry) ValidateAuto(doc []byte) (string, []Violation, error) {
 	v, err := parse(doc)
 	if err != nil {
@@ -516,7 +516,7 @@ func (r *Registry) ValidateAuto(doc []byte) (string, []Violation, error) {
 	obj, _ := v.(map[string]any)
 	id, ok := obj["schema"].(string)
 	if !ok {
-		return "", nil, fmt.Errorf("%w (available: %s)", ErrNoSchemaField, strings.Join(r.ids, ", "))
+		return "", nil, &SchemaFieldError{Problem: schemaFieldProblem(v), available: strings.Join(r.ids, ", ")}
 	}
 	s, err := r.compiled(id)
 	if err != nil {

@@ -66,7 +66,10 @@ func (r *run) checkBlackboard(ctx context.Context) error {
 			}
 		}
 		a := artifact{path: p}
-		var perr *contracts.ParseError
+		var (
+			perr *contracts.ParseError
+			serr *contracts.SchemaFieldError
+		)
 		switch {
 		case !res.Read:
 			// One unreadable entry (a dangling link, a link to a folder or
@@ -83,6 +86,9 @@ func (r *run) checkBlackboard(ctx context.Context) error {
 				msg = perr.Err.Error()
 			}
 			r.add(CheckBlackboardParse, Finding{File: p, Line: perr.Line, Column: perr.Column, Message: msg})
+		case errors.As(res.Err, &serr) && !serr.Missing():
+			r.checked(CheckBlackboardSchema, 1)
+			r.add(CheckBlackboardSchema, Finding{File: p, Message: serr.Problem})
 		case errors.Is(res.Err, contracts.ErrNoSchemaField):
 			r.checked(CheckBlackboardSchema, 1)
 			r.add(CheckBlackboardSchema, Finding{File: p, Message: `#: no "schema" field naming the artifact's contract`})

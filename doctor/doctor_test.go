@@ -93,10 +93,14 @@ func TestRunFindings(t *testing.T) {
 			files: map[string]string{
 				bb + "w/a.json": `{"producedBy": "x"}`,
 				bb + "w/b.json": `{"schema": "finding.v9", "producedBy": "x"}`,
+				bb + "w/c.json": `{"schema": 5, "producedBy": "x"}`,
+				bb + "w/d.json": `["finding.v1"]`,
 			},
 			want: []brief{
 				{doctor.CheckBlackboardSchema, bb + "w/a.json", `#: no "schema" field naming the artifact's contract`, ""},
 				{doctor.CheckBlackboardSchema, bb + "w/b.json", `#/schema: unknown contract "finding.v9" (available: adr.v1, compliance-check.v1, estimate.v1, fact.v1, finding.v1, handoff.v1, note.v1, plan.v1, requirement.v1, review.v1, risk.v1, tracker-item.v1)`, ""},
+				{doctor.CheckBlackboardSchema, bb + "w/c.json", `#/schema: must be a string naming a contract, got number`, ""},
+				{doctor.CheckBlackboardSchema, bb + "w/d.json", `#: must be an object with a "schema" field naming its contract`, ""},
 			},
 		},
 		{
