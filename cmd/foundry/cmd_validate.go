@@ -69,7 +69,10 @@ code scanning wants them.
 
 A file that is missing, a folder, empty, larger than 8 MiB or not
 parseable JSON is an error, as is a file without a "schema" field under
---auto; the other files are still validated.
+--auto; the other files are still validated. Parseable JSON is UTF-8
+with no lone surrogate escape, nested at most 10,000 deep, with at most
+1,048,576 values, and numbers of at most 1,000 digits and exponents of at
+most 10,000.
 
 EXIT STATUS:
    0  every file is valid
