@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"strings"
 	"time"
 
@@ -58,8 +59,8 @@ func (r *run) checkConflicts(ctx context.Context) error {
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() {
-			return nil
+		if !d.Type().IsRegular() || path.Dir(p) == facts.Dir && isFactFile(d.Name()) {
+			return nil // not text, or a fact, scanned as the fact checks read it
 		}
 		// The read is held to the file's size limit (at most 8 MiB for
 		// the files scanned): a larger file is no file foundry writes.

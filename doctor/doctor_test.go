@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 
@@ -476,6 +478,66 @@ func TestRunUnsupportedRepository(t *testing.T) {
 	for _, src := range []project.Source{{Rev: "HEAD"}, {Staged: true}} {
 		if _, err := project.Open(r.Dir, src); !errors.Is(err, git.ErrUnsupportedFormat) {
 			t.Errorf("Open(%v) error = %v, want ErrUnsupportedFormat", src, err)
+		}
+	}
+}
+
+// countingFS counts the opens and reads of each file.
+type countingFS struct {
+	fs.FS
+	mu    sync.Mutex
+	reads map[string]int
+}
+
+func (c *countingFS) count(name string) {
+	c.mu.Lock()
+	c.reads[name]++
+	c.mu.Unlock()
+}
+
+func (c *countingFS) Open(name string) (fs.File, error) {
+	c.count(name)
+	return c.FS.Open(name)
+}
+
+func (c *countingFS) ReadFile(name string) ([]byte, error) {
+	c.count(name)
+	return fs.ReadFile(c.FS, name)
+}
+
+func (c *countingFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(c.FS, name) }
+
+func (c *countingFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(c.FS, name) }
+
+// TestRunReadsEachFactOnce: the conflict scan, the fact checks and the
+// secret scan each look at every fact, from one read of its file; and
+// each still reports what it finds there.
+func TestRunReadsEachFactOnce(t *testing.T) {
+	t.Parallel()
+	dir := cleanProject(t)
+	p2, f2 := factFile("fact-0003", "Deploys read the token from the vault", "2026-01-05", func(f *facts.Fact) {
+		f.Body = "ghp_" + strings.Repeat("a1B2", 9) + "\n<<<<<<< ours\na\n=======\nb\n>>>>>>> theirs"
+	})
+	writeFiles(t, dir, map[string]string{p2: f2})
+	p := open(t, dir, project.Source{})
+	counted := &countingFS{FS: p.FS, reads: map[string]int{}}
+	p.FS = counted
+	rep, err := doctor.Run(context.Background(), doctor.Env{Project: p, Now: clock, NoHistory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{doctor.CheckSecrets, doctor.CheckConflicts} {
+		if got := rep.FindingsOf(id); len(got) != 1 || got[0].File != p2 {
+			t.Errorf("%s findings %+v, want one in %s", id, got, p2)
+		}
+	}
+	names, err := fs.Glob(p.FS, ".foundry/memory/fact-*.md")
+	if err != nil || len(names) != 3 {
+		t.Fatalf("facts %v, %v; want 3", names, err)
+	}
+	for _, name := range names {
+		if n := counted.reads[name]; n != 1 {
+			t.Errorf("%s read %d times, want once", name, n)
 		}
 	}
 }

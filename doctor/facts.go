@@ -184,6 +184,14 @@ func (r *run) scanFacts(ctx context.Context, each func(facts.Fact) error) (raw [
 			problems = append(problems, &facts.ParseError{Path: p, Msg: "cannot be read: " + err.Error()})
 			continue
 		}
+		// This is the one read of a fact file: the conflict scan and the
+		// secret scan leave them to it.
+		if e.Type().IsRegular() {
+			r.conflictsIn(p, data)
+		}
+		if r.factSecrets {
+			r.secretsIn(p, data, true, false)
+		}
 		f, err := facts.Parse(p, data)
 		if err != nil {
 			problems = append(problems, err)

@@ -73,6 +73,11 @@ type run struct {
 	// Filled by the blackboard sweep for the later passes.
 	artifacts []artifact
 
+	// factSecrets says that the fact checks scan each fact for secrets as
+	// they read it, for checkStoredSecrets (not among the staged check's
+	// passes).
+	factSecrets bool
+
 	// folders are the working tree's folders read opened once, by path
 	// (nil where one cannot be): see read. Run closes them.
 	folders map[string]*confined.Folder
@@ -182,9 +187,11 @@ func Run(ctx context.Context, env Env) (*Report, error) {
 		r.checkLock,
 		r.checkHistory,
 	}
+	r.factSecrets = true
 	if env.Changed != nil {
 		r.restrict(env.Changed)
 		passes = r.stagedPasses()
+		r.factSecrets = false
 	}
 	defer r.closeFolders()
 	for _, pass := range passes {

@@ -51,19 +51,43 @@ func storedSecrets(data []byte) []blackboard.Secret {
 	return blackboard.FindSecrets(v)
 }
 
+// secretsIn reports the secrets the file name holds: by line, of every
+// kind (all) or only provider-format ones; or, in a schema (json), by
+// pointer.
+func (r *run) secretsIn(name string, data []byte, all, json bool) {
+	r.checked(CheckSecrets, 1)
+	if json {
+		for _, sec := range storedSecrets(data) {
+			r.add(CheckSecrets, Finding{File: name, Message: sec.String() + secretAdvice})
+		}
+		return
+	}
+	seen := map[string]bool{}
+	for _, f := range secrets.Find(string(data)) {
+		key := fmt.Sprintf("%d %s", f.Line, f.Kind)
+		if (!all && !f.Kind.Provider()) || seen[key] {
+			continue
+		}
+		seen[key] = true
+		r.add(CheckSecrets, Finding{File: name, Line: f.Line, Message: "holds a " + string(f.Kind) + secretAdvice})
+	}
+}
+
 // checkStoredSecrets reads the facts, runbooks and project-local schemas
 // and reports every secret they hold by file and line (facts: every kind
 // memory_write refuses; runbooks: provider-format secrets; schemas: by
-// pointer). The blackboard sweep reports artifacts.
+// pointer). The fact files are scanned as the fact checks read them, once;
+// the blackboard sweep reports artifacts.
 func (r *run) checkStoredSecrets(ctx context.Context) error {
 	for _, dir := range []struct {
-		glob string
-		all  bool // every kind, not only provider-format ones
-		json bool
+		glob  string
+		all   bool // every kind, not only provider-format ones
+		json  bool
+		facts bool
 	}{
-		{facts.Dir + "/*.md", true, false},
-		{runbooks.Dir + "/*.md", false, false},
-		{contracts.LocalDir + "/*.json", false, true},
+		{facts.Dir + "/*.md", true, false, true},
+		{runbooks.Dir + "/*.md", false, false, false},
+		{contracts.LocalDir + "/*.json", false, true, false},
 	} {
 		names, err := fs.Glob(r.p.FS, dir.glob)
 		if err != nil {
@@ -76,6 +100,9 @@ func (r *run) checkStoredSecrets(ctx context.Context) error {
 			if path.Base(name) == "INDEX.md" {
 				continue // rebuilt from the facts, which are checked
 			}
+			if dir.facts && isFactFile(path.Base(name)) {
+				continue // scanned as the fact checks read it (see scanFacts)
+			}
 			fi, err := fs.Stat(r.p.FS, name)
 			if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxSecretScanBytes {
 				continue
@@ -84,22 +111,7 @@ func (r *run) checkStoredSecrets(ctx context.Context) error {
 			if err != nil {
 				continue // the checks of the material report unreadable files
 			}
-			r.checked(CheckSecrets, 1)
-			if dir.json {
-				for _, sec := range storedSecrets(data) {
-					r.add(CheckSecrets, Finding{File: name, Message: sec.String() + secretAdvice})
-				}
-				continue
-			}
-			seen := map[string]bool{}
-			for _, f := range secrets.Find(string(data)) {
-				key := fmt.Sprintf("%d %s", f.Line, f.Kind)
-				if (!dir.all && !f.Kind.Provider()) || seen[key] {
-					continue
-				}
-				seen[key] = true
-				r.add(CheckSecrets, Finding{File: name, Line: f.Line, Message: "holds a " + string(f.Kind) + secretAdvice})
-			}
+			r.secretsIn(name, data, dir.all, dir.json)
 		}
 	}
 	return nil
