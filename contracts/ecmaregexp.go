@@ -49,14 +49,30 @@ type translator struct {
 	i       int
 	out     strings.Builder
 	inClass bool
+	// In a class: where its first atom starts in src; whether the last
+	// atom was a class escape (\d, \s, \p{…}…), and whether a - made it a
+	// range's start, which ECMA-262 refuses either way round.
+	classStart int
+	lastSet    bool
+	inRange    bool
+	// assertion says the last atom was ^, $, \b or \B, which ECMA-262
+	// does not let a quantifier repeat.
+	assertion bool
 }
 
 func (t *translator) run() error {
 	for t.i < len(t.src) {
 		r, size := utf8.DecodeRuneInString(t.src[t.i:])
 		t.i += size
+		afterAssertion := t.assertion
+		t.assertion = false
 		var err error
 		switch {
+		case !t.inClass && afterAssertion && (r == '*' || r == '+' || r == '?' || r == '{'):
+			return fmt.Errorf("a quantifier %c after an assertion", r)
+		case !t.inClass && (r == '^' || r == '$'):
+			t.assertion = true
+			t.out.WriteRune(r)
 		case r == utf8.RuneError && size == 1:
 			return errors.New("not UTF-8")
 		case r == '\\':
@@ -64,9 +80,17 @@ func (t *translator) run() error {
 		case t.inClass && r == ']':
 			t.inClass = false
 			t.out.WriteByte(']')
+		case t.inClass && r == '-' && t.i-1 > t.classStart && !strings.HasPrefix(t.src[t.i:], "]"):
+			if t.lastSet {
+				return errors.New("a class escape as a range's end")
+			}
+			t.inRange = true
+			t.out.WriteByte('-')
 		case t.inClass && r == '[':
+			t.classAtom(false)
 			t.out.WriteString(`\[`)
 		case t.inClass:
+			t.classAtom(false)
 			t.out.WriteRune(r)
 		case r == '.':
 			t.out.WriteString(ecmaDot)
@@ -103,11 +127,25 @@ func (t *translator) class() {
 	case strings.HasPrefix(t.src[t.i:], "^"):
 		t.i++
 		t.out.WriteString("[^")
-		t.inClass = true
+		t.openClass()
 	default:
 		t.out.WriteByte('[')
-		t.inClass = true
+		t.openClass()
 	}
+}
+
+func (t *translator) openClass() {
+	t.inClass, t.classStart, t.lastSet, t.inRange = true, t.i, false, false
+}
+
+// classAtom records an atom of a class: a class escape (set) cannot end a
+// range, nor start one.
+func (t *translator) classAtom(set bool) error {
+	if set && t.inRange {
+		return errors.New("a class escape as a range's end")
+	}
+	t.lastSet, t.inRange = set, false
+	return nil
 }
 
 // group translates the opening of a group, the ( read.
@@ -147,7 +185,13 @@ func (t *translator) quantifier() error {
 	if !allDigitBytes(lo) || lo == "" || comma && hi != "" && !allDigitBytes(hi) {
 		return errors.New("a lone {")
 	}
-	t.out.WriteString("{" + t.src[t.i:t.i+end+1])
+	// Bounds are written back without leading zeros, which would make Go's
+	// parser take the quantifier for text.
+	t.out.WriteString("{" + noLeadingZeros(lo))
+	if comma {
+		t.out.WriteString("," + noLeadingZeros(hi))
+	}
+	t.out.WriteByte('}')
 	t.i += end + 1
 	return nil
 }
@@ -158,6 +202,11 @@ func (t *translator) escape() error {
 		return errors.New(`a \ at the end`)
 	}
 	c := t.src[t.i]
+	if t.inClass {
+		if err := t.classAtom(strings.IndexByte("dDwWsSpP", c) >= 0); err != nil {
+			return err
+		}
+	}
 	t.i++
 	switch c {
 	case 'd', 'D', 'w', 'W', 't', 'n', 'v', 'f', 'r':
@@ -172,12 +221,14 @@ func (t *translator) escape() error {
 			t.out.WriteString(`\x08`) // backspace in a class
 		} else {
 			t.out.WriteString(`\b`) // ASCII word boundary in both
+			t.assertion = true
 		}
 	case 'B':
 		if t.inClass {
 			return errors.New(`\B in a character class`)
 		}
 		t.out.WriteString(`\B`)
+		t.assertion = true
 	case '0':
 		if t.i < len(t.src) && isDigitByte(t.src[t.i]) {
 			return errors.New(`\0 followed by a digit`)
@@ -213,7 +264,8 @@ func (t *translator) escape() error {
 		}
 		t.out.WriteString(`\-`)
 	default:
-		return fmt.Errorf(`\%s is no ECMA-262 escape`, string(c))
+		r, _ := utf8.DecodeRuneInString(t.src[t.i-1:])
+		return fmt.Errorf(`\%c is no ECMA-262 escape`, r)
 	}
 	return nil
 }
@@ -242,8 +294,11 @@ func (t *translator) unicodeEscape() error {
 			return errors.New(`\u{ without hex digits and }`)
 		}
 		n, err := strconv.ParseUint(t.src[t.i+1:t.i+end], 16, 32)
-		if err != nil || n > unicode.MaxRune {
+		switch {
+		case errors.Is(err, strconv.ErrRange) || err == nil && n > unicode.MaxRune:
 			return errors.New(`\u{…} beyond the code points`)
+		case err != nil || strings.ContainsAny(t.src[t.i+1:t.i+end], "+-_"):
+			return errors.New(`\u{…} with a character that is not a hex digit`)
 		}
 		t.i += end + 1
 		t.code(rune(n))
@@ -261,14 +316,8 @@ func (t *translator) unicodeEscape() error {
 			return nil
 		}
 	}
-	if n >= 0xD800 && n < 0xE000 {
-		// A lone surrogate: no UTF-8 text holds one.
-		if t.inClass {
-			return nil
-		}
-		t.out.WriteString(`[^\x00-\x{10FFFF}]`)
-		return nil
-	}
+	// A lone surrogate too: no UTF-8 text holds one, and Go's regexp
+	// takes it as a code point that matches nothing, in a class or a range.
 	t.code(n)
 	return nil
 }
@@ -359,6 +408,15 @@ func hexAt(s string, i, n int) (rune, bool) {
 }
 
 func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
+
+// noLeadingZeros returns the decimal digits s without their leading zeros,
+// "0" for zeros alone, "" for "".
+func noLeadingZeros(s string) string {
+	if t := strings.TrimLeft(s, "0"); t != "" || s == "" {
+		return t
+	}
+	return "0"
+}
 
 func allDigitBytes(s string) bool {
 	for i := range len(s) {

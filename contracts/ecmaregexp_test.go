@@ -24,12 +24,16 @@ var ecmaPatterns = []string{
 	`^[a-z]+$`, `^[[a]$`, `^[\]]$`, `^[\-a]$`, `^\/$`, `^\.$`, `a|b`, `^$`, `^\$`, `\\`,
 	`^[.]$`, `^[$^]+$`, `^[\^a]$`, `^\ud800$`, `^[^\d\s]$`, `^\p{Any}$`, `^[\p{Lu}\d]$`,
 	`^[a-z]{2,3}?$`, `^(a|b)*?c$`, `^\u00e9$`, `^[:a]$`, `^[[:alpha:]]$`, `^\{$`, `^\}$`,
+	`[\uD800-\uDFFF]`, `^[x-\uD800]$`, `[^\uD800]`, `^a{01}$`, `^a{1,02}$`, `^a{00}b$`, `^[a-z-0]+$`,
+	`^[-a]$`, `^[a-]$`, `^[\d-]$`, `^[-\d]$`,
 }
 
 // ecmaSyntaxErrors are patterns ECMA-262 refuses with the u flag.
 var ecmaSyntaxErrors = []string{
 	`(`, `)`, `[`, `a{`, `}`, `]`, `\`, `\A`, `\z`, `(?i)a`, `\Q`, `\e`, `\p{Foo}`, `\pL`,
 	`a**`, `\c1`, `\x4`, `\u12`, `[b-a]`, `\-`, `\p{Greek}`, `(?P<n>a)`, `\01`, `[\B]`,
+	`[\d-z]`, `[\w-z]`, `[\p{L}-z]`, `[\0-\s]`, `[\s-\uFFFF]`, `[a-\d]`, `\é`, `\u{41x}`,
+	`^*`, `$+`, `\b+`,
 }
 
 // ecmaUnsupported are patterns ECMA-262 reads that Go's regexp cannot run.
