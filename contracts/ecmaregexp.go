@@ -166,8 +166,12 @@ func (t *translator) group() error {
 		if end < 0 {
 			return errors.New("a group name without its >")
 		}
+		name := rest[2:end]
+		if !groupName(name) {
+			return fmt.Errorf("group name %q: only ASCII letters, digits and _ are supported, a letter or _ first", name)
+		}
 		t.i += end + 1
-		t.out.WriteString("(?P<" + rest[2:end] + ">")
+		t.out.WriteString("(?P<" + name + ">")
 	default:
 		return fmt.Errorf("(%s is no ECMA-262 group", rest[:min(len(rest), 2)])
 	}
@@ -408,6 +412,18 @@ func hexAt(s string, i, n int) (rune, bool) {
 }
 
 func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
+
+// groupName reports whether name is a group name Go's regexp reads as
+// ECMA-262 does: ASCII letters, digits and _, not a digit first.
+func groupName(name string) bool {
+	for i := range len(name) {
+		c := name[i]
+		if !isASCIILetter(c) && c != '_' && (i == 0 || !isDigitByte(c)) {
+			return false
+		}
+	}
+	return name != ""
+}
 
 // noLeadingZeros returns the decimal digits s without their leading zeros,
 // "0" for zeros alone, "" for "".
