@@ -78,45 +78,43 @@ type run struct {
 	// passes).
 	factSecrets bool
 
-	// folders are the working tree's folders read opened once, by path
-	// (nil where one cannot be): see read. Run closes them.
-	folders map[string]*confined.Folder
+	// folder is the working tree's folder folderDir, which read holds
+	// open while its reads stay in it (nil where it could not be opened);
+	// Run closes it.
+	folder    *confined.Folder
+	folderDir string
 }
 
 // read returns the content of the file p of r.p.FS as fs.ReadFile does,
 // held to the file's size limit. In the working tree a regular file is
-// read from its folder, opened once a run ([confined.Folder]): four system
-// calls where the root walks to the file from the project's folder, about
-// ten, for each fact the conflict scan, the fact checks and the secret
-// scan read. Anything else goes through r.p.FS, whose answer decides.
+// read from its folder, held open while the reads stay in it
+// ([confined.Folder]): four system calls a file where the root walks to it
+// from the project's folder, about ten. Anything else goes through r.p.FS,
+// whose answer decides.
 func (r *run) read(p string) ([]byte, error) {
-	if confined.RootOf(r.p.FS) == nil {
+	root := confined.RootOf(r.p.FS)
+	if root == nil {
 		return fs.ReadFile(r.p.FS, p)
 	}
-	dir := path.Dir(p)
-	f, ok := r.folders[dir]
-	if !ok {
-		if r.folders == nil {
-			r.folders = map[string]*confined.Folder{}
-		}
-		f, _ = confined.RootOf(r.p.FS).OpenFolder(dir)
-		r.folders[dir] = f // nil when it cannot be opened
+	if dir := path.Dir(p); dir != r.folderDir {
+		r.closeFolder()
+		r.folderDir = dir
+		r.folder, _ = root.OpenFolder(dir) // nil when it cannot be opened
 	}
-	if f != nil {
-		if b, ok := f.ReadRegular(path.Base(p), confined.LimitFor(p).Max); ok {
+	if r.folder != nil {
+		if b, ok := r.folder.ReadRegular(path.Base(p), confined.LimitFor(p).Max); ok {
 			return b, nil
 		}
 	}
 	return fs.ReadFile(r.p.FS, p)
 }
 
-// closeFolders closes the folders read opened.
-func (r *run) closeFolders() {
-	for _, f := range r.folders {
-		if f != nil {
-			f.Close()
-		}
+// closeFolder closes the folder read holds open.
+func (r *run) closeFolder() {
+	if r.folder != nil {
+		r.folder.Close()
 	}
+	r.folder, r.folderDir = nil, ""
 }
 
 // artifact is one blackboard file as the sweep saw it.
@@ -193,7 +191,7 @@ func Run(ctx context.Context, env Env) (*Report, error) {
 		passes = r.stagedPasses()
 		r.factSecrets = false
 	}
-	defer r.closeFolders()
+	defer r.closeFolder()
 	for _, pass := range passes {
 		if err := ctx.Err(); err != nil {
 			return nil, err
