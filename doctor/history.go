@@ -107,7 +107,7 @@ func (hr *historyRun) isAncestor(a, b string) (bool, error) {
 	if ok, done := hr.ancestor[key]; done {
 		return ok, nil
 	}
-	ok, err := hr.repo.IsAncestor(a, b)
+	ok, err := hr.h.IsAncestor(a, b)
 	if err != nil {
 		return false, err
 	}

@@ -34,11 +34,19 @@ func (r *Repo) IsAncestor(a, b string) (bool, error) {
 		return true, nil
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	ca, err := r.commitLocked(a)
+	r.mu.Unlock()
 	if err != nil {
 		return false, err
 	}
+	return r.isAncestor(ca.Hash, b, func(plumbing.Hash) bool { return false })
+}
+
+// isAncestor is IsAncestor of the commit a, searching b's history but for
+// the commits skip says cannot have a in theirs.
+func (r *Repo) isAncestor(a plumbing.Hash, b string, skip func(plumbing.Hash) bool) (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	cb, err := r.commitLocked(b)
 	if err != nil {
 		return false, err
@@ -48,11 +56,11 @@ func (r *Repo) IsAncestor(a, b string) (bool, error) {
 	for len(queue) > 0 {
 		c := queue[0]
 		queue = queue[1:]
-		if c.Hash == ca.Hash {
+		if c.Hash == a {
 			return true, nil
 		}
 		for _, p := range c.ParentHashes {
-			if seen[p] {
+			if seen[p] || skip(p) {
 				continue
 			}
 			seen[p] = true

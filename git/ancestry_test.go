@@ -1,6 +1,7 @@
 package git_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -46,10 +47,18 @@ func TestParentsAndIsAncestor(t *testing.T) {
 		{"side of main", side, main, false},
 		{"merge of base", merge, base, false},
 	}
+	h, err := repo.History(context.Background(), "HEAD", git.HistoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range tests {
 		got, err := repo.IsAncestor(tt.a, tt.b)
 		if err != nil || got != tt.want {
 			t.Errorf("%s: IsAncestor = %v, %v; want %v", tt.name, got, err, tt.want)
+		}
+		// The walk's answer, which searches no further back than a.
+		if got, err := h.IsAncestor(tt.a, tt.b); err != nil || got != tt.want {
+			t.Errorf("%s: History.IsAncestor = %v, %v; want %v", tt.name, got, err, tt.want)
 		}
 	}
 	if _, err := repo.Parents("not-a-hash"); err == nil {

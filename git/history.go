@@ -66,6 +66,8 @@ type History struct {
 	Truncated bool
 
 	changes map[string][]PathChange
+	seq     map[plumbing.Hash]int // each commit's place in the walk
+	repo    *Repo
 }
 
 // Changes returns the commits that changed p (relative to Sub), newest first.
@@ -121,22 +123,23 @@ func (r *Repo) History(ctx context.Context, rev string, opts HistoryOptions) (*H
 		boundary[h] = true
 	}
 
-	h := &History{Head: describe(start)}
+	h := &History{Head: describe(start), repo: r}
 	q := &commitQueue{}
-	seen := map[plumbing.Hash]bool{start.Hash: true}
+	// seq is each commit's place in the walk, -1 while it is queued.
+	seq := map[plumbing.Hash]int{start.Hash: -1}
 	heap.Push(q, queued{c: start})
 	for q.Len() > 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		c := heap.Pop(q).(queued).c
-		seq := h.Commits
+		seq[c.Hash] = h.Commits
 		h.Commits++
 		r.mu.Lock()
-		err := w.commit(c, seq, boundary[c.Hash], func(p *object.Commit) {
-			if !seen[p.Hash] {
-				seen[p.Hash] = true
-				heap.Push(q, queued{c: p, order: len(seen)})
+		err := w.commit(c, seq[c.Hash], boundary[c.Hash], func(p *object.Commit) {
+			if _, seen := seq[p.Hash]; !seen {
+				seq[p.Hash] = -1
+				heap.Push(q, queued{c: p, order: len(seq)})
 			}
 		})
 		r.mu.Unlock()
@@ -150,8 +153,32 @@ func (r *Repo) History(ctx context.Context, rev string, opts HistoryOptions) (*H
 			opts.Progress(h.Commits)
 		}
 	}
-	h.changes = w.changes
+	h.changes, h.seq = w.changes, seq
 	return h, nil
+}
+
+// IsAncestor reports whether commit a is commit b or in b's history, as
+// [Repo.IsAncestor] does, for commits of the walk, without searching all of
+// b's history when the answer is no: the walk takes a commit's parents only
+// after the commit, so no commit it placed after a (a larger Seq) has a in
+// its history, and the search goes no further back than a. (Where commit
+// dates go back in time across a merge the walk may place an ancestor
+// first, as git's date order does; the answer may then be wrong.)
+func (h *History) IsAncestor(a, b string) (bool, error) {
+	if a == b {
+		return true, nil
+	}
+	if !plumbing.IsHash(a) {
+		return h.repo.IsAncestor(a, b)
+	}
+	limit, ok := h.seq[plumbing.NewHash(a)]
+	if !ok {
+		return h.repo.IsAncestor(a, b)
+	}
+	return h.repo.isAncestor(plumbing.NewHash(a), b, func(p plumbing.Hash) bool {
+		s, ok := h.seq[p]
+		return ok && s > limit
+	})
 }
 
 // errTruncated marks a commit whose parents are missing (a shallow clone).
