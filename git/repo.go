@@ -80,6 +80,11 @@ func openStorage(abs string) (st *lazyStorage, top string, err error) {
 	var gitdir string
 	if env != "" {
 		gitdir, err = filepath.Abs(env)
+		if fi, serr := os.Stat(gitdir); err == nil && serr == nil && fi.Mode().IsRegular() {
+			// A .git file, as a submodule or a linked worktree has: git
+			// follows it.
+			gitdir, err = readGitFile(filepath.Dir(gitdir), gitdir)
+		}
 	} else {
 		gitdir, top, err = discover(abs)
 	}

@@ -420,6 +420,7 @@ func TestOpenWithGitDir(t *testing.T) {
 		{"bare, the current folder", bare, "", elsewhere, elsewhere, "main"},
 		{"core.worktree", configured, "", t.TempDir(), filepath.Join(filepath.Dir(configured), "tree"), "main"},
 		{"a linked worktree's folder", filepath.Join(r.Dir, ".git", "worktrees", "linked"), "", linked, linked, "feature"},
+		{"a linked worktree's .git file", filepath.Join(linked, ".git"), "", linked, linked, "feature"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if err := os.MkdirAll(tt.wantRoot, 0o755); err != nil {
