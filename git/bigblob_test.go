@@ -3,15 +3,18 @@ package git
 import (
 	"bytes"
 	"compress/zlib"
+	"errors"
 	"io/fs"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/objfile"
 
 	"github.com/foundryhq/foundry/git/gittest"
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 // TestLargeBlobReadOnce holds reading a large file at a revision to about
@@ -113,4 +116,26 @@ func FuzzLooseHeaderSize(f *testing.F) {
 			t.Fatalf("header read as size %d; go-git: %d, %v", size, want, err)
 		}
 	})
+}
+
+// TestResolveLargeBlob: a revision naming a blob over maxObjectBytes says
+// so by its size, read from the object's header, without inflating it.
+func TestResolveLargeBlob(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("writes a 65 MiB file")
+	}
+	r := gittest.New(t)
+	r.Write("big.bin", string(make([]byte, maxObjectBytes+confined.MiB)))
+	r.CommitAll("big")
+	blob := r.Git("rev-parse", "HEAD:big.bin")
+	repo, err := Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	_, err = repo.Resolve(blob)
+	if want := "it names an object of 65 MiB, not a commit"; !errors.Is(err, ErrRevisionNotFound) || !strings.Contains(err.Error(), want) {
+		t.Errorf("Resolve(a 65 MiB blob) = %v, want ErrRevisionNotFound saying %q", err, want)
+	}
 }

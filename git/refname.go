@@ -23,6 +23,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
@@ -118,10 +119,16 @@ func (r *Repo) peelToCommit(h plumbing.Hash) (plumbing.Hash, error) {
 		}
 		h = t.Target
 	}
-	if o, err := r.st.EncodedObject(plumbing.AnyObject, h); err == nil && (o.Type() == plumbing.TreeObject || o.Type() == plumbing.BlobObject) {
+	switch o, err := r.st.EncodedObject(plumbing.AnyObject, h); {
+	case err == nil && (o.Type() == plumbing.TreeObject || o.Type() == plumbing.BlobObject):
 		// As git: "expected commit type, but the object dereferences to
 		// tree type".
 		return plumbing.ZeroHash, fmt.Errorf("it names a %s, %w", o.Type(), errNotCommit)
+	case errors.Is(err, ErrObjectTooLarge):
+		// Not inflated to tell its type: no commit is that large.
+		if size, err := r.st.EncodedObjectSize(h); err == nil {
+			return plumbing.ZeroHash, fmt.Errorf("it names an object of %s, %w", confined.FormatSize(size), errNotCommit)
+		}
 	}
 	return plumbing.ZeroHash, plumbing.ErrReferenceNotFound
 }
