@@ -409,6 +409,9 @@ type parsedIndex struct {
 	hasActive bool
 }
 
+// complete reports whether the index lists every active fact it counts.
+func (p parsedIndex) complete() bool { return p.active == len(p.entries) }
+
 func parseIndex(data []byte) (parsedIndex, error) {
 	var p parsedIndex
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -447,13 +450,13 @@ func parseIndex(data []byte) (parsedIndex, error) {
 // when either side has it, unless base had it and one side removed it (that
 // fact was superseded or expired there). The union is re-sorted, the budget
 // (tokens; 0 means the default) re-applied and the summary line rewritten.
-// The active count is estimated as ours + theirs − base (the facts the
-// sides omitted over their budget have no line to merge), less one for each
-// line both sides added: that fact, of the same id and text on both sides,
-// is one file after the merge. Two lines of one id and different text are
-// two facts (a duplicate id, which `foundry doctor --fix` renumbers).
-// `foundry doctor --fix` or `foundry memory index` makes the file exact
-// after the merge.
+// Where every version lists all its active facts, the active count is the
+// merged lines': a fact both sides added, of the same id and text, is one
+// line as it is one file, and two lines of one id and different text are
+// two facts (a duplicate id, which `foundry doctor --fix` renumbers). Where
+// a version left facts out over its budget, they have no line to merge, and
+// the count is estimated as ours + theirs − base; `foundry doctor --fix` or
+// `foundry memory index` makes the file exact after the merge.
 // An empty side is an index with no facts; a side with conflict markers or
 // a malformed fact line is an error matching [ErrBadIndex].
 func MergeIndex(base, ours, theirs []byte, budget int) ([]byte, error) {
@@ -489,12 +492,10 @@ func MergeIndex(base, ours, theirs []byte, budget int) ([]byte, error) {
 	for _, e := range merged {
 		entries = append(entries, e)
 	}
-	active := sides[1].active + sides[2].active - sides[0].active
-	for line := range o {
-		_, inBase := b[line]
-		if _, inT := t[line]; inT && !inBase {
-			active-- // counted by ours and by theirs
-		}
+	active := len(entries)
+	if !sides[0].complete() || !sides[1].complete() || !sides[2].complete() {
+		// Facts left out over a budget have no line to merge.
+		active = sides[1].active + sides[2].active - sides[0].active
 	}
 	return renderIndex(entries, active, budget).Content, nil
 }

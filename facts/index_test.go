@@ -161,6 +161,72 @@ func TestMergeIndex(t *testing.T) {
 	}
 }
 
+// TestMergeIndexCounts holds the merged summary to the facts the merge
+// leaves, where every version lists all of its facts: a fact both sides
+// added, the same edit made on both sides, two sides superseding two
+// facts, and one id added twice with different text (two facts, a
+// duplicate id). Over a budget the count stays an estimate.
+func TestMergeIndexCounts(t *testing.T) {
+	t.Parallel()
+	const today = "2025-03-14"
+	base := indexFacts()[:4]
+	with := func(fs []Fact, edit func([]Fact) []Fact) []Fact { return edit(append([]Fact(nil), fs...)) }
+	same := Fact{ID: "fact-0005", Type: Decision, Title: "Both sides learn the same fact", Confidence: High, Created: "2025-03-01"}
+	replace := func(i int, f Fact) func([]Fact) []Fact {
+		return func(fs []Fact) []Fact {
+			fs[i].Status = Superseded
+			return append(fs, f)
+		}
+	}
+	add := func(f Fact) func([]Fact) []Fact { return func(fs []Fact) []Fact { return append(fs, f) } }
+	other := same
+	other.Title = "The other side's fact five"
+	for _, tc := range []struct {
+		name         string
+		ours, theirs []Fact
+		want         string
+	}{
+		{"both sides add the same fact", with(base, add(same)), with(base, add(same)), "5/5 facts listed"},
+		{"the same edit on both sides", with(base, replace(1, same)), with(base, replace(1, same)), "4/4 facts listed"},
+		{"each side supersedes a fact", with(base, replace(1, same)), with(base, replace(2, Fact{ID: "fact-0006", Type: Decision, Title: "Events go through a queue now", Created: "2025-03-02"})), "4/4 facts listed"},
+		{"one id added twice", with(base, add(same)), with(base, add(other)), "6/6 facts listed"},
+	} {
+		got, err := MergeIndex(BuildIndex(base, today, 4000).Content, BuildIndex(tc.ours, today, 4000).Content, BuildIndex(tc.theirs, today, 4000).Content, 4000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(got), tc.want) {
+			t.Errorf("%s: merged index\n%s\nwant %q", tc.name, got, tc.want)
+		}
+	}
+
+	// Ten facts over a budget that lists a few: the lines that move into
+	// the list on both sides are no facts both sides added.
+	var ten []Fact
+	for i := range 10 {
+		ten = append(ten, Fact{ID: fmt.Sprintf("fact-%04d", i+1), Type: Domain, Title: fmt.Sprintf("Orders service fact number %d holds", i+1), Created: fmt.Sprintf("2025-01-%02d", i+1)})
+	}
+	const budget = 150
+	for _, tc := range []struct {
+		name         string
+		ours, theirs []Fact
+		want         int
+	}{
+		{"the same edit on both sides", with(ten, replace(9, Fact{ID: "fact-0011", Type: Domain, Title: "Orders service fact eleven replaces ten", Created: "2025-02-01"})),
+			with(ten, replace(9, Fact{ID: "fact-0011", Type: Domain, Title: "Orders service fact eleven replaces ten", Created: "2025-02-01"})), 10},
+		{"each side supersedes a fact", with(ten, func(fs []Fact) []Fact { fs[9].Status = Superseded; return fs }),
+			with(ten, func(fs []Fact) []Fact { fs[8].Status = Superseded; return fs }), 8},
+	} {
+		got, err := MergeIndex(BuildIndex(ten, today, budget).Content, BuildIndex(tc.ours, today, budget).Content, BuildIndex(tc.theirs, today, budget).Content, budget)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("/%d facts listed", tc.want); !strings.Contains(string(got), want) || !strings.Contains(string(got), "omitted") {
+			t.Errorf("%s, over the budget: merged index\n%s\nwant %q and facts omitted", tc.name, got, want)
+		}
+	}
+}
+
 // Every budget at which the whole list fits lists every fact, even when the
 // last fact's line is shorter than the "omitted" line that listing one
 // fact fewer would need.
