@@ -107,6 +107,14 @@ func PostToolUse(in io.Reader, opts HookOptions) (out Outcome) {
 		path = filepath.Join(base, path)
 	}
 	root, ok := BlackboardRoot(path)
+	if !ok && strings.EqualFold(filepath.Ext(path), ".json") {
+		// Written through a link to a blackboard folder (bb/w/a.json,
+		// bb a link to .foundry/blackboard), it is a blackboard file.
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			path = real
+			root, ok = BlackboardRoot(real)
+		}
+	}
 	if !ok {
 		return Outcome{Code: ExitOK}
 	}

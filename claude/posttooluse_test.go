@@ -262,3 +262,37 @@ func TestPostToolUseNotARegularFile(t *testing.T) {
 		t.Errorf("got code %d, message %q; want %d, %q", got.Code, got.Message, claude.ExitBlock, want)
 	}
 }
+
+// TestPostToolUseThroughLinkedFolder: a file written through a link to the
+// blackboard folder is a blackboard file, checked as one; a .json file
+// elsewhere reached through a link is not.
+func TestPostToolUseThroughLinkedFolder(t *testing.T) {
+	t.Parallel()
+	root := project(t, `{"producedBy": "x"}`)
+	if err := os.Symlink(filepath.Join(".foundry", "blackboard"), filepath.Join(root, "bb")); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	if err := os.Symlink("src", filepath.Join(root, "code")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "src", "data.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := payload(t, "write.json", root)
+	for _, tc := range []struct {
+		path string
+		code int
+	}{
+		{"$PROJECT/bb/audit/appsec-reviewer.json", claude.ExitBlock},
+		{"$PROJECT/code/data.json", claude.ExitOK},
+	} {
+		p := strings.ReplaceAll(tc.path, "$PROJECT", filepath.ToSlash(root))
+		got := claude.PostToolUse(strings.NewReader(strings.ReplaceAll(in, filepath.ToSlash(root)+"/.foundry/blackboard/audit/appsec-reviewer.json", p)), claude.HookOptions{})
+		if got.Code != tc.code {
+			t.Errorf("%s: code %d (%q), want %d", tc.path, got.Code, got.Message, tc.code)
+		}
+		if tc.code == claude.ExitBlock && !strings.Contains(got.Message, `has no "schema" field`) {
+			t.Errorf("%s: message %q, want the missing schema field named", tc.path, got.Message)
+		}
+	}
+}

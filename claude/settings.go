@@ -12,6 +12,8 @@ import (
 	"io/fs"
 	"path"
 	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/foundryhq/foundry/config"
 	"github.com/foundryhq/foundry/internal/confined"
@@ -294,7 +296,7 @@ func mergeSettings(o *object) (FileResult, bool, error) {
 			continue
 		}
 		for _, h := range group.Hooks {
-			if h.Command == HookCommand {
+			if runsHook(h.Command) {
 				return FileResult{Action: Unchanged}, false, nil
 			}
 		}
@@ -303,6 +305,25 @@ func mergeSettings(o *object) (FileResult, bool, error) {
 	hooks.set("PostToolUse", raw(groups))
 	o.set("hooks", raw(hooks))
 	return FileResult{Action: Merged}, true, nil
+}
+
+// runsHook reports whether command runs foundry's hook: HookCommand, or
+// the same with foundry named by its path ("/usr/local/bin/foundry hook
+// claude") or with global flags before the command ("foundry -C app hook
+// claude").
+func runsHook(command string) bool {
+	command = strings.TrimSpace(command)
+	prog, rest, _ := strings.Cut(command, " ")
+	if q := command[:min(len(command), 1)]; q == `"` || q == "'" { // a quoted path
+		var ok bool
+		if prog, rest, ok = strings.Cut(command[1:], q); !ok {
+			return false
+		}
+	}
+	prog = strings.TrimSuffix(prog[strings.LastIndexAny(prog, `/\`)+1:], ".exe")
+	args := strings.Fields(rest)
+	i := slices.Index(args, "hook")
+	return prog == "foundry" && i >= 0 && i+2 == len(args) && args[i+1] == "claude"
 }
 
 // sameJSON reports whether two JSON texts hold the same value.

@@ -2,6 +2,7 @@ package claude_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -193,6 +194,39 @@ func TestSetupKeepsUserEntries(t *testing.T) {
 	}
 	if got := readFile(t, filepath.Join(root, ".claude", "settings.json")); got != settings {
 		t.Errorf("settings.json rewritten: %s", got)
+	}
+}
+
+// TestSetupKnowsTheHookByAnyName: a hook that runs foundry by its path,
+// or with global flags first, is foundry's hook, not added again; another
+// command is not.
+func TestSetupKnowsTheHookByAnyName(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		command string
+		want    claude.FileAction
+	}{
+		{"foundry hook claude", claude.Unchanged},
+		{"/usr/local/bin/foundry hook claude", claude.Unchanged},
+		{`"C:\Program Files\foundry.exe" hook claude`, claude.Unchanged},
+		{"foundry -C app hook claude", claude.Unchanged},
+		{"foundry hook claude --verbose-thing", claude.Merged},
+		{"my-foundry hook claude", claude.Merged},
+		{"foundry hook pre-commit", claude.Merged},
+	} {
+		root := t.TempDir()
+		cmd, err := json.Marshal(tc.command)
+		if err != nil {
+			t.Fatal(err)
+		}
+		testenv.WriteFile(t, root, ".claude/settings.json", `{"hooks": {"PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": `+string(cmd)+`}]}]}}`)
+		res, err := claude.Setup(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res[1].Action != tc.want {
+			t.Errorf("%s: settings.json %s, want %s", tc.command, res[1].Action, tc.want)
+		}
 	}
 }
 
