@@ -81,7 +81,9 @@ EXIT STATUS:
 				Description: `Writes .foundry/runbooks/<slug>.md with the given title and trigger and
 a short template of steps to fill in; foundry doctor warns about a runbook
 that still holds the template's blanks. Both --title and --trigger are
-required: agents must follow a runbook when its trigger matches. Never
+required: agents must follow a runbook when its trigger matches. The slug
+is lowercase letters, digits and dashes, starting with a letter or digit,
+and the slug and the title are at most 80 characters each. Never
 overwrites a runbook; never writes with --rev or --staged.
 
 EXIT STATUS:
