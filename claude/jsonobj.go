@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/foundryhq/foundry/internal/ctrl"
 	"github.com/foundryhq/foundry/internal/jsonindent"
 )
 
@@ -118,6 +119,26 @@ func render(v any) ([]byte, error) {
 		return nil, err
 	}
 	return jsonindent.Indent(compact), nil
+}
+
+// renderAs is render for a file that held was: indented as was is (two
+// spaces where was is compact), with its line ends, so that a merge
+// changes only the lines it adds.
+func renderAs(v any, was []byte) ([]byte, error) {
+	compact, err := jsonindent.Encode(v)
+	if err != nil {
+		return nil, err
+	}
+	indent := jsonindent.Of(string(was))
+	if indent == "" {
+		indent = "  "
+	}
+	out := jsonindent.IndentWith(compact, indent)
+	if ctrl.LineEnd(was) == "\r\n" {
+		// A JSON text holds no newline but between its tokens.
+		out = bytes.ReplaceAll(out, []byte("\n"), []byte("\r\n"))
+	}
+	return out, nil
 }
 
 // raw marshals a value of this package's own types (which always marshal)

@@ -230,6 +230,32 @@ func TestSetupKnowsTheHookByAnyName(t *testing.T) {
 	}
 }
 
+// TestSetupKeepsTheFilesStyle: a merge writes a file with its own
+// indentation and line ends, so the lines it did not add stay as they
+// were: a four-space CRLF .mcp.json gains the server's lines alone.
+func TestSetupKeepsTheFilesStyle(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	was := "{\r\n    \"mcpServers\": {\r\n        \"db\": {\r\n            \"command\": \"pg\"\r\n        }\r\n    }\r\n}\r\n"
+	testenv.WriteFile(t, root, ".mcp.json", was)
+	testenv.WriteFile(t, root, ".claude/settings.json", "{\n\t\"model\": \"x\"\n}\n")
+	if _, err := claude.Setup(root); err != nil {
+		t.Fatal(err)
+	}
+	got := readFile(t, filepath.Join(root, ".mcp.json"))
+	if strings.Count(got, "\n") != strings.Count(got, "\r\n") {
+		t.Errorf(".mcp.json has lines that do not end in CRLF:\n%q", got)
+	}
+	for line := range strings.Lines(was) {
+		if line != "        }\r\n" && !strings.Contains(got, line) {
+			t.Errorf(".mcp.json lost the line %q:\n%s", line, got)
+		}
+	}
+	if settings := readFile(t, filepath.Join(root, ".claude", "settings.json")); !strings.Contains(settings, "\n\t\"model\": \"x\",\n\t\"hooks\": {\n\t\t") {
+		t.Errorf("settings.json not indented with tabs as it was:\n%s", settings)
+	}
+}
+
 func TestSetupRefusesBadFiles(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -194,18 +194,7 @@ func redactJSONText(text string) string {
 	if err != nil {
 		return secrets.Redact(text)
 	}
-	out := strings.TrimRight(string(jsonindent.IndentWith(compact, indentOf(text))), "\n")
+	out := strings.TrimRight(string(jsonindent.IndentWith(compact, jsonindent.Of(text))), "\n")
 	trimmed := strings.TrimRight(text, " \t\r\n")
 	return out + text[len(trimmed):]
-}
-
-// indentOf returns the leading white space of the first indented line of
-// text, "" when it has none.
-func indentOf(text string) string {
-	for _, line := range strings.Split(text, "\n")[1:] {
-		if ws := line[:len(line)-len(strings.TrimLeft(line, " \t"))]; ws != "" {
-			return ws
-		}
-	}
-	return ""
 }

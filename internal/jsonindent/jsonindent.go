@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"strings"
 )
 
 // MaxAdded bounds the bytes Marshal lets indentation add.
@@ -123,6 +124,19 @@ func IndentWith(compact []byte, with string) []byte {
 		return compact
 	}
 	return indent(compact, n, with)
+}
+
+// Of returns the indentation a JSON text is written with: the leading
+// white space of its first indented line after the first, "" when it has
+// none (compact).
+func Of(text string) string {
+	_, rest, _ := strings.Cut(text, "\n")
+	for line := range strings.Lines(rest) {
+		if ws := line[:len(line)-len(strings.TrimLeft(line, " \t"))]; ws != "" && strings.TrimSpace(line) != "" {
+			return ws
+		}
+	}
+	return ""
 }
 
 // Reindent returns the JSON document raw as Marshal prints a value:

@@ -161,3 +161,21 @@ func TestWrite(t *testing.T) {
 		t.Errorf("deep data: %d lines of %d bytes, want one line of valid JSON", n, got.Len())
 	}
 }
+
+// TestOf reads a JSON text's indentation from its first indented line
+// after the first, skipping blank ones.
+func TestOf(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ text, want string }{
+		{`{"a":1}`, ""},
+		{"{\n  \"a\": 1\n}\n", "  "},
+		{"{\r\n    \"a\": 1\r\n}\r\n", "    "},
+		{"{\n\t\"a\": [\n\t\t1\n\t]\n}", "\t"},
+		{"  {\n\"a\": 1}", ""},
+		{"{\n   \n  \"a\": 1\n}", "  "},
+	} {
+		if got := Of(tc.text); got != tc.want {
+			t.Errorf("Of(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
