@@ -4,6 +4,7 @@ package claude
 // exit code and the text for the model out.
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -80,6 +81,13 @@ func PostToolUse(in io.Reader, opts HookOptions) (out Outcome) {
 	var input HookInput
 	data, err := io.ReadAll(io.LimitReader(in, maxInputBytes+1))
 	if err == nil && len(data) > maxInputBytes {
+		// The Edit of a large file carries all of it: where the fields
+		// that come first name no blackboard file, there is nothing to check.
+		if lead, ok := leadingInput(data[:maxInputBytes]); ok {
+			if _, _, ours := lead.target(opts); !ours {
+				return Outcome{Code: ExitOK}
+			}
+		}
 		err = fmt.Errorf("larger than %d MiB", maxInputBytes>>20)
 	}
 	if err == nil {
@@ -95,26 +103,7 @@ func PostToolUse(in io.Reader, opts HookOptions) (out Outcome) {
 	if input.HookEventName != "" && input.HookEventName != "PostToolUse" {
 		return Outcome{Code: ExitOK}
 	}
-	if !toolsChecked[input.ToolName] || input.ToolInput.FilePath == "" {
-		return Outcome{Code: ExitOK}
-	}
-	path := input.ToolInput.FilePath
-	if !filepath.IsAbs(path) {
-		base := input.Cwd
-		if base == "" {
-			base = opts.Dir
-		}
-		path = filepath.Join(base, path)
-	}
-	root, ok := BlackboardRoot(path)
-	if !ok && strings.EqualFold(filepath.Ext(path), ".json") {
-		// Written through a link to a blackboard folder (bb/w/a.json,
-		// bb a link to .foundry/blackboard), it is a blackboard file.
-		if real, err := filepath.EvalSymlinks(path); err == nil {
-			path = real
-			root, ok = BlackboardRoot(real)
-		}
-	}
+	root, path, ok := input.target(opts)
 	if !ok {
 		return Outcome{Code: ExitOK}
 	}
@@ -124,6 +113,74 @@ func PostToolUse(in io.Reader, opts HookOptions) (out Outcome) {
 		tokens.NewLog(root, opts.Logger).Record(tokens.KindGateBlocked)
 	}
 	return out
+}
+
+// target returns the blackboard file the input's tool wrote, absolute, and
+// its project's root; ok is false for any other tool or file.
+func (input HookInput) target(opts HookOptions) (root, path string, ok bool) {
+	if !toolsChecked[input.ToolName] || input.ToolInput.FilePath == "" {
+		return "", "", false
+	}
+	path = input.ToolInput.FilePath
+	if !filepath.IsAbs(path) {
+		base := input.Cwd
+		if base == "" {
+			base = opts.Dir
+		}
+		path = filepath.Join(base, path)
+	}
+	root, ok = BlackboardRoot(path)
+	if !ok && strings.EqualFold(filepath.Ext(path), ".json") {
+		// Written through a link to a blackboard folder (bb/w/a.json,
+		// bb a link to .foundry/blackboard), it is a blackboard file.
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			path = real
+			root, ok = BlackboardRoot(real)
+		}
+	}
+	return root, path, ok
+}
+
+// leadingInput reads the fields the hook needs from the first bytes of an
+// input too large to read whole, as Claude Code sends them: "cwd",
+// "hook_event_name" and "tool_name" before "tool_input", whose "file_path"
+// comes before the content. ok is false where they do not come so, or the
+// input is no PostToolUse of a tool the hook knows.
+func leadingInput(prefix []byte) (in HookInput, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(prefix))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return in, false
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return in, false
+		}
+		switch t {
+		case "cwd":
+			err = dec.Decode(&in.Cwd)
+		case "hook_event_name":
+			err = dec.Decode(&in.HookEventName)
+		case "tool_name":
+			err = dec.Decode(&in.ToolName)
+		case "tool_input":
+			if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+				return in, false
+			}
+			if t, err := dec.Token(); err != nil || t != "file_path" {
+				return in, false
+			}
+			known := in.HookEventName == "PostToolUse" && toolsChecked[in.ToolName]
+			return in, dec.Decode(&in.ToolInput.FilePath) == nil && known
+		default:
+			var skip json.RawMessage
+			err = dec.Decode(&skip)
+		}
+		if err != nil {
+			return in, false
+		}
+	}
+	return in, false
 }
 
 // otherTool reports whether data, read leniently (any field may have any

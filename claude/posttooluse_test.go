@@ -296,3 +296,28 @@ func TestPostToolUseThroughLinkedFolder(t *testing.T) {
 		}
 	}
 }
+
+// TestPostToolUseLargeInput: the input of an Edit of a file over the
+// input's 64 MiB bound carries all of it; the fields that come first tell
+// whether it names a blackboard file. One that does not passes; one that
+// does is not checked, and says so.
+func TestPostToolUseLargeInput(t *testing.T) {
+	t.Parallel()
+	root := project(t, "")
+	big := strings.Repeat("x", 65<<20)
+	for _, tc := range []struct {
+		file string
+		code int
+	}{
+		{"src/big.csv", claude.ExitOK},
+		{".foundry/blackboard/audit/appsec-reviewer.json", claude.ExitBlock},
+	} {
+		in := `{"session_id":"s","cwd":"` + filepath.ToSlash(root) + `","hook_event_name":"PostToolUse","tool_name":"Edit",` +
+			`"tool_input":{"file_path":"` + filepath.ToSlash(filepath.Join(root, tc.file)) + `","old_string":"a","new_string":"b"},` +
+			`"tool_response":{"originalFile":"` + big + `"}}`
+		got := claude.PostToolUse(strings.NewReader(in), claude.HookOptions{})
+		if got.Code != tc.code || tc.code == claude.ExitBlock && !strings.Contains(got.Message, "larger than 64 MiB") {
+			t.Errorf("%s: code %d, message %q; want %d", tc.file, got.Code, got.Message, tc.code)
+		}
+	}
+}
