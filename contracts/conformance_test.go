@@ -137,21 +137,7 @@ func TestConformance(t *testing.T) {
 // formats contracts assert, with assertion on (the contracts' mode).
 func TestConformanceFormats(t *testing.T) {
 	t.Parallel()
-	suite := suiteDir(t)
-	passed, total := 0, 0
-	for _, name := range []string{"date", "date-time", "uri"} {
-		f := filepath.Join(suite, "tests", "draft2020-12", "optional", "format", name+".json")
-		p, n := runSuiteFile(t, suite, f, compileOptions{assertFormat: true})
-		if n == 0 {
-			t.Errorf("%s: no cases", f)
-		}
-		passed += p
-		total += n
-	}
-	t.Logf("JSON-Schema-Test-Suite optional/format date, date-time, uri (asserted): %d/%d passed", passed, total)
-	if passed != total {
-		t.Errorf("format conformance: %d/%d passed, want all", passed, total)
-	}
+	runOptional(t, "format date, date-time, uri (asserted)", "format/date", "format/date-time", "format/uri")
 }
 
 // TestConformanceRegex runs the suite's optional cases of ECMA-262 regular
@@ -159,9 +145,17 @@ func TestConformanceFormats(t *testing.T) {
 // them) and of format "regex", asserted.
 func TestConformanceRegex(t *testing.T) {
 	t.Parallel()
+	runOptional(t, "ECMA-262 regular expressions", "ecmascript-regex", "non-bmp-regex", "format/regex")
+}
+
+// runOptional runs the suite's optional files names (slash paths under
+// tests/draft2020-12/optional, without .json) with format asserted, the
+// contracts' mode, and wants every case to pass.
+func runOptional(t *testing.T, what string, names ...string) {
+	t.Helper()
 	suite := suiteDir(t)
 	passed, total := 0, 0
-	for _, name := range []string{"ecmascript-regex", "non-bmp-regex", "format/regex"} {
+	for _, name := range names {
 		f := filepath.Join(suite, "tests", "draft2020-12", "optional", filepath.FromSlash(name)+".json")
 		p, n := runSuiteFile(t, suite, f, compileOptions{assertFormat: true})
 		if n == 0 {
@@ -170,8 +164,8 @@ func TestConformanceRegex(t *testing.T) {
 		passed += p
 		total += n
 	}
-	t.Logf("JSON-Schema-Test-Suite optional ECMA-262 regular expressions: %d/%d passed", passed, total)
+	t.Logf("JSON-Schema-Test-Suite optional %s: %d/%d passed", what, passed, total)
 	if passed != total {
-		t.Errorf("regular expression conformance: %d/%d passed, want all", passed, total)
+		t.Errorf("%s: %d/%d passed, want all", what, passed, total)
 	}
 }

@@ -65,6 +65,15 @@ func BenchmarkRun(b *testing.B) {
 	}
 }
 
+// sweepSources are the sources a sweep benchmark runs doctor on.
+var sweepSources = []struct {
+	name string
+	src  project.Source
+}{
+	{"worktree", project.Source{}},
+	{"rev", project.Source{Rev: "HEAD"}},
+}
+
 // BenchmarkRunFacts runs doctor over a project of 10,000 facts, in the
 // working tree and at --rev HEAD: the conflict scan, the fact checks and
 // the secret scan each look at every fact.
@@ -92,13 +101,7 @@ How to apply: check store %d before changing orders.
 	}
 	r.CommitAll("ten thousand facts")
 	r.Git("gc", "-q")
-	for _, bc := range []struct {
-		name string
-		src  project.Source
-	}{
-		{"worktree", project.Source{}},
-		{"rev", project.Source{Rev: "HEAD"}},
-	} {
+	for _, bc := range sweepSources {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
 				p, err := project.OpenLenient(r.Dir, bc.src)

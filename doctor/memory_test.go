@@ -191,13 +191,7 @@ func TestSweepHoldsNoArtifact(t *testing.T) {
 func BenchmarkRunBigFacts(b *testing.B) {
 	const n, size = 600, 60_000
 	r := bigFacts(b, n, size)
-	for _, bc := range []struct {
-		name string
-		src  project.Source
-	}{
-		{"worktree", project.Source{}},
-		{"rev", project.Source{Rev: "HEAD"}},
-	} {
+	for _, bc := range sweepSources {
 		b.Run(bc.name, func(b *testing.B) {
 			var peak uint64
 			for b.Loop() {
