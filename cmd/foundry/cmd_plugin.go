@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -41,14 +42,17 @@ EXIT STATUS:
     schemas/                       the contracts this binary ships
     skills/runbook-author/SKILL.md turn a finished task into a runbook
 Files already in DIR are overwritten; nothing else is touched, and no
-symbolic link below DIR is followed (exit 1). The plugin runs the foundry
+symbolic link below DIR is followed (exit 1). A DIR that holds a project
+(.foundry/) is refused: the plugin's .mcp.json would replace the
+project's. The plugin runs the foundry
 found on PATH. Its tools are addressed as
 mcp__plugin_foundry-core_foundry__<name>.
 
 EXIT STATUS:
    0  ok
    1  a file could not be written
-   2  malformed command line, or --rev or --staged was given`,
+   2  malformed command line, a DIR that holds a project, or --rev or
+      --staged was given`,
 				Action: func(c *cli.Context) error {
 					if c.NArg() != 1 {
 						return usageErrorf("plugin build needs exactly one DIR")
@@ -60,6 +64,13 @@ EXIT STATUS:
 					}
 					if env.rev != "" || env.staged {
 						return fmt.Errorf("plugin build writes files: %w", project.ErrReadOnly)
+					}
+					dir := c.Args().First()
+					if !filepath.IsAbs(dir) {
+						dir = filepath.Join(env.dir, dir)
+					}
+					if _, err := os.Lstat(filepath.Join(dir, project.Dir)); err == nil {
+						return usageErrorf("plugin build: %s holds a project (%s/), whose .mcp.json the plugin's would replace; build the plugin in a folder of its own", c.Args().First(), project.Dir)
 					}
 					opts.dir, opts.json, opts.stdout = c.Args().First(), env.json, env.stdout
 					return runPluginBuild(env, opts)
