@@ -52,8 +52,9 @@ With --claude it also sets the project up for Claude Code: the MCP server
 "foundry" (foundry mcp serve) in .mcp.json, and in .claude/settings.json
 the PostToolUse hook (matcher Write|Edit|MultiEdit) that runs
 foundry hook claude. Both files are merged: other entries stay as they
-are, nothing is added twice, and an existing "foundry" server entry is
-kept as written. Its tools are then mcp__foundry__<name>. Both files are
+are, in the file's own indentation and line ends, nothing is added twice,
+an existing "foundry" server entry is kept as written, and an empty file
+is taken as {}. Its tools are then mcp__foundry__<name>. Both files are
 checked before anything is written: when one cannot be merged, init
 changes nothing at all. With --http the "foundry" entry is the shared
 daemon instead (foundry mcp serve --transport http): type "http", url
