@@ -328,7 +328,8 @@ func (hr *historyRun) explain(a artifact) error {
 	// contract tightened on a branch before the artifact was written, and
 	// merged since, is older than the artifact's commit yet not in its
 	// history. So an older commit is looked up there (a walk of the
-	// artifact's history); a newer one is taken to be outside it.
+	// artifact's history); a newer one is outside it, where the walk was
+	// topological, and looked up too where it was not.
 	where := ""
 	sc := hr.schemaCommits()
 	for i := len(sc) - 1; i >= 0; i-- { // oldest first
@@ -340,7 +341,7 @@ func (hr *historyRun) explain(a artifact) error {
 		if vs, err := reg.Validate(a.contract, data); err != nil || len(vs) == 0 {
 			continue
 		}
-		if c.Seq >= written.Seq {
+		if c.Seq >= written.Seq || !hr.h.Topological() {
 			had, err := hr.isAncestor(c.Commit.Hash, written.Commit.Hash)
 			if err != nil {
 				return err

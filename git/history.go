@@ -67,8 +67,17 @@ type History struct {
 
 	changes map[string][]PathChange
 	seq     map[plumbing.Hash]int // each commit's place in the walk
-	repo    *Repo
+	// unordered is true when the walk placed some commit before one of
+	// its children (see Topological).
+	unordered bool
+	repo      *Repo
 }
+
+// Topological reports whether the walk placed every commit after all of
+// its children, so that a smaller Seq is never an ancestor of a larger
+// one. Commit dates order the walk: dates that go back in time across a
+// merge, or commits of one second on two branches, can break it.
+func (h *History) Topological() bool { return !h.unordered }
 
 // Changes returns the commits that changed p (relative to Sub), newest first.
 func (h *History) Changes(p string) []PathChange { return h.changes[p] }
@@ -137,9 +146,15 @@ func (r *Repo) History(ctx context.Context, rev string, opts HistoryOptions) (*H
 		h.Commits++
 		r.mu.Lock()
 		err := w.commit(c, seq[c.Hash], boundary[c.Hash], func(p *object.Commit) {
-			if _, seen := seq[p.Hash]; !seen {
+			s, seen := seq[p.Hash]
+			if !seen {
 				seq[p.Hash] = -1
 				heap.Push(q, queued{c: p, order: len(seq)})
+			}
+			if s >= 0 && seen {
+				// A parent placed before this child: dates that go back in
+				// time, or ties of one second taken in queue order.
+				h.unordered = true
 			}
 		})
 		r.mu.Unlock()
@@ -158,17 +173,15 @@ func (r *Repo) History(ctx context.Context, rev string, opts HistoryOptions) (*H
 }
 
 // IsAncestor reports whether commit a is commit b or in b's history, as
-// [Repo.IsAncestor] does, for commits of the walk, without searching all of
-// b's history when the answer is no: the walk takes a commit's parents only
-// after the commit, so no commit it placed after a (a larger Seq) has a in
-// its history, and the search goes no further back than a. (Where commit
-// dates go back in time across a merge the walk may place an ancestor
-// first, as git's date order does; the answer may then be wrong.)
+// [Repo.IsAncestor] does. Where the walk was topological it does so
+// without searching all of b's history when the answer is no: no commit
+// the walk placed after a (a larger Seq) has a in its history, so the
+// search goes no further back than a.
 func (h *History) IsAncestor(a, b string) (bool, error) {
 	if a == b {
 		return true, nil
 	}
-	if !plumbing.IsHash(a) {
+	if !plumbing.IsHash(a) || h.unordered {
 		return h.repo.IsAncestor(a, b)
 	}
 	limit, ok := h.seq[plumbing.NewHash(a)]
