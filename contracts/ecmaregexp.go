@@ -55,6 +55,10 @@ type translator struct {
 	classStart int
 	lastSet    bool
 	inRange    bool
+	rangeEnd   bool // the last atom ended a range: a - after it is itself
+	// names are the capture groups' names so far: ECMA-262 refuses one
+	// twice, where Go's regexp takes it.
+	names map[string]bool
 	// assertion says the last atom was ^, $, \b or \B, which ECMA-262
 	// does not let a quantifier repeat.
 	assertion bool
@@ -80,12 +84,18 @@ func (t *translator) run() error {
 		case t.inClass && r == ']':
 			t.inClass = false
 			t.out.WriteByte(']')
-		case t.inClass && r == '-' && t.i-1 > t.classStart && !strings.HasPrefix(t.src[t.i:], "]"):
+		case t.inClass && r == '-' && t.inRange: // a range's end: itself
+			t.classAtom(false)
+			t.out.WriteString(`\-`)
+		case t.inClass && r == '-' && t.i-1 > t.classStart && !t.rangeEnd && !strings.HasPrefix(t.src[t.i:], "]"):
 			if t.lastSet {
 				return errors.New("a class escape as a range's end")
 			}
 			t.inRange = true
 			t.out.WriteByte('-')
+		case t.inClass && r == '-': // first, last, or right after a range: itself
+			t.classAtom(false)
+			t.out.WriteString(`\-`)
 		case t.inClass && r == '[':
 			t.classAtom(false)
 			t.out.WriteString(`\[`)
@@ -135,7 +145,7 @@ func (t *translator) class() {
 }
 
 func (t *translator) openClass() {
-	t.inClass, t.classStart, t.lastSet, t.inRange = true, t.i, false, false
+	t.inClass, t.classStart, t.lastSet, t.inRange, t.rangeEnd = true, t.i, false, false, false
 }
 
 // classAtom records an atom of a class: a class escape (set) cannot end a
@@ -144,7 +154,7 @@ func (t *translator) classAtom(set bool) error {
 	if set && t.inRange {
 		return errors.New("a class escape as a range's end")
 	}
-	t.lastSet, t.inRange = set, false
+	t.lastSet, t.rangeEnd, t.inRange = set, t.inRange, false
 	return nil
 }
 
@@ -170,6 +180,13 @@ func (t *translator) group() error {
 		if !groupName(name) {
 			return fmt.Errorf("group name %q: only ASCII letters, digits and _ are supported, a letter or _ first", name)
 		}
+		if t.names[name] {
+			return fmt.Errorf("group name %q twice", name)
+		}
+		if t.names == nil {
+			t.names = map[string]bool{}
+		}
+		t.names[name] = true
 		t.i += end + 1
 		t.out.WriteString("(?P<" + name + ">")
 	default:
