@@ -132,10 +132,12 @@ func (input HookInput) target(opts HookOptions) (root, path string, ok bool) {
 	root, ok = BlackboardRoot(path)
 	if !ok && strings.EqualFold(filepath.Ext(path), ".json") {
 		// Written through a link to a blackboard folder (bb/w/a.json,
-		// bb a link to .foundry/blackboard), it is a blackboard file.
-		if real, err := filepath.EvalSymlinks(path); err == nil {
-			path = real
-			root, ok = BlackboardRoot(real)
+		// bb a link to .foundry/blackboard), it is a blackboard file. The
+		// file itself is left as it is: check reads it through the
+		// project's root, which refuses a link out of the project.
+		if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+			path = filepath.Join(dir, filepath.Base(path))
+			root, ok = BlackboardRoot(path)
 		}
 	}
 	return root, path, ok

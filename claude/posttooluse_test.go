@@ -278,6 +278,15 @@ func TestPostToolUseThroughLinkedFolder(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "src", "data.json"), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// An artifact that is itself a link out of the project is refused by
+	// either path.
+	outside := filepath.Join(t.TempDir(), "outside.json")
+	if err := os.WriteFile(outside, []byte(`{"producedBy": "x"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, ".foundry", "blackboard", "audit", "out.json")); err != nil {
+		t.Fatal(err)
+	}
 	in := payload(t, "write.json", root)
 	for _, tc := range []struct {
 		path string
@@ -285,13 +294,15 @@ func TestPostToolUseThroughLinkedFolder(t *testing.T) {
 	}{
 		{"$PROJECT/bb/audit/appsec-reviewer.json", claude.ExitBlock},
 		{"$PROJECT/code/data.json", claude.ExitOK},
+		{"$PROJECT/.foundry/blackboard/audit/out.json", claude.ExitBlock},
+		{"$PROJECT/bb/audit/out.json", claude.ExitBlock},
 	} {
 		p := strings.ReplaceAll(tc.path, "$PROJECT", filepath.ToSlash(root))
 		got := claude.PostToolUse(strings.NewReader(strings.ReplaceAll(in, filepath.ToSlash(root)+"/.foundry/blackboard/audit/appsec-reviewer.json", p)), claude.HookOptions{})
 		if got.Code != tc.code {
 			t.Errorf("%s: code %d (%q), want %d", tc.path, got.Code, got.Message, tc.code)
 		}
-		if tc.code == claude.ExitBlock && !strings.Contains(got.Message, `has no "schema" field`) {
+		if strings.HasSuffix(tc.path, "appsec-reviewer.json") && !strings.Contains(got.Message, `has no "schema" field`) {
 			t.Errorf("%s: message %q, want the missing schema field named", tc.path, got.Message)
 		}
 	}
