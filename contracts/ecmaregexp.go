@@ -85,7 +85,7 @@ func (t *translator) run() error {
 			t.inClass = false
 			t.out.WriteByte(']')
 		case t.inClass && r == '-' && t.inRange: // a range's end: itself
-			t.classAtom(false)
+			t.classAtom()
 			t.out.WriteString(`\-`)
 		case t.inClass && r == '-' && t.i-1 > t.classStart && !t.rangeEnd && !strings.HasPrefix(t.src[t.i:], "]"):
 			if t.lastSet {
@@ -94,13 +94,13 @@ func (t *translator) run() error {
 			t.inRange = true
 			t.out.WriteByte('-')
 		case t.inClass && r == '-': // first, last, or right after a range: itself
-			t.classAtom(false)
+			t.classAtom()
 			t.out.WriteString(`\-`)
 		case t.inClass && r == '[':
-			t.classAtom(false)
+			t.classAtom()
 			t.out.WriteString(`\[`)
 		case t.inClass:
-			t.classAtom(false)
+			t.classAtom()
 			t.out.WriteRune(r)
 		case r == '.':
 			t.out.WriteString(ecmaDot)
@@ -148,13 +148,18 @@ func (t *translator) openClass() {
 	t.inClass, t.classStart, t.lastSet, t.inRange, t.rangeEnd = true, t.i, false, false, false
 }
 
-// classAtom records an atom of a class: a class escape (set) cannot end a
-// range, nor start one.
-func (t *translator) classAtom(set bool) error {
-	if set && t.inRange {
+// classAtom records a character of a class, which may end a range.
+func (t *translator) classAtom() {
+	t.lastSet, t.rangeEnd, t.inRange = false, t.inRange, false
+}
+
+// classSet records a class escape (\d, \s, \p{…}…), which can neither end a
+// range nor start one.
+func (t *translator) classSet() error {
+	if t.inRange {
 		return errors.New("a class escape as a range's end")
 	}
-	t.lastSet, t.rangeEnd, t.inRange = set, t.inRange, false
+	t.lastSet, t.rangeEnd, t.inRange = true, false, false
 	return nil
 }
 
@@ -223,10 +228,13 @@ func (t *translator) escape() error {
 		return errors.New(`a \ at the end`)
 	}
 	c := t.src[t.i]
-	if t.inClass {
-		if err := t.classAtom(strings.IndexByte("dDwWsSpP", c) >= 0); err != nil {
+	switch {
+	case t.inClass && strings.IndexByte("dDwWsSpP", c) >= 0:
+		if err := t.classSet(); err != nil {
 			return err
 		}
+	case t.inClass:
+		t.classAtom()
 	}
 	t.i++
 	switch c {
