@@ -32,10 +32,12 @@ const ecmaDot = `[^\n\r\x{2028}\x{2029}]`
 // the u flag (JSON Schema's dialect), into Go's regexp syntax with the same
 // meaning: \s, \S and . as ECMA-262 defines them, \cX, \0, \uXXXX (a
 // surrogate pair as one code point), \u{…}, \p{…} by long or short name,
-// [] and [^], a [ inside a class as itself. What ECMA-262 refuses with the u
-// flag (an unknown escape, a lone ] or }, a Go-only group such as (?i)) is
-// refused; lookaround and backreferences are errors wrapping
-// errRegexpUnsupported.
+// [] and [^], a [ inside a class, and a - after a range, as themselves,
+// repeat bounds without leading zeros. What ECMA-262 refuses with the u
+// flag (an unknown escape, a lone ], } or {, a Go-only group such as (?i),
+// a class escape as a range's end, a quantified assertion, a group name
+// given twice) is refused; lookaround and backreferences are errors
+// wrapping errRegexpUnsupported.
 func ecmaToGo(pattern string) (string, error) {
 	t := translator{src: pattern}
 	if err := t.run(); err != nil {
