@@ -58,15 +58,13 @@ type ecmaRegexp struct {
 
 func (e *ecmaRegexp) String() string { return e.src }
 
-// goSyntax returns the pattern in Go's syntax.
-func (e *ecmaRegexp) goSyntax() string { return e.Regexp.String() }
-
 // regexpCache is a compiler's regular expression engine: Go's regexp,
-// reading each pattern as ECMA-262 (ecmaToGo), compiling it once. Checking a schema against its metaschema
-// compiles every "pattern" (its format is "regex"), and compiling the
-// schema compiled each again. The validation of a document whose value has
-// format "regex" calls the engine too, concurrently and with patterns the
-// document chooses, so it is locked and holds at most regexpCacheMax.
+// reading each pattern as ECMA-262 (ecmaToGo), compiling it once. Checking
+// a schema against its metaschema compiles every "pattern" (its format is
+// "regex"), and compiling the schema compiled each again. The validation
+// of a document whose value has format "regex" calls the engine too,
+// concurrently and with patterns the document chooses, so it is locked and
+// holds at most regexpCacheMax.
 type regexpCache struct {
 	mu sync.Mutex
 	m  map[string]*ecmaRegexp

@@ -7,6 +7,7 @@ package contracts
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -86,24 +87,17 @@ func (t *translator) run() error {
 		case t.inClass && r == ']':
 			t.inClass = false
 			t.out.WriteByte(']')
-		case t.inClass && r == '-' && t.inRange: // a range's end: itself
-			t.classAtom()
-			t.out.WriteString(`\-`)
-		case t.inClass && r == '-' && t.i-1 > t.classStart && !t.rangeEnd && !strings.HasPrefix(t.src[t.i:], "]"):
+		case t.inClass && r == '-' && !t.inRange && !t.rangeEnd && t.i-1 > t.classStart && !strings.HasPrefix(t.src[t.i:], "]"):
 			if t.lastSet {
 				return errors.New("a class escape as a range's end")
 			}
 			t.inRange = true
 			t.out.WriteByte('-')
-		case t.inClass && r == '-': // first, last, or right after a range: itself
-			t.classAtom()
-			t.out.WriteString(`\-`)
-		case t.inClass && r == '[':
-			t.classAtom()
-			t.out.WriteString(`\[`)
 		case t.inClass:
+			// A character, itself: a [ or a - (first, last, a range's end
+			// or after one) too, which Go's syntax would read otherwise.
 			t.classAtom()
-			t.out.WriteRune(r)
+			t.out.WriteString(regexp.QuoteMeta(string(r)))
 		case r == '.':
 			t.out.WriteString(ecmaDot)
 		case r == '[':
@@ -210,7 +204,7 @@ func (t *translator) quantifier() error {
 		return errors.New("a lone {")
 	}
 	lo, hi, comma := strings.Cut(t.src[t.i:t.i+end], ",")
-	if !allDigitBytes(lo) || lo == "" || comma && hi != "" && !allDigitBytes(hi) {
+	if !allDigits(lo) || lo == "" || comma && hi != "" && !allDigits(hi) {
 		return errors.New("a lone {")
 	}
 	// Bounds are written back without leading zeros, which would make Go's
@@ -261,12 +255,12 @@ func (t *translator) escape() error {
 		t.out.WriteString(`\B`)
 		t.assertion = true
 	case '0':
-		if t.i < len(t.src) && isDigitByte(t.src[t.i]) {
+		if t.i < len(t.src) && isDigit(t.src[t.i]) {
 			return errors.New(`\0 followed by a digit`)
 		}
 		t.out.WriteString(`\x00`)
 	case 'c':
-		if t.i >= len(t.src) || !isASCIILetter(t.src[t.i]) {
+		if t.i >= len(t.src) || !isAlpha(t.src[t.i]) {
 			return errors.New(`\c without a letter`)
 		}
 		t.code(rune(t.src[t.i] % 32))
@@ -328,7 +322,7 @@ func (t *translator) unicodeEscape() error {
 		switch {
 		case errors.Is(err, strconv.ErrRange) || err == nil && n > unicode.MaxRune:
 			return errors.New(`\u{…} beyond the code points`)
-		case err != nil || strings.ContainsAny(t.src[t.i+1:t.i+end], "+-_"):
+		case err != nil: // base 16 takes no sign, prefix or _
 			return errors.New(`\u{…} with a character that is not a hex digit`)
 		}
 		t.i += end + 1
@@ -383,29 +377,19 @@ func (t *translator) property(negated bool) error {
 // expression.
 func propertyName(name string) (string, bool) {
 	key, value, hasKey := strings.Cut(name, "=")
-	if !hasKey {
-		value = name
-	}
 	switch {
-	case !hasKey || key == "General_Category" || key == "gc":
+	case !hasKey: // a General_Category value alone, or Any
+		value = name
+		fallthrough
+	case key == "General_Category" || key == "gc":
 		if short, ok := categoryAliases[value]; ok {
 			value = short
 		}
-		if _, ok := unicode.Categories[value]; ok {
-			return value, true
-		}
-		if value == "Any" && !hasKey {
-			return value, true
-		}
-		if !hasKey {
-			break
-		}
-		return "", false
-	case key != "Script" && key != "sc":
-		return "", false
-	}
-	if _, ok := unicode.Scripts[value]; ok {
-		return value, hasKey // a script only with Script= or sc=
+		_, ok := unicode.Categories[value]
+		return value, ok || value == "Any" && !hasKey
+	case key == "Script" || key == "sc":
+		_, ok := unicode.Scripts[value]
+		return value, ok
 	}
 	return "", false
 }
@@ -431,21 +415,22 @@ func hexAt(s string, i, n int) (rune, bool) {
 	if i+n > len(s) {
 		return 0, false
 	}
-	v, err := strconv.ParseUint(s[i:i+n], 16, 32)
-	if err != nil || strings.ContainsAny(s[i:i+n], "+-_") {
-		return 0, false
+	var r rune
+	for _, c := range []byte(s[i : i+n]) {
+		if !isHex(c) {
+			return 0, false
+		}
+		r = r<<4 | rune(hexValue(c))
 	}
-	return rune(v), true
+	return r, true
 }
-
-func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
 
 // groupName reports whether name is a group name Go's regexp reads as
 // ECMA-262 does: ASCII letters, digits and _, not a digit first.
 func groupName(name string) bool {
 	for i := range len(name) {
 		c := name[i]
-		if !isASCIILetter(c) && c != '_' && (i == 0 || !isDigitByte(c)) {
+		if !isAlpha(c) && c != '_' && (i == 0 || !isDigit(c)) {
 			return false
 		}
 	}
@@ -461,13 +446,11 @@ func noLeadingZeros(s string) string {
 	return "0"
 }
 
-func allDigitBytes(s string) bool {
+func allDigits(s string) bool {
 	for i := range len(s) {
-		if !isDigitByte(s[i]) {
+		if !isDigit(s[i]) {
 			return false
 		}
 	}
 	return true
 }
-
-func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

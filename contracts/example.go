@@ -184,7 +184,7 @@ func exampleString(s *jsonschema.Schema, ptr string) (string, error) {
 	if s.Pattern != nil {
 		pattern := s.Pattern.String()
 		if e, ok := s.Pattern.(*ecmaRegexp); ok {
-			pattern = e.goSyntax()
+			pattern = e.Regexp.String() // in Go's syntax
 		}
 		if c, ok := fromPattern(pattern); ok {
 			candidates = append(candidates, c)

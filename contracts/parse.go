@@ -228,24 +228,11 @@ func (s *scanner) str() error {
 			case 'u':
 				start := s.i - 1
 				r, err := s.hex4()
+				if err == nil && utf16.IsSurrogate(r) {
+					err = s.lowHalf(start, r)
+				}
 				if err != nil {
 					return err
-				}
-				switch {
-				case utf16.IsSurrogate(r) && r < 0xDC00 && s.i+1 < len(s.b) && s.b[s.i] == '\\' && s.b[s.i+1] == 'u':
-					// A high surrogate: the pair's low half must follow.
-					s.i++
-					lo, err := s.hex4()
-					if err != nil {
-						return err
-					}
-					if lo < 0xDC00 || lo > 0xDFFF {
-						return newParseError(s.b, start, fmt.Errorf("lone surrogate %s in string literal", s.b[start:start+6]))
-					}
-				case utf16.IsSurrogate(r):
-					// No UTF-8 text holds it: decoded, it would be U+FFFD,
-					// another text than the file's.
-					return newParseError(s.b, start, fmt.Errorf("lone surrogate %s in string literal", s.b[start:start+6]))
 				}
 			default:
 				return s.fail("in string escape code")
@@ -265,6 +252,21 @@ func (s *scanner) str() error {
 		}
 	}
 	return s.fail("")
+}
+
+// lowHalf moves past the low half of the surrogate pair the escape at
+// start, of r, begins. A surrogate that begins no pair is an error: no
+// UTF-8 text holds it, and decoded it would be U+FFFD, another text than
+// the file's.
+func (s *scanner) lowHalf(start int, r rune) error {
+	if r < 0xDC00 && s.i+1 < len(s.b) && s.b[s.i] == '\\' && s.b[s.i+1] == 'u' {
+		s.i++
+		lo, err := s.hex4()
+		if err != nil || lo >= 0xDC00 && lo <= 0xDFFF {
+			return err
+		}
+	}
+	return newParseError(s.b, start, fmt.Errorf("lone surrogate %s in string literal", s.b[start:start+6]))
 }
 
 // hex4 reads the four hex digits of a \u escape, the u read.
