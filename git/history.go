@@ -142,16 +142,16 @@ func (r *Repo) History(ctx context.Context, rev string, opts HistoryOptions) (*H
 			return nil, err
 		}
 		c := heap.Pop(q).(queued).c
-		seq[c.Hash] = h.Commits
+		n := h.Commits
+		seq[c.Hash] = n
 		h.Commits++
 		r.mu.Lock()
-		err := w.commit(c, seq[c.Hash], boundary[c.Hash], func(p *object.Commit) {
-			s, seen := seq[p.Hash]
-			if !seen {
+		err := w.commit(c, n, boundary[c.Hash], func(p *object.Commit) {
+			switch s, seen := seq[p.Hash]; {
+			case !seen:
 				seq[p.Hash] = -1
 				heap.Push(q, queued{c: p, order: len(seq)})
-			}
-			if s >= 0 && seen {
+			case s >= 0:
 				// A parent placed before this child: dates that go back in
 				// time, or ties of one second taken in queue order.
 				h.unordered = true
@@ -178,14 +178,8 @@ func (r *Repo) History(ctx context.Context, rev string, opts HistoryOptions) (*H
 // the walk placed after a (a larger Seq) has a in its history, so the
 // search goes no further back than a.
 func (h *History) IsAncestor(a, b string) (bool, error) {
-	if a == b {
-		return true, nil
-	}
-	if !plumbing.IsHash(a) || h.unordered {
-		return h.repo.IsAncestor(a, b)
-	}
 	limit, ok := h.seq[plumbing.NewHash(a)]
-	if !ok {
+	if !ok || h.unordered || !plumbing.IsHash(a) { // a commit the walk has not placed
 		return h.repo.IsAncestor(a, b)
 	}
 	return h.repo.isAncestor(plumbing.NewHash(a), b, func(p plumbing.Hash) bool {

@@ -72,9 +72,8 @@ var (
 // one; either way following its commondir) and opens its storage, keeping
 // pack files open: by default go-git opens and closes the pack for every
 // object it reads, which triples the cost of reading many small files at a
-// revision. Objects are found through
-// lazyStorage, which reads only the part of each pack index a lookup
-// needs. top is the working tree root.
+// revision. Objects are found through lazyStorage, which reads only the
+// part of each pack index a lookup needs. top is the working tree root.
 func openStorage(abs string) (st *lazyStorage, top string, err error) {
 	env := os.Getenv("GIT_DIR")
 	var gitdir string
