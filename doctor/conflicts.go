@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"strings"
 	"time"
 
@@ -59,7 +58,7 @@ func (r *run) checkConflicts(ctx context.Context) error {
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || path.Dir(p) == facts.Dir && isFactFile(d.Name()) {
+		if !d.Type().IsRegular() || readAsFact(p) {
 			return nil // not text, or a fact, scanned as the fact checks read it
 		}
 		// The read is held to the file's size limit (at most 8 MiB for

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"sort"
 	"strings"
 
@@ -189,7 +190,7 @@ func (r *run) scanFacts(ctx context.Context, each func(facts.Fact) error) (raw [
 		if e.Type().IsRegular() {
 			r.conflictsIn(p, data)
 		}
-		if r.factSecrets {
+		if r.only == nil { // the staged check looks for no stored secret
 			r.secretsIn(p, data, true, false)
 		}
 		f, err := facts.Parse(p, data)
@@ -215,6 +216,11 @@ func (r *run) scanFacts(ctx context.Context, each func(facts.Fact) error) (raw [
 }
 
 // isFactFile reports whether a name in the memory folder is a fact file's.
+// readAsFact reports whether the file p is read by the fact checks, which
+// scan it for conflict markers and secrets as they read it: a fact file
+// directly in the memory folder.
+func readAsFact(p string) bool { return path.Dir(p) == facts.Dir && isFactFile(path.Base(p)) }
+
 func isFactFile(name string) bool {
 	return strings.HasPrefix(name, "fact-") && strings.HasSuffix(name, ".md")
 }

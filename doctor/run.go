@@ -73,11 +73,6 @@ type run struct {
 	// Filled by the blackboard sweep for the later passes.
 	artifacts []artifact
 
-	// factSecrets says that the fact checks scan each fact for secrets as
-	// they read it, for checkStoredSecrets (not among the staged check's
-	// passes).
-	factSecrets bool
-
 	// folder is the working tree's folder folderDir, which read holds
 	// open while its reads stay in it (nil where it could not be opened);
 	// Run closes it.
@@ -185,11 +180,9 @@ func Run(ctx context.Context, env Env) (*Report, error) {
 		r.checkLock,
 		r.checkHistory,
 	}
-	r.factSecrets = true
 	if env.Changed != nil {
 		r.restrict(env.Changed)
 		passes = r.stagedPasses()
-		r.factSecrets = false
 	}
 	defer r.closeFolder()
 	for _, pass := range passes {

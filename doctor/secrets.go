@@ -80,14 +80,13 @@ func (r *run) secretsIn(name string, data []byte, all, json bool) {
 // the blackboard sweep reports artifacts.
 func (r *run) checkStoredSecrets(ctx context.Context) error {
 	for _, dir := range []struct {
-		glob  string
-		all   bool // every kind, not only provider-format ones
-		json  bool
-		facts bool
+		glob string
+		all  bool // every kind, not only provider-format ones
+		json bool
 	}{
-		{facts.Dir + "/*.md", true, false, true},
-		{runbooks.Dir + "/*.md", false, false, false},
-		{contracts.LocalDir + "/*.json", false, true, false},
+		{facts.Dir + "/*.md", true, false},
+		{runbooks.Dir + "/*.md", false, false},
+		{contracts.LocalDir + "/*.json", false, true},
 	} {
 		names, err := fs.Glob(r.p.FS, dir.glob)
 		if err != nil {
@@ -100,7 +99,7 @@ func (r *run) checkStoredSecrets(ctx context.Context) error {
 			if path.Base(name) == "INDEX.md" {
 				continue // rebuilt from the facts, which are checked
 			}
-			if dir.facts && isFactFile(path.Base(name)) {
+			if readAsFact(name) {
 				continue // scanned as the fact checks read it (see scanFacts)
 			}
 			fi, err := fs.Stat(r.p.FS, name)
