@@ -111,20 +111,11 @@ func (o *object) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// render is the file content for a JSON value: two-space indentation, no
-// HTML escaping, a final newline.
-func render(v any) ([]byte, error) {
-	compact, err := jsonindent.Encode(v)
-	if err != nil {
-		return nil, err
-	}
-	return jsonindent.Indent(compact), nil
-}
-
-// renderAs is render for a file that held was: indented as was is (two
-// spaces where was is compact), with its line ends, so that a merge
-// changes only the lines it adds.
-func renderAs(v any, was []byte) ([]byte, error) {
+// render is the file content for a JSON value, without HTML escaping and
+// ending in a newline, written as the file it replaces, was, is written: its
+// indentation (two spaces where it has none, or for a new file, was nil)
+// and its line ends, so that a merge changes only the lines it adds.
+func render(v any, was []byte) ([]byte, error) {
 	compact, err := jsonindent.Encode(v)
 	if err != nil {
 		return nil, err

@@ -26,7 +26,7 @@ func FuzzParseObject(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out, err := render(o)
+		out, err := render(o, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -89,7 +89,7 @@ func pluginVersion(v string) string {
 func BuildPlugin(dir string, opts PluginOptions) ([]string, error) {
 	files := map[string][]byte{}
 	add := func(rel string, v any) error {
-		b, err := render(v)
+		b, err := render(v, nil)
 		if err != nil {
 			return fmt.Errorf("build plugin: %s: %w", rel, err)
 		}

@@ -236,7 +236,7 @@ func mergeFile(files *confined.Root, rel string, merge func(*object) (FileResult
 	if err := files.NoFollow(rel); err != nil {
 		return pendingFile{}, fmt.Errorf("set up %s: %w; nothing was changed", rel, err)
 	}
-	if p.out, err = renderAs(o, data); err != nil {
+	if p.out, err = render(o, data); err != nil {
 		return pendingFile{}, fmt.Errorf("set up %s: %w", rel, err)
 	}
 	return p, nil
