@@ -466,8 +466,7 @@ func TestRunUnsupportedRepository(t *testing.T) {
 	r := gittest.New(t)
 	r.Write(".foundry/memory/INDEX.md", "x\n")
 	r.CommitAll("one")
-	r.Git("config", "core.repositoryformatversion", "1")
-	r.Git("config", "extensions.someFutureThing", "true")
+	r.FutureExtension()
 	rep := runDoctor(t, r.Dir, project.Source{}, false)
 	if want := "the repository's format is not supported (extensions.somefuturething = true)"; rep.History.Ran || rep.History.Skipped != want {
 		t.Errorf("History = %+v, want skipped: %s", rep.History, want)

@@ -158,8 +158,7 @@ func TestOpenDefersGit(t *testing.T) {
 	r := gittest.New(t)
 	r.Write(".foundry/memory/a.md", "x\n")
 	r.CommitAll("one")
-	r.Git("config", "core.repositoryformatversion", "1")
-	r.Git("config", "extensions.someFutureThing", "true")
+	r.FutureExtension()
 	_, want := git.Open(r.Dir)
 	if want == nil {
 		t.Fatal("git.Open accepted an unknown extension; the test needs a repository it refuses")

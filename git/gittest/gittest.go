@@ -111,6 +111,15 @@ func (r *Repo) CommitAll(msg string) string {
 	return r.Git("rev-parse", "HEAD")
 }
 
+// FutureExtension makes the repository one of a format Foundry does not
+// read (git.ErrUnsupportedFormat): format version 1 with an extension no
+// reader knows, which Foundry names "extensions.somefuturething = true".
+func (r *Repo) FutureExtension() {
+	r.t.Helper()
+	r.Git("config", "core.repositoryformatversion", "1")
+	r.Git("config", "extensions.someFutureThing", "true")
+}
+
 // StageZeros stages at path (a slash path) a blob of size zero bytes,
 // written straight into git's objects without a working-tree file, and
 // returns its id: a huge blob that compresses to almost nothing, as a
