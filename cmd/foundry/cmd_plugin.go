@@ -65,13 +65,6 @@ EXIT STATUS:
 					if env.rev != "" || env.staged {
 						return fmt.Errorf("plugin build writes files: %w", project.ErrReadOnly)
 					}
-					dir := c.Args().First()
-					if !filepath.IsAbs(dir) {
-						dir = filepath.Join(env.dir, dir)
-					}
-					if _, err := os.Lstat(filepath.Join(dir, project.Dir)); err == nil {
-						return usageErrorf("plugin build: %s holds a project (%s/), whose .mcp.json the plugin's would replace; build the plugin in a folder of its own", c.Args().First(), project.Dir)
-					}
 					opts.dir, opts.json, opts.stdout = c.Args().First(), env.json, env.stdout
 					return runPluginBuild(env, opts)
 				},
@@ -84,6 +77,9 @@ func runPluginBuild(env *cliEnv, opts *pluginOptions) error {
 	dir := opts.dir
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(env.dir, dir)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, project.Dir)); err == nil {
+		return usageErrorf("plugin build: %s holds a project (%s/), whose .mcp.json the plugin's would replace; build the plugin in a folder of its own", opts.dir, project.Dir)
 	}
 	files, err := claude.BuildPlugin(dir, claude.PluginOptions{Version: currentVersion().Version})
 	if err != nil {
