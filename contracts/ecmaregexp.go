@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -382,7 +383,7 @@ func propertyName(name string) (string, bool) {
 		value = name
 		fallthrough
 	case key == "General_Category" || key == "gc":
-		if short, ok := categoryAliases[value]; ok {
+		if short, ok := categoryAliases()[value]; ok {
 			value = short
 		}
 		_, ok := unicode.Categories[value]
@@ -396,19 +397,23 @@ func propertyName(name string) (string, bool) {
 
 // categoryAliases maps the long names and aliases of General_Category
 // values (Unicode's PropertyValueAliases.txt) to the short names Go knows.
-var categoryAliases = map[string]string{
-	"Letter": "L", "Cased_Letter": "LC", "Uppercase_Letter": "Lu", "Lowercase_Letter": "Ll",
-	"Titlecase_Letter": "Lt", "Modifier_Letter": "Lm", "Other_Letter": "Lo",
-	"Mark": "M", "Combining_Mark": "M", "Nonspacing_Mark": "Mn", "Spacing_Mark": "Mc", "Enclosing_Mark": "Me",
-	"Number": "N", "Decimal_Number": "Nd", "digit": "Nd", "Letter_Number": "Nl", "Other_Number": "No",
-	"Punctuation": "P", "punct": "P", "Connector_Punctuation": "Pc", "Dash_Punctuation": "Pd",
-	"Open_Punctuation": "Ps", "Close_Punctuation": "Pe", "Initial_Punctuation": "Pi",
-	"Final_Punctuation": "Pf", "Other_Punctuation": "Po",
-	"Symbol": "S", "Math_Symbol": "Sm", "Currency_Symbol": "Sc", "Modifier_Symbol": "Sk", "Other_Symbol": "So",
-	"Separator": "Z", "Space_Separator": "Zs", "Line_Separator": "Zl", "Paragraph_Separator": "Zp",
-	"Other": "C", "Control": "Cc", "cntrl": "Cc", "Format": "Cf", "Surrogate": "Cs",
-	"Private_Use": "Co", "Unassigned": "Cn",
-}
+// It is built on first use: every process links this package, few
+// translate a \p{…}.
+var categoryAliases = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"Letter": "L", "Cased_Letter": "LC", "Uppercase_Letter": "Lu", "Lowercase_Letter": "Ll",
+		"Titlecase_Letter": "Lt", "Modifier_Letter": "Lm", "Other_Letter": "Lo",
+		"Mark": "M", "Combining_Mark": "M", "Nonspacing_Mark": "Mn", "Spacing_Mark": "Mc", "Enclosing_Mark": "Me",
+		"Number": "N", "Decimal_Number": "Nd", "digit": "Nd", "Letter_Number": "Nl", "Other_Number": "No",
+		"Punctuation": "P", "punct": "P", "Connector_Punctuation": "Pc", "Dash_Punctuation": "Pd",
+		"Open_Punctuation": "Ps", "Close_Punctuation": "Pe", "Initial_Punctuation": "Pi",
+		"Final_Punctuation": "Pf", "Other_Punctuation": "Po",
+		"Symbol": "S", "Math_Symbol": "Sm", "Currency_Symbol": "Sc", "Modifier_Symbol": "Sk", "Other_Symbol": "So",
+		"Separator": "Z", "Space_Separator": "Zs", "Line_Separator": "Zl", "Paragraph_Separator": "Zp",
+		"Other": "C", "Control": "Cc", "cntrl": "Cc", "Format": "Cf", "Surrogate": "Cs",
+		"Private_Use": "Co", "Unassigned": "Cn",
+	}
+})
 
 // hexAt reads n hex digits of s at i.
 func hexAt(s string, i, n int) (rune, bool) {
