@@ -182,11 +182,11 @@ func (r *run) checkStagedBreaking(ctx context.Context) error {
 
 // publishers returns, by file, the commit that published each contract file
 // the findings are on (head is HEAD's tree), as the history pass names it:
-// the oldest commit of HEAD's history that added the file. Only a commit the hook refuses pays
-// for the walk, which reads every commit once but only the trees on the way
-// to those files, as the history pass does. It stops at a shallow clone's
-// boundary: when no commit it reached added the file, the note says the
-// version was published at or beyond it.
+// the oldest commit of HEAD's history that added the file. Only a commit
+// the hook refuses pays for the walk, which reads every commit once but
+// only the trees on the way to those files, as the history pass does. It
+// stops at a shallow clone's boundary: when no commit it reached added the
+// file, the note says the version was published at or beyond it.
 func (r *run) publishers(ctx context.Context, head fs.FS, found []int) (map[string]string, error) {
 	// A linked .foundry has its files committed where the link leads.
 	real := map[string]string{}
