@@ -79,7 +79,14 @@ func (r *run) checkFacts(ctx context.Context) error {
 					others = append(others, o.Path)
 				}
 			}
-			r.add(CheckFactsDuplicate, Finding{File: f.Path, Message: fmt.Sprintf("%s is also the id of %s", id, strings.Join(others, ", ")), Fix: fixCommand})
+			finding := Finding{File: f.Path, Message: fmt.Sprintf("%s is also the id of %s", id, strings.Join(others, ", ")), Fix: fixCommand}
+			if r.env.Merge {
+				// Two branches that each wrote a fact gave it the same
+				// id: a finding to renumber after the merge, not a
+				// reason to refuse it (design: no merge conflict).
+				finding.Severity, finding.Note = Warning, "the merge is not refused for it; renumber after it with "+fixCommand
+			}
+			r.add(CheckFactsDuplicate, finding)
 		}
 	}
 

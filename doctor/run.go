@@ -38,6 +38,12 @@ type Env struct {
 	// deletes it, HEAD's history, for the commit that published it). The
 	// checks that need the whole project are skipped.
 	Changed []git.Change
+	// Merge, with Changed, says the commit concludes a merge. A fact id
+	// that each branch gave a fact of its own is then a warning, to
+	// renumber with doctor --fix after the merge, not an error that
+	// refuses it: the design makes a duplicate id after a merge a
+	// finding, not a conflict.
+	Merge bool
 	// Progress, when set, receives the progress of the long sweeps. It is
 	// called from the goroutine that runs Run.
 	Progress func(Progress)

@@ -210,6 +210,18 @@ func (r *Repo) Close() error {
 	return r.st.Close()
 }
 
+// Merging reports whether the working tree is in a merge: git records the
+// commit being merged in the git folder's MERGE_HEAD (the worktree's own,
+// in a linked worktree) from a merge that stops, for a conflict or for the
+// pre-merge-commit hook, or completes until its commit is made or the
+// merge is aborted.
+func (r *Repo) Merging() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, err := r.st.Filesystem().Lstat("MERGE_HEAD")
+	return err == nil
+}
+
 // Root is the absolute path of the working tree root.
 func (r *Repo) Root() string { return r.root }
 

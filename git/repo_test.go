@@ -389,6 +389,47 @@ func TestStagedChanges(t *testing.T) {
 	}
 }
 
+// TestMerging: a merge stopped for a conflict is seen in the working tree
+// it runs in, a linked worktree's own included, and nowhere else; its
+// commit ends it.
+func TestMerging(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	r.Write("a.txt", "base\n")
+	r.CommitAll("base")
+	r.Git("branch", "side")
+	r.Write("a.txt", "main\n")
+	r.CommitAll("main")
+	linked := filepath.Join(t.TempDir(), "linked")
+	r.Git("worktree", "add", "-q", "-b", "other", linked, "side")
+	if err := os.WriteFile(filepath.Join(linked, "a.txt"), []byte("other\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.Git("-C", linked, "commit", "-q", "-am", "other")
+	if _, err := r.TryGit("-C", linked, "merge", "-q", "--no-edit", "main"); err == nil {
+		t.Fatal("the merge had no conflict")
+	}
+	merging := func(dir string) bool {
+		t.Helper()
+		repo, err := git.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer repo.Close()
+		return repo.Merging()
+	}
+	if !merging(linked) || merging(r.Dir) {
+		t.Fatalf("in a merge: linked worktree %v, main worktree %v; want true, false", merging(linked), merging(r.Dir))
+	}
+	if err := os.WriteFile(filepath.Join(linked, "a.txt"), []byte("both\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.Git("-C", linked, "commit", "-q", "-am", "merged")
+	if merging(linked) {
+		t.Fatal("still merging after the merge commit")
+	}
+}
+
 // TestOpenWithGitDir: as in git, GIT_DIR names the git folder, and
 // GIT_WORK_TREE, else core.worktree, else the current folder the working
 // tree: a bare repository with a working tree elsewhere (the way some keep

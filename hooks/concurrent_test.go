@@ -131,12 +131,13 @@ func TestConcurrentProjects(t *testing.T) {
 			if registered := err == nil; registered != (len(wantDriven) > 0) {
 				t.Errorf("merge driver registered: %v, want %v", registered, !registered)
 			}
-			// Nothing but the hook appears in the working tree.
+			// Nothing but the hooks appears in the working tree.
 			untracked, err := r.TryGit("ls-files", "--others", "--", ":!projects")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if wantHook := tc.hooksPath + "/" + hooks.PreCommit; tc.hooksPath != "" && untracked != wantHook || tc.hooksPath == "" && untracked != "" {
+			wantHooks := tc.hooksPath + "/" + hooks.PreCommit + "\n" + tc.hooksPath + "/" + hooks.PreMergeCommit
+			if tc.hooksPath != "" && untracked != wantHooks || tc.hooksPath == "" && untracked != "" {
 				t.Errorf("untracked files outside the projects: %q", untracked)
 			}
 			for i := range n {

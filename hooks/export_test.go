@@ -10,13 +10,18 @@ func InstallPreCommitAfter(ctx context.Context, root string, opts Options, betwe
 	if err != nil {
 		return err
 	}
-	s, err := r.planPreCommit(opts)
+	steps, err := r.planPreCommit(opts)
 	if err != nil {
 		return err
 	}
 	between()
-	if s.do == nil {
-		return nil
+	for _, s := range steps {
+		if s.do == nil {
+			continue
+		}
+		if err := s.do(); err != nil {
+			return err
+		}
 	}
-	return s.do()
+	return nil
 }

@@ -143,6 +143,77 @@ func TestInstallPreCommitChainsForeignHook(t *testing.T) {
 	}
 }
 
+// TestInstallPreMergeCommit: installing the pre-commit hook writes the
+// pre-merge-commit hook too, checking the same projects, those an older
+// install put in the pre-commit hook alone included; a foreign
+// pre-merge-commit hook is chained, and one left at uninstall (Foundry
+// never wrote one there) is left alone without an error.
+func TestInstallPreMergeCommit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := gittest.New(t)
+	for _, p := range []string{"api", "web"} {
+		r.Write(p+"/.foundry/config.yaml", "")
+	}
+	hooksDir := filepath.Join(r.Dir, ".git", "hooks")
+	// An older foundry's install for api: a pre-commit hook alone.
+	r.Write(".git/hooks/pre-commit", string(hooks.Script(hooks.PreCommit, []string{"api"}, "")))
+	const foreign = "#!/bin/sh\necho merge-lint\n"
+	r.Write(".git/hooks/pre-merge-commit", foreign)
+
+	res, err := hooks.Install(ctx, filepath.Join(r.Dir, "web"), []string{hooks.PreCommit}, hooks.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	both := []string{filepath.Join(r.Dir, "api"), filepath.Join(r.Dir, "web")}
+	want := []hooks.Result{
+		{Hook: hooks.PreCommit, Action: hooks.Added, Path: filepath.Join(hooksDir, "pre-commit"), Projects: both},
+		{Hook: hooks.PreMergeCommit, Action: hooks.Chained, Path: filepath.Join(hooksDir, "pre-merge-commit"),
+			Backup: filepath.Join(hooksDir, "pre-merge-commit.pre-foundry"), Projects: both},
+	}
+	if diff := cmp.Diff(want, res); diff != "" {
+		t.Fatalf("install (-want +got):\n%s", diff)
+	}
+	script := readFile(t, filepath.Join(hooksDir, "pre-merge-commit"))
+	if script != string(hooks.Script(hooks.PreMergeCommit, []string{"api", "web"}, "")) ||
+		!strings.Contains(script, `foundry_chained="${0%/*}/pre-merge-commit.pre-foundry"`) ||
+		!strings.Contains(script, `"$foundry_bin" -C "$1" hook pre-commit --merge`) {
+		t.Fatalf("pre-merge-commit hook:\n%s", script)
+	}
+	if got := readFile(t, filepath.Join(hooksDir, "pre-merge-commit.pre-foundry")); got != foreign {
+		t.Fatalf("chained hook = %q, want the foreign one", got)
+	}
+
+	// Uninstalled for both projects: the foreign hook is back.
+	for _, p := range []string{"api", "web"} {
+		if _, err := hooks.Uninstall(ctx, filepath.Join(r.Dir, p), []string{hooks.PreCommit}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := readFile(t, filepath.Join(hooksDir, "pre-merge-commit")); got != foreign {
+		t.Fatalf("after uninstall pre-merge-commit = %q, want the foreign one", got)
+	}
+
+	// Foundry's pre-commit hook with a foreign pre-merge-commit hook beside
+	// it, as an older install leaves them: uninstall removes the one and
+	// leaves the other.
+	r.Write(".git/hooks/pre-commit", string(hooks.Script(hooks.PreCommit, []string{"api"}, "")))
+	res, err = hooks.Uninstall(ctx, filepath.Join(r.Dir, "api"), []string{hooks.PreCommit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []hooks.Result{
+		{Hook: hooks.PreCommit, Action: hooks.Removed, Path: filepath.Join(hooksDir, "pre-commit")},
+		{Hook: hooks.PreMergeCommit, Action: hooks.Absent, Path: filepath.Join(hooksDir, "pre-merge-commit")},
+	}
+	if diff := cmp.Diff(want, res); diff != "" {
+		t.Fatalf("uninstall (-want +got):\n%s", diff)
+	}
+	if got := readFile(t, filepath.Join(hooksDir, "pre-merge-commit")); got != foreign {
+		t.Fatalf("uninstall touched the foreign pre-merge-commit hook: %q", got)
+	}
+}
+
 func TestInstallPreCommitHooksPath(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -258,6 +329,7 @@ func TestPreCommitScriptFindsFoundry(t *testing.T) {
 
 	tests := []struct {
 		name       string
+		hook       string
 		path       string
 		executable string
 		wantOut    string
@@ -265,26 +337,31 @@ func TestPreCommitScriptFindsFoundry(t *testing.T) {
 		wantFail   bool
 		noProject  bool
 	}{
-		{"on PATH", onPath, recorded, "on-path -C examples/it's hook pre-commit\n", "", false, false},
-		{"recorded", empty, recorded, "recorded -C examples/it's hook pre-commit\n", "", false, false},
-		{"neither", empty, filepath.Join(dir, "gone", "foundry"), "",
+		{"on PATH", hooks.PreCommit, onPath, recorded, "on-path -C examples/it's hook pre-commit\n", "", false, false},
+		{"merge, on PATH", hooks.PreMergeCommit, onPath, recorded, "on-path -C examples/it's hook pre-commit --merge\n", "", false, false},
+		{"merge, neither", hooks.PreMergeCommit, empty, "", "",
+			"foundry pre-merge-commit hook: foundry is not on PATH, nor at (none recorded) where it was when the hook was installed.\n" +
+				"Install it with 'go install github.com/foundryhq/foundry/cmd/foundry@latest' and make sure it is on PATH,\n" +
+				"or skip this check once with 'git merge --no-verify'.\n", true, false},
+		{"recorded", hooks.PreCommit, empty, recorded, "recorded -C examples/it's hook pre-commit\n", "", false, false},
+		{"neither", hooks.PreCommit, empty, filepath.Join(dir, "gone", "foundry"), "",
 			"foundry pre-commit hook: foundry is not on PATH, nor at " + filepath.Join(dir, "gone", "foundry") + " where it was when the hook was installed.\n" +
 				"Install it with 'go install github.com/foundryhq/foundry/cmd/foundry@latest' and make sure it is on PATH,\n" +
 				"or skip this check once with 'git commit --no-verify'.\n", true, false},
-		{"none recorded", empty, "", "",
+		{"none recorded", hooks.PreCommit, empty, "", "",
 			"foundry pre-commit hook: foundry is not on PATH, nor at (none recorded) where it was when the hook was installed.\n" +
 				"Install it with 'go install github.com/foundryhq/foundry/cmd/foundry@latest' and make sure it is on PATH,\n" +
 				"or skip this check once with 'git commit --no-verify'.\n", true, false},
 		// A shared core.hooksPath runs the hook in repositories without
 		// the project: nothing to check, whether foundry is there or not.
-		{"no project", onPath, recorded, "", "", false, true},
-		{"no project, no foundry", empty, "", "", "", false, true},
+		{"no project", hooks.PreCommit, onPath, recorded, "", "", false, true},
+		{"no project, no foundry", hooks.PreCommit, empty, "", "", "", false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			hook := filepath.Join(t.TempDir(), "pre-commit")
-			if err := os.WriteFile(hook, hooks.PreCommitScript([]string{"examples/it's"}, tt.executable), 0o755); err != nil {
+			hook := filepath.Join(t.TempDir(), tt.hook)
+			if err := os.WriteFile(hook, hooks.Script(tt.hook, []string{"examples/it's"}, tt.executable), 0o755); err != nil {
 				t.Fatal(err)
 			}
 			cmd := exec.Command(sh, hook)

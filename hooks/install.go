@@ -196,19 +196,21 @@ func Install(ctx context.Context, root string, names []string, opts Options) (_ 
 	}()
 	var steps []step
 	for _, name := range names {
-		var s step
+		var planned []step
 		switch name {
 		case PreCommit:
-			s, err = r.planPreCommit(opts)
+			planned, err = r.planPreCommit(opts)
 		case MergeIndex:
+			var s step
 			s, err = r.planMergeDriver(ctx, opts)
+			planned = []step{s}
 		default:
 			err = fmt.Errorf("%q: %w", name, ErrUnknownHook)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("install %s hook: %w", name, err)
 		}
-		steps = append(steps, s)
+		steps = append(steps, planned...)
 	}
 	for i, s := range steps {
 		if s.do == nil {
@@ -254,22 +256,28 @@ func Uninstall(ctx context.Context, root string, names []string) ([]Result, erro
 	var out []Result
 	var first error
 	for _, name := range names {
-		var res Result
-		switch name {
-		case PreCommit:
-			res, err = r.uninstallPreCommit()
-		case MergeIndex:
-			res, err = r.unregisterMergeDriver(ctx)
-		default:
-			err = fmt.Errorf("%q: %w", name, ErrUnknownHook)
+		files := []string{name}
+		if name == PreCommit {
+			files = checkHooks
 		}
-		if err != nil {
-			if first == nil {
-				first = fmt.Errorf("uninstall %s hook: %w", name, err)
+		for _, file := range files {
+			var res Result
+			switch file {
+			case PreCommit, PreMergeCommit:
+				res, err = r.uninstallHookFile(file)
+			case MergeIndex:
+				res, err = r.unregisterMergeDriver(ctx)
+			default:
+				err = fmt.Errorf("%q: %w", file, ErrUnknownHook)
 			}
-			continue
+			if err != nil {
+				if first == nil {
+					first = fmt.Errorf("uninstall %s hook: %w", file, err)
+				}
+				continue
+			}
+			out = append(out, res)
 		}
-		out = append(out, res)
 	}
 	return out, first
 }

@@ -1,7 +1,8 @@
 package hooks
 
-// This file defines the git pre-commit hook: its script, and how it is
-// installed and removed without ever losing a hook Foundry did not write.
+// This file defines the git pre-commit hook, and the pre-merge-commit hook
+// installed with it: their script, and how they are installed and removed
+// without ever losing a hook Foundry did not write.
 
 import (
 	"bytes"
@@ -31,6 +32,18 @@ const (
 // Names lists every hook in install order.
 var Names = []string{PreCommit, MergeIndex}
 
+// PreMergeCommit is the git hook git runs, instead of pre-commit, before
+// the merge commit of a merge it completed itself (one without conflicts;
+// concluding a conflicted merge with git commit runs pre-commit).
+// Installing [PreCommit] writes it too, with the same check, so a merge
+// cannot bring in what a commit could not: an artifact a contract
+// tightened on the other branch no longer satisfies, two facts with one
+// id. Its [Result] names it.
+const PreMergeCommit = "pre-merge-commit"
+
+// checkHooks are the git hooks that installing [PreCommit] writes, in order.
+var checkHooks = []string{PreCommit, PreMergeCommit}
+
 // Marker is the line that identifies a hook file written by Foundry. A hook
 // file without it is foreign and is never overwritten or removed silently.
 const Marker = "# foundry-hook: pre-commit"
@@ -39,8 +52,9 @@ const Marker = "# foundry-hook: pre-commit"
 // moves it there, the script runs it first, and uninstall puts it back.
 const chainSuffix = ".pre-foundry"
 
-// CheckCommand is what the hook runs: check exactly what the commit
-// changes under .foundry/, one line per problem.
+// CheckCommand is what the hooks run: check exactly what the commit
+// changes under .foundry/, one line per problem. The pre-merge-commit hook
+// adds --merge.
 const CheckCommand = "hook pre-commit"
 
 // Options tunes an install.
@@ -74,7 +88,7 @@ const (
 
 // Result reports one hook's install or uninstall.
 type Result struct {
-	Hook   string `json:"hook"`             // PreCommit or MergeIndex
+	Hook   string `json:"hook"`             // PreCommit, PreMergeCommit or MergeIndex
 	Action Action `json:"action"`           //
 	Path   string `json:"path"`             // the hook file, or the .gitattributes file
 	Backup string `json:"backup,omitempty"` // where a foreign hook is chained from, or was restored from
@@ -88,29 +102,32 @@ type Result struct {
 	Attributes []string `json:"attributes,omitempty"`
 }
 
-// PreCommitScript renders the hook that checks the projects at
-// projectDirs (each relative to the working tree root, "" or "." at the
-// top), with executable recorded as the fallback. Git runs hooks from the
-// working tree root, so the relative project paths are stable across
-// clones. One hook serves every project of the repository it was installed
-// for: the projects are checked in sorted order, each once, and the commit
-// is blocked when any check fails.
-func PreCommitScript(projectDirs []string, executable string) []byte {
+// Script renders the git hook named hook ([PreCommit] or [PreMergeCommit])
+// that checks the projects at projectDirs (each relative to the working
+// tree root, "" or "." at the top), with executable recorded as the
+// fallback. Git runs hooks from the working tree root, so the relative
+// project paths are stable across clones. One hook serves every project of
+// the repository it was installed for: the projects are checked in sorted
+// order, each once, and the commit is blocked when any check fails.
+func Script(hook string, projectDirs []string, executable string) []byte {
 	projects := sortedProjects(projectDirs)
 	recorded := executable
 	if recorded == "" {
 		recorded = "(none recorded)"
 	}
+	what, skip, check := "checks what the\n# commit changes", "git commit --no-verify", CheckCommand
+	if hook == PreMergeCommit {
+		what, skip, check = "git runs it before\n# committing a merge that had no conflicts; it checks what the merge\n# changes", "git merge --no-verify", CheckCommand+" --merge"
+	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `#!/bin/sh
 %s
-# Written by `+"`foundry hook install pre-commit`"+`: checks what the
-# commit changes under .foundry/ (facts, runbooks, artifacts, schemas,
+# Written by `+"`foundry hook install pre-commit`"+`: %s under .foundry/ (facts, runbooks, artifacts, schemas,
 # config, conflict markers) of each project listed at the end, as
 # `+"`foundry -C <project> hook install pre-commit`"+` added it.
 # Remove a project with `+"`foundry -C <project> hook uninstall pre-commit`"+`
 # (the last one removes this hook); skip the hook once with
-# `+"`git commit --no-verify`"+`.
+# `+"`%s`"+`.
 # The hook that was here before foundry's runs first, as git would have
 # run it; its failure blocks the commit.
 foundry_chained="${0%%/*}/%s"
@@ -130,16 +147,16 @@ foundry_check() {
 		elif [ -n "$foundry_recorded" ] && [ -x "$foundry_recorded" ]; then
 			foundry_bin=$foundry_recorded
 		else
-			echo "foundry pre-commit hook: foundry is not on PATH, nor at %s where it was when the hook was installed." >&2
+			echo "foundry %s hook: foundry is not on PATH, nor at %s where it was when the hook was installed." >&2
 			echo "Install it with 'go install github.com/foundryhq/foundry/cmd/foundry@latest' and make sure it is on PATH," >&2
-			echo "or skip this check once with 'git commit --no-verify'." >&2
+			echo "or skip this check once with '%s'." >&2
 			exit 1
 		fi
 	fi
 	"$foundry_bin" -C "$1" %s
 }
 foundry_status=0
-`, Marker, PreCommit+chainSuffix, shellQuote(executable), shellEcho(recorded), CheckCommand)
+`, Marker, what, skip, hook+chainSuffix, shellQuote(executable), hook, shellEcho(recorded), skip, check)
 	for _, p := range projects {
 		fmt.Fprintf(&b, "%s%s%s\n", checkPrefix, shellQuote(p), checkSuffix)
 	}
@@ -299,66 +316,90 @@ func UninstallPreCommit(ctx context.Context, root string) (Result, error) {
 	return res[0], err
 }
 
-// planPreCommit decides how to install the pre-commit hook. Foundry's own
-// hook keeps the projects it checks and gains this one. A hook Foundry did
-// not write is chained: moved to "<hook>.pre-foundry", where the new hook
-// runs it first. Every file is reached through the root of
-// [repo.inHooks], so no write follows a symbolic link out of the
-// repository; a hook file that is itself a link is foreign (Foundry never
-// writes one) and is moved aside as it is, its target neither read nor
-// changed.
-func (r *repo) planPreCommit(opts Options) (step, error) {
-	hook := filepath.Join(r.hook, PreCommit)
-	rel := path.Join(r.hookRel, PreCommit)
-	relChained := rel + chainSuffix
-	self := projectName(r.rel)
-	s := step{res: Result{Hook: PreCommit, Path: hook}}
-	var fi fs.FileInfo
-	var old []byte
-	var chainTaken bool
+// hookFile is one of [checkHooks] as an install finds it.
+type hookFile struct {
+	name       string      // PreCommit or PreMergeCommit
+	fi         fs.FileInfo // nil when there is none
+	old        []byte      // its content, when a regular file
+	chainTaken bool        // <name>.pre-foundry exists
+}
+
+// planPreCommit decides how to install the pre-commit hook and the
+// pre-merge-commit hook that comes with it ([checkHooks]), one step each.
+// Both check the same projects: those either of Foundry's hooks there
+// checks already (so a pre-merge-commit hook added to an older install
+// checks every project its pre-commit hook does), and this one.
+func (r *repo) planPreCommit(opts Options) ([]step, error) {
+	files := make([]hookFile, len(checkHooks))
 	err := r.inHooks(false, func(root *confined.Root) error {
-		var err error
-		if fi, old, err = readHook(root, rel); err != nil {
-			return err
+		for i, name := range checkHooks {
+			rel := path.Join(r.hookRel, name)
+			fi, old, err := readHook(root, rel)
+			if err != nil {
+				return fmt.Errorf("%s: %w", filepath.Join(r.hook, name), err)
+			}
+			_, err = root.Lstat(rel + chainSuffix)
+			files[i] = hookFile{name: name, fi: fi, old: old, chainTaken: err == nil}
 		}
-		_, err = root.Lstat(relChained)
-		chainTaken = err == nil
 		return nil
 	})
 	if err != nil {
-		return step{}, fmt.Errorf("%s: %w", hook, err)
+		return nil, err
 	}
-	projects := []string{self}
-	listed, ours := HookProjects(old)
-	if fi != nil && IsFoundryHook(old) && !ours {
-		return step{}, fmt.Errorf("%s: foundry's hook there names no project this foundry can read; remove it with foundry hook uninstall pre-commit, then install again", hook)
+	projects := []string{projectName(r.rel)}
+	for _, f := range files {
+		listed, ours := HookProjects(f.old)
+		if f.fi != nil && IsFoundryHook(f.old) && !ours {
+			return nil, fmt.Errorf("%s: foundry's hook there names no project this foundry can read; remove it with foundry hook uninstall pre-commit, then install again", filepath.Join(r.hook, f.name))
+		}
+		projects = append(projects, listed...)
 	}
-	if ours {
-		projects = sortedProjects(append(listed, self))
+	projects = sortedProjects(projects)
+	steps := make([]step, len(files))
+	for i, f := range files {
+		if steps[i], err = r.planHookFile(f, projects, opts); err != nil {
+			return nil, err
+		}
 	}
-	s.res.Projects = r.projectRoots(projects)
-	script := PreCommitScript(projects, opts.Executable)
+	return steps, nil
+}
+
+// planHookFile decides how to write the hook f checking projects. Foundry's
+// own hook is rewritten. A hook Foundry did not write is chained: moved to
+// "<hook>.pre-foundry", where the new hook runs it first. Every file is
+// reached through the root of [repo.inHooks], so no write follows a
+// symbolic link out of the repository; a hook file that is itself a link
+// is foreign (Foundry never writes one) and is moved aside as it is, its
+// target neither read nor changed.
+func (r *repo) planHookFile(f hookFile, projects []string, opts Options) (step, error) {
+	hook := filepath.Join(r.hook, f.name)
+	rel := path.Join(r.hookRel, f.name)
+	relChained := rel + chainSuffix
+	s := step{res: Result{Hook: f.name, Path: hook, Projects: r.projectRoots(projects)}}
+	listed, ours := HookProjects(f.old)
+	script := Script(f.name, projects, opts.Executable)
 	write := func(root *confined.Root) error { return root.WriteFile(rel, script, 0o755) }
 	switch {
-	case fi == nil:
+	case f.fi == nil:
 		s.res.Action = Installed
 		s.do = func() error { return r.inHooks(true, write) }
 		s.undo = func() { _ = r.inHooks(false, func(root *confined.Root) error { return root.Remove(rel) }) }
 	case ours:
 		s.res.Action = Updated
-		if !slices.Contains(listed, self) {
+		if !slices.Contains(listed, projectName(r.rel)) {
 			s.res.Action = Added
 		}
-		if bytes.Equal(old, script) && fi.Mode().Perm()&0o100 != 0 {
+		if bytes.Equal(f.old, script) && f.fi.Mode().Perm()&0o100 != 0 {
 			s.res.Action = Unchanged
 			return s, nil
 		}
+		old, perm := f.old, f.fi.Mode().Perm()
 		s.do = func() error { return r.inHooks(true, write) }
 		s.undo = func() {
-			_ = r.inHooks(false, func(root *confined.Root) error { return root.WriteFile(rel, old, fi.Mode().Perm()) })
+			_ = r.inHooks(false, func(root *confined.Root) error { return root.WriteFile(rel, old, perm) })
 		}
 	default:
-		if chainTaken {
+		if f.chainTaken {
 			return step{}, fmt.Errorf("%s: cannot chain the hook there: %s already exists; merge the two by hand", hook, hook+chainSuffix)
 		}
 		s.res.Action, s.res.Backup = Chained, hook+chainSuffix
@@ -397,16 +438,19 @@ func (r *repo) planPreCommit(opts Options) (step, error) {
 	return s, nil
 }
 
-// uninstallPreCommit takes this project out of Foundry's pre-commit hook.
-// The hook stays, rewritten, while it checks other projects; with none
-// left it is removed and the hook it chained put back, as it was. A
-// foreign hook is left in place and the error matches [ErrForeignHook].
-func (r *repo) uninstallPreCommit() (Result, error) {
-	hook := filepath.Join(r.hook, PreCommit)
-	rel := path.Join(r.hookRel, PreCommit)
+// uninstallHookFile takes this project out of Foundry's hook name (one of
+// [checkHooks]). The hook stays, rewritten, while it checks other
+// projects; with none left it is removed and the hook it chained put back,
+// as it was. A foreign pre-commit hook is left in place and the error
+// matches [ErrForeignHook]; a foreign pre-merge-commit hook is left in
+// place as absent, since an install before Foundry wrote that hook never
+// chained it.
+func (r *repo) uninstallHookFile(name string) (Result, error) {
+	hook := filepath.Join(r.hook, name)
+	rel := path.Join(r.hookRel, name)
 	relChained := rel + chainSuffix
 	self := projectName(r.rel)
-	res := Result{Hook: PreCommit, Path: hook, Action: Absent}
+	res := Result{Hook: name, Path: hook, Action: Absent}
 	if !r.hooksHeld {
 		// No hooks folder when locked: none to take this project from.
 		return res, nil
@@ -417,6 +461,8 @@ func (r *repo) uninstallPreCommit() (Result, error) {
 		case err != nil:
 			return err
 		case fi == nil:
+		case !IsFoundryHook(old) && name == PreMergeCommit:
+			return nil
 		case !IsFoundryHook(old):
 			return fmt.Errorf("%w; it was left in place", ErrForeignHook)
 		default:
@@ -427,7 +473,7 @@ func (r *repo) uninstallPreCommit() (Result, error) {
 					return nil
 				}
 				if rest := slices.DeleteFunc(listed, func(p string) bool { return p == self }); len(rest) > 0 {
-					if err := root.WriteFile(rel, PreCommitScript(rest, recordedExecutable(old)), 0o755); err != nil {
+					if err := root.WriteFile(rel, Script(name, rest, recordedExecutable(old)), 0o755); err != nil {
 						return err
 					}
 					res.Action, res.Projects = Dropped, r.projectRoots(rest)

@@ -52,12 +52,12 @@ func TestHookProjects(t *testing.T) {
 		want    []string
 		wantOK  bool
 	}{
-		{"one", string(hooks.PreCommitScript([]string{"svc/api"}, "/opt/foundry")), []string{"svc/api"}, true},
-		{"sorted, each once", string(hooks.PreCommitScript([]string{"web", "", "api", "web", "."}, "")), []string{".", "api", "web"}, true},
-		{"quotes and newlines", string(hooks.PreCommitScript([]string{"it's", "a\nb", `c\'d`}, "")), []string{"a\nb", `c\'d`, "it's"}, true},
-		{"CRLF", strings.ReplaceAll(string(hooks.PreCommitScript([]string{"b", "a"}, "")), "\n", "\r\n"), []string{"a", "b"}, true},
+		{"one", string(hooks.Script(hooks.PreCommit, []string{"svc/api"}, "/opt/foundry")), []string{"svc/api"}, true},
+		{"sorted, each once", string(hooks.Script(hooks.PreCommit, []string{"web", "", "api", "web", "."}, "")), []string{".", "api", "web"}, true},
+		{"quotes and newlines", string(hooks.Script(hooks.PreCommit, []string{"it's", "a\nb", `c\'d`}, "")), []string{"a\nb", `c\'d`, "it's"}, true},
+		{"CRLF", strings.ReplaceAll(string(hooks.Script(hooks.PreCommit, []string{"b", "a"}, "")), "\n", "\r\n"), []string{"a", "b"}, true},
 		// A hook as written, LF line ends, keeps a name's own CRLF.
-		{"a name holding CRLF", string(hooks.PreCommitScript([]string{"a\r\nb"}, "")), []string{"a\r\nb"}, true},
+		{"a name holding CRLF", string(hooks.Script(hooks.PreCommit, []string{"a\r\nb"}, "")), []string{"a\r\nb"}, true},
 		{"legacy", legacyHook, []string{"examples/it's"}, true},
 		{"legacy at the top", strings.Replace(legacyHook, `-C 'examples/it'\''s'`, `-C '.'`, 1), []string{"."}, true},
 		{"foundry's marker, no project", "#!/bin/sh\n" + hooks.Marker + "\nexit 0\n", nil, false},
@@ -79,10 +79,10 @@ func TestHookProjects(t *testing.T) {
 // repeated, give the same hook.
 func TestPreCommitScriptDeterministic(t *testing.T) {
 	t.Parallel()
-	want := string(hooks.PreCommitScript([]string{"api", "web"}, "/opt/foundry"))
+	want := string(hooks.Script(hooks.PreCommit, []string{"api", "web"}, "/opt/foundry"))
 	for _, projects := range [][]string{{"web", "api"}, {"api", "web", "api"}, {"web", "web", "api"}} {
-		if got := string(hooks.PreCommitScript(projects, "/opt/foundry")); got != want {
-			t.Errorf("PreCommitScript(%q) differs from PreCommitScript([api web]):\n%s", projects, cmp.Diff(want, got))
+		if got := string(hooks.Script(hooks.PreCommit, projects, "/opt/foundry")); got != want {
+			t.Errorf("Script(%q) differs from PreCommitScript([api web]):\n%s", projects, cmp.Diff(want, got))
 		}
 	}
 }
@@ -192,8 +192,8 @@ func TestInstallPreCommitProjects(t *testing.T) {
 				case err != nil:
 					t.Fatalf("step %d: %v", i, err)
 				default:
-					if want := string(hooks.PreCommitScript(s.wantHook, opts.Executable)); string(content) != want {
-						t.Fatalf("step %d: hook differs from PreCommitScript(%q):\n%s", i, s.wantHook, cmp.Diff(want, string(content)))
+					if want := string(hooks.Script(hooks.PreCommit, s.wantHook, opts.Executable)); string(content) != want {
+						t.Fatalf("step %d: hook differs from Script(%q):\n%s", i, s.wantHook, cmp.Diff(want, string(content)))
 					}
 					if got, _ := hooks.HookProjects(content); !slices.Equal(got, s.wantHook) {
 						t.Fatalf("step %d: hook checks %q, want %q", i, got, s.wantHook)
@@ -246,7 +246,7 @@ func TestPreCommitScriptChecksEveryProject(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			hook := filepath.Join(t.TempDir(), "pre-commit")
-			if err := os.WriteFile(hook, hooks.PreCommitScript(tt.projects, ""), 0o755); err != nil {
+			if err := os.WriteFile(hook, hooks.Script(hooks.PreCommit, tt.projects, ""), 0o755); err != nil {
 				t.Fatal(err)
 			}
 			cmd := exec.Command(sh, hook)
@@ -284,7 +284,7 @@ func FuzzHookProjects(f *testing.F) {
 		if len(projects) == 0 {
 			return
 		}
-		got, ok := hooks.HookProjects(hooks.PreCommitScript(projects, exe))
+		got, ok := hooks.HookProjects(hooks.Script(hooks.PreCommit, projects, exe))
 		want := slices.Compact(slices.Sorted(slices.Values(projects)))
 		if !ok || !slices.Equal(got, want) {
 			t.Fatalf("projects read back = %q, %v; want %q", got, ok, want)

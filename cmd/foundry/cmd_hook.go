@@ -49,10 +49,13 @@ EXIT STATUS:
 				ArgsUsage: "[pre-commit|merge-index]...",
 				Description: `pre-commit: writes a hook that runs
     foundry hook pre-commit
-(see its help) in the hooks folder git uses (core.hooksPath when it is set).
-One hook serves every project of the repository: installing it for
-another project (foundry -C DIR hook install) adds that project to the
-ones it checks, and uninstall takes out only the project it is run for.
+(see its help) in the hooks folder git uses (core.hooksPath when it is set),
+and a pre-merge-commit hook that runs the same check, since git runs it
+instead before committing a merge that had no conflicts: a merge cannot
+bring in what a commit could not. One hook serves every project of the
+repository: installing it for another project (foundry -C DIR hook
+install) adds that project to the ones it checks, and uninstall takes out
+only the project it is run for.
 A hook that foundry did not write is chained, never lost: it is moved to
 <hook>.pre-foundry, foundry's hook runs it first (its failure blocks the
 commit), and uninstall puts it back as it was. The hook runs the foundry
@@ -88,11 +91,12 @@ EXIT STATUS:
 				Usage:     "remove foundry's pre-commit hook and merge driver",
 				ArgsUsage: "[pre-commit|merge-index]...",
 				Description: `Removes only what foundry installed: this project from foundry's
-pre-commit hook, and the hook itself once no other project is left in it
-(putting back the hook it chained, as it was); the merge driver's line in
-this project's .gitattributes, and its git config once no .gitattributes
-of the working tree (nor .git/info/attributes) names the driver. A hook
-foundry did not write is left in place. Without arguments, both.
+pre-commit and pre-merge-commit hooks, and each hook itself once no other
+project is left in it (putting back the hook it chained, as it was); the
+merge driver's line in this project's .gitattributes, and its git config
+once no .gitattributes of the working tree (nor .git/info/attributes)
+names the driver. A hook foundry did not write is left in place. Without
+arguments, both.
 
 EXIT STATUS:
    0  removed, or nothing to remove
@@ -138,23 +142,27 @@ EXIT STATUS:
 				Name:      "pre-commit",
 				Usage:     "the git pre-commit hook: check what the commit changes under .foundry/",
 				ArgsUsage: " ",
-				Description: `Git runs this through the hook foundry hook install writes. It checks the
-files the index adds or changes under .foundry/ relative to HEAD, as
-staged, with the checks of foundry doctor --staged restricted to them:
-conflict markers in any file; the config; project-local schemas (parse,
-compile, and a breaking edit or deletion of a version HEAD has); blackboard
-artifacts against their contracts; fact files (parse, fact.v1, an id
-another fact file already has, supersedes links that exist and agree at
-both ends); runbooks. It reads the staged files, the names of the other
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "merge", Usage: "the commit concludes a merge (the pre-merge-commit hook says so; a merge stopped for a conflict is recognized without it): a fact id that both branches gave a fact is a warning, to renumber after the merge with foundry doctor --fix"},
+				},
+				Description: `Git runs this through the hooks foundry hook install writes: pre-commit,
+and pre-merge-commit before it commits a merge that had no conflicts. It
+checks the files the index adds or changes under .foundry/ relative to
+HEAD, as staged, with the checks of foundry doctor --staged restricted to
+them: conflict markers in any file; the config; project-local schemas
+(parse, compile, and a breaking edit or deletion of a version HEAD has);
+blackboard artifacts against their contracts; fact files (parse, fact.v1,
+an id another fact file already has, supersedes links that exist and agree
+at both ends); runbooks. It reads the staged files, the names of the other
 fact files, the facts a staged fact links to, the project's contracts and
-HEAD's version of a changed contract, and nothing else. Each problem is
-one line on stdout, "path:line:col: <pointer>: <problem>", its path
-relative to the top of the working tree as git names staged files
-(services/api/.foundry/... for a project below the top, so the projects
-one hook checks are told apart); the count follows on stderr. With
---json, stdout is one object instead: the staged files under .foundry/,
-every finding, their counts and whether the commit is blocked
-(docs/json.md), with the same exit status.
+HEAD's version of a changed contract, and nothing else. Each problem is one
+line on stdout, "path:line:col: <pointer>: <problem>", its path relative to
+the top of the working tree as git names staged files
+(services/api/.foundry/... for a project below the top, so the projects one
+hook checks are told apart); the count follows on stderr. With --json,
+stdout is one object instead: the staged files under .foundry/, every
+finding, their counts and whether the commit is blocked (docs/json.md),
+with the same exit status.
 
 EXIT STATUS:
    0  nothing staged under .foundry/ has a problem
@@ -168,7 +176,7 @@ EXIT STATUS:
 					if env.rev != "" {
 						return usageErrorf("hook pre-commit reads the git index; --rev does not apply")
 					}
-					return runHookPreCommit(c.Context, env)
+					return runHookPreCommit(c.Context, env, c.Bool("merge"))
 				},
 			},
 			{
@@ -290,29 +298,31 @@ func renderHookResults(env *cliEnv, opts *hookOptions, root string, results []ho
 	var b strings.Builder
 	for _, r := range results {
 		path, backup := shownPath(env.dir, r.Path), shownPath(env.dir, r.Backup)
-		// The other projects the pre-commit hook checks.
+		// A git hook (pre-commit, pre-merge-commit), not the merge driver;
+		// and the other projects it checks.
+		gitHook := r.Hook != hooks.MergeIndex
 		others := strings.Join(mapPaths(slices.DeleteFunc(slices.Clone(r.Projects), func(p string) bool { return p == root }), env.dir, shownPath), ", ")
 		switch {
-		case r.Hook == hooks.PreCommit && r.Action == hooks.Added:
-			fmt.Fprintf(&b, "added this project to pre-commit hook %s; it also checks %s\n", path, others)
-		case r.Hook == hooks.PreCommit && r.Action == hooks.Dropped:
-			fmt.Fprintf(&b, "removed this project from pre-commit hook %s; it still checks %s\n", path, others)
-		case r.Hook == hooks.PreCommit && r.Action == hooks.Absent && others != "":
-			fmt.Fprintf(&b, "pre-commit hook %s does not check this project, only %s; nothing to remove\n", path, others)
-		case r.Hook == hooks.PreCommit && r.Action == hooks.Installed:
-			fmt.Fprintf(&b, "installed pre-commit hook %s\n", path)
-		case r.Hook == hooks.PreCommit && r.Action == hooks.Updated:
-			fmt.Fprintf(&b, "updated pre-commit hook %s\n", path)
-		case r.Hook == hooks.PreCommit && r.Action == hooks.Unchanged:
-			fmt.Fprintf(&b, "pre-commit hook %s is already installed\n", path)
-		case r.Hook == hooks.PreCommit && r.Action == hooks.Chained:
-			fmt.Fprintf(&b, "installed pre-commit hook %s; the hook that was there, now %s, runs first\n", path, backup)
-		case r.Hook == hooks.PreCommit && r.Action == hooks.Removed:
-			fmt.Fprintf(&b, "removed pre-commit hook %s\n", path)
-		case r.Hook == hooks.PreCommit && r.Action == hooks.Restored:
-			fmt.Fprintf(&b, "removed pre-commit hook %s and put back %s\n", path, backup)
-		case r.Hook == hooks.PreCommit && r.Action == hooks.Absent:
-			fmt.Fprintf(&b, "no pre-commit hook at %s; nothing to remove\n", path)
+		case gitHook && r.Action == hooks.Added:
+			fmt.Fprintf(&b, "added this project to %s hook %s; it also checks %s\n", r.Hook, path, others)
+		case gitHook && r.Action == hooks.Dropped:
+			fmt.Fprintf(&b, "removed this project from %s hook %s; it still checks %s\n", r.Hook, path, others)
+		case gitHook && r.Action == hooks.Absent && others != "":
+			fmt.Fprintf(&b, "%s hook %s does not check this project, only %s; nothing to remove\n", r.Hook, path, others)
+		case gitHook && r.Action == hooks.Installed:
+			fmt.Fprintf(&b, "installed %s hook %s\n", r.Hook, path)
+		case gitHook && r.Action == hooks.Updated:
+			fmt.Fprintf(&b, "updated %s hook %s\n", r.Hook, path)
+		case gitHook && r.Action == hooks.Unchanged:
+			fmt.Fprintf(&b, "%s hook %s is already installed\n", r.Hook, path)
+		case gitHook && r.Action == hooks.Chained:
+			fmt.Fprintf(&b, "installed %s hook %s; the hook that was there, now %s, runs first\n", r.Hook, path, backup)
+		case gitHook && r.Action == hooks.Removed:
+			fmt.Fprintf(&b, "removed %s hook %s\n", r.Hook, path)
+		case gitHook && r.Action == hooks.Restored:
+			fmt.Fprintf(&b, "removed %s hook %s and put back %s\n", r.Hook, path, backup)
+		case gitHook && r.Action == hooks.Absent:
+			fmt.Fprintf(&b, "no %s hook at %s; nothing to remove\n", r.Hook, path)
 		case r.Action == hooks.Dropped:
 			fmt.Fprintf(&b, "removed this project from merge driver %s (%s); its git config stays for %s\n", hooks.DriverName, path, strings.Join(mapPaths(r.Attributes, env.dir, shownPath), ", "))
 		case r.Action == hooks.Absent && len(r.Attributes) > 0:
@@ -436,7 +446,7 @@ type stagedFile struct {
 
 // runHookPreCommit runs the staged check and prints one line per problem,
 // or with --json one preCommitAnswer.
-func runHookPreCommit(ctx context.Context, env *cliEnv) error {
+func runHookPreCommit(ctx context.Context, env *cliEnv, merge bool) error {
 	p, err := project.OpenLenient(env.dir, project.Source{Staged: true})
 	if errors.Is(err, project.ErrNoGit) {
 		// The hook reads the index whether or not --staged was given.
@@ -465,7 +475,8 @@ func runHookPreCommit(ctx context.Context, env *cliEnv) error {
 	}
 	rep := &doctor.Report{Root: p.Root}
 	if len(changes) > 0 {
-		if rep, err = doctor.Run(ctx, doctor.Env{Project: p, Changed: changes}); err != nil {
+		env := doctor.Env{Project: p, Changed: changes, Merge: merge || repo.Merging()}
+		if rep, err = doctor.Run(ctx, env); err != nil {
 			return err
 		}
 	}
