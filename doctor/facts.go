@@ -197,9 +197,7 @@ func (r *run) scanFacts(ctx context.Context, each func(facts.Fact) error) (raw [
 		if e.Type().IsRegular() {
 			r.conflictsIn(p, data)
 		}
-		if r.only == nil { // the staged check looks for no stored secret
-			r.secretsIn(p, data, true, false)
-		}
+		r.secretsIn(p, data, true, false)
 		f, err := facts.Parse(p, data)
 		if err != nil {
 			problems = append(problems, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/foundryhq/foundry/doctor"
 	"github.com/foundryhq/foundry/facts"
+	"github.com/foundryhq/foundry/git/gittest"
 	"github.com/foundryhq/foundry/project"
 )
 
@@ -65,5 +66,45 @@ func TestStoredSecrets(t *testing.T) {
 	}
 	if !rep.Failed() {
 		t.Error("a stored secret must fail doctor")
+	}
+}
+
+// TestStagedSecrets: the pre-commit hook's check refuses a secret in a
+// fact, a runbook or a schema the commit adds, as it does in an artifact,
+// before git history keeps it; a secret in a file the commit does not
+// touch is left to doctor's sweep.
+func TestStagedSecrets(t *testing.T) {
+	t.Parallel()
+	gh := "ghp_" + strings.Repeat("a1B2", 9)
+	npm := "npm_" + strings.Repeat("aB3d", 9)
+	r := gittest.New(t)
+	writeFiles(t, r.Dir, map[string]string{".foundry/config.yaml": "", ".foundry/runbooks/old.md": "---\ntitle: Old\n---\n\nnpm publish with " + npm + "\n"})
+	r.CommitAll("init")
+	p1, f1 := factFile("fact-0001", "CI publishes with a token", "2026-01-02", func(f *facts.Fact) {
+		f.Body = "CI publishes with " + gh + " from the vault."
+	})
+	writeFiles(t, r.Dir, map[string]string{
+		p1:                          f1,
+		".foundry/runbooks/new.md":  "---\ntitle: New\ntrigger: release\n---\n\n# New\n\nexport GITHUB_TOKEN=" + gh + "\n",
+		".foundry/runbooks/late.md": "---\ntitle: Late\n---\n\n" + gh + "\n", // not staged
+	})
+	r.Git("add", p1, ".foundry/runbooks/new.md")
+	var got []brief
+	rep := stagedCheck(t, r.Dir)
+	for _, b := range briefs(rep) {
+		if b.Check == doctor.CheckSecrets {
+			got = append(got, b)
+		}
+	}
+	const advice = "; remove it and rotate the credential: git history keeps it"
+	want := []brief{
+		{doctor.CheckSecrets, p1, "holds a GitHub token" + advice, ""},
+		{doctor.CheckSecrets, ".foundry/runbooks/new.md", "holds a GitHub token" + advice, ""},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("staged check (-want +got):\n%s", diff)
+	}
+	if !rep.Failed() {
+		t.Error("a staged secret must block the commit")
 	}
 }

@@ -34,6 +34,7 @@ func (r *run) stagedPasses() []func(context.Context) error {
 		r.checkBlackboard,
 		r.checkFacts,
 		r.checkRunbooks,
+		r.checkStoredSecrets,
 		r.checkStagedBreaking,
 	}
 }

@@ -153,11 +153,12 @@ them: conflict markers in any file; the config; project-local schemas
 (parse, compile, and a breaking edit or deletion of a version HEAD has);
 blackboard artifacts against their contracts; fact files (parse, fact.v1,
 an id another fact file already has, supersedes links that exist and agree
-at both ends); runbooks. It reads the staged files, the names of the other
-fact files, the facts a staged fact links to, the project's contracts and
-HEAD's version of a changed contract, and nothing else. Each problem is one
-line on stdout, "path:line:col: <pointer>: <problem>", its path relative to
-the top of the working tree as git names staged files
+at both ends); runbooks; a secret in any of them (as doctor's
+secrets.stored). It reads the staged files, the names of the other fact
+files, the facts a staged fact links to, the project's contracts and HEAD's
+version of a changed contract, and nothing else. Each problem is one line
+on stdout, "path:line:col: <pointer>: <problem>", its path relative to the
+top of the working tree as git names staged files
 (services/api/.foundry/... for a project below the top, so the projects one
 hook checks are told apart); the count follows on stderr. With --json,
 stdout is one object instead: the staged files under .foundry/, every
