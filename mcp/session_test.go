@@ -422,3 +422,30 @@ func TestMemoryWriteSupersedes(t *testing.T) {
 		t.Errorf("the superseded fact is still found: %.800s", got[5].raw)
 	}
 }
+
+// TestBlackboardWriteReplaced: blackboard_write says in its structured
+// result when the artifact replaced one at its path, the agent's own
+// earlier one or another agent's whose name sanitises the same, whose
+// hand-off is gone.
+func TestBlackboardWriteReplaced(t *testing.T) {
+	t.Parallel()
+	root := copyFixture(t)
+	finding := json.RawMessage(`{"id":"F-1","severity":"low","title":"t","summary":"s","failureScenario":"f","confidence":"low"}`)
+	write := func(agent string) string {
+		return call("blackboard_write", map[string]any{"wave": "w", "agent": agent, "schema": "finding.v1", "data": finding})
+	}
+	got := serveProject(t, root, nil, write("alice/reviewer"), write("alice-reviewer"), write("bob"))
+	for id, want := range map[int]bool{1: false, 2: true, 3: false} {
+		r := got[id]
+		var sc struct {
+			Path     string `json:"path"`
+			Replaced *bool  `json:"replaced"`
+		}
+		if err := json.Unmarshal(r.Result.StructuredContent, &sc); err != nil || r.Result.IsError {
+			t.Fatalf("write %d: %v: %s", id, err, r.raw)
+		}
+		if sc.Replaced == nil || *sc.Replaced != want {
+			t.Errorf("write %d (%s): replaced %v, want %v", id, sc.Path, sc.Replaced, want)
+		}
+	}
+}

@@ -38,6 +38,9 @@ type blackboardWriteResult struct {
 	Agent  string `json:"agent"`
 	Schema string `json:"schema"`
 	Digest string `json:"digest"`
+	// Replaced: an artifact was at path before, now gone: the agent's own
+	// earlier one, or another agent's whose name sanitises the same.
+	Replaced bool `json:"replaced"`
 }
 
 func (f *foundry) addBlackboardWrite(r *Registry) error {
@@ -74,9 +77,10 @@ func (f *foundry) addBlackboardWrite(r *Registry) error {
 				"wave": {"type": "string", "description": "sanitised"},
 				"agent": {"type": "string", "description": "sanitised"},
 				"schema": {"type": "string"},
-				"digest": {"type": "string", "description": "sha256 of the contract the artifact was accepted under"}
+				"digest": {"type": "string", "description": "sha256 of the contract the artifact was accepted under"},
+				"replaced": {"type": "boolean", "description": "an artifact was at path before and this one replaced it: the agent's earlier one, or another agent's whose name sanitises the same"}
 			},
-			"required": ["path", "bytes", "tokens", "wave", "agent", "schema", "digest"]
+			"required": ["path", "bytes", "tokens", "wave", "agent", "schema", "digest", "replaced"]
 		}`)
 		return in, out
 	}, func(ctx context.Context, _ *Call, in blackboardWriteArgs) (Output, error) {
@@ -101,6 +105,7 @@ func (f *foundry) addBlackboardWrite(r *Registry) error {
 		}
 		return Output{Text: res.Text(), Structured: blackboardWriteResult{
 			Path: res.Path, Bytes: res.Bytes, Tokens: res.Tokens, Wave: res.Wave, Agent: res.Agent, Schema: res.Schema, Digest: res.ContractDigest,
+			Replaced: res.Replaced,
 		}, Changes: snap.changes(res.Path)}, nil
 	})
 }
