@@ -330,7 +330,7 @@ func (hr *historyRun) explain(a artifact) error {
 	// history. So an older commit is looked up there (a walk of the
 	// artifact's history); a newer one is outside it, where the walk was
 	// topological, and looked up too where it was not.
-	where := ""
+	where, parallel := "", false
 	sc := hr.schemaCommits()
 	for i := len(sc) - 1; i >= 0; i-- { // oldest first
 		c := sc[i]
@@ -350,7 +350,14 @@ func (hr *historyRun) explain(a artifact) error {
 				continue // a version replaced before the artifact was written
 			}
 		}
-		where = c.Commit.Short
+		// Tightened after the artifact was written, on its line of
+		// history, or on another line merged since: "before" would say
+		// the artifact was written first, which a date cannot tell.
+		after, err := hr.isAncestor(written.Commit.Hash, c.Commit.Hash)
+		if err != nil {
+			return err
+		}
+		where, parallel = c.Commit.Short, !after
 		break
 	}
 	if where == "" {
@@ -359,6 +366,9 @@ func (hr *historyRun) explain(a artifact) error {
 		}
 	}
 	note := fmt.Sprintf("written in %s (%s) before %s tightened in %s", written.Commit.Short, written.Commit.When, a.contract, where)
+	if parallel {
+		note = fmt.Sprintf("written in %s (%s) on a branch without %s's tightening in %s, merged since", written.Commit.Short, written.Commit.When, a.contract, where)
+	}
 	for _, i := range a.findings {
 		f := &hr.rep.Findings[i]
 		f.Check, f.Note = CheckBlackboardStale, note

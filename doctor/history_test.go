@@ -360,7 +360,8 @@ func TestHistoryManyFailingArtifacts(t *testing.T) {
 // TestHistoryTighteningMerged explains an artifact whose contract was
 // tightened on another line of history than the commit that wrote it, the
 // two merged since: the note names the commit that tightened the contract,
-// as the breaking-edit finding does, whichever of the two is the older.
+// as the breaking-edit finding does, whichever of the two is the older, and
+// says the artifact was written without it, not before it.
 func TestHistoryTighteningMerged(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -405,7 +406,7 @@ func TestHistoryTighteningMerged(t *testing.T) {
 				{doctor.CheckContractsBreaking, noteSchema, `#: new required property "owner"`,
 					"breaking edit of note.v1 in " + tightened + " (" + date(r, rev["tighten"]) + "), published in " + short(r, published) + ": a published version is never edited; publish note.v2 instead"},
 				{doctor.CheckBlackboardStale, scribe, `#: missing required property "owner"`,
-					"written in " + written + " (" + date(r, rev["write"]) + ") before note.v1 tightened in " + tightened},
+					"written in " + written + " (" + date(r, rev["write"]) + ") on a branch without note.v1's tightening in " + tightened + ", merged since"},
 			}
 			for _, src := range []project.Source{{}, {Staged: true}, {Rev: "HEAD"}} {
 				if diff := cmp.Diff(want, briefs(runDoctor(t, r.Dir, src, false))); diff != "" {

@@ -46,7 +46,9 @@ this binary ships.
 In a git repository a history pass (skip it with --no-history) flags every
 breaking edit of a published .foundry/schemas/*.schema.json and reports an
 artifact that was valid when written as "written in <commit> (<date>)
-before <contract> tightened in <commit>".
+before <contract> tightened in <commit>", or, the contract tightened on
+another branch, "written in <commit> (<date>) on a branch without
+<contract>'s tightening in <commit>, merged since".
 
 The summary groups findings by check with counts per file. --format lines
 prints one "path:line:col: <pointer>: <problem>" line per error and
