@@ -75,7 +75,8 @@ func (r *run) checkHistory(ctx context.Context) error {
 		return err
 	}
 	hist.Ran, hist.From, hist.Commits, hist.Truncated = true, h.Head.Short, h.Commits, h.Truncated
-	hr := &historyRun{run: r, h: h, regs: map[string]*contracts.Registry{}, atCommit: map[string]*contracts.Registry{}, ancestor: map[[2]string]bool{}}
+	hr := &historyRun{run: r, h: h, regs: map[string]*contracts.Registry{}, atCommit: map[string]*contracts.Registry{},
+		ancestor: map[[2]string]bool{}, inHistoryOf: map[string]func(string) bool{}}
 	if err := hr.breakingEdits(); err != nil {
 		return err
 	}
@@ -99,6 +100,9 @@ type historyRun struct {
 	// ancestor is isAncestor's answer by the two commits' hashes: the
 	// artifacts a commit wrote together ask about the same commits.
 	ancestor map[[2]string]bool
+	// inHistoryOf is git.History.InHistoryOf's answer by commit: the
+	// artifacts a contract's tightening left invalid ask about one commit.
+	inHistoryOf map[string]func(string) bool
 }
 
 // isAncestor reports whether commit a is commit b or in its history.
@@ -113,6 +117,20 @@ func (hr *historyRun) isAncestor(a, b string) (bool, error) {
 	}
 	hr.ancestor[key] = ok
 	return ok, nil
+}
+
+// descends reports whether commit b is commit a or has a in its history,
+// searching b's history once for every a asked about.
+func (hr *historyRun) descends(b, a string) (bool, error) {
+	in, ok := hr.inHistoryOf[b]
+	if !ok {
+		var err error
+		if in, err = hr.h.InHistoryOf(b); err != nil {
+			return false, err
+		}
+		hr.inHistoryOf[b] = in
+	}
+	return in(a), nil
 }
 
 // isContractFile reports whether p is a project-local contract or shared
@@ -353,7 +371,7 @@ func (hr *historyRun) explain(a artifact) error {
 		// Tightened after the artifact was written, on its line of
 		// history, or on another line merged since: "before" would say
 		// the artifact was written first, which a date cannot tell.
-		after, err := hr.isAncestor(written.Commit.Hash, c.Commit.Hash)
+		after, err := hr.descends(c.Commit.Hash, written.Commit.Hash)
 		if err != nil {
 			return err
 		}

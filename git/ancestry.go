@@ -45,19 +45,42 @@ func (r *Repo) IsAncestor(a, b string) (bool, error) {
 // isAncestor is IsAncestor of the commit a, searching b's history but for
 // the commits skip says cannot have a in theirs.
 func (r *Repo) isAncestor(a plumbing.Hash, b string, skip func(plumbing.Hash) bool) (bool, error) {
+	found := false
+	err := r.eachAncestor(b, skip, func(h plumbing.Hash) bool {
+		found = h == a
+		return !found
+	})
+	return found, err
+}
+
+// ancestors returns b and every commit in its history, to a shallow
+// boundary.
+func (r *Repo) ancestors(b string) (map[plumbing.Hash]bool, error) {
+	set := map[plumbing.Hash]bool{}
+	err := r.eachAncestor(b, func(plumbing.Hash) bool { return false }, func(h plumbing.Hash) bool {
+		set[h] = true
+		return true
+	})
+	return set, err
+}
+
+// eachAncestor calls visit with b and the commits of its history, breadth
+// first, until visit returns false; the history of a commit skip names is
+// not searched, nor beyond a shallow boundary.
+func (r *Repo) eachAncestor(b string, skip func(plumbing.Hash) bool, visit func(plumbing.Hash) bool) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	cb, err := r.commitLocked(b)
 	if err != nil {
-		return false, err
+		return err
 	}
 	seen := map[plumbing.Hash]bool{cb.Hash: true}
 	queue := []*object.Commit{cb}
 	for len(queue) > 0 {
 		c := queue[0]
 		queue = queue[1:]
-		if c.Hash == a {
-			return true, nil
+		if !visit(c.Hash) {
+			return nil
 		}
 		for _, p := range c.ParentHashes {
 			if seen[p] || skip(p) {
@@ -71,7 +94,7 @@ func (r *Repo) isAncestor(a plumbing.Hash, b string, skip func(plumbing.Hash) bo
 			queue = append(queue, pc)
 		}
 	}
-	return false, nil
+	return nil
 }
 
 func (r *Repo) commitLocked(h string) (*object.Commit, error) {

@@ -64,6 +64,11 @@ func TestParentsAndIsAncestor(t *testing.T) {
 		if got, err := h.IsAncestor(tt.a, tt.b); err != nil || got != tt.want {
 			t.Errorf("%s: History.IsAncestor = %v, %v; want %v", tt.name, got, err, tt.want)
 		}
+		// b's whole history, searched once.
+		in, err := h.InHistoryOf(tt.b)
+		if err != nil || in(tt.a) != tt.want {
+			t.Errorf("%s: History.InHistoryOf = %v, %v; want %v", tt.name, err == nil && in(tt.a), err, tt.want)
+		}
 	}
 	if _, err := repo.Parents("not-a-hash"); err == nil {
 		t.Error("Parents of a bad hash succeeded")

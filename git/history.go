@@ -188,6 +188,18 @@ func (h *History) IsAncestor(a, b string) (bool, error) {
 	})
 }
 
+// InHistoryOf returns a test of whether a commit is b or in b's history,
+// for many questions about one b: its history is searched once, in full
+// (to a shallow clone's boundary), where [History.IsAncestor] searches
+// again for each question.
+func (h *History) InHistoryOf(b string) (func(a string) bool, error) {
+	set, err := h.repo.ancestors(b)
+	if err != nil {
+		return nil, err
+	}
+	return func(a string) bool { return plumbing.IsHash(a) && set[plumbing.NewHash(a)] }, nil
+}
+
 // errTruncated marks a commit whose parents are missing (a shallow clone).
 var errTruncated = errors.New("history truncated")
 
