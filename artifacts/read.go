@@ -184,6 +184,9 @@ func readError(err error) error {
 	if errors.As(err, &tl) { // the file system's own bound refused it first
 		return &TooLargeError{Size: tl.Size}
 	}
+	if errors.Is(err, confined.ErrNotRegular) { // refused by its kind, as checkInfo does
+		return ErrNotRegular
+	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err // the path is the caller's to show

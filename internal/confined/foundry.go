@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"syscall"
 )
 
 // FoundryDir is the folder of a project's Foundry files, under its root.
@@ -126,8 +127,23 @@ func (p projectFS) do(name string, op func(root *os.Root, rel string) error) err
 
 // open is Open as an *os.File.
 func (p projectFS) open(name string) (f *os.File, err error) {
-	err = p.do(name, func(root *os.Root, rel string) (err error) { f, err = root.Open(rel); return err })
+	err = p.do(name, func(root *os.Root, rel string) (err error) { f, err = openNonBlocking(root, rel); return err })
 	return f, err
+}
+
+// nonBlockingFS is the file system of an os.Root whose Open never waits:
+// a named pipe, or a device whose opening would wait, opens at once, as a
+// file whose reads end at once, for [check] to refuse from its Stat. A
+// check before the opening cannot see a file replaced meanwhile.
+type nonBlockingFS struct{ root *os.Root }
+
+func (f nonBlockingFS) Open(name string) (fs.File, error) { return openNonBlocking(f.root, name) }
+
+func (f nonBlockingFS) Stat(name string) (fs.FileInfo, error) { return f.root.Stat(name) }
+
+// openNonBlocking opens name of root for reading without waiting.
+func openNonBlocking(root *os.Root, name string) (*os.File, error) {
+	return root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
 
 func (p projectFS) Open(name string) (fs.File, error) {

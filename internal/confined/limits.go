@@ -149,7 +149,7 @@ func (b boundedFS) Open(name string) (fs.File, error) {
 		// The size check and the opening from one root: one walk to it.
 		var f fs.File
 		err := p.do(name, func(root *os.Root, rel string) (err error) {
-			f, err = openBounded(root.FS(), rel, name)
+			f, err = openBounded(nonBlockingFS{root}, rel, name)
 			return err
 		})
 		return f, err
@@ -215,7 +215,7 @@ func ReadFile(fsys fs.FS, name string) ([]byte, error) {
 	if p, ok := fsys.(projectFS); ok {
 		var data []byte
 		err := p.do(name, func(root *os.Root, rel string) (err error) {
-			data, err = readFile(root.FS(), rel, name)
+			data, err = readFile(nonBlockingFS{root}, rel, name)
 			return err
 		})
 		return data, err
@@ -291,9 +291,18 @@ func escaped(name string, err error) error {
 	return err
 }
 
+// ErrNotRegular means a file to read is a named pipe, a device or a socket:
+// its opening, or its reading, could wait for ever.
+var ErrNotRegular = errors.New("not a regular file")
+
+// check refuses to read name, described by fi, when it is no regular file
+// (a folder is left to its reader) or is over its limit.
 func check(name string, fi fs.FileInfo) error {
 	if fi.IsDir() {
 		return nil
+	}
+	if !fi.Mode().IsRegular() {
+		return &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
 	}
 	if l := LimitFor(name); fi.Size() > l.Max {
 		return &fs.PathError{Op: "read", Path: name, Err: &TooLargeError{Path: name, Size: fi.Size(), Limit: l}}
