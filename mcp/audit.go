@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"io"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -15,6 +16,8 @@ type auditor struct {
 	mu  sync.Mutex
 	w   io.Writer
 	now func() time.Time
+	// log is told of a record that could not be written.
+	log *slog.Logger
 	// writesOnly records mutating tool calls alone.
 	writesOnly bool
 	// token is the configured name of the bearer token of the session
@@ -110,5 +113,9 @@ func (r *auditRecord) finish(outcome string, res *callResult) {
 	}
 	r.a.mu.Lock()
 	defer r.a.mu.Unlock()
-	_, _ = r.a.w.Write(append(b, '\n'))
+	if _, err := r.a.w.Write(append(b, '\n')); err != nil {
+		// The call is done (a write has changed the project): say what
+		// the audit misses, where the operator reads.
+		r.a.log.Error("audit record not written", "method", r.Method, "name", r.Name, "outcome", r.Outcome, "err", err)
+	}
 }

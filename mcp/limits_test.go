@@ -1,9 +1,12 @@
 package mcp_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -147,5 +150,41 @@ func TestCancelledSuccessAudited(t *testing.T) {
 	}
 	if diff := cmp.Diff(wantAudit, splitLines([]byte(audit.String()))); diff != "" {
 		t.Errorf("audit lines (-want +got):\n%s", diff)
+	}
+}
+
+// failingWriter refuses every write, as an audit log on a full disk does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestAuditFailureLogged: a record the audit log refuses (a full disk) is
+// not dropped without a word: the server logs it as an error, naming the
+// call, and goes on answering.
+func TestAuditFailureLogged(t *testing.T) {
+	t.Parallel()
+	reg := mcp.NewRegistry()
+	err := mcp.AddTool(reg, mcp.Tool{
+		Name: "put", Description: "Writes.", Scope: "write:test", Mutating: true, Governance: mcp.Governance{AuditCategory: "test.write"},
+		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`),
+	}, func(context.Context, *mcp.Call, struct{}) (mcp.Output, error) {
+		return mcp.Output{Text: "written"}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs strings.Builder
+	opts := mcp.Options{Registry: reg, Version: "0.0.0-test", Audit: failingWriter{}, Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+	client := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"put"}}` + "\n"
+	var out bytes.Buffer
+	if err := mcp.Serve(context.Background(), strings.NewReader(client), &out, opts); err != nil {
+		t.Fatal(err)
+	}
+	got := splitLines(out.Bytes())
+	if want := `{"id":1,"result":{"content":[{"type":"text","text":"written"}]},"jsonrpc":"2.0"}`; len(got) != 1 || got[0] != want {
+		t.Errorf("server lines %q, want %q", got, want)
+	}
+	if !strings.Contains(logs.String(), `level=ERROR msg="audit record not written" method=tools/call name=put outcome=ok err="no space left on device"`) {
+		t.Errorf("log does not say the audit record was lost:\n%s", logs.String())
 	}
 }

@@ -228,7 +228,7 @@ func newSession(opts Options) (*session, error) {
 	s := &session{opts: opts, reg: opts.Registry, log: log, policy: pol, logLevel: -1, modernPrefix: sync.OnceValue(func() []byte { return newModernPrefix(opts.Version) })}
 	s.table = s.methods()
 	if opts.Audit != nil {
-		s.audit = &auditor{w: opts.Audit, now: opts.Now, writesOnly: opts.AuditWritesOnly}
+		s.audit = &auditor{w: opts.Audit, now: opts.Now, log: log, writesOnly: opts.AuditWritesOnly}
 	}
 	return s, nil
 }

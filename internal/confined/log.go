@@ -59,6 +59,10 @@ func (r *Root) Append(ctx context.Context, name string, data []byte, max int64) 
 		return err
 	}
 	if _, err := f.Write(data); err != nil {
+		// A short write (a full disk) left part of a line, which the next
+		// append would run into its own: cut back to the whole lines the
+		// log held under the lock.
+		_ = f.Truncate(size)
 		logs.dropAppend(base)
 		return fmt.Errorf("append to %s: %w", name, err)
 	}
