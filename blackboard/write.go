@@ -232,8 +232,13 @@ func (b *Board) Write(ctx context.Context, req WriteRequest) (WriteResult, error
 		return res, err
 	}
 	// A write that fails after the lock takes back the lock entry it made:
-	// no artifact was accepted under it.
+	// no artifact was accepted under it. It takes back the wave folder it
+	// made too, which would list as a wave of no artifacts.
+	madeWave := ""
 	fail := func(err error) (WriteResult, error) {
+		if madeWave != "" {
+			_ = root.Remove(madeWave) // only while empty
+		}
 		if locked {
 			_ = root.Remove(LockDir + "/" + req.Schema)
 		}
@@ -248,8 +253,13 @@ func (b *Board) Write(ctx context.Context, req WriteRequest) (WriteResult, error
 		return fail(err)
 	}
 	defer func() { _ = unlock() }()
-	if err := root.MkdirAll(path.Join(Dir, wave)); err != nil {
+	waveDir := path.Join(Dir, wave)
+	_, statErr := root.FS().(fs.StatFS).Stat(waveDir)
+	if err := root.MkdirAll(waveDir); err != nil {
 		return fail(err)
+	}
+	if errors.Is(statErr, fs.ErrNotExist) {
+		madeWave = waveDir
 	}
 	// Writers of older versions take no lock, and the contracts lock entry
 	// is written before the lock is taken, so only temp files older than
