@@ -126,9 +126,12 @@ type HTTPOptions struct {
 	// MaxClientSessions caps the open sessions of one client (one token,
 	// or the anonymous client of a daemon without tokens), so that one
 	// client cannot hold all MaxSessions and lock the others out: sessions
-	// with an open GET stream are never reaped. The default is a quarter
-	// of MaxSessions, at least 1; without Tokens, where every request is
-	// the one anonymous client, it is MaxSessions.
+	// with an open GET stream are never reaped. A client at its cap that
+	// opens one more ends its least recently used idle session (no request
+	// being served, no stream) to make room, as agents that exit without
+	// DELETE leave theirs; it is refused only when every one is busy. The
+	// default is a quarter of MaxSessions, at least 1; without Tokens,
+	// where every request is the one anonymous client, it is MaxSessions.
 	MaxClientSessions int
 	// MaxClientStreams caps the GET streams one client holds open across
 	// its sessions (each session holds at most 16): every stream holds a
@@ -908,8 +911,20 @@ func (h *HTTPHandler) open(w http.ResponseWriter, tok *Token) *httpSession {
 		return nil
 	}
 	s.id = id
+	var evicted *httpSession
+	defer func() {
+		if evicted != nil {
+			h.log.Info("session ended to make room for the client's new one", "client", evicted.client)
+			evicted.end()
+		}
+	}()
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.opened[s.client] >= h.opts.MaxClientSessions {
+		if evicted = h.leastRecentIdle(s.client); evicted != nil {
+			h.drop(evicted)
+		}
+	}
 	switch {
 	case h.closed:
 		httpError(w, http.StatusServiceUnavailable, "Service unavailable: the server is shutting down")
@@ -926,6 +941,26 @@ func (h *HTTPHandler) open(w http.ResponseWriter, tok *Token) *httpSession {
 	h.opened[s.client]++
 	h.log.Info("session opened", "client", s.client)
 	return s
+}
+
+// leastRecentIdle returns the client's session unused for the longest time
+// among those with no request being served and no stream, nil when every
+// one is busy. The caller holds h.mu.
+func (h *HTTPHandler) leastRecentIdle(client string) *httpSession {
+	var oldest *httpSession
+	var since time.Time
+	for _, s := range h.sessions {
+		if s.client != client {
+			continue
+		}
+		s.mu.Lock()
+		idle, used := s.active == 0 && len(s.streams) == 0, s.lastUsed
+		s.mu.Unlock()
+		if idle && (oldest == nil || used.Before(since)) {
+			oldest, since = s, used
+		}
+	}
+	return oldest
 }
 
 // scopesFor narrows the server's enabled scopes to a token's.

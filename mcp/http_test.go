@@ -685,8 +685,9 @@ func TestHTTPOptionsRefused(t *testing.T) {
 }
 
 // TestHTTPSessionBounds checks the bounds on sessions: over MaxSessions an
-// initialize is answered 503, and a session left idle is ended by the
-// reaper, after which its id is unknown. Idleness is measured by a fake
+// initialize of another client (which ends no session of the first's) is
+// answered 503, and a session left idle is ended by the reaper, after
+// which its id is unknown. Idleness is measured by a fake
 // clock, so a slow machine cannot end a session before the test lets it.
 func TestHTTPSessionBounds(t *testing.T) {
 	t.Parallel()
@@ -699,7 +700,7 @@ func TestHTTPSessionBounds(t *testing.T) {
 		o.Now = func() time.Time { return time.Unix(0, clock.Load()) }
 	})
 	sid := initSession(t, d, tokenRW)
-	if r := post(t, d, tokenRW, nil, initBody); r.status != http.StatusServiceUnavailable || !strings.Contains(r.body, "1 sessions are open") {
+	if r := post(t, d, tokenRO, nil, initBody); r.status != http.StatusServiceUnavailable || !strings.Contains(r.body, "1 sessions are open") {
 		t.Errorf("initialize over MaxSessions: %d %s", r.status, r.body)
 	}
 	// While the fake clock stands still no session idles, however many
@@ -794,10 +795,13 @@ func TestHTTPRefusalLogBounded(t *testing.T) {
 }
 
 // TestHTTPClientSessionBound checks the bound on the sessions of one
-// client: a token that has opened its share is answered 429, naming the
-// bound and DELETE, while another token can still initialize; ending one
-// of its sessions makes room. Without tokens the one anonymous client may
-// hold every session unless the bound is set.
+// client. While every session of its share is busy (here each holds a GET
+// stream), one more is answered 429, naming the bound and DELETE, while
+// another token can still initialize; ending one of its sessions makes
+// room. Once they are idle, one more ends the least recently used to make
+// room, as for agents that exit without DELETE, which locked their token
+// out for the hour sessions take to idle away. Without tokens the one
+// anonymous client may hold every session unless the bound is set.
 func TestHTTPClientSessionBound(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -819,8 +823,14 @@ func TestHTTPClientSessionBound(t *testing.T) {
 			t.Parallel()
 			d := startFake(t, tc.edit)
 			var sids []string
+			var streams []*http.Response
 			for range tc.bound {
-				sids = append(sids, initSession(t, d, tc.token))
+				sid := initSession(t, d, tc.token)
+				resp, err := http.DefaultClient.Do(streamRequest(t, d.url, tc.token, sessionHeaders(sid)))
+				if err != nil || resp.StatusCode != http.StatusOK {
+					t.Fatalf("GET stream: %v %v", resp, err)
+				}
+				sids, streams = append(sids, sid), append(streams, resp)
 			}
 			r := post(t, d, tc.token, nil, initBody)
 			want := fmt.Sprintf("client %s has %d sessions open", tc.client, tc.bound)
@@ -842,6 +852,29 @@ func TestHTTPClientSessionBound(t *testing.T) {
 				t.Fatalf("DELETE: %d %s", r.status, r.body)
 			}
 			initSession(t, d, tc.token) // room again
+			for _, resp := range streams {
+				resp.Body.Close()
+			}
+
+			// Idle, every one: one more ends the least recently used.
+			d = startFake(t, tc.edit)
+			sids = sids[:0]
+			for range tc.bound {
+				sids = append(sids, initSession(t, d, tc.token))
+			}
+			ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+			for _, sid := range sids[1:] { // used after the first
+				if r := post(t, d, tc.token, sessionHeaders(sid), ping); r.status != http.StatusOK {
+					t.Fatalf("ping: %d %s", r.status, r.body)
+				}
+			}
+			initSession(t, d, tc.token)
+			for i, sid := range sids {
+				r := post(t, d, tc.token, sessionHeaders(sid), ping)
+				if wantGone := i == 0; (r.status == http.StatusNotFound) != wantGone {
+					t.Errorf("session %d after one more: %d %s; ended: want %v", i, r.status, r.body, wantGone)
+				}
+			}
 		})
 	}
 }
