@@ -93,7 +93,8 @@ foundry://runbooks/{slug}, foundry://contracts/{id},
 foundry://memory/facts/{id} and foundry://blackboard/{wave}/{agent}.
 
 With --rev REV (or --staged) the server serves a read-only view of that
-revision: the tools that write are not listed.
+revision, resolved when it starts (or of the index as staged then): the
+tools that write are not listed.
 
 The mcp block of .foundry/config.yaml governs the server, secure by
 default (seed 003): without the block, or without enabled: true, the
@@ -108,7 +109,8 @@ rate_limit {requests_per_minute, burst} bound the requests (over the
 limits: rejected, not queued). The scopes are read:memory, write:memory,
 read:runbooks, read:contracts, read:blackboard, write:blackboard and
 read:ops. The mcp block is read from the working tree's config, also with
---rev and --staged.
+--rev and --staged, when the server starts: restart it (the daemon too)
+to apply a change, a token revoked or added included.
 
 With --transport http the server runs as a daemon that several agents
 share: MCP's Streamable HTTP transport (revision 2025-11-25, and
@@ -202,7 +204,8 @@ EXIT STATUS:
 prints it on stdout (this is the only time it is shown: keep it in the
 client's secret store, or pass it in FOUNDRY_MCP_TOKEN) and stores its
 name, its scopes and its SHA-256 in mcp.http.tokens of ` + config.Path + `.
-The token itself is never written to the project.
+The token itself is never written to the project. A daemon already
+running accepts it once restarted.
 
 --scope (repeatable, or comma-separated) narrows what the token's
 sessions may use to those scopes, within the server's own: a read-only
