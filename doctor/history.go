@@ -170,7 +170,7 @@ func (hr *historyRun) breakingEdits() error {
 					prev = c.Blob
 				}
 			case c.Deleted():
-				hr.add(CheckContractsBreaking, Finding{File: p, Message: "#: deleted the published contract", Note: editNote(p, describeCommit(c.Commit), published.Short)})
+				hr.add(CheckContractsBreaking, Finding{File: p, Message: deletedMessage, Note: editNote(p, describeCommit(c.Commit), published.Short, true)})
 			default:
 				if err := hr.compareVersions(p, prev, c.Blob, describeCommit(c.Commit), published); err != nil {
 					return err
@@ -187,7 +187,7 @@ func (hr *historyRun) breakingEdits() error {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if !changes[0].Deleted() {
-				hr.add(CheckContractsBreaking, Finding{File: p, Message: "#: deleted the published contract", Note: editNote(p, where, published.Short)})
+				hr.add(CheckContractsBreaking, Finding{File: p, Message: deletedMessage, Note: editNote(p, where, published.Short, true)})
 			}
 		case unread:
 			continue // contracts.local reports the file
@@ -232,15 +232,22 @@ func (hr *historyRun) addBreaking(p string, old, cur []byte, where string, publi
 		return // a version that is not JSON is reported by contracts.local when current
 	}
 	for _, c := range changes {
-		hr.add(CheckContractsBreaking, Finding{File: p, Message: c.String(), Note: editNote(p, where, published.Short)})
+		hr.add(CheckContractsBreaking, Finding{File: p, Message: c.String(), Note: editNote(p, where, published.Short, false)})
 	}
 }
 
-// editNote says who edited a published contract and what to do instead;
-// published names the commit that published it.
-func editNote(p, where, published string) string {
+// deletedMessage is the finding on a published contract deleted.
+const deletedMessage = "#: deleted the published contract"
+
+// editNote says who edited (or deleted) a published contract and what to
+// do instead; published names the commit that published it.
+func editNote(p, where, published string, deleted bool) string {
 	name := path.Base(p)
 	id := strings.TrimSuffix(strings.TrimSuffix(name, ".schema.json"), ".defs.json")
+	if deleted {
+		return fmt.Sprintf("deletion of %s in %s, published in %s: a published version is never deleted, as the artifacts and the history that name it still do; restore it",
+			id, where, published)
+	}
 	return fmt.Sprintf("breaking edit of %s in %s, published in %s: a published version is never edited; publish %s instead",
 		id, where, published, nextVersion(name))
 }

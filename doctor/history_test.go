@@ -153,7 +153,8 @@ func TestHistoryBreakingVersusNonBreakingEdit(t *testing.T) {
 	r.CommitAll("drop note.v1")
 	rep = runDoctor(t, r.Dir, project.Source{}, false)
 	got := rep.FindingsOf(doctor.CheckContractsBreaking)
-	if len(got) != 3 || got[2].Message != "#: deleted the published contract" || !strings.Contains(got[2].Note, "in "+short(r, "HEAD")+" (") {
+	if len(got) != 3 || got[2].Message != "#: deleted the published contract" || !strings.HasPrefix(got[2].Note, "deletion of note.v1 in "+short(r, "HEAD")+" (") ||
+		!strings.HasSuffix(got[2].Note, ": a published version is never deleted, as the artifacts and the history that name it still do; restore it") {
 		t.Errorf("after deleting note.v1: %+v", got)
 	}
 }
@@ -566,8 +567,11 @@ func TestStagedBreakingPublishedIn(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			r, published := tt.build(t)
-			want := []brief{{doctor.CheckContractsBreaking, noteSchema, tt.message,
-				"breaking edit of note.v1 in the index (staged), published in " + published + ": a published version is never edited; publish note.v2 instead"}}
+			note := "breaking edit of note.v1 in the index (staged), published in " + published + ": a published version is never edited; publish note.v2 instead"
+			if tt.name == "deleted" {
+				note = "deletion of note.v1 in the index (staged), published in " + published + ": a published version is never deleted, as the artifacts and the history that name it still do; restore it"
+			}
+			want := []brief{{doctor.CheckContractsBreaking, noteSchema, tt.message, note}}
 			if diff := cmp.Diff(want, briefs(stagedCheck(t, r.Dir))); diff != "" {
 				t.Errorf("staged check (-want +got):\n%s", diff)
 			}

@@ -152,7 +152,7 @@ func (r *run) checkStagedBreaking(ctx context.Context) error {
 			return fmt.Errorf("read %s at HEAD: %w", c.Path, err)
 		}
 		if c.Kind == git.Deleted {
-			found = append(found, r.add(CheckContractsBreaking, Finding{File: c.Path, Message: "#: deleted the published contract"}))
+			found = append(found, r.add(CheckContractsBreaking, Finding{File: c.Path, Message: deletedMessage}))
 			continue
 		}
 		cur, err := fs.ReadFile(r.p.FS, c.Path)
@@ -176,7 +176,7 @@ func (r *run) checkStagedBreaking(ctx context.Context) error {
 	}
 	for _, i := range found {
 		f := &r.rep.Findings[i]
-		f.Note = editNote(f.File, "the index (staged)", published[f.File])
+		f.Note = editNote(f.File, "the index (staged)", published[f.File], f.Message == deletedMessage)
 	}
 	return nil
 }
