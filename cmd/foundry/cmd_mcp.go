@@ -131,8 +131,10 @@ a project: a second start says where the first listens
 requests in flight are answered, then it exits 0.
 
 EXIT STATUS:
-   0  stdin ended and every request was answered (HTTP: stopped by a
-      signal after answering the requests in flight)
+   0  stdin ended and every request was answered, or the client closed
+      its end of stdout, which ends the session as stdin's end does (the
+      answers it would not read are dropped, logged on stderr); HTTP:
+      stopped by a signal after answering the requests in flight
    1  the server is not enabled in the config, the project or its config
       cannot be read, or the audit log cannot be opened; over HTTP also:
       a daemon already serves the project, the address cannot be bound,
