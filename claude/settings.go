@@ -151,7 +151,9 @@ func merge(files *confined.Root, entry any) ([]pendingFile, error) {
 }
 
 // Write writes the files of the plan that change, and returns what it did
-// to each, up to the first failure. It holds the project's settings lock
+// to each: all or nothing, as the plan promised, so a file that cannot be
+// written (a full disk) has the files written before it put back as they
+// were, and the error says so. It holds the project's settings lock
 // (config.LockPath, its folder created when missing) and merges the files
 // again from what they hold now, so a change another foundry made since
 // the plan is kept; it gives up when ctx is done before the lock is free.
@@ -177,9 +179,14 @@ func (p Plan) Write(ctx context.Context) ([]FileResult, error) {
 		return nil, err
 	}
 	var done []FileResult
-	for _, f := range pending {
+	for i, f := range pending {
 		if err := f.write(files); err != nil {
-			return done, err
+			for _, w := range slices.Backward(pending[:i]) {
+				if rerr := w.undo(files); rerr != nil {
+					return done, fmt.Errorf("%w; %s was changed and could not be put back: %v", err, w.res.Path, rerr)
+				}
+			}
+			return nil, fmt.Errorf("%w; nothing was changed", err)
 		}
 		done = append(done, f.res)
 	}
@@ -187,11 +194,12 @@ func (p Plan) Write(ctx context.Context) ([]FileResult, error) {
 }
 
 // pendingFile is a merged file not yet written: out is nil when it did not
-// change.
+// change; in is what it held, nil when there was none.
 type pendingFile struct {
 	res  FileResult
 	mode fs.FileMode
 	out  []byte
+	in   []byte
 }
 
 // mergeFile reads the JSON object at rel (empty when absent) and lets merge
@@ -228,7 +236,7 @@ func mergeFile(files *confined.Root, rel string, merge func(*object) (FileResult
 	}
 	p := pendingFile{res: res, mode: 0o644}
 	if exists {
-		p.mode = fi.Mode().Perm()
+		p.mode, p.in = fi.Mode().Perm(), data
 	}
 	if !changed {
 		return p, nil
@@ -254,6 +262,18 @@ func (p pendingFile) write(files *confined.Root) error {
 		return fmt.Errorf("set up %s: %w", p.res.Path, err)
 	}
 	return nil
+}
+
+// undo puts back the file write wrote: what it held, or nothing. A folder
+// write created stays (.claude/, empty).
+func (p pendingFile) undo(files *confined.Root) error {
+	switch {
+	case p.out == nil:
+		return nil
+	case p.in == nil:
+		return files.Remove(p.res.Path)
+	}
+	return files.WriteFile(p.res.Path, p.in, p.mode)
 }
 
 // mergeMCP adds the foundry server to mcpServers.
