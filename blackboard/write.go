@@ -215,8 +215,8 @@ func (b *Board) Write(ctx context.Context, req WriteRequest) (WriteResult, error
 		return res, fmt.Errorf("write artifact: %w", err)
 	}
 	defer root.Close()
-	if fi, err := root.FS().(fs.StatFS).Stat(".foundry"); err != nil || !fi.IsDir() {
-		return res, fmt.Errorf("write artifact: %s is not a folder", root.Path(".foundry"))
+	if err := root.CheckFoundry(); err != nil {
+		return res, fmt.Errorf("write artifact: %w", err)
 	}
 	// A symbolic link inside .foundry/ (or .foundry itself) could take the
 	// write outside the project: refuse every folder on the way that is one.

@@ -313,7 +313,7 @@ func (s *Store) saveCache(ctx context.Context) {
 	}
 	s.cacheSaved = true
 	r, err := s.root()
-	if err != nil {
+	if err != nil || r.CheckFoundry() != nil {
 		return
 	}
 	if err := r.MkdirAll(CacheDir); err != nil {

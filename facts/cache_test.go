@@ -96,6 +96,21 @@ func TestSearchCacheReadsOneFile(t *testing.T) {
 // TestSearchCacheNeverTrustedBlindly: a corrupt or truncated cache is
 // ignored and rebuilt; a cache that cannot be written leaves searches
 // working; a store without a working tree (a revision, the index) writes
+// TestSearchCacheNeverMakesFoundry: a search in a project whose .foundry
+// has gone (a checkout of a branch without the project, under a running
+// server) finds nothing and writes no cache: a read that created
+// .foundry/cache/ again would leave files that stop the checkout back.
+func TestSearchCacheNeverMakesFoundry(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	if res, _ := cachedSearch(t, root, Query{Text: "deploy"}); len(res.Hits) != 0 {
+		t.Errorf("hits in a project without .foundry: %+v", res.Hits)
+	}
+	if _, err := os.Lstat(filepath.Join(root, ".foundry")); !os.IsNotExist(err) {
+		t.Errorf("a search made .foundry: %v", err)
+	}
+}
+
 // none.
 func TestSearchCacheNeverTrustedBlindly(t *testing.T) {
 	t.Parallel()

@@ -660,3 +660,50 @@ func TestBoundedErrorsNameTheOperation(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckFoundry: .foundry must be a folder, reached through a link
+// too, for a write to go ahead; missing, or a file, it is ErrNoFoundry.
+func TestCheckFoundry(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		make  func(t *testing.T, dir string)
+		wantE bool
+	}{
+		{"folder", func(t *testing.T, dir string) { mkdir(t, filepath.Join(dir, ".foundry")) }, false},
+		{"link to a folder", func(t *testing.T, dir string) {
+			mkdir(t, filepath.Join(dir, "shared"))
+			if err := os.Symlink("shared", filepath.Join(dir, ".foundry")); err != nil {
+				t.Skipf("symlink: %v", err)
+			}
+		}, false},
+		{"missing", func(*testing.T, string) {}, true},
+		{"a file", func(t *testing.T, dir string) {
+			if err := os.WriteFile(filepath.Join(dir, ".foundry"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			tt.make(t, dir)
+			r, err := confined.Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if err := r.CheckFoundry(); errors.Is(err, confined.ErrNoFoundry) != tt.wantE || (!tt.wantE && err != nil) {
+				t.Errorf("CheckFoundry() = %v, want ErrNoFoundry: %v", err, tt.wantE)
+			}
+		})
+	}
+}
+
+func mkdir(t *testing.T, p string) {
+	t.Helper()
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -168,3 +168,20 @@ func (p projectFS) ReadLink(name string) (target string, err error) {
 	err = p.do(name, func(root *os.Root, rel string) (err error) { target, err = fs.ReadLink(root.FS(), rel); return err })
 	return target, err
 }
+
+// ErrNoFoundry means the project's .foundry folder is not there (or is no
+// folder): a checkout of a branch without the project removed it, say,
+// under a running server. A write, or the search cache, must not create
+// it again, which would leave untracked files that stop the checkout back.
+var ErrNoFoundry = errors.New("is not there: the project's folder is gone (a checkout of a branch without it?); foundry init creates it again")
+
+// CheckFoundry returns nil when the root's .foundry is a folder (through a
+// link too), and else an error naming it that matches [ErrNoFoundry].
+func (r *Root) CheckFoundry() error {
+	fi, err := fs.Stat(r.FS(), FoundryDir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist), err == nil && !fi.IsDir():
+		return &fs.PathError{Op: "write", Path: r.Path(FoundryDir), Err: ErrNoFoundry}
+	}
+	return err
+}
