@@ -29,11 +29,12 @@ func (c Change) String() string { return c.Message }
 // Fix repairs what is safe to repair in the working tree and returns what
 // it changed, nothing when all is in order: what a merge leaves in memory is
 // repaired with [facts.Store.Repair] (a fact file with conflict markers
-// becomes the facts of both sides, duplicate ids are renumbered, and every
-// supersedes link follows the fact it meant, settled from git history when
-// the id it names is shared, so each chain agrees at both ends), and a stale
-// or missing INDEX.md is rebuilt; temporary files a killed writer left
-// more than [confined.StaleAge] ago are removed. Nothing else is touched:
+// becomes the facts of both sides, duplicate ids are renumbered, the fact
+// that held an id first in git history keeping it, and every supersedes
+// link follows the fact it meant, settled from git history when the id it
+// names is shared, so each chain agrees at both ends), and a stale or
+// missing INDEX.md is rebuilt; temporary files a killed writer left more
+// than [confined.StaleAge] ago are removed. Nothing else is touched:
 // conflict markers in other files are reported, not resolved. Fix refuses
 // a project opened on a revision or the index, and a link history cannot
 // settle ([facts.ErrAmbiguousLink]), changing nothing.

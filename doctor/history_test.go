@@ -160,8 +160,8 @@ func TestHistoryBreakingVersusNonBreakingEdit(t *testing.T) {
 }
 
 // mergedDuplicates builds two branches that each add fact-0016 (the right
-// one also supersedes fact-0001), merged, with the INDEX.md conflict
-// resolved by taking one side.
+// one, main, also supersedes fact-0001), main merged into left, with the
+// INDEX.md conflict resolved by taking left's.
 func mergedDuplicates(t *testing.T) *gittest.Repo {
 	t.Helper()
 	r := gittest.New(t)
@@ -188,11 +188,12 @@ func mergedDuplicates(t *testing.T) *gittest.Repo {
 	rebuildIndex(t, r.Dir)
 	r.CommitAll("right: fact-0016 supersedes fact-0001")
 
-	if _, err := r.TryGit("merge", "-q", "--no-edit", "left"); err == nil {
+	r.Git("checkout", "-q", "left")
+	if _, err := r.TryGit("merge", "-q", "--no-edit", "main"); err == nil {
 		t.Fatal("merge did not conflict on INDEX.md")
 	}
 	r.Git("checkout", "--ours", facts.IndexPath)
-	r.CommitAll("merge left")
+	r.CommitAll("merge main")
 	return r
 }
 
@@ -223,8 +224,8 @@ func TestDuplicateFactIDsFromMergeAndFix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The left fact is the earlier (created 2026-01-02): it keeps the id;
-	// the right one becomes fact-0017, and fact-0001 follows it.
+	// The left fact is the one the merge's first parent had: it keeps the
+	// id; the right one becomes fact-0017, and fact-0001 follows it.
 	renamed := facts.Dir + "/fact-0017-builds-use-gradle.md"
 	var got []string
 	for _, c := range changes {

@@ -126,6 +126,51 @@ func (pv *provenance) Sides(p string, content []byte) (string, string, bool, err
 
 func (pv *provenance) IsAncestor(a, b string) (bool, error) { return pv.repo.IsAncestor(a, b) }
 
+func (pv *provenance) Bases() ([]string, error) {
+	var out []string
+	// Without an upstream (or a branch: HEAD detached) the first parent
+	// alone is a base.
+	up, err := pv.repo.Resolve("@{u}")
+	if err == nil {
+		out = append(out, up.Hash)
+	} else if !errors.Is(err, git.ErrRevisionNotFound) {
+		return nil, err
+	}
+	head, err := pv.repo.Resolve("HEAD")
+	if err != nil {
+		return nil, err
+	}
+	parents, err := pv.repo.Parents(head.Hash)
+	if err != nil {
+		return nil, err
+	}
+	if len(parents) < 2 {
+		return append(out, head.Hash), nil
+	}
+	// A shallow clone can lack the parents of the merge it holds.
+	if _, err := pv.repo.Resolve(parents[0]); errors.Is(err, git.ErrRevisionNotFound) {
+		return out, nil
+	} else if err != nil {
+		return nil, err
+	}
+	return append(out, parents[0]), nil
+}
+
+func (pv *provenance) Added(p string) (int, bool, error) {
+	h, err := pv.history()
+	if err != nil {
+		return 0, false, err
+	}
+	place, ok := 0, false
+	for _, c := range h.Changes(p) { // newest first
+		if c.Deleted() {
+			break
+		}
+		place, ok = c.Seq, true
+	}
+	return place, ok, nil
+}
+
 func (pv *provenance) ReadAt(commit, p string) ([]byte, bool, error) {
 	fsys, _, err := pv.repo.RevFS(commit, pv.rel)
 	if err != nil {

@@ -19,6 +19,7 @@
 // tags. [BuildIndex] renders INDEX.md; [MergeIndex] merges two branches'
 // indexes line by line for the git merge driver; [Store.Repair] repairs what
 // a merge leaves: fact files with conflict markers (which [Parse] refuses, so
-// no reader serves them), duplicate ids, and supersedes chains, settling a
-// link that names a shared id from git history through a [Provenance].
+// no reader serves them), duplicate ids, and supersedes chains, asking git
+// history through a [Provenance] which fact held a shared id first and
+// which of them a link naming it meant.
 package facts

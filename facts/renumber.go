@@ -20,9 +20,9 @@ import (
 )
 
 // Provenance answers what git history knows about fact files. A repair asks
-// it only to settle a link that names an id several facts share: which of
-// them the link meant is the one that carried the id in the commit that
-// wrote the link. Paths are project-relative, slash-separated.
+// it which of several facts sharing an id held it first, and which of them
+// a link naming the id meant: the one that carried the id in the commit
+// that wrote the link. Paths are project-relative, slash-separated.
 type Provenance interface {
 	// Writes returns the commits in the history of HEAD that wrote p, oldest
 	// first, up to the latest one that left content there; none when no
@@ -42,6 +42,14 @@ type Provenance interface {
 	ChangedIn(commit, p string) (bool, error)
 	// IsAncestor reports whether commit a is commit b or an ancestor of it.
 	IsAncestor(a, b string) (bool, error)
+	// Bases returns the commits whose facts keep their ids before others',
+	// in order of precedence: the upstream of the current branch, then the
+	// first parent of the merge being made (HEAD) or just made (HEAD^1).
+	Bases() ([]string, error)
+	// Added returns the place in the history of HEAD of the commit that
+	// added p (its oldest write since it was last deleted): a larger place
+	// is an older commit. ok is false when no commit wrote p.
+	Added(p string) (place int, ok bool, err error)
 }
 
 // Write is one commit's version of a file.
@@ -464,9 +472,9 @@ func short(h string) string {
 	return h
 }
 
-// assignIDs keeps each shared id for the earliest fact (by created date,
-// then path, ours before theirs) and gives every later one the next free
-// id, then places every version in its file.
+// assignIDs keeps each shared id for the fact that held it first (see
+// [planner.heldFirst]) and gives every other one the next free id, then
+// places every version in its file.
 func (p *planner) assignIDs() error {
 	ids := make([]string, 0, len(p.byID))
 	for id := range p.byID {
@@ -481,16 +489,11 @@ func (p *planner) assignIDs() error {
 	})
 	for _, id := range ids {
 		g := p.byID[id]
-		sort.SliceStable(g, func(i, j int) bool {
-			a, b := g[i], g[j]
-			if a.f.Created != b.f.Created {
-				return a.f.Created < b.f.Created
+		if len(g) > 1 {
+			if err := p.heldFirst(g); err != nil {
+				return err
 			}
-			if a.f.Path != b.f.Path {
-				return a.f.Path < b.f.Path
-			}
-			return a.part < b.part
-		})
+		}
 		g[0].newID = id
 		for _, v := range g[1:] {
 			p.maxID++
@@ -512,6 +515,81 @@ func (p *planner) assignIDs() error {
 		placed[v.newPath] = v
 	}
 	return nil
+}
+
+// heldFirst sorts a group of versions sharing an id so that the one that
+// held the id first comes first, as history tells: the one the first base
+// (see [Provenance.Bases]) holding some but not all of them holds, so that
+// a fact the upstream or the merge's first parent already had keeps its
+// id; else the one whose file was added first in the history of HEAD, a
+// version never committed last. Where history does not tell them apart
+// (the sides of a conflicted file share its history), or outside git, the
+// earliest by created date, then path, ours before theirs.
+func (p *planner) heldFirst(g []*version) error {
+	type rank struct {
+		held  []bool // by each base
+		place int    // of the commit that added the file; -1: none
+	}
+	ranks := map[*version]*rank{}
+	if p.prov != nil {
+		bases, err := p.prov.Bases()
+		if err != nil {
+			return err
+		}
+		for _, v := range g {
+			r := &rank{place: -1}
+			for _, b := range bases {
+				ok, err := p.holds(b, v)
+				if err != nil {
+					return err
+				}
+				r.held = append(r.held, ok)
+			}
+			place, ok, err := p.prov.Added(v.f.Path)
+			if err != nil {
+				return err
+			}
+			if ok {
+				r.place = place
+			}
+			ranks[v] = r
+		}
+	}
+	sort.SliceStable(g, func(i, j int) bool {
+		a, b := g[i], g[j]
+		if ra, rb := ranks[a], ranks[b]; ra != nil && rb != nil {
+			for k := range ra.held {
+				if ra.held[k] != rb.held[k] {
+					return ra.held[k]
+				}
+			}
+			if ra.place != rb.place {
+				return ra.place > rb.place
+			}
+		}
+		if a.f.Created != b.f.Created {
+			return a.f.Created < b.f.Created
+		}
+		if a.f.Path != b.f.Path {
+			return a.f.Path < b.f.Path
+		}
+		return a.part < b.part
+	})
+	return nil
+}
+
+// holds reports whether commit has v: its file, with v's id, and for a side
+// of a conflicted file, that side's fact.
+func (p *planner) holds(commit string, v *version) (bool, error) {
+	data, ok, err := p.prov.ReadAt(commit, v.f.Path)
+	if err != nil || !ok {
+		return false, err
+	}
+	f, err := Parse(v.f.Path, data)
+	if err != nil {
+		return false, nil // conflicted or malformed there: not this version
+	}
+	return f.ID == v.f.ID && (v.file == nil || sameExceptLinks(f, v.f)), nil
 }
 
 // freed reports whether a file path is the old place of a version that
@@ -731,9 +809,12 @@ func (s *Store) readFiles() ([]file, error) {
 //   - a fact file with conflict markers becomes the facts of the merge's two
 //     sides, so no text is lost (one fact when the sides differ only in
 //     their links);
-//   - in each group of facts sharing an id the earliest (by created date,
-//     then path) keeps it and every later one gets the next free id, above
-//     every id any fact file holds, parsed or not;
+//   - in each group of facts sharing an id the one that held it first in
+//     git history keeps it (the one the upstream already has, else the one
+//     the merge's first parent has, else the one committed first; by
+//     created date, then path, where history does not tell) and every
+//     other one gets the next free id, above every id any fact file holds,
+//     parsed or not;
 //   - every supersedes link follows the fact it meant, and each group of
 //     facts joined by links becomes one chain whose links agree at both
 //     ends.
