@@ -32,12 +32,13 @@ func (c Change) String() string { return c.Message }
 // becomes the facts of both sides, duplicate ids are renumbered, the fact
 // that held an id first in git history keeping it, and every supersedes
 // link follows the fact it meant, settled from git history when the id it
-// names is shared, so each chain agrees at both ends), and a stale or
-// missing INDEX.md is rebuilt; temporary files a killed writer left more
-// than [confined.StaleAge] ago are removed. Nothing else is touched:
-// conflict markers in other files are reported, not resolved. Fix refuses
-// a project opened on a revision or the index, and a link history cannot
-// settle ([facts.ErrAmbiguousLink]), changing nothing.
+// names is shared or its other end does not link back, so each chain
+// agrees at both ends), and a stale or missing INDEX.md is rebuilt;
+// temporary files a killed writer left more than [confined.StaleAge] ago
+// are removed. Nothing else is touched: conflict markers in other files
+// are reported, not resolved. Fix refuses a project opened on a revision
+// or the index, and a link history cannot settle
+// ([facts.ErrAmbiguousLink]), changing nothing.
 func Fix(ctx context.Context, env Env) ([]Change, error) {
 	p := env.Project
 	if err := p.CheckWritable(); err != nil {

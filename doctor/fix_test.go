@@ -2,7 +2,9 @@ package doctor_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/foundryhq/foundry/facts"
 	"github.com/foundryhq/foundry/git/gittest"
 	"github.com/foundryhq/foundry/project"
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestFixKeepsTheIDHeldFirst has main and up each write a fact-0002, main's
@@ -101,4 +104,113 @@ func TestFixKeepsTheIDHeldFirst(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFixLinkNamingARenumberedID has main supersede fact-0002 (zeta) with
+// fact-0003 while up, its upstream, writes another fact-0002 (alpha) and
+// renumbers one of the two: the link follows zeta, or --fix refuses when
+// history shows that fact-0002 was zeta's but zeta is no longer there,
+// changing nothing.
+func TestFixLinkNamingARenumberedID(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		renumber string // the fact up renumbered to fact-0003
+		commit   bool   // the merge
+		want     []string
+		wantErr  error
+	}{
+		{name: "up renumbered alpha", renumber: "Alpha service owns user profiles", commit: true, want: []string{
+			"fact-0001 Service mesh is Linkerd< > active",
+			"fact-0002 Zeta queue retries five times< >fact-0004 superseded",
+			"fact-0003 Alpha service owns user profiles< > active",
+			"fact-0004 Zeta queue retries five times<fact-0002 > active",
+		}},
+		{name: "up renumbered zeta, merge committed", renumber: "Zeta queue retries five times", commit: true, wantErr: facts.ErrAmbiguousLink},
+		{name: "up renumbered zeta, merge in progress", renumber: "Zeta queue retries five times", wantErr: facts.ErrAmbiguousLink},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			r := gittest.New(t)
+			p1, f1 := factFile("fact-0001", "Service mesh is Linkerd", "2026-01-01")
+			r.Write(p1, f1)
+			pz, fz := factFile("fact-0002", "Zeta queue retries five times", "2026-01-02")
+			r.Write(pz, fz)
+			r.CommitAll("zeta")
+			r.Git("branch", "up")
+
+			pc, fc := factFile("fact-0003", "Zeta queue retries five times", "2026-01-03", func(f *facts.Fact) {
+				f.Supersedes, f.Body = "fact-0002", "Retries: five, with backoff."
+			})
+			r.Write(pc, fc)
+			_, fz = factFile("fact-0002", "Zeta queue retries five times", "2026-01-02", func(f *facts.Fact) {
+				f.SupersededBy, f.Status = "fact-0003", facts.Superseded
+			})
+			r.Write(pz, fz)
+			r.CommitAll("main: zeta superseded")
+
+			r.Git("checkout", "-q", "up")
+			pa, fa := factFile("fact-0002", "Alpha service owns user profiles", "2026-01-02")
+			r.Write(pa, fa)
+			r.CommitAll("up: alpha")
+			old, _ := factFile("fact-0002", tt.renumber, "2026-01-02")
+			r.Remove(old)
+			r.Write(factFile("fact-0003", tt.renumber, "2026-01-02"))
+			r.CommitAll("up: doctor --fix")
+
+			r.Git("checkout", "-q", "main")
+			r.Git("branch", "-q", "-u", "up")
+			_, mergeErr := r.TryGit("merge", "-q", "--no-edit", "up")
+			if tt.commit && mergeErr != nil {
+				r.CommitAll("merge up, markers and all")
+			}
+
+			before := memoryFiles(t, r.Dir)
+			_, err := doctor.Fix(ctx, doctor.Env{Project: open(t, r.Dir, project.Source{}), Now: clock})
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Fix: %v, want %v", err, tt.wantErr)
+			}
+			if err != nil {
+				if diff := cmp.Diff(before, memoryFiles(t, r.Dir)); diff != "" {
+					t.Errorf("a refused fix changed memory (-before +after):\n%s", diff)
+				}
+				return
+			}
+			all, err := facts.OpenDir(r.Dir, facts.Options{}).List(ctx, facts.ListOptions{All: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range all {
+				got = append(got, fmt.Sprintf("%s %s<%s >%s %s", f.ID, f.Title, f.Supersedes, f.SupersededBy, f.Status))
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("facts after --fix (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// memoryFiles returns the content of every file of the memory folder in
+// dir, by name, but for the lock file (gitignored, kept by design).
+func memoryFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	es, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(facts.Dir)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, e := range es {
+		if e.Name() == ".lock" {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(facts.Dir), e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = string(data)
+	}
+	return out
 }

@@ -21,5 +21,5 @@
 // a merge leaves: fact files with conflict markers (which [Parse] refuses, so
 // no reader serves them), duplicate ids, and supersedes chains, asking git
 // history through a [Provenance] which fact held a shared id first and
-// which of them a link naming it meant.
+// which fact a link meant.
 package facts

@@ -20,9 +20,10 @@ import (
 )
 
 // Provenance answers what git history knows about fact files. A repair asks
-// it which of several facts sharing an id held it first, and which of them
-// a link naming the id meant: the one that carried the id in the commit
-// that wrote the link. Paths are project-relative, slash-separated.
+// it which of several facts sharing an id held it first, and which fact a
+// link meant when its id is shared or its other end does not state it: the
+// one that carried the id in the commit that wrote the link. Paths are
+// project-relative, slash-separated.
 type Provenance interface {
 	// Writes returns the commits in the history of HEAD that wrote p, oldest
 	// first, up to the latest one that left content there; none when no
@@ -59,7 +60,8 @@ type Write struct {
 }
 
 // ErrAmbiguousLink marks a repair refused because a supersedes link names
-// an id several facts share and nothing settles which one it meant.
+// an id several facts share, or one fact that does not link back, and
+// nothing settles which fact it meant.
 var ErrAmbiguousLink = errors.New("ambiguous supersedes link")
 
 // Renumbering records one fact that received a new id.
@@ -323,11 +325,13 @@ func sameExceptLinks(a, b Fact) bool {
 	return a.ID == b.ID && string(Format(a)) == string(Format(b))
 }
 
-// resolve finds the fact a link meant. An id one fact has is that fact. An
-// id several facts share is settled by the other end of the link, else by
-// history: the fact file that carried the id in the commit that wrote the
-// link, and for the two sides of a conflicted file, the side that commit
-// lies on.
+// resolve finds the fact a link meant. An id one fact has is that fact
+// when it links back, or outside git, where nothing says otherwise: a
+// renumbering on another branch can have given the id the link meant to
+// another fact. An id several facts share is settled by the other end of
+// the link. Otherwise history settles it: the fact file that carried the
+// id in the commit that wrote the link, and for the two sides of a
+// conflicted file, the side that commit lies on.
 func (p *planner) resolve(c *claim) error {
 	if c.id == c.from.f.ID {
 		return nil // names itself: doctor reports it, nothing to follow
@@ -337,21 +341,16 @@ func (p *planner) resolve(c *claim) error {
 	case 0:
 		return nil // names no fact: doctor reports it
 	case 1:
-		c.target = cands[0]
-		return nil
-	}
-	back := "supersedes"
-	if c.key == "supersedes" {
-		back = "supersededBy"
+		if p.prov == nil || linksBack(cands[0], c) {
+			c.target = cands[0]
+			return nil
+		}
 	}
 	if len(p.byID[c.from.f.ID]) == 1 {
 		var hits []*version
 		for _, cand := range cands {
-			for _, cc := range cand.claims {
-				if cc.key == back && cc.id == c.from.f.ID {
-					hits = append(hits, cand)
-					break
-				}
+			if linksBack(cand, c) {
+				hits = append(hits, cand)
 			}
 		}
 		// One fact states the other end: it is the one. Every fact does
@@ -363,8 +362,11 @@ func (p *planner) resolve(c *claim) error {
 		}
 	}
 	refuse := func(why string, args ...any) error {
-		return fmt.Errorf("cannot renumber %s: the link from %s (%s: %s) names %d facts, and %s: %w",
-			c.id, c.from.f.Path, c.key, c.id, len(cands), fmt.Sprintf(why, args...), ErrAmbiguousLink)
+		what := fmt.Sprintf("renumber %s: the link from %s (%s: %s) names %d facts", c.id, c.from.f.Path, c.key, c.id, len(cands))
+		if len(cands) == 1 {
+			what = fmt.Sprintf("settle the link from %s (%s: %s): it names %s, which does not link back", c.from.f.Path, c.key, c.id, cands[0].f.Path)
+		}
+		return fmt.Errorf("cannot %s, and %s: %w", what, fmt.Sprintf(why, args...), ErrAmbiguousLink)
 	}
 	if p.prov == nil {
 		return refuse("without git history nothing tells which one it meant")
@@ -374,7 +376,7 @@ func (p *planner) resolve(c *claim) error {
 		return err
 	}
 	if len(writes) == 0 {
-		return refuse("that text is not committed, so git history cannot tell which one it meant; commit the merge, then run foundry doctor --fix again")
+		return refuse("that text is not committed, so git history cannot tell which fact it meant; commit the merge, then run foundry doctor --fix again")
 	}
 	// The link was written by the oldest commit whose version of the file
 	// states it; on a file two branches both wrote, by one of them.
@@ -395,6 +397,20 @@ func (p *planner) resolve(c *claim) error {
 		why = reason
 	}
 	return refuse("%s", why)
+}
+
+// linksBack reports whether v states the other end of c.
+func linksBack(v *version, c *claim) bool {
+	back := "supersedes"
+	if c.key == "supersedes" {
+		back = "supersededBy"
+	}
+	for _, cc := range v.claims {
+		if cc.key == back && cc.id == c.from.f.ID {
+			return true
+		}
+	}
+	return false
 }
 
 // states reports whether f states the link key: id.
@@ -819,9 +835,11 @@ func (s *Store) readFiles() ([]file, error) {
 //     facts joined by links becomes one chain whose links agree at both
 //     ends.
 //
-// A link naming a shared id is settled by its other end, else by prov (nil
-// outside git). When nothing settles it, Repair changes nothing and the
-// error matches [ErrAmbiguousLink].
+// prov is nil outside git. A link naming a shared id is settled by its
+// other end, else by prov; so is a link naming an id one fact has that
+// does not link back, which outside git is taken as that fact. When
+// nothing settles a link, Repair changes nothing and the error matches
+// [ErrAmbiguousLink].
 func (s *Store) Repair(ctx context.Context, prov Provenance) (RepairResult, error) {
 	// A first reading without the lock: most repairs find nothing to do,
 	// and then write nothing, not even the lock file.

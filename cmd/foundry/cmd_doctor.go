@@ -63,12 +63,12 @@ two facts of the merge's sides; duplicate ids are renumbered, the fact
 that held the id first in git history keeping it (the one the upstream
 branch already has, else the one the merge's first parent has, else the
 one committed first); every supersedes link follows the fact it meant
-(settled from git history when the id it names is shared: the fact that
-carried the id in the commit that wrote the link) and each chain is made
-to agree at both ends; a stale INDEX.md is rebuilt; a temporary file a
-killed writer left more than an hour ago is removed. A link nothing
-settles (an uncommitted merge, say) is refused with a message and nothing
-is changed.
+(settled from git history when the id it names is shared, or its other
+end does not link back: the fact that carried the id in the commit that
+wrote the link) and each chain is made to agree at both ends; a stale
+INDEX.md is rebuilt; a temporary file a killed writer left more than an
+hour ago is removed. A link nothing settles (an uncommitted merge, say) is
+refused with a message and nothing is changed.
 
 EXIT STATUS:
    0  no error-severity finding (warnings and info may remain)
