@@ -905,6 +905,12 @@ func (s *Store) apply(ctx context.Context, p *planner, res *RepairResult) error 
 			}
 		}
 		if err := r.WriteFile(v.newPath, Format(v.out), 0o644); err != nil {
+			// A fact not rewritten goes back where it was, as it was: at
+			// its new place it would claim a number its id is not, which
+			// the next repair would skip.
+			if v.newPath != v.f.Path && r.Rename(v.newPath, v.f.Path) == nil {
+				return fmt.Errorf("%w; %s stays as it was", err, v.f.Path)
+			}
 			return err
 		}
 		pause.Point(ctx, "facts.after-renumber-write")
