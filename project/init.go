@@ -114,30 +114,43 @@ func Init(ctx context.Context, dir string, opts InitOptions) (InitResult, error)
 // mcp block (a project initialised before init wrote one) and returns its
 // project-relative path, or "" when nothing changed.
 func addOptIn(ctx context.Context, files *confined.Root) (string, error) {
+	// Most configs have the block: that is decided without the lock, which
+	// a project on a read-only file system could not take, and decided
+	// again under it.
+	if _, _, changed, err := withOptIn(files); err != nil || !changed {
+		return "", err
+	}
 	unlock, err := files.Lock(ctx, config.LockPath)
 	if err != nil {
 		return "", err
 	}
 	defer func() { _ = unlock() }()
-	info, err := files.Lstat(config.Path)
-	if err != nil {
-		return "", err
-	}
-	if !info.Mode().IsRegular() {
-		return "", fmt.Errorf("add the mcp opt-in to %s: not a regular file", config.Path)
-	}
-	data, err := confined.ReadFile(files.FS(), config.Path)
-	if err != nil {
-		return "", fmt.Errorf("add the mcp opt-in: %w", err)
-	}
-	out, changed, err := config.AddMCPOptIn(config.Path, data)
+	out, perm, changed, err := withOptIn(files)
 	if err != nil || !changed {
 		return "", err
 	}
-	if err := files.WriteFile(config.Path, out, info.Mode().Perm()); err != nil {
+	if err := files.WriteFile(config.Path, out, perm); err != nil {
 		return "", err
 	}
 	return config.Path, nil
+}
+
+// withOptIn returns the project's config file with the MCP opt-in added,
+// its permissions, and whether that changed it.
+func withOptIn(files *confined.Root) (out []byte, perm fs.FileMode, changed bool, err error) {
+	info, err := files.Lstat(config.Path)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, 0, false, fmt.Errorf("add the mcp opt-in to %s: not a regular file", config.Path)
+	}
+	data, err := confined.ReadFile(files.FS(), config.Path)
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("add the mcp opt-in: %w", err)
+	}
+	out, changed, err = config.AddMCPOptIn(config.Path, data)
+	return out, info.Mode().Perm(), changed, err
 }
 
 // Enclosing returns the root of the project that dir lies inside — the

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/foundryhq/foundry/config"
 	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/project"
 )
@@ -78,4 +79,33 @@ func listDir(t *testing.T, dir string) string {
 		b.WriteString(e.Name() + "=" + string(data) + ";")
 	}
 	return b.String()
+}
+
+// TestInitAgainTakesNoLock: init of a project that has everything, its
+// config's mcp block included, changes nothing and so takes no lock: with
+// the config's lock held elsewhere (or a read-only file system, where the
+// lock cannot be made) it answers at once that nothing changed, where it
+// waited for the lock, or failed on it.
+func TestInitAgainTakesNoLock(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, err := project.Init(context.Background(), dir, project.InitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	files, err := confined.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer files.Close()
+	unlock, err := files.Lock(context.Background(), config.LockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = unlock() }()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // a wait for the lock gives up at once
+	res, err := project.Init(ctx, dir, project.InitOptions{})
+	if err != nil || len(res.Created) != 0 || res.OptIn != "" {
+		t.Errorf("init again with the lock held: %+v, %v; want nothing changed", res, err)
+	}
 }
