@@ -434,18 +434,21 @@ func TestBlackboardWriteReplaced(t *testing.T) {
 	write := func(agent string) string {
 		return call("blackboard_write", map[string]any{"wave": "w", "agent": agent, "schema": "finding.v1", "data": finding})
 	}
-	got := serveProject(t, root, nil, write("alice/reviewer"), write("alice-reviewer"), write("bob"))
-	for id, want := range map[int]bool{1: false, 2: true, 3: false} {
-		r := got[id]
+	// One session a write: a session serves its requests concurrently.
+	for i, w := range []struct {
+		agent string
+		want  bool
+	}{{"alice/reviewer", false}, {"alice-reviewer", true}, {"bob", false}} {
+		r := serveProject(t, root, nil, write(w.agent))[1]
 		var sc struct {
 			Path     string `json:"path"`
 			Replaced *bool  `json:"replaced"`
 		}
 		if err := json.Unmarshal(r.Result.StructuredContent, &sc); err != nil || r.Result.IsError {
-			t.Fatalf("write %d: %v: %s", id, err, r.raw)
+			t.Fatalf("write %d: %v: %s", i, err, r.raw)
 		}
-		if sc.Replaced == nil || *sc.Replaced != want {
-			t.Errorf("write %d (%s): replaced %v, want %v", id, sc.Path, sc.Replaced, want)
+		if sc.Replaced == nil || *sc.Replaced != w.want {
+			t.Errorf("write %d (%s as %s): replaced %s, want %v", i, sc.Path, w.agent, r.Result.StructuredContent, w.want)
 		}
 	}
 }
