@@ -8,11 +8,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/foundryhq/foundry/doctor"
 	"github.com/foundryhq/foundry/facts"
 	"github.com/foundryhq/foundry/git/gittest"
 	"github.com/foundryhq/foundry/project"
-	"github.com/google/go-cmp/cmp"
 )
 
 // TestFixKeepsTheIDHeldFirst has main and up each write a fact-0002, main's
@@ -190,6 +191,34 @@ func TestFixLinkNamingARenumberedID(t *testing.T) {
 				t.Errorf("facts after --fix (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestFixLinkWrittenByHand: a supersedes link written by hand since the
+// last commit, naming an id one fact has, outside any merge, is that
+// fact's: --fix writes its other end. Git history, which has no word on
+// an uncommitted link, refused it, and the pre-commit hook refuses to
+// commit a one-sided link, so only --no-verify got out.
+func TestFixLinkWrittenByHand(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	p1, f1 := factFile("fact-0001", "Persistence uses Flyway", "2026-01-02")
+	p2, f2 := factFile("fact-0002", "Persistence uses Liquibase now", "2026-01-03")
+	r.Write(p1, f1)
+	r.Write(p2, f2)
+	r.CommitAll("two facts")
+	_, f2 = factFile("fact-0002", "Persistence uses Liquibase now", "2026-01-03", func(f *facts.Fact) { f.Supersedes = "fact-0001" })
+	r.Write(p2, f2)
+	if _, err := doctor.Fix(context.Background(), doctor.Env{Project: open(t, r.Dir, project.Source{}), Now: clock}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(r.Dir, filepath.FromSlash(p1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := facts.Parse(p1, data)
+	if err != nil || f.SupersededBy != "fact-0002" || f.Status != facts.Superseded {
+		t.Errorf("fact-0001 after --fix: supersededBy %q, status %q, %v; want fact-0002, superseded", f.SupersededBy, f.Status, err)
 	}
 }
 

@@ -376,6 +376,13 @@ func (p *planner) resolve(c *claim) error {
 		return err
 	}
 	if len(writes) == 0 {
+		if len(cands) == 1 {
+			// Written since the file's last commit (by hand, say): no
+			// history says the id was another fact's, so it is the fact
+			// that has it, as outside git.
+			c.target = cands[0]
+			return nil
+		}
 		return refuse("that text is not committed, so git history cannot tell which fact it meant; commit the merge, then run foundry doctor --fix again")
 	}
 	// The link was written by the oldest commit whose version of the file
