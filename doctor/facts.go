@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -69,6 +70,16 @@ func (r *run) checkFacts(ctx context.Context) error {
 		if len(group) < 2 {
 			continue
 		}
+		// Two branches that each wrote a fact gave it the same id: a
+		// finding to renumber after the merge, not a reason to refuse it
+		// (design: no merge conflict). A file made in the merge by hand
+		// is no branch's.
+		fromMerge := false
+		if r.env.Merge {
+			if fromMerge, err = r.mergeSides(group); err != nil {
+				return err
+			}
+		}
 		for _, f := range group {
 			if !r.inScope(f.Path) {
 				continue
@@ -80,10 +91,7 @@ func (r *run) checkFacts(ctx context.Context) error {
 				}
 			}
 			finding := Finding{File: f.Path, Message: fmt.Sprintf("%s is also the id of %s", id, strings.Join(others, ", ")), Fix: fixCommand}
-			if r.env.Merge {
-				// Two branches that each wrote a fact gave it the same
-				// id: a finding to renumber after the merge, not a
-				// reason to refuse it (design: no merge conflict).
+			if fromMerge {
 				finding.Severity, finding.Note = Warning, "the merge is not refused for it; renumber after it with "+fixCommand
 			}
 			r.add(CheckFactsDuplicate, finding)
@@ -368,4 +376,36 @@ func statusOf(f facts.Fact) facts.Status {
 		return facts.Active
 	}
 	return f.Status
+}
+
+// mergeSides reports whether every fact of group is, as staged, as one
+// side of the merge being committed has it: HEAD's version of its file or
+// MERGE_HEAD's. Without MERGE_HEAD, as when git runs the pre-merge-commit
+// hook on the index it merged itself, before it writes MERGE_HEAD, every
+// one is.
+func (r *run) mergeSides(group []facts.Fact) (bool, error) {
+	if r.repo == nil || !r.repo.Merging() {
+		return true, nil
+	}
+	var sides []fs.FS
+	for _, rev := range []string{"HEAD", "MERGE_HEAD"} {
+		side, _, err := r.repo.RevFS(rev, r.rel)
+		if err != nil {
+			return false, err
+		}
+		sides = append(sides, side)
+	}
+	for _, f := range group {
+		staged, err := fs.ReadFile(r.all, f.Path)
+		if err != nil {
+			return false, err
+		}
+		if !slices.ContainsFunc(sides, func(side fs.FS) bool {
+			data, err := fs.ReadFile(side, f.Path)
+			return err == nil && bytes.Equal(data, staged)
+		}) {
+			return false, nil
+		}
+	}
+	return true, nil
 }

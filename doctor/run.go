@@ -39,7 +39,9 @@ type Env struct {
 	// checks that need the whole project are skipped.
 	Changed []git.Change
 	// Merge, with Changed, says the commit concludes a merge. A fact id
-	// that each branch gave a fact of its own is then a warning, to
+	// that each branch gave a fact of its own (every file holding it is, as
+	// staged, HEAD's or MERGE_HEAD's version; before git writes MERGE_HEAD,
+	// for the pre-merge-commit hook, every one is) is then a warning, to
 	// renumber with doctor --fix after the merge, not an error that
 	// refuses it: the design makes a duplicate id after a merge a
 	// finding, not a conflict.

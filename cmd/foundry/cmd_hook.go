@@ -143,7 +143,7 @@ EXIT STATUS:
 				Usage:     "the git pre-commit hook: check what the commit changes under .foundry/",
 				ArgsUsage: " ",
 				Flags: []cli.Flag{
-					&cli.BoolFlag{Name: "merge", Usage: "the commit concludes a merge (the pre-merge-commit hook says so; a merge stopped for a conflict is recognized without it): a fact id that both branches gave a fact is a warning, to renumber after the merge with foundry doctor --fix"},
+					&cli.BoolFlag{Name: "merge", Usage: "the commit is a merge (the pre-merge-commit hook passes it; a merge stopped for a conflict is seen without it): a fact id both branches used warns instead of refusing"},
 				},
 				Description: `Git runs this through the hooks foundry hook install writes: pre-commit,
 and pre-merge-commit before it commits a merge that had no conflicts. It
@@ -476,8 +476,7 @@ func runHookPreCommit(ctx context.Context, env *cliEnv, merge bool) error {
 	}
 	rep := &doctor.Report{Root: p.Root}
 	if len(changes) > 0 {
-		env := doctor.Env{Project: p, Changed: changes, Merge: merge || repo.Merging()}
-		if rep, err = doctor.Run(ctx, env); err != nil {
+		if rep, err = doctor.Run(ctx, doctor.Env{Project: p, Changed: changes, Merge: merge || repo.Merging()}); err != nil {
 			return err
 		}
 	}
