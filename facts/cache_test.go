@@ -93,9 +93,6 @@ func TestSearchCacheReadsOneFile(t *testing.T) {
 	}
 }
 
-// TestSearchCacheNeverTrustedBlindly: a corrupt or truncated cache is
-// ignored and rebuilt; a cache that cannot be written leaves searches
-// working; a store without a working tree (a revision, the index) writes
 // TestSearchCacheNeverMakesFoundry: a search in a project whose .foundry
 // has gone (a checkout of a branch without the project, under a running
 // server) finds nothing and writes no cache: a read that created
@@ -111,6 +108,9 @@ func TestSearchCacheNeverMakesFoundry(t *testing.T) {
 	}
 }
 
+// TestSearchCacheNeverTrustedBlindly: a corrupt or truncated cache is
+// ignored and rebuilt; a cache that cannot be written leaves searches
+// working; a store without a working tree (a revision, the index) writes
 // none.
 func TestSearchCacheNeverTrustedBlindly(t *testing.T) {
 	t.Parallel()
