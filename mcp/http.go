@@ -127,9 +127,10 @@ type HTTPOptions struct {
 	// or the anonymous client of a daemon without tokens), so that one
 	// client cannot hold all MaxSessions and lock the others out: sessions
 	// with an open GET stream are never reaped. A client at its cap that
-	// opens one more ends its least recently used idle session (no request
-	// being served, no stream) to make room, as agents that exit without
-	// DELETE leave theirs; it is refused only when every one is busy. The
+	// opens one more ends its least recently used session idle for ten
+	// minutes (no request being served, no stream) to make room, as agents
+	// that exit without DELETE leave theirs; it is refused when there is
+	// none. The
 	// default is a quarter of MaxSessions, at least 1; without Tokens,
 	// where every request is the one anonymous client, it is MaxSessions.
 	MaxClientSessions int
@@ -920,15 +921,16 @@ func (h *HTTPHandler) open(w http.ResponseWriter, tok *Token) *httpSession {
 	}()
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.closed {
+		httpError(w, http.StatusServiceUnavailable, "Service unavailable: the server is shutting down")
+		return nil
+	}
 	if h.opened[s.client] >= h.opts.MaxClientSessions {
 		if evicted = h.leastRecentIdle(s.client); evicted != nil {
 			h.drop(evicted)
 		}
 	}
 	switch {
-	case h.closed:
-		httpError(w, http.StatusServiceUnavailable, "Service unavailable: the server is shutting down")
-		return nil
 	case len(h.sessions) >= h.opts.MaxSessions:
 		httpError(w, http.StatusServiceUnavailable, fmt.Sprintf("Service unavailable: %d sessions are open; end one (DELETE) or retry later", h.opts.MaxSessions))
 		return nil
@@ -943,12 +945,19 @@ func (h *HTTPHandler) open(w http.ResponseWriter, tok *Token) *httpSession {
 	return s
 }
 
+// evictIdle is how long a session must have been idle (no request being
+// served, no stream) before its client's new session may end it: longer
+// than an agent thinks between two calls, much shorter than the hour
+// after which the reaper ends it anyway (SessionIdle, when shorter).
+const evictIdle = 10 * time.Minute
+
 // leastRecentIdle returns the client's session unused for the longest time
-// among those with no request being served and no stream, nil when every
-// one is busy. The caller holds h.mu.
+// among those with no request being served and no stream for evictIdle,
+// nil when there is none. The caller holds h.mu.
 func (h *HTTPHandler) leastRecentIdle(client string) *httpSession {
 	var oldest *httpSession
 	var since time.Time
+	before := h.opts.Now().Add(-min(evictIdle, h.opts.SessionIdle))
 	for _, s := range h.sessions {
 		if s.client != client {
 			continue
@@ -956,7 +965,7 @@ func (h *HTTPHandler) leastRecentIdle(client string) *httpSession {
 		s.mu.Lock()
 		idle, used := s.active == 0 && len(s.streams) == 0, s.lastUsed
 		s.mu.Unlock()
-		if idle && (oldest == nil || used.Before(since)) {
+		if idle && !used.After(before) && (oldest == nil || used.Before(since)) {
 			oldest, since = s, used
 		}
 	}

@@ -798,10 +798,11 @@ func TestHTTPRefusalLogBounded(t *testing.T) {
 // client. While every session of its share is busy (here each holds a GET
 // stream), one more is answered 429, naming the bound and DELETE, while
 // another token can still initialize; ending one of its sessions makes
-// room. Once they are idle, one more ends the least recently used to make
-// room, as for agents that exit without DELETE, which locked their token
-// out for the hour sessions take to idle away. Without tokens the one
-// anonymous client may hold every session unless the bound is set.
+// room. Once one has idled for ten minutes, one more ends the least
+// recently used to make room, as for agents that exit without DELETE,
+// which locked their token out for the hour sessions take to idle away;
+// one idle for less (an agent thinking) is not ended. Without tokens the
+// one anonymous client may hold every session unless the bound is set.
 func TestHTTPClientSessionBound(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -856,18 +857,31 @@ func TestHTTPClientSessionBound(t *testing.T) {
 				resp.Body.Close()
 			}
 
-			// Idle, every one: one more ends the least recently used.
-			d = startFake(t, tc.edit)
+			// Idle, every one: one more is refused while none has idled
+			// for ten minutes (an agent thinking), then ends the least
+			// recently used. Idleness is measured by a fake clock.
+			var clock atomic.Int64
+			clock.Store(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).UnixNano())
+			d = startFake(t, func(o *mcp.HTTPOptions) {
+				tc.edit(o)
+				o.Now = func() time.Time { return time.Unix(0, clock.Load()) }
+			})
 			sids = sids[:0]
 			for range tc.bound {
 				sids = append(sids, initSession(t, d, tc.token))
 			}
 			ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+			clock.Add(int64(time.Minute))
 			for _, sid := range sids[1:] { // used after the first
 				if r := post(t, d, tc.token, sessionHeaders(sid), ping); r.status != http.StatusOK {
 					t.Fatalf("ping: %d %s", r.status, r.body)
 				}
 			}
+			clock.Add(int64(9*time.Minute - time.Nanosecond))
+			if r := post(t, d, tc.token, nil, initBody); r.status != tc.status {
+				t.Fatalf("initialize over the bound, no session idle for ten minutes: %d %s; want %d", r.status, r.body, tc.status)
+			}
+			clock.Add(int64(time.Nanosecond))
 			initSession(t, d, tc.token)
 			for i, sid := range sids {
 				r := post(t, d, tc.token, sessionHeaders(sid), ping)
