@@ -58,6 +58,18 @@ func TestFixKeepsTheIDHeldFirst(t *testing.T) {
 		{"rebase without upstream", func(r *gittest.Repo) {
 			r.Git("rebase", "-q", "up")
 		}, false, zeta},
+		// The trunk's fact keeps its id before the one of the branch's own
+		// upstream: merging main into a pushed branch renumbers no fact
+		// main already has.
+		{"merge of the default branch into a branch with an upstream", func(r *gittest.Repo) {
+			r.Git("remote", "add", "origin", r.Dir)
+			r.Git("update-ref", "refs/remotes/origin/main", "main")
+			r.Git("update-ref", "refs/remotes/origin/up", "up")
+			r.Git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
+			r.Git("checkout", "-q", "up")
+			r.Git("branch", "-q", "-u", "origin/up")
+			r.Git("merge", "-q", "--no-edit", "main")
+		}, false, alpha},
 		// Neither the merge's parents nor the commits that added the facts
 		// are there: history cannot tell.
 		{"shallow clone of the merge", func(r *gittest.Repo) {

@@ -128,13 +128,17 @@ func (pv *provenance) IsAncestor(a, b string) (bool, error) { return pv.repo.IsA
 
 func (pv *provenance) Bases() ([]string, error) {
 	var out []string
-	// Without an upstream (or a branch: HEAD detached) the first parent
-	// alone is a base.
-	up, err := pv.repo.Resolve("@{u}")
-	if err == nil {
-		out = append(out, up.Hash)
-	} else if !errors.Is(err, git.ErrRevisionNotFound) {
-		return nil, err
+	// The remote's default branch first: merging it into a branch whose
+	// own upstream holds a fact of the same id, the trunk's keeps it.
+	// Without those (or a branch: HEAD detached) the first parent alone
+	// is a base.
+	for _, rev := range []string{"origin/HEAD", "@{u}"} {
+		c, err := pv.repo.Resolve(rev)
+		if err == nil {
+			out = append(out, c.Hash)
+		} else if !errors.Is(err, git.ErrRevisionNotFound) {
+			return nil, err
+		}
 	}
 	head, err := pv.repo.Resolve("HEAD")
 	if err != nil {

@@ -44,8 +44,9 @@ type Provenance interface {
 	// IsAncestor reports whether commit a is commit b or an ancestor of it.
 	IsAncestor(a, b string) (bool, error)
 	// Bases returns the commits whose facts keep their ids before others',
-	// in order of precedence: the upstream of the current branch, then the
-	// first parent of the merge being made (HEAD) or just made (HEAD^1).
+	// in order of precedence: the remote's default branch (origin/HEAD),
+	// the upstream of the current branch, then the first parent of the
+	// merge being made (HEAD) or just made (HEAD^1).
 	Bases() ([]string, error)
 	// Added returns the place in the history of HEAD of the commit that
 	// added p (its oldest write since it was last deleted): a larger place
@@ -543,8 +544,8 @@ func (p *planner) assignIDs() error {
 // heldFirst sorts a group of versions sharing an id so that the one that
 // held the id first comes first, as history tells: the one the first base
 // (see [Provenance.Bases]) holding some but not all of them holds, so that
-// a fact the upstream or the merge's first parent already had keeps its
-// id; else the one whose file was added first in the history of HEAD, a
+// a fact the remote's default branch, the upstream or the merge's first
+// parent already had keeps its id; else the one whose file was added first in the history of HEAD, a
 // version never committed last. Where history does not tell them apart
 // (the sides of a conflicted file share its history), or outside git, the
 // earliest by created date, then path, ours before theirs.
@@ -833,8 +834,8 @@ func (s *Store) readFiles() ([]file, error) {
 //     sides, so no text is lost (one fact when the sides differ only in
 //     their links);
 //   - in each group of facts sharing an id the one that held it first in
-//     git history keeps it (the one the upstream already has, else the one
-//     the merge's first parent has, else the one committed first; by
+//     git history keeps it (the one the remote's default branch already
+//     has, else the upstream, else the merge's first parent, else the one committed first; by
 //     created date, then path, where history does not tell) and every
 //     other one gets the next free id, above every id any fact file holds,
 //     parsed or not;

@@ -51,24 +51,24 @@ another branch, "written in <commit> (<date>) on a branch without
 <contract>'s tightening in <commit>, merged since".
 
 The summary groups findings by check with counts per file. --format lines
-prints one "path:line:col: <pointer>: <problem>" line per error and
-warning (the form of foundry validate --format lines and the pre-commit
-hook), then a count, --json the full report,
---format sarif a SARIF 2.1.0 log (with --sarif-prefix DIR, the project's
-folder in its repository, files are named from the repository root, as
-code scanning wants them). Columns count characters. --fix (working
-tree only) repairs what a merge leaves in memory, printing what it changed,
-and then checks the project: a fact file with conflict markers becomes the
-two facts of the merge's sides; duplicate ids are renumbered, the fact
-that held the id first in git history keeping it (the one the upstream
-branch already has, else the one the merge's first parent has, else the
-one committed first); every supersedes link follows the fact it meant
-(settled from git history when the id it names is shared, or its other
-end does not link back: the fact that carried the id in the commit that
-wrote the link) and each chain is made to agree at both ends; a stale
-INDEX.md is rebuilt; a temporary file a killed writer left more than an
-hour ago is removed. A link nothing settles (an uncommitted merge, say) is
-refused with a message and nothing is changed.
+prints one "path:line:col: <pointer>: <problem>" line per error and warning
+(the form of foundry validate --format lines and the pre-commit hook), then
+a count, --json the full report, --format sarif a SARIF 2.1.0 log (with
+--sarif-prefix DIR, the project's folder in its repository, files are named
+from the repository root, as code scanning wants them). Columns count
+characters. --fix (working tree only) repairs what a merge leaves in
+memory, printing what it changed, and then checks the project: a fact file
+with conflict markers becomes the two facts of the merge's sides; duplicate
+ids are renumbered, the fact that held the id first in git history keeping
+it (the one the remote's default branch, origin/HEAD, already has, else the
+upstream branch, else the merge's first parent, else the one committed
+first); every supersedes link follows the fact it meant (settled from git
+history when the id it names is shared, or its other end does not link
+back: the fact that carried the id in the commit that wrote the link) and
+each chain is made to agree at both ends; a stale INDEX.md is rebuilt; a
+temporary file a killed writer left more than an hour ago is removed. A
+link nothing settles (an uncommitted merge, say) is refused with a message
+and nothing is changed.
 
 EXIT STATUS:
    0  no error-severity finding (warnings and info may remain)
