@@ -245,7 +245,7 @@ func editNote(p, where, published string, deleted bool) string {
 	name := path.Base(p)
 	id := strings.TrimSuffix(strings.TrimSuffix(name, ".schema.json"), ".defs.json")
 	if deleted {
-		return fmt.Sprintf("deletion of %s in %s, published in %s: a published version is never deleted, as the artifacts and the history that name it still do; restore it",
+		return fmt.Sprintf("deletion of %s in %s, published in %s: a published version is never deleted: artifacts and history still name it; restore it",
 			id, where, published)
 	}
 	return fmt.Sprintf("breaking edit of %s in %s, published in %s: a published version is never edited; publish %s instead",

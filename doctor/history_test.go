@@ -154,7 +154,7 @@ func TestHistoryBreakingVersusNonBreakingEdit(t *testing.T) {
 	rep = runDoctor(t, r.Dir, project.Source{}, false)
 	got := rep.FindingsOf(doctor.CheckContractsBreaking)
 	if len(got) != 3 || got[2].Message != "#: deleted the published contract" || !strings.HasPrefix(got[2].Note, "deletion of note.v1 in "+short(r, "HEAD")+" (") ||
-		!strings.HasSuffix(got[2].Note, ": a published version is never deleted, as the artifacts and the history that name it still do; restore it") {
+		!strings.HasSuffix(got[2].Note, ": a published version is never deleted: artifacts and history still name it; restore it") {
 		t.Errorf("after deleting note.v1: %+v", got)
 	}
 }
@@ -570,7 +570,7 @@ func TestStagedBreakingPublishedIn(t *testing.T) {
 			r, published := tt.build(t)
 			note := "breaking edit of note.v1 in the index (staged), published in " + published + ": a published version is never edited; publish note.v2 instead"
 			if tt.name == "deleted" {
-				note = "deletion of note.v1 in the index (staged), published in " + published + ": a published version is never deleted, as the artifacts and the history that name it still do; restore it"
+				note = "deletion of note.v1 in the index (staged), published in " + published + ": a published version is never deleted: artifacts and history still name it; restore it"
 			}
 			want := []brief{{doctor.CheckContractsBreaking, noteSchema, tt.message, note}}
 			if diff := cmp.Diff(want, briefs(stagedCheck(t, r.Dir))); diff != "" {

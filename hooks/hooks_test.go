@@ -147,7 +147,7 @@ func TestInstallPreCommitChainsForeignHook(t *testing.T) {
 // pre-merge-commit hook too, checking the same projects, those an older
 // install put in the pre-commit hook alone included; a foreign
 // pre-merge-commit hook is chained, and one left at uninstall (Foundry
-// never wrote one there) is left alone without an error.
+// never wrote one there) is left alone, as foreign, without an error.
 func TestInstallPreMergeCommit(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -204,7 +204,7 @@ func TestInstallPreMergeCommit(t *testing.T) {
 	}
 	want = []hooks.Result{
 		{Hook: hooks.PreCommit, Action: hooks.Removed, Path: filepath.Join(hooksDir, "pre-commit")},
-		{Hook: hooks.PreMergeCommit, Action: hooks.Absent, Path: filepath.Join(hooksDir, "pre-merge-commit")},
+		{Hook: hooks.PreMergeCommit, Action: hooks.Foreign, Path: filepath.Join(hooksDir, "pre-merge-commit")},
 	}
 	if diff := cmp.Diff(want, res); diff != "" {
 		t.Fatalf("uninstall (-want +got):\n%s", diff)

@@ -76,6 +76,10 @@ const (
 	Removed   Action = "removed"   // Foundry's own, deleted
 	Restored  Action = "restored"  // ours deleted and the chained hook put back
 	Absent    Action = "absent"    // nothing of Foundry's to remove
+	// Foreign: a pre-merge-commit hook Foundry did not write, left in
+	// place by an uninstall (an install before Foundry wrote that hook
+	// never chained it).
+	Foreign Action = "foreign"
 	// Added: Foundry's pre-commit hook, which checks other projects of the
 	// repository, rewritten to check this one too.
 	Added Action = "added"
@@ -443,8 +447,8 @@ func (r *repo) planHookFile(f hookFile, projects []string, opts Options) (step, 
 // projects; with none left it is removed and the hook it chained put back,
 // as it was. A foreign pre-commit hook is left in place and the error
 // matches [ErrForeignHook]; a foreign pre-merge-commit hook is left in
-// place as absent, since an install before Foundry wrote that hook never
-// chained it.
+// place too, as [Foreign] and no error, since an install before Foundry
+// wrote that hook never chained it.
 func (r *repo) uninstallHookFile(name string) (Result, error) {
 	hook := filepath.Join(r.hook, name)
 	rel := path.Join(r.hookRel, name)
@@ -462,6 +466,7 @@ func (r *repo) uninstallHookFile(name string) (Result, error) {
 			return err
 		case fi == nil:
 		case !IsFoundryHook(old) && name == PreMergeCommit:
+			res.Action = Foreign
 			return nil
 		case !IsFoundryHook(old):
 			return fmt.Errorf("%w; it was left in place", ErrForeignHook)
