@@ -2,13 +2,11 @@ package blackboard
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"os/signal"
-	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/foundryhq/foundry/internal/testenv"
 )
 
 // handoff is a valid handoff.v1 artifact.
@@ -20,11 +18,7 @@ const handoff = `{"wave":"w1","status":"complete","summary":"done","artifacts":[
 // would) takes the folder back, which would list as a wave of no
 // artifacts; a wave that was there stays.
 func TestWriteFailedTakesBackItsWave(t *testing.T) {
-	if root := os.Getenv("FOUNDRY_TEST_FAILED_WAVE"); root != "" {
-		signal.Ignore(syscall.SIGXFSZ) // the write past the limit fails with EFBIG instead
-		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 10, Max: 10}); err != nil {
-			t.Skipf("setrlimit: %v", err)
-		}
+	if root, ok := testenv.FileSizeLimited(t); ok {
 		b := openBoard(root, nil)
 		for _, wave := range []string{"new", "old"} {
 			if _, err := b.Write(context.Background(), WriteRequest{Wave: wave, Agent: "a2", Schema: "handoff.v1", Data: []byte(handoff)}); err == nil {
@@ -40,11 +34,7 @@ func TestWriteFailedTakesBackItsWave(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := listFiles(t, root)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestWriteFailedTakesBackItsWave$")
-	cmd.Env = append(os.Environ(), "FOUNDRY_TEST_FAILED_WAVE="+root)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
+	testenv.RunFileSizeLimited(t, 10, root)
 	if diff := cmp.Diff(before, listFiles(t, root)); diff != "" {
 		t.Errorf("files after two failed writes (-before +after):\n%s", diff)
 	}

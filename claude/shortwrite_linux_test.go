@@ -2,11 +2,8 @@ package claude_test
 
 import (
 	"os"
-	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/foundryhq/foundry/claude"
@@ -19,11 +16,7 @@ import (
 // .mcp.json written before it is put back as it was, or removed when it
 // was new, and the error says nothing was changed.
 func TestSetupAllOrNothing(t *testing.T) {
-	if root := os.Getenv("FOUNDRY_TEST_SETUP_LIMIT"); root != "" {
-		signal.Ignore(syscall.SIGXFSZ) // the write past the limit fails with EFBIG instead
-		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 1024, Max: 1024}); err != nil {
-			t.Skipf("setrlimit: %v", err)
-		}
+	if root, ok := testenv.FileSizeLimited(t); ok {
 		_, err := claude.Setup(root)
 		if err == nil || !strings.HasSuffix(err.Error(), "; nothing was changed") || !strings.HasPrefix(err.Error(), "set up .claude/settings.json: ") {
 			t.Fatalf("Setup past the file size limit: %v", err)
@@ -40,11 +33,7 @@ func TestSetupAllOrNothing(t *testing.T) {
 		if mcp != "" {
 			testenv.WriteFile(t, root, ".mcp.json", mcp)
 		}
-		cmd := exec.Command(os.Args[0], "-test.run=^TestSetupAllOrNothing$")
-		cmd.Env = append(os.Environ(), "FOUNDRY_TEST_SETUP_LIMIT="+root)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("child: %v\n%s", err, out)
-		}
+		testenv.RunFileSizeLimited(t, 1024, root)
 		got, err := os.ReadFile(filepath.Join(root, ".mcp.json"))
 		switch {
 		case mcp == "" && !os.IsNotExist(err):

@@ -2,12 +2,8 @@ package facts
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"os/signal"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/foundryhq/foundry/internal/testenv"
@@ -19,11 +15,7 @@ import (
 // back where it was, as it was. Left at its new name with its old id, it
 // claimed a number no fact had, which the next repair skipped.
 func TestRepairFailedWriteMovesBack(t *testing.T) {
-	if root := os.Getenv("FOUNDRY_TEST_REPAIR_LIMIT"); root != "" {
-		signal.Ignore(syscall.SIGXFSZ) // the write past the limit fails with EFBIG instead
-		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 10, Max: 10}); err != nil {
-			t.Skipf("setrlimit: %v", err)
-		}
+	if root, ok := testenv.FileSizeLimited(t); ok {
 		_, err := OpenDir(root, Options{Now: fixedNow}).Repair(context.Background(), nil)
 		if err == nil || !strings.HasSuffix(err.Error(), " stays as it was") {
 			t.Fatalf("Repair past the file size limit: %v", err)
@@ -38,11 +30,7 @@ func TestRepairFailedWriteMovesBack(t *testing.T) {
 		testenv.WriteFile(t, root, f.Path, string(Format(f)))
 	}
 	before := factFiles(t, root)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestRepairFailedWriteMovesBack$")
-	cmd.Env = append(os.Environ(), "FOUNDRY_TEST_REPAIR_LIMIT="+root)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
+	testenv.RunFileSizeLimited(t, 10, root)
 	if after := factFiles(t, root); !slices.Equal(before, after) {
 		t.Errorf("fact files after a failed repair: %q, want %q", after, before)
 	}
