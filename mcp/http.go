@@ -130,9 +130,9 @@ type HTTPOptions struct {
 	// opens one more ends its least recently used session idle for ten
 	// minutes (no request being served, no stream) to make room, as agents
 	// that exit without DELETE leave theirs; it is refused when there is
-	// none. The
-	// default is a quarter of MaxSessions, at least 1; without Tokens,
-	// where every request is the one anonymous client, it is MaxSessions.
+	// none. The default is a quarter of MaxSessions, at least 1; without
+	// Tokens, where every request is the one anonymous client, it is
+	// MaxSessions.
 	MaxClientSessions int
 	// MaxClientStreams caps the GET streams one client holds open across
 	// its sessions (each session holds at most 16): every stream holds a
@@ -367,6 +367,14 @@ type httpSession struct {
 	lastUsed time.Time
 	active   int // requests being served
 	ended    bool
+}
+
+// idleSince returns when the session was last used, and whether it is
+// idle: no request being served, no stream open.
+func (s *httpSession) idleSince() (time.Time, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastUsed, s.active == 0 && len(s.streams) == 0
 }
 
 // touch records a use of the session; done ends it.
@@ -962,9 +970,7 @@ func (h *HTTPHandler) leastRecentIdle(client string) *httpSession {
 		if s.client != client {
 			continue
 		}
-		s.mu.Lock()
-		idle, used := s.active == 0 && len(s.streams) == 0, s.lastUsed
-		s.mu.Unlock()
+		used, idle := s.idleSince()
 		if idle && !used.After(before) && (oldest == nil || used.Before(since)) {
 			oldest, since = s, used
 		}
@@ -1178,12 +1184,10 @@ func (h *HTTPHandler) reap() {
 			var idle []*httpSession
 			h.mu.Lock()
 			for _, s := range h.sessions {
-				s.mu.Lock()
-				if s.active == 0 && len(s.streams) == 0 && now.Sub(s.lastUsed) > h.opts.SessionIdle {
+				if used, ok := s.idleSince(); ok && now.Sub(used) > h.opts.SessionIdle {
 					idle = append(idle, s)
 					h.drop(s) // deleting during range is allowed
 				}
-				s.mu.Unlock()
 			}
 			h.mu.Unlock()
 			for _, s := range idle {
