@@ -326,6 +326,8 @@ type hookFile struct {
 	fi         fs.FileInfo // nil when there is none
 	old        []byte      // its content, when a regular file
 	chainTaken bool        // <name>.pre-foundry exists
+	listed     []string    // the projects it checks, when ours
+	ours       bool        // Foundry's hook, naming projects it can read
 }
 
 // planPreCommit decides how to install the pre-commit hook and the
@@ -343,7 +345,8 @@ func (r *repo) planPreCommit(opts Options) ([]step, error) {
 				return fmt.Errorf("%s: %w", filepath.Join(r.hook, name), err)
 			}
 			_, err = root.Lstat(rel + chainSuffix)
-			files[i] = hookFile{name: name, fi: fi, old: old, chainTaken: err == nil}
+			listed, ours := HookProjects(old)
+			files[i] = hookFile{name: name, fi: fi, old: old, chainTaken: err == nil, listed: listed, ours: ours}
 		}
 		return nil
 	})
@@ -352,11 +355,10 @@ func (r *repo) planPreCommit(opts Options) ([]step, error) {
 	}
 	projects := []string{projectName(r.rel)}
 	for _, f := range files {
-		listed, ours := HookProjects(f.old)
-		if f.fi != nil && IsFoundryHook(f.old) && !ours {
+		if f.fi != nil && IsFoundryHook(f.old) && !f.ours {
 			return nil, fmt.Errorf("%s: foundry's hook there names no project this foundry can read; remove it with foundry hook uninstall pre-commit, then install again", filepath.Join(r.hook, f.name))
 		}
-		projects = append(projects, listed...)
+		projects = append(projects, f.listed...)
 	}
 	projects = sortedProjects(projects)
 	steps := make([]step, len(files))
@@ -380,7 +382,6 @@ func (r *repo) planHookFile(f hookFile, projects []string, opts Options) (step, 
 	rel := path.Join(r.hookRel, f.name)
 	relChained := rel + chainSuffix
 	s := step{res: Result{Hook: f.name, Path: hook, Projects: r.projectRoots(projects)}}
-	listed, ours := HookProjects(f.old)
 	script := Script(f.name, projects, opts.Executable)
 	write := func(root *confined.Root) error { return root.WriteFile(rel, script, 0o755) }
 	switch {
@@ -388,9 +389,9 @@ func (r *repo) planHookFile(f hookFile, projects []string, opts Options) (step, 
 		s.res.Action = Installed
 		s.do = func() error { return r.inHooks(true, write) }
 		s.undo = func() { _ = r.inHooks(false, func(root *confined.Root) error { return root.Remove(rel) }) }
-	case ours:
+	case f.ours:
 		s.res.Action = Updated
-		if !slices.Contains(listed, projectName(r.rel)) {
+		if !slices.Contains(f.listed, projectName(r.rel)) {
 			s.res.Action = Added
 		}
 		if bytes.Equal(f.old, script) && f.fi.Mode().Perm()&0o100 != 0 {
