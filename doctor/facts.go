@@ -74,11 +74,9 @@ func (r *run) checkFacts(ctx context.Context) error {
 		// finding to renumber after the merge, not a reason to refuse it
 		// (design: no merge conflict). A file made in the merge by hand
 		// is no branch's.
-		fromMerge := false
-		if r.env.Merge {
-			if fromMerge, err = r.mergeSides(group); err != nil {
-				return err
-			}
+		fromMerge, err := r.mergeSides(group)
+		if err != nil {
+			return err
 		}
 		for _, f := range group {
 			if !r.inScope(f.Path) {
@@ -378,14 +376,17 @@ func statusOf(f facts.Fact) facts.Status {
 	return f.Status
 }
 
-// mergeSides reports whether every fact of group is, as staged, as one
-// side of the merge being committed has it: HEAD's version of its file or
-// MERGE_HEAD's. Without MERGE_HEAD, as when git runs the pre-merge-commit
-// hook on the index it merged itself, before it writes MERGE_HEAD, every
-// one is.
+// mergeSides reports whether the staged check is of a merge's commit and
+// every fact of group is, as staged, as one side of the merge has it:
+// HEAD's version of its file or MERGE_HEAD's. Without MERGE_HEAD, as when
+// git runs the pre-merge-commit hook ([Env.Merge]) on the index it merged
+// itself, before it writes MERGE_HEAD, every one is.
 func (r *run) mergeSides(group []facts.Fact) (bool, error) {
-	if r.repo == nil || !r.repo.Merging() {
-		return true, nil
+	switch {
+	case r.only == nil:
+		return false, nil // a sweep: no commit is being made
+	case r.repo == nil || !r.repo.Merging():
+		return r.env.Merge, nil
 	}
 	var sides []fs.FS
 	for _, rev := range []string{"HEAD", "MERGE_HEAD"} {

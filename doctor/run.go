@@ -38,13 +38,14 @@ type Env struct {
 	// deletes it, HEAD's history, for the commit that published it). The
 	// checks that need the whole project are skipped.
 	Changed []git.Change
-	// Merge, with Changed, says the commit concludes a merge. A fact id
-	// that each branch gave a fact of its own (every file holding it is, as
-	// staged, HEAD's or MERGE_HEAD's version; before git writes MERGE_HEAD,
-	// for the pre-merge-commit hook, every one is) is then a warning, to
-	// renumber with doctor --fix after the merge, not an error that
-	// refuses it: the design makes a duplicate id after a merge a
-	// finding, not a conflict.
+	// Merge, with Changed, says the commit is a merge git has not yet
+	// written MERGE_HEAD for: the pre-merge-commit hook's (a merge stopped
+	// for a conflict and concluded by a commit is known by its
+	// MERGE_HEAD). In a merge, a fact id that each branch gave a fact of
+	// its own (every file holding it is, as staged, HEAD's or MERGE_HEAD's
+	// version; without MERGE_HEAD, every one is) is a warning, to renumber
+	// with doctor --fix after the merge, not an error that refuses it: the
+	// design makes a duplicate id after a merge a finding, not a conflict.
 	Merge bool
 	// Progress, when set, receives the progress of the long sweeps. It is
 	// called from the goroutine that runs Run.

@@ -478,7 +478,7 @@ func runHookPreCommit(ctx context.Context, env *cliEnv, merge bool) error {
 	}
 	rep := &doctor.Report{Root: p.Root}
 	if len(changes) > 0 {
-		if rep, err = doctor.Run(ctx, doctor.Env{Project: p, Changed: changes, Merge: merge || repo.Merging()}); err != nil {
+		if rep, err = doctor.Run(ctx, doctor.Env{Project: p, Changed: changes, Merge: merge}); err != nil {
 			return err
 		}
 	}
