@@ -327,9 +327,9 @@ func sameExceptLinks(a, b Fact) bool {
 }
 
 // resolve finds the fact a link meant. An id one fact has is that fact
-// when it links back, or outside git, where nothing says otherwise: a
-// renumbering on another branch can have given the id the link meant to
-// another fact. An id several facts share is settled by the other end of
+// when it links back, or where history says nothing otherwise (outside
+// git, or a link written since its file's last commit): a renumbering on
+// another branch can have given the id the link meant to another fact. An id several facts share is settled by the other end of
 // the link. Otherwise history settles it: the fact file that carried the
 // id in the commit that wrote the link, and for the two sides of a
 // conflicted file, the side that commit lies on.
