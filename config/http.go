@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 
@@ -204,28 +205,71 @@ func AddToken(name string, data []byte, t MCPToken) ([]byte, error) {
 			return nil, fmt.Errorf("%s already has a token named %s", name, t.Name)
 		}
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("add token %s: %w", t.Name, err)
-	}
-	if len(doc.Content) == 0 || (doc.Content[0].Kind == yaml.ScalarNode && doc.Content[0].Tag == "!!null") {
-		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode}}}
-	}
 	var entry yaml.Node
 	if err := entry.Encode(t); err != nil {
 		return nil, fmt.Errorf("add token %s: %w", t.Name, err)
 	}
+	return editTokens(name, data, func(list *yaml.Node) { list.Content = append(list.Content, &entry) })
+}
+
+// NoTokenError is the error of [RemoveToken] when the config has no token
+// of that name.
+type NoTokenError struct {
+	File, Name string
+}
+
+func (e *NoTokenError) Error() string {
+	return fmt.Sprintf("%s has no token named %s", e.File, e.Name)
+}
+
+// RemoveToken returns config file content without the token named
+// tokenName in mcp.http.tokens, keeping everything else, comments
+// included. A name the config does not hold is a [*NoTokenError].
+func RemoveToken(name string, data []byte, tokenName string) ([]byte, error) {
+	c, err := Parse(name, data)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.ContainsFunc(c.MCP.HTTP.Tokens, func(t MCPToken) bool { return t.Name == tokenName }) {
+		return nil, &NoTokenError{File: name, Name: tokenName}
+	}
+	return editTokens(name, data, func(list *yaml.Node) {
+		list.Content = slices.DeleteFunc(list.Content, func(item *yaml.Node) bool {
+			if item.Kind != yaml.MappingNode {
+				return false
+			}
+			for i := 0; i+1 < len(item.Content); i += 2 {
+				if item.Content[i].Value == "name" {
+					return item.Content[i+1].Value == tokenName
+				}
+			}
+			return false
+		})
+	})
+}
+
+// editTokens returns config file content with the list mcp.http.tokens
+// changed by edit, the blocks it needs created and everything else kept.
+// What it returns parses.
+func editTokens(name string, data []byte, edit func(list *yaml.Node)) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("edit mcp.http.tokens: %w", err)
+	}
+	if len(doc.Content) == 0 || (doc.Content[0].Kind == yaml.ScalarNode && doc.Content[0].Tag == "!!null") {
+		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode}}}
+	}
 	list := child(child(child(doc.Content[0], "mcp", yaml.MappingNode), "http", yaml.MappingNode), "tokens", yaml.SequenceNode)
 	list.Style = 0
-	list.Content = append(list.Content, &entry)
+	edit(list)
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
 	if err := enc.Encode(&doc); err != nil {
-		return nil, fmt.Errorf("add token %s: %w", t.Name, err)
+		return nil, fmt.Errorf("edit mcp.http.tokens: %w", err)
 	}
 	if _, err := Parse(name, b.Bytes()); err != nil { // never writes what it cannot read back
-		return nil, fmt.Errorf("add token %s: %w", t.Name, err)
+		return nil, fmt.Errorf("edit mcp.http.tokens: %w", err)
 	}
 	return b.Bytes(), nil
 }

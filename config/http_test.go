@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -76,6 +77,45 @@ func TestAddToken(t *testing.T) {
 	}
 	if _, err := AddToken(Path, []byte(""), tok); err != nil {
 		t.Errorf("empty config: %v", err)
+	}
+}
+
+func TestRemoveToken(t *testing.T) {
+	t.Parallel()
+	in := "# project config\nmcp:\n  enabled: true # opted in\n  http:\n    listen: 127.0.0.1:7400\n    tokens:\n      - name: reviewer\n        sha256: " + testHash + "\n      - {name: writer, sha256: " + testHash + "}\n"
+	tests := []struct {
+		name, token string
+		in          string
+		want        string
+		wantErr     string
+	}{
+		{name: "first of two", token: "reviewer", in: in,
+			want: "# project config\nmcp:\n  enabled: true # opted in\n  http:\n    listen: 127.0.0.1:7400\n    tokens:\n      - {name: writer, sha256: " + testHash + "}\n"},
+		{name: "last of two", token: "writer", in: in,
+			want: "# project config\nmcp:\n  enabled: true # opted in\n  http:\n    listen: 127.0.0.1:7400\n    tokens:\n      - name: reviewer\n        sha256: " + testHash + "\n"},
+		{name: "the only one", token: "ci", in: "mcp:\n  http:\n    tokens: [{name: ci, sha256: " + testHash + "}]\n",
+			want: "mcp:\n  http:\n    tokens: []\n"},
+		{name: "unknown", token: "ci", in: in, wantErr: ".foundry/config.yaml has no token named ci"},
+		{name: "no config", token: "ci", in: "", wantErr: ".foundry/config.yaml has no token named ci"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			out, err := RemoveToken(Path, []byte(tt.in), tt.token)
+			if tt.wantErr != "" {
+				var none *NoTokenError
+				if err == nil || err.Error() != tt.wantErr || !errors.As(err, &none) {
+					t.Errorf("RemoveToken = %q, %v; want the error %q", out, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, string(out)); diff != "" {
+				t.Errorf("config (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

@@ -100,14 +100,8 @@ func LockDaemon(root *confined.Root) (*DaemonLock, error) {
 	unlock, err := root.Lock(tried, RuntimeDir+"/"+daemonLockFile)
 	switch {
 	case errors.Is(err, context.Canceled):
-		re := &RunningError{}
-		if b, err := confined.ReadFile(root.FS(), RuntimeDir+"/"+daemonAddrFile); err == nil {
-			var a daemonAddr
-			if json.Unmarshal(b, &a) == nil {
-				re.URL, re.PID = a.URL, a.PID
-			}
-		}
-		return nil, re
+		a := readDaemonAddr(root)
+		return nil, &RunningError{URL: a.URL, PID: a.PID}
 	case err != nil:
 		return nil, fmt.Errorf("lock mcp daemon: %w", err)
 	}
@@ -356,6 +350,8 @@ func runDaemon(ctx context.Context, o DaemonOptions, listen func(network, addres
 	ho := HTTPOptions{
 		Options:                o.Server,
 		Tokens:                 tokens,
+		LiveTokens:             newLiveTokens(o, tokens).current,
+		OpenWithoutTokens:      loopback && !o.Server.WritesEnabled(), // as a start allows
 		AllowedOrigins:         append(LoopbackOrigins(scheme, addr), o.HTTP.AllowedOrigins...),
 		TotalConcurrency:       o.HTTP.MaxConcurrency,
 		TotalRequestsPerMinute: o.HTTP.RequestsPerMinute,
@@ -384,11 +380,7 @@ func runDaemon(ctx context.Context, o DaemonOptions, listen func(network, addres
 		h.Close()
 		return err
 	}
-	names := make([]string, len(tokens))
-	for i, t := range tokens {
-		names[i] = t.Name
-	}
-	log.Info("serving MCP over Streamable HTTP", "url", url, "tokens", names, "read_only", !o.Server.WritesEnabled())
+	log.Info("serving MCP over Streamable HTTP", "url", url, "tokens", tokenNames(tokens), "read_only", !o.Server.WritesEnabled())
 	if o.Ready != nil {
 		o.Ready(url)
 	}
@@ -525,4 +517,37 @@ func readConfigFile(what, name, worktree string, secret bool) ([]byte, error) {
 		return nil, fmt.Errorf("read %s %s: not a regular file of at most 1 MiB", what, name)
 	}
 	return b, nil
+}
+
+// RunningDaemon returns the URL of the daemon serving the project, "" when
+// none does or its address file cannot be read. It writes nothing: a
+// project whose runtime folder has no lock file has had no daemon.
+func RunningDaemon(root *confined.Root) string {
+	lockFile := RuntimeDir + "/" + daemonLockFile
+	if fi, err := root.Lstat(lockFile); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	tried, cancel := context.WithCancel(context.Background())
+	cancel()
+	unlock, err := root.Lock(tried, lockFile)
+	if err == nil {
+		_ = unlock()
+		return ""
+	}
+	if !errors.Is(err, context.Canceled) {
+		return ""
+	}
+	return readDaemonAddr(root).URL
+}
+
+// readDaemonAddr reads the address file of the running daemon; zero when
+// it cannot be read.
+func readDaemonAddr(root *confined.Root) daemonAddr {
+	var a daemonAddr
+	if b, err := confined.ReadFile(root.FS(), RuntimeDir+"/"+daemonAddrFile); err == nil {
+		if json.Unmarshal(b, &a) != nil {
+			a = daemonAddr{}
+		}
+	}
+	return a
 }

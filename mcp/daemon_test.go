@@ -46,9 +46,23 @@ func TestRunDaemon(t *testing.T) {
 		t.Errorf("second daemon: %v, want a RunningError naming %s", err, url)
 	}
 
+	if got := mcp.RunningDaemon(o.Root); got != url {
+		t.Errorf("RunningDaemon = %q, want %q", got, url)
+	}
+
 	stop()
 	if _, err := os.Stat(filepath.Join(dir, ".foundry", "run", "mcp-http.json")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("address file after stop: %v", err)
+	}
+	if got := mcp.RunningDaemon(o.Root); got != "" {
+		t.Errorf("RunningDaemon after stop = %q, want none", got)
+	}
+	// An address file left by a daemon killed: its lock is free.
+	if err := os.WriteFile(filepath.Join(dir, ".foundry", "run", "mcp-http.json"), []byte(`{"url":"`+url+`","pid":1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := mcp.RunningDaemon(o.Root); got != "" {
+		t.Errorf("RunningDaemon with a stale address file = %q, want none", got)
 	}
 }
 
@@ -301,6 +315,14 @@ func TestRunDaemonOnOtherLoopbackAddress(t *testing.T) {
 func runDaemon(t *testing.T, listen string) (o mcp.DaemonOptions, url string, stop func()) {
 	t.Helper()
 	o = daemonOptions(t, listen)
+	url, stop = serveDaemon(t, o)
+	return o, url, stop
+}
+
+// serveDaemon runs the daemon of o until stop is called, and returns its
+// endpoint's URL.
+func serveDaemon(t *testing.T, o mcp.DaemonOptions) (url string, stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	o.Ready = func(url string) { ready <- url }
@@ -312,7 +334,7 @@ func runDaemon(t *testing.T, listen string) (o mcp.DaemonOptions, url string, st
 		cancel()
 		t.Fatalf("RunDaemon = %v before it was ready", err)
 	}
-	return o, url, func() {
+	return url, func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("RunDaemon after cancel = %v, want nil", err)

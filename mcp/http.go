@@ -96,6 +96,18 @@ type HTTPOptions struct {
 	// Tokens are the accepted bearer tokens. Without any, requests need no
 	// token; the caller decides when that is allowed.
 	Tokens []Token
+	// LiveTokens, when set, follows the accepted tokens after Tokens, the
+	// set at start: it is asked before each request is authenticated, and
+	// gives the tokens accepted now and whether they changed since it was
+	// last asked, so that a token made or revoked applies from the next
+	// request. When they change, the sessions of a token no longer
+	// accepted as it was (revoked, or given other scopes) end, and so do
+	// the anonymous sessions once a token is needed. An error refuses
+	// every request (503) until it is asked again with success. With no
+	// token accepted, requests need none when OpenWithoutTokens is set and
+	// are all refused (401) when it is not.
+	LiveTokens        func() (tokens []Token, changed bool, err error)
+	OpenWithoutTokens bool
 	// AllowedHosts lists the accepted Host header values (host:port,
 	// compared without case); empty accepts any Host.
 	AllowedHosts []string
@@ -157,6 +169,8 @@ type HTTPHandler struct {
 	audit io.Writer
 
 	mu       sync.Mutex
+	tokens   []Token // accepted now
+	tokenErr error   // why no token can be accepted now (LiveTokens)
 	clients  map[string]*limits
 	sessions map[string]*httpSession
 	opened   map[string]int             // open sessions by client
@@ -196,7 +210,7 @@ func NewHTTPHandler(opts HTTPOptions) (*HTTPHandler, error) {
 	}
 	if opts.MaxClientSessions <= 0 {
 		opts.MaxClientSessions = max(opts.MaxSessions/4, 1)
-		if len(opts.Tokens) == 0 {
+		if len(opts.Tokens) == 0 && (opts.LiveTokens == nil || opts.OpenWithoutTokens) {
 			opts.MaxClientSessions = opts.MaxSessions
 		}
 	}
@@ -225,6 +239,7 @@ func NewHTTPHandler(opts HTTPOptions) (*HTTPHandler, error) {
 		streams:  map[string]int{},
 		modern:   map[string]*jsonrpc.Server{},
 		stop:     make(chan struct{}),
+		tokens:   opts.Tokens,
 	}
 	h.idle = sync.NewCond(&h.mu)
 	if opts.Audit != nil {
@@ -553,7 +568,12 @@ func (h *HTTPHandler) originAllowed(origin string) bool {
 // time, so neither a match nor its position shows in the timing. Without
 // configured tokens every request is anonymous.
 func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (*Token, bool) {
-	if len(h.opts.Tokens) == 0 {
+	tokens, err := h.accepted()
+	switch {
+	case err != nil:
+		httpError(w, http.StatusServiceUnavailable, "Service unavailable: the server cannot read its bearer tokens; its log says why")
+		return nil, false
+	case len(tokens) == 0 && h.anonymous():
 		return nil, true
 	}
 	auth := r.Header.Get("Authorization")
@@ -567,9 +587,9 @@ func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (*Tok
 		sum = sha256.Sum256([]byte(strings.TrimSpace(auth[len(bearerPrefix):])))
 	}
 	var found *Token
-	for i := range h.opts.Tokens {
-		if subtle.ConstantTimeCompare(sum[:], h.opts.Tokens[i].SHA256[:]) == 1 && found == nil {
-			found = &h.opts.Tokens[i]
+	for i := range tokens {
+		if subtle.ConstantTimeCompare(sum[:], tokens[i].SHA256[:]) == 1 && found == nil {
+			found = &tokens[i]
 		}
 	}
 	if found == nil {
@@ -579,6 +599,115 @@ func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (*Tok
 		return nil, false
 	}
 	return found, true
+}
+
+// anonymous reports whether requests need no token when none is
+// configured: always without LiveTokens (the caller decided), else when
+// OpenWithoutTokens allows it.
+func (h *HTTPHandler) anonymous() bool {
+	return h.opts.LiveTokens == nil || h.opts.OpenWithoutTokens
+}
+
+// accepted returns the tokens accepted now. With LiveTokens it asks for
+// them, and applies a change: the sessions it ends are those of tokens no
+// longer accepted as they were. The question and the change are made
+// under h.mu, so a session opens, or a stream or a stateless method table
+// is made, for a token accepted at that moment only (see [valid]).
+func (h *HTTPHandler) accepted() ([]Token, error) {
+	if h.opts.LiveTokens == nil {
+		return h.opts.Tokens, nil
+	}
+	h.mu.Lock()
+	tokens, changed, err := h.opts.LiveTokens()
+	var ended []*httpSession
+	if changed {
+		ended = h.retire(tokens, err)
+	}
+	h.mu.Unlock()
+	for _, s := range ended {
+		s.end()
+	}
+	return tokens, err
+}
+
+// retire makes tokens (or err) the accepted ones, and drops the sessions
+// and stateless method tables of every client whose token is no longer
+// accepted as it was, returning the sessions to end. h.mu is held.
+func (h *HTTPHandler) retire(tokens []Token, err error) []*httpSession {
+	old, oldErr := h.tokens, h.tokenErr
+	h.tokens, h.tokenErr = tokens, err
+	switch {
+	case err != nil && oldErr == nil:
+		h.log.Error("refuse every request: the bearer tokens cannot be read", "err", err)
+	case err != nil:
+		h.log.Error("refuse every request: the bearer tokens still cannot be read", "err", err)
+	case oldErr != nil:
+		h.log.Info("bearer tokens read again", "tokens", tokenNames(tokens))
+	}
+	gone := map[string]bool{}
+	if len(old) == 0 && h.anonymous() && (err != nil || len(tokens) > 0) {
+		gone[anonymousClient] = true
+	}
+	for _, t := range old {
+		if err != nil || !slices.ContainsFunc(tokens, t.same) {
+			gone[t.Name] = true
+		}
+	}
+	for _, t := range tokens {
+		if !slices.ContainsFunc(old, t.same) {
+			h.log.Info("bearer token accepted", "client", t.Name)
+		}
+	}
+	if err == nil && len(tokens) == 0 && len(old) > 0 {
+		if h.anonymous() {
+			h.log.Warn("no bearer token is configured any more: requests need none")
+		} else {
+			h.log.Warn("no bearer token is configured any more: every request is refused until one is made (foundry mcp token new NAME)")
+		}
+	}
+	var ended []*httpSession
+	for name := range gone {
+		delete(h.modern, name)
+		n := 0
+		for _, s := range h.sessions {
+			if s.client == name {
+				h.drop(s)
+				ended = append(ended, s)
+				n++
+			}
+		}
+		if name != anonymousClient {
+			h.log.Info("bearer token no longer accepted as it was", "client", name, "sessions_ended", n)
+		} else if n > 0 {
+			h.log.Info("a bearer token is needed now", "client", name, "sessions_ended", n)
+		}
+	}
+	return ended
+}
+
+// valid reports whether a request authenticated with tok (nil: without
+// one) would still be: the tokens may have changed since. h.mu is held.
+func (h *HTTPHandler) valid(tok *Token) bool {
+	if h.opts.LiveTokens == nil {
+		return true
+	}
+	if tok == nil {
+		return h.tokenErr == nil && len(h.tokens) == 0 && h.anonymous()
+	}
+	return h.tokenErr == nil && slices.ContainsFunc(h.tokens, tok.same)
+}
+
+// same reports whether two tokens are one: name, hash and scopes.
+func (t Token) same(u Token) bool {
+	return t.Name == u.Name && t.SHA256 == u.SHA256 && slices.Equal(t.Scopes, u.Scopes)
+}
+
+func tokenNames(tokens []Token) []string {
+	names := make([]string, len(tokens))
+	for i, t := range tokens {
+		names[i] = t.Name
+	}
+	return names
 }
 
 func clientName(tok *Token) string {
@@ -794,7 +923,9 @@ func (h *HTTPHandler) stateless(tok *Token) (*httpSession, error) {
 		h.mu.Lock()
 		if rpc = h.modern[name]; rpc == nil {
 			rpc = r
-			h.modern[name] = r
+			if h.valid(tok) {
+				h.modern[name] = r
+			}
 		}
 		h.mu.Unlock()
 	}
@@ -933,6 +1064,10 @@ func (h *HTTPHandler) open(w http.ResponseWriter, tok *Token) *httpSession {
 		httpError(w, http.StatusServiceUnavailable, "Service unavailable: the server is shutting down")
 		return nil
 	}
+	if !h.valid(tok) {
+		httpError(w, http.StatusUnauthorized, "Unauthorized: the bearer token is not valid")
+		return nil
+	}
 	if h.opened[s.client] >= h.opts.MaxClientSessions {
 		if evicted = h.leastRecentIdle(s.client); evicted != nil {
 			h.drop(evicted)
@@ -1065,8 +1200,8 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request, tok *Token) {
 	// mark here or is listed in time to be ended, and none opened during
 	// a shutdown holds it up until its timeout.
 	h.mu.Lock()
-	closed, open := h.closed, h.streams[s.client]
-	if !closed && open < h.opts.MaxClientStreams {
+	closed, open, valid := h.closed, h.streams[s.client], h.valid(tok)
+	if !closed && valid && open < h.opts.MaxClientStreams {
 		h.streams[s.client]++
 		defer func() {
 			h.mu.Lock()
@@ -1078,6 +1213,9 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request, tok *Token) {
 	switch {
 	case closed:
 		httpError(w, http.StatusServiceUnavailable, "Service unavailable: the server is shutting down")
+		return
+	case !valid:
+		httpError(w, http.StatusNotFound, "Not found: unknown or ended session; initialize a new one")
 		return
 	case open >= h.opts.MaxClientStreams:
 		httpError(w, http.StatusTooManyRequests, fmt.Sprintf("Too many requests: client %s has %d streams open, the bound of one client; close one or retry later", s.client, h.opts.MaxClientStreams))

@@ -46,21 +46,98 @@ func NewToken(ctx context.Context, root *confined.Root, name string, scopes []st
 	token := TokenPrefix + base64.RawURLEncoding.EncodeToString(b)
 	sum := sha256.Sum256([]byte(token))
 
-	unlock, err := root.Lock(ctx, config.LockPath)
+	err := editConfig(ctx, root, func(data []byte) ([]byte, error) {
+		return config.AddToken(config.Path, data, config.MCPToken{Name: name, Scopes: scopes, SHA256: hex.EncodeToString(sum[:])})
+	})
 	if err != nil {
 		return "", fmt.Errorf("make token %s: %w", name, err)
+	}
+	return token, nil
+}
+
+// editConfig replaces the config's content by what edit makes of it (nil
+// for a missing file), under the config's lock, atomically, keeping the
+// file's permissions (0644 for a new one).
+func editConfig(ctx context.Context, root *confined.Root, edit func(data []byte) ([]byte, error)) error {
+	unlock, err := root.Lock(ctx, config.LockPath)
+	if err != nil {
+		return err
 	}
 	defer func() { _ = unlock() }()
 	data, err := confined.ReadFile(root.FS(), config.Path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("make token %s: %w", name, err)
+		return err
 	}
-	out, err := config.AddToken(config.Path, data, config.MCPToken{Name: name, Scopes: scopes, SHA256: hex.EncodeToString(sum[:])})
+	perm := fs.FileMode(0o644)
+	if fi, err := root.Lstat(config.Path); err == nil && fi.Mode().IsRegular() {
+		perm = fi.Mode().Perm()
+	}
+	out, err := edit(data)
 	if err != nil {
-		return "", fmt.Errorf("make token %s: %w", name, err)
+		return err
 	}
-	if err := root.WriteFile(config.Path, out, 0o644); err != nil {
-		return "", fmt.Errorf("make token %s: %w", name, err)
+	return root.WriteFile(config.Path, out, perm)
+}
+
+// TokenEntry is one configured token, as foundry mcp token list shows it.
+type TokenEntry struct {
+	Name string `json:"name"`
+	// Scopes narrow the server's for the token; none: all it enables.
+	Scopes []string `json:"scopes,omitempty"`
+	// Source is the file that holds the token: config.Path, or the token
+	// file as mcp.http.token_file names it.
+	Source string `json:"source"`
+}
+
+// ListTokens returns the tokens a daemon of the project would accept now,
+// FOUNDRY_MCP_TOKEN aside: the config's mcp.http.tokens, then the entries
+// of the token file it names (which must lie outside worktree).
+func ListTokens(root *confined.Root, worktree string) ([]TokenEntry, error) {
+	c, err := config.LoadChecked(root.FS())
+	if err != nil {
+		return nil, err
 	}
-	return token, nil
+	out := []TokenEntry{}
+	for _, t := range c.MCP.HTTP.Tokens {
+		out = append(out, TokenEntry{Name: t.Name, Scopes: t.Scopes, Source: config.Path})
+	}
+	if c.MCP.HTTP.TokenFile != "" {
+		more, err := readTokenFile(configFilePath(c.MCP.HTTP.TokenFile, root.Dir()), worktree)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range more {
+			out = append(out, TokenEntry{Name: t.Name, Scopes: t.Scopes, Source: c.MCP.HTTP.TokenFile})
+		}
+	}
+	return out, nil
+}
+
+// RevokeToken removes the token named name from the project's
+// mcp.http.tokens. A daemon serving the project refuses it from its next
+// request on, and ends its sessions. A token of the token file is not
+// removed: the error names the file, which Foundry never writes.
+func RevokeToken(ctx context.Context, root *confined.Root, worktree, name string) error {
+	err := editConfig(ctx, root, func(data []byte) ([]byte, error) {
+		out, err := config.RemoveToken(config.Path, data, name)
+		var none *config.NoTokenError
+		if !errors.As(err, &none) {
+			return out, err
+		}
+		hint := fmt.Errorf("%w (foundry mcp token list names the tokens)", err)
+		c, cerr := config.Parse(config.Path, data)
+		if cerr != nil || c.MCP.HTTP.TokenFile == "" {
+			return nil, hint
+		}
+		file := c.MCP.HTTP.TokenFile
+		more, ferr := readTokenFile(configFilePath(file, root.Dir()), worktree)
+		if ferr == nil && slices.ContainsFunc(more, func(t config.MCPToken) bool { return t.Name == name }) {
+			return nil, fmt.Errorf("it is held by the token file %s (mcp.http.token_file), which foundry does not write: remove its entry there, and a daemon running refuses it from its next request", file)
+		}
+		return nil, fmt.Errorf("neither %s nor the token file %s has a token named %s (foundry mcp token list names the tokens)", config.Path, file, name)
+	})
+	if err != nil {
+		return fmt.Errorf("revoke token %s: %w", name, err)
+	}
+	return nil
 }

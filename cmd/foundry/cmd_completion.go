@@ -108,6 +108,8 @@ var sourceRefused = map[string][]string{
 	"blackboard archive": {"rev", "staged"},
 	"contracts new":      {"rev", "staged"},
 	"mcp token new":      {"rev", "staged"},
+	"mcp token list":     {"rev", "staged"},
+	"mcp token revoke":   {"rev", "staged"},
 	"hook install":       {"rev", "staged"},
 	"hook uninstall":     {"rev", "staged"},
 	"hook claude":        {"rev", "staged"},

@@ -38,6 +38,8 @@ var sourceCases = map[string][]string{
 	"mcp serve":          nil, // stdin is empty: it serves nothing and exits
 	"mcp capabilities":   nil,
 	"mcp token new":      {"reviewer"},
+	"mcp token list":     nil,
+	"mcp token revoke":   {"reviewer"},
 	"hook install":       nil,
 	"hook uninstall":     nil,
 	"hook claude":        nil,

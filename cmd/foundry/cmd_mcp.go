@@ -110,7 +110,10 @@ limits: rejected, not queued). The scopes are read:memory, write:memory,
 read:runbooks, read:contracts, read:blackboard, write:blackboard and
 read:ops. The mcp block is read from the working tree's config, also with
 --rev and --staged, when the server starts: restart it (the daemon too)
-to apply a change, a token revoked or added included.
+to apply a change. The daemon's tokens are the exception: it follows them
+as the config and the token file change, so a token made (foundry mcp
+token new) or revoked (foundry mcp token revoke) applies from the next
+request, and a revoked token's sessions end.
 
 With --transport http the server runs as a daemon that several agents
 share: MCP's Streamable HTTP transport (revision 2025-11-25, and
@@ -119,12 +122,13 @@ mcp.http.listen, else 127.0.0.1:7391; GET /healthz answers supervisors.
 All sessions share one warm project state. Requests need a bearer token
 (Authorization: Bearer TOKEN): the tokens are those of mcp.http.tokens
 (made by foundry mcp token new), of the file mcp.http.token_file (outside
-the worktree, mode 0600, the same {name, scopes, sha256} entries) and
-FOUNDRY_MCP_TOKEN for one run. A token's scopes narrow the server's. A
-read-only daemon on loopback may run without tokens. Beyond loopback the
-daemon needs tokens and TLS (mcp.http.tls {cert, key}), else it refuses
-to start. Host and Origin are checked (403), bodies over 8 MiB refused
-(413); max_concurrency and rate_limit apply per token, mcp.http
+the worktree, mode 0600: a YAML or JSON list of the same {name, scopes,
+sha256} entries, sha256 the hex SHA-256 of the token, which foundry never
+writes) and FOUNDRY_MCP_TOKEN for one run. A token's scopes narrow the
+server's. A read-only daemon on loopback may run without tokens. Beyond
+loopback the daemon needs tokens and TLS (mcp.http.tls {cert, key}), else
+it refuses to start. Host and Origin are checked (403), bodies over 8 MiB
+refused (413); max_concurrency and rate_limit apply per token, mcp.http
 {max_concurrency, rate_limit} to all clients together. One daemon serves
 a project: a second start says where the first listens
 (.foundry/run/mcp-http.json). SIGINT or SIGTERM stops it gracefully:
@@ -207,7 +211,7 @@ prints it on stdout (this is the only time it is shown: keep it in the
 client's secret store, or pass it in FOUNDRY_MCP_TOKEN) and stores its
 name, its scopes and its SHA-256 in mcp.http.tokens of ` + config.Path + `.
 The token itself is never written to the project. A daemon already
-running accepts it once restarted.
+running accepts it from its next request.
 
 --scope (repeatable, or comma-separated) narrows what the token's
 sessions may use to those scopes, within the server's own: a read-only
@@ -237,6 +241,58 @@ EXIT STATUS:
 								return err
 							}
 							return runMCPTokenNew(c.Context, env, c.Args().First(), tokenScopes.Value())
+						},
+					},
+					{
+						Name:      "list",
+						Usage:     "list the HTTP daemon's bearer tokens by name",
+						ArgsUsage: " ",
+						Description: `Prints one token a line: its name, its scopes ("all" for a token that
+may use every scope the server enables) and the file that holds it,
+` + config.Path + ` (mcp.http.tokens) or the token file that
+mcp.http.token_file names. Only hashes are stored, so no token is shown;
+a FOUNDRY_MCP_TOKEN given to a daemon is not listed. --json prints
+{"tokens": [{name, scopes, source}]}, scopes left out for "all".
+
+EXIT STATUS:
+   0  ok, also when no token is configured
+   1  no project, or the config or the token file cannot be read
+   2  malformed command line`,
+						Action: func(c *cli.Context) error {
+							if c.NArg() > 0 {
+								return usageErrorf("mcp token list takes no arguments")
+							}
+							if err := env.refuseSource("mcp token list"); err != nil {
+								return err
+							}
+							return runMCPTokenList(env)
+						},
+					},
+					{
+						Name:      "revoke",
+						Usage:     "remove a bearer token: the daemon refuses it from its next request",
+						ArgsUsage: "NAME",
+						Description: `Removes the token NAME from mcp.http.tokens of ` + config.Path + `,
+keeping the rest of the file as it is. A daemon serving the project
+follows its tokens as the config and the token file change: from its next
+request on it refuses the token, and it ends the token's sessions. A
+token of the token file (mcp.http.token_file) is not removed, as foundry
+never writes that file: the error says so, and removing its entry there
+revokes it the same way.
+
+EXIT STATUS:
+   0  the token was removed
+   1  no token of that name, a token of the token file, or the config
+      cannot be read or written
+   2  malformed command line`,
+						Action: func(c *cli.Context) error {
+							if c.NArg() != 1 {
+								return usageErrorf("mcp token revoke takes one NAME")
+							}
+							if err := env.refuseSource("mcp token revoke"); err != nil {
+								return err
+							}
+							return runMCPTokenRevoke(c.Context, env, c.Args().First())
 						},
 					},
 				},
@@ -370,13 +426,9 @@ func runMCPServe(ctx context.Context, env *cliEnv, opts *mcpOptions) error {
 		if listen == "" {
 			listen = effectiveHTTP(cfg.HTTP).Listen // as foundry config prints it
 		}
-		worktree := p.Root
-		repo, _, err := p.Git()
-		if err != nil && !errors.Is(err, git.ErrUnsupportedFormat) {
+		worktree, err := projectWorktree(p)
+		if err != nil {
 			return err
-		}
-		if repo != nil {
-			worktree = repo.Root()
 		}
 		// With --rev or --staged the project has no confined root of its
 		// own; the daemon's runtime files still go to the working tree.
@@ -484,6 +536,83 @@ func runMCPTokenNew(ctx context.Context, env *cliEnv, name string, scopes []stri
 	fmt.Fprintln(env.stdout, token)
 	fmt.Fprintf(env.stderr, "token %s stored as a hash in %s; it is shown only this once\n", name, config.Path)
 	return nil
+}
+
+func runMCPTokenList(env *cliEnv) error {
+	p, err := env.open()
+	if err != nil {
+		return err
+	}
+	worktree, err := projectWorktree(p)
+	if err != nil {
+		return err
+	}
+	tokens, err := mcp.ListTokens(p.Files, worktree)
+	if err != nil {
+		return err
+	}
+	if env.json {
+		return env.printJSON(struct {
+			Tokens []mcp.TokenEntry `json:"tokens"`
+		}{tokens})
+	}
+	nameWidth, scopesWidth := 0, 0
+	scopes := make([]string, len(tokens))
+	for i, t := range tokens {
+		scopes[i] = "all"
+		if t.Scopes != nil {
+			scopes[i] = strings.Join(t.Scopes, ",")
+		}
+		nameWidth, scopesWidth = max(nameWidth, len(t.Name)), max(scopesWidth, len(scopes[i]))
+	}
+	var b strings.Builder
+	for i, t := range tokens {
+		fmt.Fprintf(&b, "%-*s  %-*s  %s\n", nameWidth, t.Name, scopesWidth, scopes[i], t.Source)
+	}
+	if len(tokens) == 0 {
+		fmt.Fprintln(env.stderr, "no tokens; make one with foundry mcp token new NAME")
+	}
+	_, err = io.WriteString(env.stdout, b.String())
+	return err
+}
+
+func runMCPTokenRevoke(ctx context.Context, env *cliEnv, name string) error {
+	p, err := env.open()
+	if err != nil {
+		return err
+	}
+	worktree, err := projectWorktree(p)
+	if err != nil {
+		return err
+	}
+	if err := mcp.RevokeToken(ctx, p.Files, worktree, name); err != nil {
+		return err
+	}
+	url := mcp.RunningDaemon(p.Files)
+	if env.json {
+		return env.printJSON(struct {
+			Name   string `json:"name"`
+			Daemon string `json:"daemon,omitempty"`
+		}{name, url})
+	}
+	fmt.Fprintf(env.stderr, "token %s removed from %s\n", name, config.Path)
+	if url != "" {
+		fmt.Fprintf(env.stderr, "the daemon at %s refuses it from its next request and ends its sessions\n", url)
+	}
+	return nil
+}
+
+// projectWorktree returns the top of the git working tree that holds p,
+// or p's root outside git: the place a secret file must not lie in.
+func projectWorktree(p *project.Project) (string, error) {
+	repo, _, err := p.Git()
+	if err != nil && !errors.Is(err, git.ErrUnsupportedFormat) {
+		return "", err
+	}
+	if repo != nil {
+		return repo.Root(), nil
+	}
+	return p.Root, nil
 }
 
 // openAudit returns the audit log: every write one capped append (see

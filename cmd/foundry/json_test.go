@@ -51,6 +51,8 @@ var jsonCases = []struct {
 	{schema: "mcp-capabilities", args: []string{"mcp", "capabilities"}},
 	{schema: "mcp-token-new", args: []string{"mcp", "token", "new", "reviewer", "--scope", "read:memory,read:runbooks"}},
 	{schema: "mcp-token-new", args: []string{"mcp", "token", "new", "ci"}},
+	{schema: "mcp-token-list", args: []string{"mcp", "token", "list"}},
+	{schema: "mcp-token-revoke", args: []string{"mcp", "token", "revoke", "ci"}},
 	{schema: "validate", args: []string{"validate", "--auto", "--format", "json"}},
 	{schema: "validate", args: []string{"validate", "--as-input", "--format", "json", "finding.v1", "-"},
 		stdin: `{"id":"F-1","severity":"low","title":"t","summary":"s","failureScenario":"f","confidence":"low"}`},

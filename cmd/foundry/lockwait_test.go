@@ -57,6 +57,11 @@ func TestLockWaitSaysSo(t *testing.T) {
 			want: cliNotice, output: mcp.TokenPrefix,
 		},
 		{
+			name: "mcp token revoke", config: optIn + "  http:\n    tokens:\n      - {name: ci, sha256: " + strings.Repeat("ab", 32) + "}\n", lock: config.LockPath,
+			args: []string{"--json", "mcp", "token", "revoke", "ci"},
+			want: cliNotice, output: `"name": "ci"`,
+		},
+		{
 			// A config without an mcp block gets the opt-in, under the lock.
 			name: "init", config: "memory:\n  indexBudgetTokens: 2000\n", lock: config.LockPath,
 			args: []string{"init"},

@@ -1,0 +1,146 @@
+// This file defines the daemon's live tokens: the accepted bearer tokens
+// followed as the config and the token file change, so that a token made
+// or revoked applies from the next request, without a restart.
+
+package mcp
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/foundryhq/foundry/config"
+)
+
+// tokenRacyWindow is how long after a file's modification its stat cannot
+// prove that its content is the one read: a change made within the same
+// timestamp tick, or by a writer that keeps size and time, would not show.
+// A file changed that recently is read again at each request until it has
+// settled (git's racy-clean rule).
+const tokenRacyWindow = 2 * time.Second
+
+// liveTokens gives the daemon's accepted tokens as the files that hold them
+// say now: the config's mcp.http.tokens, the token file mcp.http.token_file
+// names and FOUNDRY_MCP_TOKEN (fixed for the run). Each call stats the
+// config and the token file, and reads them again only when either is not
+// the file last read (another file, size or modification time) or had not
+// settled when read. Its method is HTTPOptions.LiveTokens.
+type liveTokens struct {
+	o   DaemonOptions // its HTTP block is the one read last
+	now func() time.Time
+
+	mu     sync.Mutex
+	tokens []Token
+	err    error
+	cfg    fileStamp // of the config when last read
+	file   fileStamp // of the token file when last read
+}
+
+// fileStamp is what a stat says of a file, to tell whether it is still the
+// one read: nil info for a missing file.
+type fileStamp struct {
+	fi      fs.FileInfo
+	settled bool // modified more than tokenRacyWindow before the read
+	known   bool
+}
+
+// same reports whether fi (nil: missing) is the file stamped, settled.
+func (s fileStamp) same(fi fs.FileInfo) bool {
+	switch {
+	case !s.known || !s.settled:
+		return false
+	case s.fi == nil || fi == nil:
+		return s.fi == nil && fi == nil
+	}
+	return os.SameFile(s.fi, fi) && s.fi.Size() == fi.Size() && s.fi.ModTime().Equal(fi.ModTime()) && s.fi.Mode() == fi.Mode()
+}
+
+func newLiveTokens(o DaemonOptions, tokens []Token) *liveTokens {
+	return &liveTokens{o: o, now: time.Now, tokens: tokens}
+}
+
+// current returns the tokens accepted now, and whether they (or the error)
+// changed since the last call.
+func (l *liveTokens) current() ([]Token, bool, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cfgFI, cfgErr := l.stat(config.Path)
+	fileFI, fileErr := l.statTokenFile(l.o.HTTP.TokenFile)
+	if cfgErr == nil && fileErr == nil && l.cfg.same(cfgFI) && l.file.same(fileFI) {
+		return l.tokens, false, l.err
+	}
+	// Stamped before the reads: a change made while they run shows at
+	// the next call.
+	now := l.now()
+	l.cfg = stamp(cfgFI, now)
+	tokens, err := l.read()
+	if err == nil && cfgErr != nil {
+		err = cfgErr
+	}
+	var changed bool
+	switch {
+	case err != nil && l.err != nil:
+		changed = err.Error() != l.err.Error()
+	case err != nil || l.err != nil:
+		changed = true
+	default:
+		changed = !slices.EqualFunc(tokens, l.tokens, Token.same)
+	}
+	if err != nil {
+		tokens = nil
+		l.cfg = fileStamp{} // read again at the next call
+	}
+	l.tokens, l.err = tokens, err
+	return tokens, changed, err
+}
+
+// read reads the config and the token file it names, and gathers their
+// tokens with the environment's as a start does.
+func (l *liveTokens) read() ([]Token, error) {
+	c, err := config.LoadChecked(l.o.Root.FS())
+	if err != nil {
+		return nil, err
+	}
+	l.o.HTTP = c.MCP.HTTP
+	// The token file the config names now, stamped before it is read.
+	fi, err := l.statTokenFile(l.o.HTTP.TokenFile)
+	if err != nil {
+		l.file = fileStamp{}
+		return nil, err
+	}
+	l.file = stamp(fi, l.now())
+	tokens, err := daemonTokens(l.o)
+	if err != nil {
+		l.file = fileStamp{}
+	}
+	return tokens, err
+}
+
+// stat stats a file of the project, nil for a missing one.
+func (l *liveTokens) stat(name string) (fs.FileInfo, error) {
+	fi, err := l.o.Root.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return fi, err
+}
+
+// statTokenFile stats the token file name names, following links as its
+// read does; nil for none named or a missing one, which its read reports.
+func (l *liveTokens) statTokenFile(name string) (fs.FileInfo, error) {
+	if name == "" {
+		return nil, nil
+	}
+	fi, err := os.Stat(configFilePath(name, l.o.Root.Dir()))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return fi, err
+}
+
+func stamp(fi fs.FileInfo, now time.Time) fileStamp {
+	return fileStamp{fi: fi, known: true, settled: fi == nil || fi.ModTime().Before(now.Add(-tokenRacyWindow))}
+}
