@@ -27,10 +27,11 @@ const (
 	ExitBlock = 2
 )
 
-// maxInputBytes bounds the hook input (a Write's input carries the whole
+// MaxInputBytes bounds the hook input (a Write's input carries the whole
 // file content); the artifact itself is read within artifacts.MaxBytes,
-// the limit every Foundry entry point applies.
-const maxInputBytes = 64 << 20
+// the limit every Foundry entry point applies. [PostToolUse] reads one
+// byte more to tell a larger input.
+const MaxInputBytes = 64 << 20
 
 // toolsChecked are the tools whose tool_input.file_path the hook checks.
 var toolsChecked = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true}
@@ -79,16 +80,16 @@ func PostToolUse(in io.Reader, opts HookOptions) (out Outcome) {
 		}
 	}()
 	var input HookInput
-	data, err := io.ReadAll(io.LimitReader(in, maxInputBytes+1))
-	if err == nil && len(data) > maxInputBytes {
+	data, err := io.ReadAll(io.LimitReader(in, MaxInputBytes+1))
+	if err == nil && len(data) > MaxInputBytes {
 		// The Edit of a large file carries all of it: where the fields
 		// that come first name no blackboard file, there is nothing to check.
-		if lead, ok := leadingInput(data[:maxInputBytes]); ok {
+		if lead, ok := leadingInput(data[:MaxInputBytes]); ok {
 			if _, _, ours := lead.target(opts); !ours {
 				return Outcome{Code: ExitOK}
 			}
 		}
-		err = fmt.Errorf("larger than %d MiB", maxInputBytes>>20)
+		err = fmt.Errorf("larger than %d MiB", MaxInputBytes>>20)
 	}
 	if err == nil {
 		err = json.Unmarshal(data, &input)

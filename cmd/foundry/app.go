@@ -328,7 +328,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitOK
 	}
 	if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
-		err = fmt.Errorf("%w: %v", context.Canceled, err)
+		var ex *exitError
+		if errors.As(err, &ex) && ex.err == nil {
+			// Its report is printed: what is left to say is that it was
+			// interrupted, not the exit status it had chosen.
+			err = context.Canceled
+		} else {
+			err = fmt.Errorf("%w: %v", context.Canceled, err)
+		}
 	}
 	asJSON := env.json || argsHaveJSON(app, args)
 	report(stderr, err, asJSON)
@@ -339,10 +346,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if errors.As(err, &usage) && !asJSON && hintFor(err) == "" {
 		fmt.Fprintf(stderr, "run '%s --help' for usage\n", strings.Join(append([]string{"foundry"}, path...), " "))
 	}
-	if slices.Equal(path, []string{"hook", "claude"}) {
+	if slices.Equal(path, []string{"hook", "claude"}) && !errors.Is(err, context.Canceled) {
 		// Claude Code shows the model a hook's stderr only on exit 2 and
 		// ignores every other failure: whatever went wrong before the hook
 		// ran (a bad -C, an unwritable --log-file) must still reach it.
+		// An interrupted hook (Claude Code stopping it, Ctrl-C) has
+		// nothing to tell the model.
 		return exitUsage
 	}
 	return exitCode(err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -135,7 +136,7 @@ EXIT STATUS:
 					if err := env.refuseSource("hook claude"); err != nil {
 						return err
 					}
-					return runHookClaude(env)
+					return runHookClaude(c.Context, env)
 				},
 			},
 			{
@@ -385,12 +386,22 @@ func rootRelative(root, p string) string {
 	return p
 }
 
-func runHookClaude(env *cliEnv) error {
+func runHookClaude(ctx context.Context, env *cliEnv) error {
 	opts := claude.HookOptions{Dir: env.dir}
 	if env.logFile != "" {
 		opts.Logger = env.logger // stderr belongs to the model
 	}
-	out := claude.PostToolUse(env.stdin, opts)
+	// Read whole first, so that an interrupt ends the wait for it (an
+	// interrupted hook has nothing to tell the model).
+	in, err := readAll(ctx, env.stdin, claude.MaxInputBytes+1)
+	if err != nil && ctx.Err() != nil {
+		return err
+	}
+	var input io.Reader = bytes.NewReader(in)
+	if err != nil {
+		input = io.MultiReader(input, errReader{err})
+	}
+	out := claude.PostToolUse(input, opts)
 	if out.Message != "" {
 		if _, err := io.WriteString(env.stderr, out.Message); err != nil {
 			return silentExit(claude.ExitBlock)
@@ -401,6 +412,12 @@ func runHookClaude(env *cliEnv) error {
 	}
 	return nil
 }
+
+// errReader is a reader that fails with err: the end of an input whose
+// reading failed, read whole beforehand.
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 
 // runHookMergeIndex merges INDEX.md for git. The budget comes from the
 // config of the project PATH lies in (relative to the working tree root,

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 
 	"github.com/foundryhq/foundry/config"
 	"github.com/foundryhq/foundry/git"
@@ -114,6 +115,20 @@ func hintFor(err error) string {
 	return ""
 }
 
+// canceledText is how an error of a command interrupted by a signal (its
+// context cancelled) ends, with the signal's cause when it was given.
+var canceledText = regexp.MustCompile(`context canceled(: [a-z][a-z ]* signal received)?`)
+
+// message is err's text for the user: an interruption is called one, where
+// Go calls it "context canceled".
+func message(err error) string {
+	msg := err.Error()
+	if errors.Is(err, context.Canceled) {
+		msg = canceledText.ReplaceAllLiteralString(msg, "interrupted")
+	}
+	return msg
+}
+
 // report prints err to stderr in the house form, as JSON when asked.
 func report(stderr io.Writer, err error, asJSON bool) {
 	var ex *exitError
@@ -122,7 +137,7 @@ func report(stderr io.Writer, err error, asJSON bool) {
 	}
 	hint := hintFor(err)
 	if asJSON {
-		obj := map[string]any{"error": err.Error(), "code": exitCode(err)}
+		obj := map[string]any{"error": message(err), "code": exitCode(err)}
 		if hint != "" {
 			obj["hint"] = hint
 		}
@@ -130,7 +145,7 @@ func report(stderr io.Writer, err error, asJSON bool) {
 		fmt.Fprintf(stderr, "%s\n", b)
 		return
 	}
-	fmt.Fprintf(stderr, "foundry: %v\n", err)
+	fmt.Fprintf(stderr, "foundry: %s\n", message(err))
 	if hint != "" {
 		fmt.Fprintf(stderr, "hint: %s\n", hint)
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,4 +154,29 @@ func TestBadFlagValueExitsTwo(t *testing.T) {
 func isIntFlag(f cli.Flag) bool {
 	_, ok := f.(*cli.IntFlag)
 	return ok
+}
+
+// TestMessage: an interrupted command says so in words, where Go says
+// "context canceled"; other errors are told as they are.
+func TestMessage(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"cancelled", context.Canceled, "interrupted"},
+		{"wrapped", fmt.Errorf("write fact: lock .foundry/memory/.lock: %w", context.Canceled), "write fact: lock .foundry/memory/.lock: interrupted"},
+		{"with the signal", fmt.Errorf("read stdin: %w: %v", context.Canceled, errors.New("interrupt signal received")), "read stdin: interrupted"},
+		{"with SIGTERM", fmt.Errorf("%w: %v", context.Canceled, errors.New("terminated signal received")), "interrupted"},
+		{"not cancelled", errors.New("tool failed: context canceled"), "tool failed: context canceled"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := message(tt.err); got != tt.want {
+				t.Errorf("message = %q, want %q", got, tt.want)
+			}
+		})
+	}
 }

@@ -65,6 +65,9 @@ func TestServeInterrupted(t *testing.T) {
 			if exit.ExitCode() != exitInterrupted {
 				t.Fatalf("mcp serve after %v: exit status %d, want %d\n%s", sig, exit.ExitCode(), exitInterrupted, stderr.Bytes())
 			}
+			if got := stderr.String(); !strings.HasSuffix(got, "\nfoundry: interrupted\n") {
+				t.Errorf("mcp serve after %v: stderr does not end with the line \"foundry: interrupted\":\n%s", sig, got)
+			}
 		})
 	}
 }
