@@ -237,10 +237,9 @@ func Install(ctx context.Context, root string, names []string, opts Options) (_ 
 // itself when no other project is left in it (putting back the hook it
 // chained); the merge driver's .gitattributes line of the project, and its
 // git config once no attributes file of the working tree names it
-// ([Dropped] while others do). Each hook is handled even when another
-// cannot be, so a foreign pre-commit hook (left in place, with an
-// error matching [ErrForeignHook]) does not keep the merge driver
-// registered. It returns the results of the hooks it handled and the first
+// ([Dropped] while others do). A hook Foundry did not write is left in
+// place ([Foreign]). Each hook is handled even when another cannot be, so
+// a hook that cannot be read does not keep the merge driver registered. It returns the results of the hooks it handled and the first
 // error. It takes turns with the repository's other installs and
 // uninstalls, as [Install] does.
 func Uninstall(ctx context.Context, root string, names []string) ([]Result, error) {

@@ -76,9 +76,8 @@ const (
 	Removed   Action = "removed"   // Foundry's own, deleted
 	Restored  Action = "restored"  // ours deleted and the chained hook put back
 	Absent    Action = "absent"    // nothing of Foundry's to remove
-	// Foreign: a pre-merge-commit hook Foundry did not write, left in
-	// place by an uninstall (an install before Foundry wrote that hook
-	// never chained it).
+	// Foreign: a hook Foundry did not write, left in place by an
+	// uninstall.
 	Foreign Action = "foreign"
 	// Added: Foundry's pre-commit hook, which checks other projects of the
 	// repository, rewritten to check this one too.
@@ -446,10 +445,10 @@ func (r *repo) planHookFile(f hookFile, projects []string, opts Options) (step, 
 // uninstallHookFile takes this project out of Foundry's hook name (one of
 // [checkHooks]). The hook stays, rewritten, while it checks other
 // projects; with none left it is removed and the hook it chained put back,
-// as it was. A foreign pre-commit hook is left in place and the error
-// matches [ErrForeignHook]; a foreign pre-merge-commit hook is left in
-// place too, as [Foreign] and no error, since an install before Foundry
-// wrote that hook never chained it.
+// as it was. A foreign hook is left in place, as [Foreign]: nothing of
+// Foundry's is there to remove (an install chains a foreign pre-commit
+// hook, so one there now was put back or written since; an install before
+// Foundry wrote pre-merge-commit hooks never chained one).
 func (r *repo) uninstallHookFile(name string) (Result, error) {
 	hook := filepath.Join(r.hook, name)
 	rel := path.Join(r.hookRel, name)
@@ -466,11 +465,9 @@ func (r *repo) uninstallHookFile(name string) (Result, error) {
 		case err != nil:
 			return err
 		case fi == nil:
-		case !IsFoundryHook(old) && name == PreMergeCommit:
+		case !IsFoundryHook(old):
 			res.Action = Foreign
 			return nil
-		case !IsFoundryHook(old):
-			return fmt.Errorf("%w; it was left in place", ErrForeignHook)
 		default:
 			// A hook whose projects cannot be read is removed, as asked.
 			if listed, ok := HookProjects(old); ok {

@@ -96,12 +96,13 @@ pre-commit and pre-merge-commit hooks, and each hook itself once no other
 project is left in it (putting back the hook it chained, as it was); the
 merge driver's line in this project's .gitattributes, and its git config
 once no .gitattributes of the working tree (nor .git/info/attributes)
-names the driver. A hook foundry did not write is left in place. Without
-arguments, both.
+names the driver. A hook foundry did not write is left in place, and
+said so (action "foreign" in --json): the user's own, put back by an
+uninstall before, or written since. Without arguments, both.
 
 EXIT STATUS:
-   0  removed, or nothing to remove
-   1  the pre-commit hook is not foundry's, or git failed
+   0  removed, or nothing of foundry's to remove
+   1  a hook cannot be read or written, or git failed
    2  malformed command line`,
 				Action: func(c *cli.Context) error {
 					names, err := hookNames(c.Args().Slice())
@@ -241,8 +242,6 @@ func hookRoot(env *cliEnv) (string, error) {
 // hookError adds the hint that helps with an install or uninstall error.
 func hookError(err error, install bool) error {
 	switch {
-	case errors.Is(err, hooks.ErrForeignHook) && !install:
-		return withHint(err, "foundry removes only its own hook; delete this one by hand if it should go")
 	case errors.Is(err, git.ErrNotRepository):
 		return withHint(err, "git hooks need a git repository; run `git init` first")
 	}
