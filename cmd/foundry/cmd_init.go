@@ -59,7 +59,9 @@ checked before anything is written: when one cannot be merged, init
 changes nothing at all. With --http the "foundry" entry is the shared
 daemon instead (foundry mcp serve --transport http): type "http", url
 http://127.0.0.1:7391/mcp and the header Authorization: Bearer
-${FOUNDRY_MCP_TOKEN}, which Claude Code expands from the environment.
+${FOUNDRY_MCP_TOKEN}, which Claude Code expands from the environment;
+init then says on stderr what is left to do: make the token, set it, and
+start the daemon.
 
 EXIT STATUS:
    0  ok
@@ -122,7 +124,25 @@ func runInit(ctx context.Context, env *cliEnv, opts *initOptions) error {
 			return err
 		}
 	}
-	return printInit(env, rep)
+	if err := printInit(env, rep); err != nil {
+		return err
+	}
+	if opts.http && !env.json && registered(rep.Claude) {
+		// The daemon the entry names needs a token before it may serve
+		// agents that write, and nothing has started it.
+		_, err = fmt.Fprintf(env.stderr, "next: make the agents' token with foundry mcp token new NAME, set FOUNDRY_MCP_TOKEN to it where Claude Code runs, and start the daemon with foundry mcp serve --transport http\n")
+	}
+	return err
+}
+
+// registered reports whether init wrote foundry's entry into .mcp.json.
+func registered(files []claude.FileResult) bool {
+	for _, f := range files {
+		if filepath.Base(f.Path) == ".mcp.json" && (f.Action == claude.Created || f.Action == claude.Merged) {
+			return true
+		}
+	}
+	return false
 }
 
 func printInit(env *cliEnv, rep initReport) error {

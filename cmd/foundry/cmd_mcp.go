@@ -80,10 +80,11 @@ message read and written. The server exits 0 once stdin ends and the
 requests in flight are answered.
 
 Both eras of MCP are served on one connection: a request whose _meta
-names protocol revision 2026-07-28 is answered statelessly by that
-revision (server/discover, resultType and serverInfo on every result,
-cache hints on lists and reads); initialize negotiates 2025-11-25 or
-2025-06-18 for the clients of the handshake era.
+names protocol revision 2026-07-28 (and carries the client's capabilities,
+an object, as that revision asks of every request) is answered statelessly
+by that revision (server/discover, resultType and serverInfo on every
+result, cache hints on lists and reads); initialize negotiates 2025-11-25
+or 2025-06-18 for the clients of the handshake era.
 
 Tools: memory_search, memory_write, memory_index, runbook_list,
 runbook_get, contract_validate, blackboard_write, blackboard_read,
