@@ -139,7 +139,7 @@ func planSetup(root string, entry any) (Plan, error) {
 // either is written, so a file that cannot be merged leaves the other
 // untouched too.
 func merge(files *confined.Root, entry any) ([]pendingFile, error) {
-	mcp, err := mergeFile(files, MCPFile, func(o *object) (FileResult, bool, error) { return mergeMCP(o, entry) })
+	mcp, err := mergeFile(files, MCPFile, func(o *object) (FileResult, *insertion, error) { return mergeMCP(o, entry) })
 	if err != nil {
 		return nil, err
 	}
@@ -203,11 +203,13 @@ type pendingFile struct {
 }
 
 // mergeFile reads the JSON object at rel (empty when absent) and lets merge
-// change it; the result, when it changed, is written by pendingFile.write.
+// change it; the result, when it changed, is written by pendingFile.write:
+// the file with merge's insertion made in place, every other byte kept
+// (a new or empty file is written whole).
 // A file that would be written through a symbolic link (the file itself,
 // or .claude/) is refused here, before anything is written: the link could
 // lead out of the project.
-func mergeFile(files *confined.Root, rel string, merge func(*object) (FileResult, bool, error)) (pendingFile, error) {
+func mergeFile(files *confined.Root, rel string, merge func(*object) (FileResult, *insertion, error)) (pendingFile, error) {
 	fi, err := files.Lstat(rel)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -221,12 +223,13 @@ func mergeFile(files *confined.Root, rel string, merge func(*object) (FileResult
 		}
 	}
 	o := newObject()
-	if exists && len(bytes.TrimSpace(data)) > 0 {
+	blank := len(bytes.TrimSpace(data)) == 0
+	if !blank {
 		if o, err = parseObject(data); err != nil {
 			return pendingFile{}, fmt.Errorf("set up %s: %w; fix or move the file, nothing was changed", rel, err)
 		}
 	}
-	res, changed, err := merge(o)
+	res, ins, err := merge(o)
 	if err != nil {
 		return pendingFile{}, fmt.Errorf("set up %s: %w; nothing was changed", rel, err)
 	}
@@ -238,14 +241,24 @@ func mergeFile(files *confined.Root, rel string, merge func(*object) (FileResult
 	if exists {
 		p.mode, p.in = fi.Mode().Perm(), data
 	}
-	if !changed {
+	if ins == nil {
 		return p, nil
 	}
 	if err := files.NoFollow(rel); err != nil {
 		return pendingFile{}, fmt.Errorf("set up %s: %w; nothing was changed", rel, err)
 	}
-	if p.out, err = render(o, data); err != nil {
+	whole, err := render(o, data)
+	if err != nil {
 		return pendingFile{}, fmt.Errorf("set up %s: %w", rel, err)
+	}
+	p.out = whole
+	if !blank {
+		// The file written whole says the same: where the edit in place
+		// would not (a defect), the file is written whole rather than
+		// wrong.
+		if out, err := ins.apply(data); err == nil && sameJSON(out, whole) {
+			p.out = out
+		}
 	}
 	return p, nil
 }
@@ -276,34 +289,35 @@ func (p pendingFile) undo(files *confined.Root) error {
 	return files.WriteFile(p.res.Path, p.in, p.mode)
 }
 
-// mergeMCP adds the foundry server to mcpServers.
-func mergeMCP(o *object, entry any) (FileResult, bool, error) {
+// mergeMCP adds the foundry server to mcpServers, in o and as an
+// insertion; none when it is there.
+func mergeMCP(o *object, entry any) (FileResult, *insertion, error) {
 	servers, err := o.child("mcpServers")
 	if err != nil {
-		return FileResult{}, false, err
+		return FileResult{}, nil, err
 	}
 	if cur, ok := servers.get(ServerName); ok {
 		if sameJSON(cur, raw(entry)) {
-			return FileResult{Action: Unchanged}, false, nil
+			return FileResult{Action: Unchanged}, nil, nil
 		}
-		return FileResult{Action: Kept, Note: fmt.Sprintf("mcpServers.%s already exists and differs from %s; it was left as it is", ServerName, raw(entry))}, false, nil
+		return FileResult{Action: Kept, Note: fmt.Sprintf("mcpServers.%s already exists and differs from %s; it was left as it is", ServerName, raw(entry))}, nil, nil
 	}
 	servers.set(ServerName, raw(entry))
 	o.set("mcpServers", raw(servers))
-	return FileResult{Action: Merged}, true, nil
+	return FileResult{Action: Merged}, &insertion{path: []string{"mcpServers"}, key: ServerName, value: raw(entry)}, nil
 }
 
-// mergeSettings adds the PostToolUse hook group unless a group already runs
-// HookCommand.
-func mergeSettings(o *object) (FileResult, bool, error) {
+// mergeSettings adds the PostToolUse hook group, in o and as an
+// insertion, unless a group already runs HookCommand.
+func mergeSettings(o *object) (FileResult, *insertion, error) {
 	hooks, err := o.child("hooks")
 	if err != nil {
-		return FileResult{}, false, err
+		return FileResult{}, nil, err
 	}
 	var groups []json.RawMessage
 	if cur, ok := hooks.get("PostToolUse"); ok {
 		if err := json.Unmarshal(cur, &groups); err != nil {
-			return FileResult{}, false, errors.New(`"hooks"."PostToolUse": must be an array`)
+			return FileResult{}, nil, errors.New(`"hooks"."PostToolUse": must be an array`)
 		}
 	}
 	for _, g := range groups {
@@ -317,14 +331,14 @@ func mergeSettings(o *object) (FileResult, bool, error) {
 		}
 		for _, h := range group.Hooks {
 			if runsHook(h.Command) {
-				return FileResult{Action: Unchanged}, false, nil
+				return FileResult{Action: Unchanged}, nil, nil
 			}
 		}
 	}
 	groups = append(groups, raw(foundryHookGroup))
 	hooks.set("PostToolUse", raw(groups))
 	o.set("hooks", raw(hooks))
-	return FileResult{Action: Merged}, true, nil
+	return FileResult{Action: Merged}, &insertion{path: []string{"hooks", "PostToolUse"}, value: raw(foundryHookGroup)}, nil
 }
 
 // runsHook reports whether command runs foundry's hook: HookCommand, or

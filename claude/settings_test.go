@@ -88,69 +88,17 @@ func TestSetupMergesTwice(t *testing.T) {
   },
   "model": "opus"
 }`)
-	wantMCP := `{
-  "mcpServers": {
-    "github": {
-      "command": "gh-mcp",
-      "args": [
-        "--read-only"
-      ],
-      "env": {
-        "GH_HOST": "github.com"
-      }
-    },
-    "foundry": {
-      "command": "foundry",
-      "args": [
-        "mcp",
-        "serve"
-      ]
-    }
-  },
-  "x-note": "a <b> & c"
-}
-`
+	// Edited in place: every line foundry did not add stays as written,
+	// objects on one line included.
+	wantMCP := `{"mcpServers": {"github": {"command": "gh-mcp", "args": ["--read-only"], "env": {"GH_HOST": "github.com"}}, "foundry": {"command": "foundry", "args": ["mcp", "serve"]}}, "x-note": "a <b> & c"}`
 	wantSettings := `{
-  "permissions": {
-    "allow": [
-      "Bash(go test:*)"
-    ]
-  },
+  "permissions": {"allow": ["Bash(go test:*)"]},
   "hooks": {
-    "PostToolUse": [
-      {
-        "matcher": "Write",
-        "hooks": [
-          {
-            "type": "command",
-            "command": "gofmt -l . && go vet ./..."
-          }
-        ]
-      },
-      {
-        "matcher": "Write|Edit|MultiEdit",
-        "hooks": [
-          {
-            "type": "command",
-            "command": "foundry hook claude"
-          }
-        ]
-      }
-    ],
-    "Stop": [
-      {
-        "hooks": [
-          {
-            "type": "command",
-            "command": "notify-send done"
-          }
-        ]
-      }
-    ]
+    "PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "gofmt -l . && go vet ./..."}]}, {"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command", "command": "foundry hook claude"}]}],
+    "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]
   },
   "model": "opus"
-}
-`
+}`
 	for run, want := range [][]claude.FileResult{
 		{{Path: ".mcp.json", Action: claude.Merged}, {Path: ".claude/settings.json", Action: claude.Merged}},
 		{{Path: ".mcp.json", Action: claude.Unchanged}, {Path: ".claude/settings.json", Action: claude.Unchanged}},
