@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -216,13 +214,9 @@ func readData(ctx context.Context, opts *blackboardOptions) ([]byte, error) {
 	if opts.dataFile == "-" {
 		promptTerminal(opts.stdin, opts.stderr, "the artifact's JSON", "or pass --data-file FILE")
 	} else {
-		f, err := os.Open(opts.dataPath)
+		f, err := openFlagFile(opts.dataFile, opts.dataPath)
 		if err != nil {
-			var pe *fs.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err // name the file as typed, not as resolved
-			}
-			return nil, fmt.Errorf("read artifact: open %s: %w", opts.dataFile, err)
+			return nil, fmt.Errorf("read artifact: %w", err)
 		}
 		defer f.Close()
 		r, name = f, opts.dataFile

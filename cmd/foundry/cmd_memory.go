@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -336,7 +335,7 @@ func runMemoryWrite(ctx context.Context, env *cliEnv, opts *memoryOptions) error
 	}
 	body := opts.body
 	if opts.bodyFile != "" {
-		b, err := readBody(ctx, env.path(opts.bodyFile), opts.stdin, opts.stderr)
+		b, err := readBody(ctx, opts.bodyFile, env.path(opts.bodyFile), opts.stdin, opts.stderr)
 		if err != nil {
 			return err
 		}
@@ -496,13 +495,14 @@ func memoryStore(env *cliEnv, p *project.Project, write bool) *facts.Store {
 // rule, so the rule's own message reports an over-long body.
 const maxBodyBytes = 1 << 20
 
-// readBody reads a fact body from a file, or stdin for "-".
-func readBody(ctx context.Context, name string, stdin io.Reader, stderr io.Writer) ([]byte, error) {
+// readBody reads a fact body from the file name, osPath once resolved
+// against -C, or stdin for "-".
+func readBody(ctx context.Context, name, osPath string, stdin io.Reader, stderr io.Writer) ([]byte, error) {
 	r, label := stdin, "stdin"
 	if name == "-" {
 		promptTerminal(stdin, stderr, "the fact's body", "or pass --body TEXT")
 	} else {
-		f, err := os.Open(name)
+		f, err := openFlagFile(name, osPath)
 		if err != nil {
 			return nil, fmt.Errorf("read body: %w", err)
 		}
