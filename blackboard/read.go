@@ -77,6 +77,9 @@ type ReadResult struct {
 	Total int `json:"total"`
 	// NextCursor, when set, reads the next page.
 	NextCursor string `json:"nextCursor,omitempty"`
+	// Agent is the agent read (sanitised), empty for the whole wave. The
+	// texts name it; the answer leaves it out, as the request has it.
+	Agent string `json:"-"`
 }
 
 // Text renders the page as blackboard_read returns it. A summary entry is
@@ -100,8 +103,16 @@ func (r ReadResult) HumanText() string {
 
 func (r ReadResult) text(more string) string {
 	var b strings.Builder
-	if len(r.Artifacts) == 0 {
+	// An empty page of artifacts that exist began after them all: only a
+	// cursor does that.
+	switch {
+	case len(r.Artifacts) > 0:
+	case r.Total == 0:
 		fmt.Fprintf(&b, "Wave %s holds no artifacts yet.\n", r.Wave)
+	case r.Agent != "":
+		fmt.Fprintf(&b, "Wave %s holds no artifact by %s after the cursor.\n", r.Wave, r.Agent)
+	default:
+		fmt.Fprintf(&b, "Wave %s holds no artifacts after the cursor (%d in all).\n", r.Wave, r.Total)
 	}
 	for i, a := range r.Artifacts {
 		if r.Full && i > 0 {
@@ -225,9 +236,9 @@ func (b *Board) Read(ctx context.Context, req ReadRequest) (ReadResult, error) {
 	if err != nil {
 		return ReadResult{}, err
 	}
+	agent := ""
 	if req.Agent != "" {
-		agent, err := sanitizeField("agent", req.Agent)
-		if err != nil {
+		if agent, err = sanitizeField("agent", req.Agent); err != nil {
 			return ReadResult{}, err
 		}
 		if !slices.Contains(names, agent+".json") {
@@ -235,7 +246,7 @@ func (b *Board) Read(ctx context.Context, req ReadRequest) (ReadResult, error) {
 		}
 		names = []string{agent + ".json"}
 	}
-	res := ReadResult{Wave: wave, Full: req.Full, Artifacts: []Artifact{}, Total: len(names)}
+	res := ReadResult{Wave: wave, Full: req.Full, Artifacts: []Artifact{}, Total: len(names), Agent: agent}
 	start := 0
 	if after != "" {
 		start, _ = slices.BinarySearch(names, after)

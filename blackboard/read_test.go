@@ -174,22 +174,53 @@ func TestReadErrors(t *testing.T) {
 	}
 }
 
-func TestReadAgentAndEmpty(t *testing.T) {
+func TestReadAgent(t *testing.T) {
 	t.Parallel()
-	b := Open(wave, Options{})
-	res, err := b.Read(context.Background(), ReadRequest{Wave: "audit", Agent: "b-title"})
+	res, err := Open(wave, Options{}).Read(context.Background(), ReadRequest{Wave: "audit", Agent: "b-title"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Artifacts) != 1 || res.Artifacts[0].Name != "b-title.json" || res.Total != 1 {
 		t.Errorf("agent read: %+v", res)
 	}
-	res, err = b.Read(context.Background(), ReadRequest{Wave: "empty"})
-	if err != nil {
-		t.Fatal(err)
+}
+
+// TestReadEmptyPage: the text of a page without artifacts says why, for
+// the CLI and blackboard_read alike: the wave holds none, or the cursor is
+// past them all, or past the agent's (whose wave holds others after it).
+func TestReadEmptyPage(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		req  ReadRequest
+		want string
+	}{
+		{name: "empty wave", req: ReadRequest{Wave: "empty"},
+			want: "Wave empty holds no artifacts yet.\n"},
+		{name: "cursor past the wave's last", req: ReadRequest{Wave: "audit", Cursor: encodeCursor("audit", "f-broken.json")},
+			want: "Wave audit holds no artifacts after the cursor (6 in all).\n"},
+		{name: "cursor past the agent's", req: ReadRequest{Wave: "audit", Agent: "b-title", Cursor: encodeCursor("audit", "b-title.json")},
+			want: "Wave audit holds no artifact by b-title after the cursor.\n"},
+		{name: "agent named as sanitised", req: ReadRequest{Wave: "audit", Agent: "b/title", Cursor: encodeCursor("audit", "c-goal.json")},
+			want: "Wave audit holds no artifact by b-title after the cursor.\n"},
 	}
-	if got, want := res.Text(), "Wave empty holds no artifacts yet.\n"; got != want {
-		t.Errorf("empty wave Text = %q, want %q", got, want)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := Open(wave, Options{}).Read(context.Background(), tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Artifacts) != 0 || res.NextCursor != "" {
+				t.Fatalf("page holds %d artifacts, next cursor %q; want none", len(res.Artifacts), res.NextCursor)
+			}
+			if diff := cmp.Diff(tt.want, res.Text()); diff != "" {
+				t.Errorf("Text (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.want, res.HumanText()); diff != "" {
+				t.Errorf("HumanText (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
