@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"go.yaml.in/yaml/v3"
@@ -209,7 +210,41 @@ func AddToken(name string, data []byte, t MCPToken) ([]byte, error) {
 	if err := entry.Encode(t); err != nil {
 		return nil, fmt.Errorf("add token %s: %w", t.Name, err)
 	}
-	return editTokens(name, data, func(list *yaml.Node) { list.Content = append(list.Content, &entry) })
+	out, ok := addTokenLines(data, t)
+	return inPlace(name, out, ok, c, append(slices.Clone(c.MCP.HTTP.Tokens), t), func() ([]byte, error) {
+		return editTokens(name, data, func(list *yaml.Node) { list.Content = append(list.Content, &entry) })
+	})
+}
+
+// inPlace returns out, the config edited in place, where it says what c,
+// the config before the edit, says with its tokens replaced by tokens, or
+// what the config encoded anew by whole says; else the config encoded
+// anew. The edit in place keeps every line it does not change; the check
+// keeps a file whose shape it mistook (a defect) from being written wrong.
+func inPlace(name string, out []byte, ok bool, c Config, tokens []MCPToken, whole func() ([]byte, error)) ([]byte, error) {
+	var got Config
+	if ok {
+		var err error
+		if got, err = Parse(name, out); err != nil {
+			ok = false
+		}
+		c.MCP.HTTP.Tokens = tokens
+		if ok && reflect.DeepEqual(got, c) {
+			return out, nil
+		}
+	}
+	w, err := whole()
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		// The blocks the edit made may say more than c did (an mcp block
+		// now present): the file encoded anew has them too.
+		if want, err := Parse(name, w); err == nil && reflect.DeepEqual(got, want) {
+			return out, nil
+		}
+	}
+	return w, nil
 }
 
 // NoTokenError is the error of [RemoveToken] when the config has no token
@@ -233,17 +268,17 @@ func RemoveToken(name string, data []byte, tokenName string) ([]byte, error) {
 	if !slices.ContainsFunc(c.MCP.HTTP.Tokens, func(t MCPToken) bool { return t.Name == tokenName }) {
 		return nil, &NoTokenError{File: name, Name: tokenName}
 	}
-	return editTokens(name, data, func(list *yaml.Node) {
-		list.Content = slices.DeleteFunc(list.Content, func(item *yaml.Node) bool {
-			if item.Kind != yaml.MappingNode {
-				return false
-			}
-			for i := 0; i+1 < len(item.Content); i += 2 {
-				if item.Content[i].Value == "name" {
-					return item.Content[i+1].Value == tokenName
+	out, ok := removeTokenLines(data, tokenName)
+	rest := slices.DeleteFunc(slices.Clone(c.MCP.HTTP.Tokens), func(t MCPToken) bool { return t.Name == tokenName })
+	return inPlace(name, out, ok, c, rest, func() ([]byte, error) {
+		return editTokens(name, data, func(list *yaml.Node) {
+			list.Content = slices.DeleteFunc(list.Content, func(item *yaml.Node) bool {
+				if item.Kind != yaml.MappingNode {
+					return false
 				}
-			}
-			return false
+				_, v := valueOf(item, "name")
+				return v != nil && v.Value == tokenName
+			})
 		})
 	})
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,8 +60,10 @@ func TestAddToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// yaml.v3 quotes a flow item holding a colon; comments and order stay.
-	want := "# project config\nmcp:\n  enabled: true # opted in\n  scopes: ['read:memory']\n  http:\n    tokens:\n      - name: reviewer\n        scopes: ['read:memory']\n        sha256: " + testHash + "\n"
+	// Added in place: the other lines stay as written. The entry is
+	// written as the encoder writes it, which quotes a flow item holding
+	// a colon.
+	want := "# project config\nmcp:\n  enabled: true # opted in\n  scopes: [read:memory]\n  http:\n    tokens:\n      - name: reviewer\n        scopes: ['read:memory']\n        sha256: " + testHash + "\n"
 	if diff := cmp.Diff(want, string(out)); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
 	}
@@ -119,6 +122,61 @@ func TestRemoveToken(t *testing.T) {
 	}
 }
 
+// TestTokenEditsInPlace: making and revoking tokens change the lines of
+// the token alone, in the config init writes (its comments aligned) and
+// in others; a shape the edit in place does not know is encoded anew.
+func TestTokenEditsInPlace(t *testing.T) {
+	t.Parallel()
+	entry := func(ind, name string) string {
+		return ind + "- name: " + name + "\n" + ind + "  sha256: " + testHash + "\n"
+	}
+	tests := []struct {
+		name   string
+		in     string
+		add    string // the token made
+		remove string // the token revoked, when add is ""
+		want   string
+	}{
+		// After the last key of mcp, before the comments that end it.
+		{name: "init's config", in: MCPOptIn, add: "ci",
+			want: strings.Replace(MCPOptIn, "  # capabilities:", "  http:\n    tokens:\n"+entry("      ", "ci")+"  # capabilities:", 1)},
+		{name: "after the last entry, its comment kept", in: "mcp:\n  enabled: true   # on\n  http:\n    listen: 127.0.0.1:7400   # here\n    tokens:\n" + entry("    ", "a") + "    # more below\n", add: "b",
+			want: "mcp:\n  enabled: true   # on\n  http:\n    listen: 127.0.0.1:7400   # here\n    tokens:\n" + entry("    ", "a") + entry("    ", "b") + "    # more below\n"},
+		{name: "http made, before the next top-level key", in: "mcp:\n    enabled: true\nmemory:\n    indexBudgetTokens: 100\n", add: "ci",
+			want: "mcp:\n    enabled: true\n    http:\n        tokens:\n" + entry("            ", "ci") + "memory:\n    indexBudgetTokens: 100\n"},
+		{name: "CRLF and no final line end", in: "mcp:\r\n  enabled: true", add: "ci",
+			want: "mcp:\r\n  enabled: true\r\n  http:\r\n    tokens:\r\n      - name: ci\r\n        sha256: " + testHash + "\r\n"},
+		{name: "comments alone", in: "# nothing yet\n", add: "ci",
+			want: "# nothing yet\nmcp:\n  http:\n    tokens:\n" + entry("      ", "ci")},
+		{name: "revoked in the middle", in: "mcp:\n  http:\n    tokens:   # all\n" + entry("      ", "a") + entry("      ", "b") + entry("      ", "c"), remove: "b",
+			want: "mcp:\n  http:\n    tokens:   # all\n" + entry("      ", "a") + entry("      ", "c")},
+		{name: "the last revoked", in: "mcp:\n  http:\n    tokens:   # all\n" + entry("      ", "a"), remove: "a",
+			want: "mcp:\n  http:\n    tokens: []   # all\n"},
+		{name: "made again", in: "mcp:\n  http:\n    tokens: []   # all\n", add: "a",
+			want: "mcp:\n  http:\n    tokens:   # all\n" + entry("      ", "a")},
+		{name: "a flow list: encoded anew", in: "mcp: {http: {tokens: []}}   # one line\n", add: "a",
+			want: "mcp: {http: {tokens: [{name: a, sha256: " + testHash + "}]}} # one line\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var out []byte
+			var err error
+			if tt.add != "" {
+				out, err = AddToken(Path, []byte(tt.in), MCPToken{Name: tt.add, SHA256: testHash})
+			} else {
+				out, err = RemoveToken(Path, []byte(tt.in), tt.remove)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, string(out)); diff != "" {
+				t.Errorf("config (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestParseTokens(t *testing.T) {
 	t.Parallel()
 	toks, err := ParseTokens("tokens.yaml", []byte("- {name: ci, scopes: [read:ops], sha256: "+testHash+"}\n"))
@@ -131,4 +189,39 @@ func TestParseTokens(t *testing.T) {
 	if _, err := ParseTokens("tokens.yaml", []byte("{name: ci}")); err == nil || !strings.Contains(err.Error(), "tokens.yaml:1: tokens: want a list") {
 		t.Errorf("ParseTokens of a mapping = %v", err)
 	}
+}
+
+// FuzzTokenEdits: making a token, then revoking it, never fails on a
+// config that parses, and leaves the config's other settings as they were.
+func FuzzTokenEdits(f *testing.F) {
+	for _, s := range []string{MCPOptIn, "", "# c\n", "mcp:\n  http:\n    tokens: []\n", "mcp:\r\n  http:\r\n    tokens:\r\n      - name: a\r\n        sha256: " + testHash + "\r\n",
+		"mcp: {http: {}}\n", "mcp:\n  http:\n    listen: |\n      x\n", "mcp:\n    enabled: true\nmemory:\n    indexBudgetTokens: 100"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		before, err := Parse(Path, []byte(data))
+		if err != nil {
+			return
+		}
+		tok := MCPToken{Name: "fuzz-token", SHA256: testHash}
+		added, err := AddToken(Path, []byte(data), tok)
+		if err != nil {
+			return // a token of that name, or a config yaml.v3 cannot write back
+		}
+		c, err := Parse(Path, added)
+		if err != nil || !slices.ContainsFunc(c.MCP.HTTP.Tokens, func(x MCPToken) bool { return x.Name == tok.Name && x.SHA256 == tok.SHA256 }) {
+			t.Fatalf("AddToken(%q) = %q: %v, the token missing", data, added, err)
+		}
+		removed, err := RemoveToken(Path, added, tok.Name)
+		if err != nil {
+			t.Fatalf("RemoveToken(%q): %v", added, err)
+		}
+		after, err := Parse(Path, removed)
+		if err != nil {
+			t.Fatalf("RemoveToken(%q) = %q: %v", added, removed, err)
+		}
+		if len(after.MCP.HTTP.Tokens) != len(before.MCP.HTTP.Tokens) {
+			t.Fatalf("made and revoked: tokens %v, were %v", after.MCP.HTTP.Tokens, before.MCP.HTTP.Tokens)
+		}
+	})
 }
