@@ -14,6 +14,7 @@ import (
 	"github.com/foundryhq/foundry/facts"
 	"github.com/foundryhq/foundry/git/gittest"
 	"github.com/foundryhq/foundry/project"
+	"github.com/google/go-cmp/cmp"
 )
 
 // bigFacts commits n facts of about size bytes each (words of random
@@ -208,6 +209,54 @@ func BenchmarkRunBigFacts(b *testing.B) {
 				p.Close()
 			}
 			b.ReportMetric(float64(peak), "live-B")
+		})
+	}
+}
+
+// TestStagedIndexLeftBehind: the staged check warns of facts staged
+// without the INDEX.md the working tree rebuilt for them, and of nothing
+// when INDEX.md is staged with them, or when the working tree's is the
+// one staged (a body edited, the index unchanged).
+func TestStagedIndexLeftBehind(t *testing.T) {
+	t.Parallel()
+	const fact = "---\nid: fact-0001\ntype: convention\nimportance: medium\ncreated: 2026-01-01\nsource: code\n---\n# Payments use the outbox\n\nAll payment events go through the outbox.\n"
+	const index = "# Memory index\n\nfact-0001 listed\n"
+	tests := []struct {
+		name  string
+		stage []string // beside the fact file
+		index string   // the working tree's INDEX.md; "" none
+		want  []string // messages
+	}{
+		{name: "fact alone, index rebuilt", index: index,
+			want: []string{"facts are staged without INDEX.md, which the working tree has rebuilt for them: git add it too, or the commit's INDEX.md will not list them"}},
+		{name: "fact with its index", stage: []string{".foundry/memory/INDEX.md"}, index: index},
+		{name: "fact alone, the index as committed", index: "# Memory index\n"},
+		{name: "fact alone, no index in the working tree"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := gittest.New(t)
+			r.Write(".foundry/config.yaml", "")
+			r.Write(".foundry/memory/INDEX.md", "# Memory index\n")
+			r.CommitAll("init")
+			r.Write(".foundry/memory/fact-0001-payments.md", fact)
+			if tt.index != "" {
+				r.Write(".foundry/memory/INDEX.md", tt.index)
+			} else {
+				r.Git("rm", "-q", ".foundry/memory/INDEX.md")
+				r.Git("commit", "-q", "-m", "no index")
+			}
+			r.Git(append([]string{"add", ".foundry/memory/fact-0001-payments.md"}, tt.stage...)...)
+			var got []string
+			for _, f := range stagedCheck(t, r.Dir).Findings {
+				if f.Check == doctor.CheckFactsIndex {
+					got = append(got, f.Message)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("INDEX.md findings (-want +got):\n%s", diff)
+			}
 		})
 	}
 }

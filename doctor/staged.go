@@ -5,6 +5,7 @@
 package doctor
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/foundryhq/foundry/facts"
 	"github.com/foundryhq/foundry/git"
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 // stagedSkip is why a check does not run in the staged check.
@@ -36,7 +38,45 @@ func (r *run) stagedPasses() []func(context.Context) error {
 		r.checkRunbooks,
 		r.checkStoredSecrets,
 		r.checkStagedBreaking,
+		r.checkStagedIndex,
 	}
+}
+
+// checkStagedIndex looks, where the staged check cannot rebuild INDEX.md
+// (that reads every fact), for the one way it is most often left behind:
+// facts staged without the INDEX.md the working tree has rebuilt for them
+// (a memory write, then git add of the fact file alone). The commit would
+// hold facts its index does not list, for every clone.
+func (r *run) checkStagedIndex(context.Context) error {
+	factsStaged := false
+	for _, c := range r.changes {
+		switch {
+		case c.Path == facts.IndexPath:
+			return nil // staged with them: doctor's sweep checks its content
+		case path.Dir(c.Path) == facts.Dir && isFactFile(path.Base(c.Path)):
+			factsStaged = true
+		}
+	}
+	if !factsStaged || r.p.Root == "" {
+		return nil
+	}
+	r.results[CheckFactsIndex].Skipped = ""
+	r.checked(CheckFactsIndex, 1)
+	worktree, err := fs.ReadFile(confined.OpenFS(r.p.Root), facts.IndexPath)
+	if err != nil {
+		return nil // none there: nothing rebuilt to stage
+	}
+	staged, err := fs.ReadFile(r.all, facts.IndexPath)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err == nil && bytes.Equal(staged, worktree) {
+		return nil
+	}
+	r.add(CheckFactsIndex, Finding{File: facts.IndexPath,
+		Message: "facts are staged without INDEX.md, which the working tree has rebuilt for them: git add it too, or the commit's INDEX.md will not list them",
+		Fix:     "git add " + facts.IndexPath})
+	return nil
 }
 
 // restrict makes the run see, through r.p.FS, only the changed files that
