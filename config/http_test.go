@@ -225,3 +225,26 @@ func FuzzTokenEdits(f *testing.F) {
 		}
 	})
 }
+
+// TestTokenEditsLoneCR: a config whose lines end with a lone CR, which
+// YAML counts as line ends, is encoded anew, not edited by lines it does
+// not split (an index out of range before).
+func TestTokenEditsLoneCR(t *testing.T) {
+	t.Parallel()
+	in := strings.ReplaceAll(MCPOptIn+"  http:\n    tokens:\n      - name: a\n        sha256: "+testHash+"\n", "\n", "\r")
+	for _, add := range []bool{true, false} {
+		var out []byte
+		var err error
+		if add {
+			out, err = AddToken(Path, []byte(in), MCPToken{Name: "b", SHA256: testHash})
+		} else {
+			out, err = RemoveToken(Path, []byte(in), "a")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Parse(Path, out); err != nil {
+			t.Errorf("add %v: %v", add, err)
+		}
+	}
+}

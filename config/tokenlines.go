@@ -23,7 +23,13 @@ type yamlLines struct {
 	root  *yaml.Node // the top-level mapping; nil for an empty document
 }
 
+// splitYAML splits data in lines; ok is false where its nodes' lines and
+// columns are not those of the lines (a line ended by a lone CR, which
+// YAML counts and this split does not).
 func splitYAML(data []byte) (yamlLines, bool) {
+	if bytes.Contains(bytes.ReplaceAll(data, []byte("\r\n"), nil), []byte("\r")) {
+		return yamlLines{}, false
+	}
 	var doc yaml.Node
 	if yaml.Unmarshal(data, &doc) != nil {
 		return yamlLines{}, false
@@ -34,11 +40,25 @@ func splitYAML(data []byte) (yamlLines, bool) {
 	}
 	if len(doc.Content) > 0 {
 		y.root = doc.Content[0]
-		if y.root.Kind != yaml.MappingNode || y.root.Style&yaml.FlowStyle != 0 {
+		if y.root.Kind != yaml.MappingNode || y.root.Style&yaml.FlowStyle != 0 || !y.within(y.root) {
 			return yamlLines{}, false
 		}
 	}
 	return y, true
+}
+
+// within reports whether every node of n lies on a line of y, at a column
+// of that line.
+func (y yamlLines) within(n *yaml.Node) bool {
+	if n.Line < 1 || n.Line > len(y.lines) || n.Column < 1 || n.Column-1 > len(y.lines[n.Line-1]) {
+		return false
+	}
+	for _, c := range n.Content {
+		if !y.within(c) {
+			return false
+		}
+	}
+	return true
 }
 
 func (y yamlLines) bytes() []byte { return bytes.Join(y.lines, nil) }

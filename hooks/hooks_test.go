@@ -601,3 +601,27 @@ func TestChainRace(t *testing.T) {
 		})
 	}
 }
+
+// TestUninstallAfterHookReplaced: foundry's chaining hook replaced by
+// another tool since the install is left in place, and so is the hook
+// foundry had chained, which the result names.
+func TestUninstallAfterHookReplaced(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := gittest.New(t)
+	r.Write(".git/hooks/pre-commit", "#!/bin/sh\necho lint\n")
+	if _, err := hooks.InstallPreCommit(ctx, r.Dir, hooks.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	hook := filepath.Join(r.Dir, ".git", "hooks", "pre-commit")
+	const other = "#!/bin/sh\necho another tool\n"
+	r.Write(".git/hooks/pre-commit", other)
+	res, err := hooks.UninstallPreCommit(ctx, r.Dir)
+	want := hooks.Result{Hook: hooks.PreCommit, Action: hooks.Foreign, Path: hook, Backup: hook + ".pre-foundry"}
+	if diff := cmp.Diff(want, res); err != nil || diff != "" {
+		t.Errorf("uninstall (-want +got):\n%s\nerror %v", diff, err)
+	}
+	if readFile(t, hook) != other || readFile(t, hook+".pre-foundry") != "#!/bin/sh\necho lint\n" {
+		t.Errorf("uninstall touched the hooks")
+	}
+}

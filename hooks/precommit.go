@@ -466,7 +466,12 @@ func (r *repo) uninstallHookFile(name string) (Result, error) {
 			return err
 		case fi == nil:
 		case !IsFoundryHook(old):
+			// Foundry's hook replaced since the install (another tool):
+			// the hook Foundry had chained is left too, and said so.
 			res.Action = Foreign
+			if _, err := root.Lstat(relChained); err == nil {
+				res.Backup = hook + chainSuffix
+			}
 			return nil
 		default:
 			// A hook whose projects cannot be read is removed, as asked.

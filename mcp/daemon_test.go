@@ -350,6 +350,11 @@ func daemonOptions(t *testing.T, listen string) mcp.DaemonOptions {
 	if err := os.Mkdir(filepath.Join(dir, ".foundry"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// The opt-in a start requires, which the daemon reads again for its
+	// tokens.
+	if err := os.WriteFile(filepath.Join(dir, config.Path), []byte("mcp:\n  enabled: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	root, err := confined.Open(dir)
 	if err != nil {
 		t.Fatal(err)

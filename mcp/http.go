@@ -103,7 +103,8 @@ type HTTPOptions struct {
 	// request. When they change, the sessions of a token no longer
 	// accepted as it was (revoked, or given other scopes) end, and so do
 	// the anonymous sessions once a token is needed. An error refuses
-	// every request (503) until it is asked again with success. With no
+	// every request (503) until it is asked again with success, and ends
+	// no session until then. With no
 	// token accepted, requests need none when OpenWithoutTokens is set and
 	// are all refused (401) when it is not.
 	LiveTokens        func() (tokens []Token, changed bool, err error)
@@ -142,9 +143,9 @@ type HTTPOptions struct {
 	// opens one more ends its least recently used session idle for ten
 	// minutes (no request being served, no stream) to make room, as agents
 	// that exit without DELETE leave theirs; it is refused when there is
-	// none. The default is a quarter of MaxSessions, at least 1; without
-	// Tokens, where every request is the one anonymous client, it is
-	// MaxSessions.
+	// none. The default is a quarter of MaxSessions, at least 1; while no
+	// token is accepted and requests need none, where every request is
+	// the one anonymous client, it is MaxSessions.
 	MaxClientSessions int
 	// MaxClientStreams caps the GET streams one client holds open across
 	// its sessions (each session holds at most 16): every stream holds a
@@ -208,15 +209,8 @@ func NewHTTPHandler(opts HTTPOptions) (*HTTPHandler, error) {
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = DefaultMaxSessions
 	}
-	if opts.MaxClientSessions <= 0 {
-		opts.MaxClientSessions = max(opts.MaxSessions/4, 1)
-		if len(opts.Tokens) == 0 && (opts.LiveTokens == nil || opts.OpenWithoutTokens) {
-			opts.MaxClientSessions = opts.MaxSessions
-		}
-	}
-	if opts.MaxClientStreams <= 0 {
-		opts.MaxClientStreams = max(opts.MaxClientSessions, DefaultMaxStreams)
-	}
+	// MaxClientSessions and MaxClientStreams, when not given, follow the
+	// tokens (see clientSessions).
 	if opts.SessionIdle <= 0 {
 		opts.SessionIdle = DefaultSessionIdle
 	}
@@ -571,7 +565,7 @@ func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (*Tok
 	tokens, err := h.accepted()
 	switch {
 	case err != nil:
-		httpError(w, http.StatusServiceUnavailable, "Service unavailable: the server cannot read its bearer tokens; its log says why")
+		httpError(w, http.StatusServiceUnavailable, "Service unavailable: the server's config or token file, as they are now, do not let it serve; its log says why")
 		return nil, false
 	case len(tokens) == 0 && h.anonymous():
 		return nil, true
@@ -599,6 +593,26 @@ func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (*Tok
 		return nil, false
 	}
 	return found, true
+}
+
+// clientSessions and clientStreams are the bounds of one client's
+// sessions and GET streams (see MaxClientSessions, MaxClientStreams): the
+// defaults follow the tokens accepted now. h.mu is held.
+func (h *HTTPHandler) clientSessions() int {
+	switch {
+	case h.opts.MaxClientSessions > 0:
+		return h.opts.MaxClientSessions
+	case len(h.tokens) == 0 && h.anonymous():
+		return h.opts.MaxSessions
+	}
+	return max(h.opts.MaxSessions/4, 1)
+}
+
+func (h *HTTPHandler) clientStreams() int {
+	if h.opts.MaxClientStreams > 0 {
+		return h.opts.MaxClientStreams
+	}
+	return max(h.clientSessions(), DefaultMaxStreams)
 }
 
 // anonymous reports whether requests need no token when none is
@@ -630,26 +644,35 @@ func (h *HTTPHandler) accepted() ([]Token, error) {
 	return tokens, err
 }
 
-// retire makes tokens (or err) the accepted ones, and drops the sessions
-// and stateless method tables of every client whose token is no longer
-// accepted as it was, returning the sessions to end. h.mu is held.
+// retire makes tokens the accepted ones, and drops the sessions and
+// stateless method tables of every client whose token is no longer
+// accepted as it was, returning the sessions to end. An error refuses
+// every request until the tokens read again, but ends no session: a
+// config caught half written, or mistyped for a moment, must not end every
+// agent's session; those of the tokens gone end once it reads again.
+// h.mu is held.
 func (h *HTTPHandler) retire(tokens []Token, err error) []*httpSession {
-	old, oldErr := h.tokens, h.tokenErr
-	h.tokens, h.tokenErr = tokens, err
-	switch {
-	case err != nil && oldErr == nil:
-		h.log.Error("refuse every request: the bearer tokens cannot be read", "err", err)
-	case err != nil:
-		h.log.Error("refuse every request: the bearer tokens still cannot be read", "err", err)
-	case oldErr != nil:
-		h.log.Info("bearer tokens read again", "tokens", tokenNames(tokens))
+	if err != nil {
+		if h.tokenErr == nil {
+			h.log.Error("refuse every request until the config or token file is fixed", "err", err)
+		} else {
+			h.log.Error("refuse every request: the config or token file is still not one to serve with", "err", err)
+		}
+		h.tokenErr = err
+		return nil
 	}
+	if h.tokenErr != nil {
+		h.log.Info("serving again: config and token file read", "tokens", tokenNames(tokens))
+		h.tokenErr = nil
+	}
+	old := h.tokens
+	h.tokens = tokens
 	gone := map[string]bool{}
-	if len(old) == 0 && h.anonymous() && (err != nil || len(tokens) > 0) {
+	if len(old) == 0 && h.anonymous() && len(tokens) > 0 {
 		gone[anonymousClient] = true
 	}
 	for _, t := range old {
-		if err != nil || !slices.ContainsFunc(tokens, t.same) {
+		if !slices.ContainsFunc(tokens, t.same) {
 			gone[t.Name] = true
 		}
 	}
@@ -658,7 +681,7 @@ func (h *HTTPHandler) retire(tokens []Token, err error) []*httpSession {
 			h.log.Info("bearer token accepted", "client", t.Name)
 		}
 	}
-	if err == nil && len(tokens) == 0 && len(old) > 0 {
+	if len(tokens) == 0 && len(old) > 0 {
 		if h.anonymous() {
 			h.log.Warn("no bearer token is configured any more: requests need none")
 		} else {
@@ -1068,7 +1091,7 @@ func (h *HTTPHandler) open(w http.ResponseWriter, tok *Token) *httpSession {
 		httpError(w, http.StatusUnauthorized, "Unauthorized: the bearer token is not valid")
 		return nil
 	}
-	if h.opened[s.client] >= h.opts.MaxClientSessions {
+	if h.opened[s.client] >= h.clientSessions() {
 		if evicted = h.leastRecentIdle(s.client); evicted != nil {
 			h.drop(evicted)
 		}
@@ -1077,9 +1100,9 @@ func (h *HTTPHandler) open(w http.ResponseWriter, tok *Token) *httpSession {
 	case len(h.sessions) >= h.opts.MaxSessions:
 		httpError(w, http.StatusServiceUnavailable, fmt.Sprintf("Service unavailable: %d sessions are open; end one (DELETE) or retry later", h.opts.MaxSessions))
 		return nil
-	case h.opened[s.client] >= h.opts.MaxClientSessions:
+	case h.opened[s.client] >= h.clientSessions():
 		h.log.Debug("refuse session: client bound", "client", s.client, "sessions", h.opened[s.client])
-		httpError(w, http.StatusTooManyRequests, fmt.Sprintf("Too many requests: client %s has %d sessions open, the bound of one client; end one (DELETE) or retry later", s.client, h.opts.MaxClientSessions))
+		httpError(w, http.StatusTooManyRequests, fmt.Sprintf("Too many requests: client %s has %d sessions open, the bound of one client; end one (DELETE) or retry later", s.client, h.clientSessions()))
 		return nil
 	}
 	h.sessions[id] = s
@@ -1200,8 +1223,8 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request, tok *Token) {
 	// mark here or is listed in time to be ended, and none opened during
 	// a shutdown holds it up until its timeout.
 	h.mu.Lock()
-	closed, open, valid := h.closed, h.streams[s.client], h.valid(tok)
-	if !closed && valid && open < h.opts.MaxClientStreams {
+	closed, open, valid, bound := h.closed, h.streams[s.client], h.valid(tok), h.clientStreams()
+	if !closed && valid && open < bound {
 		h.streams[s.client]++
 		defer func() {
 			h.mu.Lock()
@@ -1217,8 +1240,8 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request, tok *Token) {
 	case !valid:
 		httpError(w, http.StatusNotFound, "Not found: unknown or ended session; initialize a new one")
 		return
-	case open >= h.opts.MaxClientStreams:
-		httpError(w, http.StatusTooManyRequests, fmt.Sprintf("Too many requests: client %s has %d streams open, the bound of one client; close one or retry later", s.client, h.opts.MaxClientStreams))
+	case open >= bound:
+		httpError(w, http.StatusTooManyRequests, fmt.Sprintf("Too many requests: client %s has %d streams open, the bound of one client; close one or retry later", s.client, bound))
 		return
 	}
 

@@ -39,23 +39,32 @@ type liveTokens struct {
 	file   fileStamp // of the token file when last read
 }
 
-// fileStamp is what a stat says of a file, to tell whether it is still the
-// one read: nil info for a missing file.
+// fileStamp is what stats say of a file, to tell whether it is still the
+// one read: the name's own (a link itself, for the config) and the file
+// read (where the link leads), nil for a missing one.
 type fileStamp struct {
-	fi      fs.FileInfo
+	fi      [2]fs.FileInfo
 	settled bool // modified more than tokenRacyWindow before the read
 	known   bool
 }
 
-// same reports whether fi (nil: missing) is the file stamped, settled.
-func (s fileStamp) same(fi fs.FileInfo) bool {
-	switch {
-	case !s.known || !s.settled:
+// same reports whether fi is what the stamp recorded, settled.
+func (s fileStamp) same(fi [2]fs.FileInfo) bool {
+	if !s.known || !s.settled {
 		return false
-	case s.fi == nil || fi == nil:
-		return s.fi == nil && fi == nil
 	}
-	return os.SameFile(s.fi, fi) && s.fi.Size() == fi.Size() && s.fi.ModTime().Equal(fi.ModTime()) && s.fi.Mode() == fi.Mode()
+	for i := range fi {
+		a, b := s.fi[i], fi[i]
+		switch {
+		case a == nil || b == nil:
+			if a != b {
+				return false
+			}
+		case !os.SameFile(a, b) || a.Size() != b.Size() || !a.ModTime().Equal(b.ModTime()) || a.Mode() != b.Mode():
+			return false
+		}
+	}
+	return true
 }
 
 func newLiveTokens(o DaemonOptions, tokens []Token) *liveTokens {
@@ -104,6 +113,11 @@ func (l *liveTokens) read() ([]Token, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A config that no longer enables the server is one a start refuses:
+	// its tokens, none perhaps, must not open the daemon to anyone.
+	if err := CheckEnabled(c.MCP); err != nil {
+		return nil, err
+	}
 	l.o.HTTP = c.MCP.HTTP
 	// The token file the config names now, stamped before it is read.
 	fi, err := l.statTokenFile(l.o.HTTP.TokenFile)
@@ -119,28 +133,44 @@ func (l *liveTokens) read() ([]Token, error) {
 	return tokens, err
 }
 
-// stat stats a file of the project, nil for a missing one.
-func (l *liveTokens) stat(name string) (fs.FileInfo, error) {
-	fi, err := l.o.Root.Lstat(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+// stat stats a file of the project: the name itself and, where it is a
+// link, the file it leads to, which its read reads; nil for a missing one.
+func (l *liveTokens) stat(name string) ([2]fs.FileInfo, error) {
+	var fi [2]fs.FileInfo
+	var err error
+	for i, stat := range []func(fs.FS, string) (fs.FileInfo, error){fs.Lstat, fs.Stat} {
+		fi[i], err = stat(l.o.Root.FS(), name)
+		if errors.Is(err, fs.ErrNotExist) {
+			fi[i], err = nil, nil
+		}
+		if err != nil {
+			return fi, err
+		}
 	}
-	return fi, err
+	return fi, nil
 }
 
 // statTokenFile stats the token file name names, following links as its
 // read does; nil for none named or a missing one, which its read reports.
-func (l *liveTokens) statTokenFile(name string) (fs.FileInfo, error) {
+func (l *liveTokens) statTokenFile(name string) ([2]fs.FileInfo, error) {
 	if name == "" {
-		return nil, nil
+		return [2]fs.FileInfo{}, nil
 	}
 	fi, err := os.Stat(configFilePath(name, l.o.Root.Dir()))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return [2]fs.FileInfo{}, nil
 	}
-	return fi, err
+	return [2]fs.FileInfo{fi}, err
 }
 
-func stamp(fi fs.FileInfo, now time.Time) fileStamp {
-	return fileStamp{fi: fi, known: true, settled: fi == nil || fi.ModTime().Before(now.Add(-tokenRacyWindow))}
+// stamp records fi, read at now: settled when each file it names was last
+// modified more than tokenRacyWindow before.
+func stamp(fi [2]fs.FileInfo, now time.Time) fileStamp {
+	s := fileStamp{fi: fi, known: true, settled: true}
+	for _, f := range fi {
+		if f != nil && !f.ModTime().Before(now.Add(-tokenRacyWindow)) {
+			s.settled = false
+		}
+	}
+	return s
 }

@@ -116,11 +116,23 @@ func TestHTTPLiveTokens(t *testing.T) {
 			t.Errorf("tokens unreadable, token %q: %d %s, want 503 that does not say why", tok, res.status, res.body)
 		}
 	}
+	// Read again, the writer still there: its session lived through.
+	src.set([]mcp.Token{narrowed, writer}, nil)
+	if res := post(t, d, tokenRW, sessionHeaders(w), pingBody); res.status != http.StatusOK {
+		t.Errorf("session of a token kept while the tokens were unreadable: %d %s, want 200", res.status, res.body)
+	}
+	// Unreadable again, then read without the writer: its session ends
+	// once the tokens read.
+	src.set(nil, errors.New("boom"))
+	post(t, d, tokenRO, nil, initBody)
+	src.set([]mcp.Token{narrowed}, nil)
+	if res := post(t, d, tokenRW, sessionHeaders(w), pingBody); res.status != http.StatusUnauthorized {
+		t.Errorf("the writer revoked while the tokens were unreadable: %d %s, want 401", res.status, res.body)
+	}
 	src.set([]mcp.Token{narrowed, writer}, nil)
 	if res := post(t, d, tokenRW, sessionHeaders(w), pingBody); res.status != http.StatusNotFound {
-		t.Errorf("session of a token while the tokens were unreadable: %d %s, want 404 (ended)", res.status, res.body)
+		t.Errorf("the writer's session, the writer made again: %d %s, want 404 (ended)", res.status, res.body)
 	}
-	initSession(t, d, tokenRW)
 
 	src.set([]mcp.Token{}, nil)
 	for _, tok := range []string{tokenRW, ""} {
@@ -131,13 +143,15 @@ func TestHTTPLiveTokens(t *testing.T) {
 }
 
 // TestHTTPLiveTokensOpen: a handler that may serve without tokens serves
-// anonymous clients while none is configured, and ends their sessions once
-// one is.
+// anonymous clients while none is configured, the one anonymous client
+// bounded by all the sessions, and ends their sessions once a token is
+// configured, each token then bounded by a quarter of them.
 func TestHTTPLiveTokensOpen(t *testing.T) {
 	t.Parallel()
 	src := &tokenSource{tokens: testTokens()}
 	d := startFake(t, func(o *mcp.HTTPOptions) {
 		o.LiveTokens, o.OpenWithoutTokens = src.get, true
+		o.MaxSessions = 8
 	})
 	if res := post(t, d, "", nil, initBody); res.status != http.StatusUnauthorized {
 		t.Errorf("anonymous with tokens configured: %d %s, want 401", res.status, res.body)
@@ -145,9 +159,18 @@ func TestHTTPLiveTokensOpen(t *testing.T) {
 	src.set(nil, nil)
 	anon := initSession(t, d, "")
 	stream := openStream(t, d, "", anon)
+	for range 3 {
+		initSession(t, d, "") // over a quarter of 8: the one client may hold them all
+	}
 	src.set(testTokens()[:1], nil)
-	if res := post(t, d, tokenRW, nil, initBody); res.status != http.StatusOK {
-		t.Errorf("the token made: %d %s", res.status, res.body)
+	for i := range 3 {
+		want := http.StatusOK
+		if i == 2 {
+			want = http.StatusTooManyRequests // a quarter of 8 each
+		}
+		if res := post(t, d, tokenRW, nil, initBody); res.status != want {
+			t.Errorf("the token made, session %d: %d %s, want %d", i+1, res.status, res.body, want)
+		}
 	}
 	waitEnded(t, stream, "the anonymous stream")
 	if res := post(t, d, "", sessionHeaders(anon), pingBody); res.status != http.StatusUnauthorized {
@@ -277,6 +300,21 @@ func TestRunDaemonFollowsTokens(t *testing.T) {
 	if got := init(bob); got != http.StatusOK {
 		t.Errorf("config fixed: %d, want 200", got)
 	}
+
+	// A config that no longer enables the server (a branch without the
+	// block, the block switched off) serves nobody, as a start would not,
+	// although this read-only daemon on loopback could serve without
+	// tokens.
+	for _, c := range []string{"memory:\n  indexBudgetTokens: 2000\n", "mcp:\n  enabled: false\n"} {
+		if err := os.WriteFile(filepath.Join(o.Worktree, config.Path), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, tok := range []string{"", bob} {
+			if got := init(tok); got != http.StatusServiceUnavailable {
+				t.Errorf("config %q, token %q: %d, want 503", c, tok, got)
+			}
+		}
+	}
 }
 
 // TestTokenEditsKeepConfigMode: making and revoking a token rewrite the
@@ -286,7 +324,7 @@ func TestTokenEditsKeepConfigMode(t *testing.T) {
 	ctx := context.Background()
 	o := daemonOptions(t, "127.0.0.1:0")
 	name := filepath.Join(o.Worktree, config.Path)
-	if err := os.WriteFile(name, []byte("mcp:\n  enabled: true\n"), 0o600); err != nil {
+	if err := os.Chmod(name, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	mode := func(step string) {

@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -82,11 +83,26 @@ func editConfig(ctx context.Context, root *confined.Root, edit func(data []byte)
 // TokenEntry is one configured token, as foundry mcp token list shows it.
 type TokenEntry struct {
 	Name string `json:"name"`
-	// Scopes narrow the server's for the token; none: all it enables.
-	Scopes []string `json:"scopes,omitempty"`
+	// Scopes narrow the server's for the token; nil: all it enables, and
+	// empty (scopes: [] in the file): none.
+	Scopes []string `json:"scopes"`
 	// Source is the file that holds the token: config.Path, or the token
 	// file as mcp.http.token_file names it.
 	Source string `json:"source"`
+}
+
+// MarshalJSON leaves scopes out for a token of every scope the server
+// enables, and writes [] for one of none.
+func (e TokenEntry) MarshalJSON() ([]byte, error) {
+	var scopes *[]string
+	if e.Scopes != nil {
+		scopes = &e.Scopes
+	}
+	return json.Marshal(struct {
+		Name   string    `json:"name"`
+		Scopes *[]string `json:"scopes,omitempty"`
+		Source string    `json:"source"`
+	}{e.Name, scopes, e.Source})
 }
 
 // ListTokens returns the tokens a daemon of the project would accept now,
@@ -131,7 +147,10 @@ func RevokeToken(ctx context.Context, root *confined.Root, worktree, name string
 		}
 		file := c.MCP.HTTP.TokenFile
 		more, ferr := readTokenFile(configFilePath(file, root.Dir()), worktree)
-		if ferr == nil && slices.ContainsFunc(more, func(t config.MCPToken) bool { return t.Name == name }) {
+		if ferr != nil {
+			return nil, fmt.Errorf("%s has no token named %s, and the token file %s cannot be read to look there: %w", config.Path, name, file, ferr)
+		}
+		if slices.ContainsFunc(more, func(t config.MCPToken) bool { return t.Name == name }) {
 			return nil, fmt.Errorf("it is held by the token file %s (mcp.http.token_file), which foundry does not write: remove its entry there, and a daemon running refuses it from its next request", file)
 		}
 		return nil, fmt.Errorf("neither %s nor the token file %s has a token named %s (foundry mcp token list names the tokens)", config.Path, file, name)

@@ -324,6 +324,8 @@ func renderHookResults(env *cliEnv, opts *hookOptions, root string, results []ho
 			fmt.Fprintf(&b, "removed %s hook %s and put back %s\n", r.Hook, path, backup)
 		case gitHook && r.Action == hooks.Absent:
 			fmt.Fprintf(&b, "no %s hook at %s; nothing to remove\n", r.Hook, path)
+		case gitHook && r.Action == hooks.Foreign && r.Backup != "":
+			fmt.Fprintf(&b, "%s hook %s is not foundry's; it was left in place, and so was %s, the hook foundry had chained before it was replaced\n", r.Hook, path, backup)
 		case gitHook && r.Action == hooks.Foreign:
 			fmt.Fprintf(&b, "%s hook %s is not foundry's; it was left in place\n", r.Hook, path)
 		case r.Action == hooks.Dropped:

@@ -249,11 +249,13 @@ EXIT STATUS:
 						Usage:     "list the HTTP daemon's bearer tokens by name",
 						ArgsUsage: " ",
 						Description: `Prints one token a line: its name, its scopes ("all" for a token that
-may use every scope the server enables) and the file that holds it,
+may use every scope the server enables, "none" for one written with an
+empty list) and the file that holds it,
 ` + config.Path + ` (mcp.http.tokens) or the token file that
 mcp.http.token_file names. Only hashes are stored, so no token is shown;
 a FOUNDRY_MCP_TOKEN given to a daemon is not listed. --json prints
-{"tokens": [{name, scopes, source}]}, scopes left out for "all".
+{"tokens": [{name, scopes, source}]}, scopes left out for "all", [] for
+"none".
 
 EXIT STATUS:
    0  ok, also when no token is configured
@@ -560,8 +562,12 @@ func runMCPTokenList(env *cliEnv) error {
 	nameWidth, scopesWidth := 0, 0
 	scopes := make([]string, len(tokens))
 	for i, t := range tokens {
-		scopes[i] = "all"
-		if t.Scopes != nil {
+		switch {
+		case t.Scopes == nil:
+			scopes[i] = "all"
+		case len(t.Scopes) == 0:
+			scopes[i] = "none" // scopes: [], as written
+		default:
 			scopes[i] = strings.Join(t.Scopes, ",")
 		}
 		nameWidth, scopesWidth = max(nameWidth, len(t.Name)), max(scopesWidth, len(scopes[i]))
