@@ -104,7 +104,7 @@ func TestNoSecretLeaves(t *testing.T) {
 		"deep":              map[string]any{"a": []any{map[string]any{"Session.ID": "deep-1nside-value", "nested": `{"token": "Esc4ped-Tk2"}`}}},
 		"q":                 `password: "Esc4ped-Pw1"`,
 		"env":               `API_KEY="Esc4ped-Ak3" password="Hunter2-Zq9x"`,
-		"db":                map[string]any{"user": "admin", "password": 84736251937},
+		"db":                map[string]any{"user": "admin", "password": int64(84736251937)},
 		"bots":              map[string]any{leakKey: "ci bot"},
 	}
 	data, err := json.MarshalIndent(artifact, "", "  ")
