@@ -85,7 +85,7 @@ func added(compact []byte, width int) int {
 			}
 		case c == ',':
 			n = line(n, depth, width)
-		case c == ':':
+		case c == ':' && n < math.MaxInt:
 			n++
 		}
 	}
@@ -95,7 +95,7 @@ func added(compact []byte, width int) int {
 // line returns n plus a new line indented depth levels of width bytes,
 // saturating at math.MaxInt.
 func line(n, depth, width int) int {
-	if width > 0 && depth > (math.MaxInt-1-n)/width {
+	if n == math.MaxInt || width > 0 && depth > (math.MaxInt-1-n)/width {
 		return math.MaxInt
 	}
 	return n + 1 + depth*width

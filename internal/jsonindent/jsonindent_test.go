@@ -3,6 +3,7 @@ package jsonindent
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 )
@@ -38,6 +39,20 @@ func TestIndent(t *testing.T) {
 		}
 		if got, want := Added(compact), want.Len()-len(compact); got != want {
 			t.Errorf("Added(%s) = %d, want %d", compact, got, want)
+		}
+	}
+}
+
+// TestAddedSaturates: once the count reaches math.MaxInt it stays there,
+// whatever follows (a colon, a line at depth 0), instead of wrapping to a
+// negative count that IndentWith takes as small and bytes.Buffer.Grow
+// panics on. Where int is 32 bits, a document some megabytes long indented
+// with a wide string reaches it (TestIndentWith); here a level as wide as
+// a quarter of math.MaxInt does, on any platform.
+func TestAddedSaturates(t *testing.T) {
+	for _, doc := range []string{`[[1]]`, `[[1],{"a":1}]`, `[[{"a":1,"b":2}]]`, `{"a":{"b":{"c":[1,2]}},"d":3}`} {
+		if got := added([]byte(doc), math.MaxInt/4); got != math.MaxInt {
+			t.Errorf("added(%s, MaxInt/4) = %d, want math.MaxInt", doc, got)
 		}
 	}
 }
