@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path"
 	"strings"
 	"time"
@@ -324,7 +325,10 @@ func stamp(obj map[string]any, schema, agent string) ([]byte, error) {
 	// Indentation grows with the square of the nesting (data nested
 	// thousands deep is small as given and gigabytes as stored), so it is
 	// counted before it is done.
-	if n := len(compact) + jsonindent.Added(compact); n > MaxDataBytes {
+	// Added saturates at math.MaxInt, which an int of 32 bits reaches: the
+	// sum saturates too.
+	if added := jsonindent.Added(compact); added > MaxDataBytes-len(compact) {
+		n := len(compact) + min(added, math.MaxInt-len(compact))
 		return nil, fmt.Errorf("%w: %d bytes as stored (indented), at most %d (8 MiB)", ErrTooLarge, n, MaxDataBytes)
 	}
 	doc := jsonindent.Indent(compact)

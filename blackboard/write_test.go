@@ -265,6 +265,12 @@ func TestWriteErrors(t *testing.T) {
 		{name: "too deep to store", req: WriteRequest{Wave: "w", Agent: "a", Schema: "finding.v1",
 			Data: []byte(`{"x0":` + strings.Repeat("[", 9000) + strings.Repeat("]", 9000) + `,"x1":` + strings.Repeat("[", 9000) + strings.Repeat("]", 9000) + `}`)},
 			wantErr: ErrTooLarge, errText: "data is too large: 324072062 bytes as stored (indented), at most 8388608 (8 MiB)"},
+		// 600 KB whose indentation, 2.4 GB, is more than an int counts
+		// where it is 32 bits: refused all the same, not wrapped round to
+		// a negative size that passes the limit.
+		{name: "too wide to count in 32 bits", req: WriteRequest{Wave: "w", Agent: "a", Schema: "finding.v1",
+			Data: []byte(`{"x":` + strings.Repeat("[", 4000) + "1" + strings.Repeat(",1", 300_000) + strings.Repeat("]", 4000) + `}`)},
+			wantErr: ErrTooLarge},
 		{name: "unknown contract", req: WriteRequest{Wave: "w", Agent: "a", Schema: "nope.v9", Data: []byte(valid)},
 			wantErr: contracts.ErrUnknownContract},
 		{name: "dot dot wave", req: WriteRequest{Wave: "..", Agent: "a", Schema: "finding.v1", Data: []byte(valid)},
