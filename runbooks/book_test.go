@@ -336,6 +336,12 @@ func TestCreate(t *testing.T) {
 		{NewRunbook{Slug: "a/b", Title: "T"}, ErrInvalidSlug},
 		{NewRunbook{Slug: "", Title: "T"}, ErrInvalidSlug},
 		{NewRunbook{Slug: strings.Repeat("a", 5000), Title: "T", Trigger: "x"}, ErrInvalidSlug},
+		// Device names on Windows: created elsewhere, no Windows clone
+		// could check the file out.
+		{NewRunbook{Slug: "con", Title: "T", Trigger: "x"}, ErrInvalidSlug},
+		{NewRunbook{Slug: "nul", Title: "T", Trigger: "x"}, ErrInvalidSlug},
+		{NewRunbook{Slug: "com1", Title: "T", Trigger: "x"}, ErrInvalidSlug},
+		{NewRunbook{Slug: "lpt9", Title: "T", Trigger: "x"}, ErrInvalidSlug},
 		{NewRunbook{Slug: "ok", Title: " "}, ErrInvalidRunbook},
 		{NewRunbook{Slug: "ok", Title: "a\nb"}, ErrInvalidRunbook},
 		{NewRunbook{Slug: "ok", Title: "T", Trigger: "x\ry"}, ErrInvalidRunbook},
@@ -431,5 +437,18 @@ func TestListUnreadableFile(t *testing.T) {
 		"- **deploy** — Deploy to production\n"
 	if diff := cmp.Diff(want, l.Text()); diff != "" {
 		t.Errorf("Text (-want +got):\n%s", diff)
+	}
+}
+
+// TestWindowsDevice: only the device names themselves are refused, not
+// slugs that begin with one.
+func TestWindowsDevice(t *testing.T) {
+	for slug, want := range map[string]bool{
+		"con": true, "prn": true, "aux": true, "nul": true, "com1": true, "lpt9": true,
+		"com0": false, "com10": false, "console": false, "nul-check": false, "auxiliary": false, "lpt": false, "deploy": false,
+	} {
+		if got := windowsDevice(slug); got != want {
+			t.Errorf("windowsDevice(%q) = %v, want %v", slug, got, want)
+		}
 	}
 }
