@@ -51,7 +51,7 @@ func (fi *statInfo) nlink() uint64 { return uint64(fi.st.Nlink) } //nolint:uncon
 // key is the file's identity, with the status-change time and inode a
 // FileInfo from os carries in its Sys.
 func (fi *statInfo) key() fileKey {
-	return fileKey{size: fi.st.Size, mtime: fi.st.Mtim.Nano(), ctime: fi.st.Ctim.Nano(), dev: fi.st.Dev, ino: fi.st.Ino}
+	return fileKey{size: fi.st.Size, mtime: fi.st.Mtim.Nano(), ctime: fi.st.Ctim.Nano(), dev: uint64(fi.st.Dev), ino: fi.st.Ino} //nolint:unconvert // Dev is uint32 on mips
 }
 
 // listFacts returns the fact files of the memory folder of the working tree
@@ -96,7 +96,7 @@ func (s *Store) listFacts(known <-chan *dirListing, same chan<- bool) (list []fs
 	if err != nil {
 		return nil, nil, nil, true, &fs.PathError{Op: "stat", Path: Dir, Err: err}
 	}
-	dkey := fileKey{size: dst.Size, mtime: dst.Mtim.Nano(), ctime: dst.Ctim.Nano(), dev: dst.Dev, ino: dst.Ino}
+	dkey := fileKey{size: dst.Size, mtime: dst.Mtim.Nano(), ctime: dst.Ctim.Nano(), dev: uint64(dst.Dev), ino: dst.Ino} //nolint:unconvert // Dev is uint32 on mips
 	cutoff := time.Now().Add(-racyWindow).UnixNano()
 	settled := dkey.mtime < cutoff
 	var all []string // fact and temp files, sorted; never changed once set
