@@ -139,6 +139,10 @@ func (l *liveTokens) stat(name string) ([2]fs.FileInfo, error) {
 	var fi [2]fs.FileInfo
 	var err error
 	for i, stat := range []func(fs.FS, string) (fs.FileInfo, error){fs.Lstat, fs.Stat} {
+		if i == 1 && (fi[0] == nil || fi[0].Mode()&fs.ModeSymlink == 0) {
+			fi[1] = fi[0] // not a link: the file read is the one stated
+			break
+		}
 		fi[i], err = stat(l.o.Root.FS(), name)
 		if errors.Is(err, fs.ErrNotExist) {
 			fi[i], err = nil, nil
