@@ -115,6 +115,7 @@ func compile(schemaJSON []byte, opts compileOptions) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compile schema: %w", err)
 	}
+	clampLimits(doc)
 	if opts.loader == nil {
 		emb, err := embedded()
 		if err != nil {

@@ -320,6 +320,7 @@ func (l setLoader) Load(url string) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", url, err)
 	}
+	clampLimits(doc)
 	return doc, nil
 }
 
