@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -330,7 +331,9 @@ func TestStoreSeesEveryChangeAtOnce(t *testing.T) {
 			}
 			expect("recreated folder watched", "quokkas", "fact-0009:Late fact about quokkas")
 
-			if got := warn.String(); strings.Contains(got, "no file-system events") {
+			// Linux has the watcher; elsewhere the store says once that it
+			// has none, as it should, and revalidates.
+			if got := warn.String(); strings.Contains(got, "no file-system events") && runtime.GOOS == "linux" {
 				t.Errorf("unexpected fallback warning: %s", got)
 			}
 		})
