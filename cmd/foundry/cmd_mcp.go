@@ -542,11 +542,7 @@ func runMCPTokenNew(ctx context.Context, env *cliEnv, name string, scopes []stri
 }
 
 func runMCPTokenList(env *cliEnv) error {
-	p, err := env.open()
-	if err != nil {
-		return err
-	}
-	worktree, err := projectWorktree(p)
+	p, worktree, err := openWithWorktree(env)
 	if err != nil {
 		return err
 	}
@@ -584,11 +580,7 @@ func runMCPTokenList(env *cliEnv) error {
 }
 
 func runMCPTokenRevoke(ctx context.Context, env *cliEnv, name string) error {
-	p, err := env.open()
-	if err != nil {
-		return err
-	}
-	worktree, err := projectWorktree(p)
+	p, worktree, err := openWithWorktree(env)
 	if err != nil {
 		return err
 	}
@@ -607,6 +599,18 @@ func runMCPTokenRevoke(ctx context.Context, env *cliEnv, name string) error {
 		fmt.Fprintf(env.stderr, "the daemon at %s refuses it from its next request and ends its sessions\n", url)
 	}
 	return nil
+}
+
+// openWithWorktree opens the project and finds its worktree (see
+// projectWorktree), for the token commands, which read the token file
+// only from outside it.
+func openWithWorktree(env *cliEnv) (*project.Project, string, error) {
+	p, err := env.open()
+	if err != nil {
+		return nil, "", err
+	}
+	worktree, err := projectWorktree(p)
+	return p, worktree, err
 }
 
 // projectWorktree returns the top of the git working tree that holds p,
