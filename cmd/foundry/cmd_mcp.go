@@ -128,12 +128,13 @@ sha256} entries, sha256 the hex SHA-256 of the token, which foundry never
 writes) and FOUNDRY_MCP_TOKEN for one run. A token's scopes narrow the
 server's. A read-only daemon on loopback may run without tokens. Beyond
 loopback the daemon needs tokens and TLS (mcp.http.tls {cert, key}), else
-it refuses to start. Host and Origin are checked (403), bodies over 8 MiB
-refused (413); max_concurrency and rate_limit apply per token, mcp.http
-{max_concurrency, rate_limit} to all clients together. One daemon serves
-a project: a second start says where the first listens
-(.foundry/run/mcp-http.json). SIGINT or SIGTERM stops it gracefully:
-requests in flight are answered, then it exits 0.
+it refuses to start. Host and Origin are checked (403;
+mcp.http.allowed_origins lists the Origins accepted besides the daemon's
+own loopback ones), bodies over 8 MiB refused (413); max_concurrency and
+rate_limit apply per token, mcp.http {max_concurrency, rate_limit} to all
+clients together. One daemon serves a project: a second start says where
+the first listens (.foundry/run/mcp-http.json). SIGINT or SIGTERM stops
+it gracefully: requests in flight are answered, then it exits 0.
 
 EXIT STATUS:
    0  stdin ended and every request was answered, or the client closed
