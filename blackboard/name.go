@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/foundryhq/foundry/internal/atomicfile"
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 // MaxNameLen is the length at which wave and agent names are cut.
@@ -64,19 +65,11 @@ func gitUnsafe(s string) string {
 		return "ends with a dot or a space, which Windows drops and git refuses"
 	case lower == "git~1":
 		return `is "git~1", the short name of .git on Windows, which git refuses`
-	case reservedNames[base]:
+	case confined.WindowsDevice(base):
 		return fmt.Sprintf("is the reserved device name %s on Windows (CON, PRN, AUX, NUL, COM1–9, LPT1–9, with or without an extension)", strings.ToUpper(base))
 	}
 	return ""
 }
-
-var reservedNames = func() map[string]bool {
-	m := map[string]bool{"con": true, "prn": true, "aux": true, "nul": true}
-	for i := 1; i <= 9; i++ {
-		m[fmt.Sprintf("com%d", i)], m[fmt.Sprintf("lpt%d", i)] = true, true
-	}
-	return m
-}()
 
 // sanitizeField is Sanitize with the field named in the error.
 func sanitizeField(field, name string) (string, error) {

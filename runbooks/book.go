@@ -226,7 +226,7 @@ func (b *Book) Create(ctx context.Context, n NewRunbook) (Created, error) {
 	if err := CheckSlug(n.Slug); err != nil {
 		return Created{}, err
 	}
-	if windowsDevice(n.Slug) {
+	if confined.WindowsDevice(n.Slug) {
 		return Created{}, fmt.Errorf("%w %q: a device name on Windows (CON, PRN, AUX, NUL, COM1–9, LPT1–9), which no checkout there can hold", ErrInvalidSlug, n.Slug)
 	}
 	title, trigger := strings.TrimSpace(n.Title), strings.TrimSpace(n.Trigger)

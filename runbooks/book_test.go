@@ -447,8 +447,8 @@ func TestWindowsDevice(t *testing.T) {
 		"con": true, "prn": true, "aux": true, "nul": true, "com1": true, "lpt9": true,
 		"com0": false, "com10": false, "console": false, "nul-check": false, "auxiliary": false, "lpt": false, "deploy": false,
 	} {
-		if got := windowsDevice(slug); got != want {
-			t.Errorf("windowsDevice(%q) = %v, want %v", slug, got, want)
+		if got := confined.WindowsDevice(slug); got != want {
+			t.Errorf("WindowsDevice(%q) = %v, want %v", slug, got, want)
 		}
 	}
 }

@@ -40,19 +40,6 @@ func CheckSlug(s string) error {
 	return fmt.Errorf("%w %q: use lowercase letters, digits and dashes, starting with a letter or digit", ErrInvalidSlug, s)
 }
 
-// windowsDevice reports whether slug is a device name Windows reserves
-// (CON, PRN, AUX, NUL, COM1–9, LPT1–9) in any folder and with any
-// extension: git refuses such a path in a checkout there, and os.Root
-// refuses to open it, so a runbook created under it on another system
-// breaks every Windows clone.
-func windowsDevice(slug string) bool {
-	switch slug {
-	case "con", "prn", "aux", "nul":
-		return true
-	}
-	return len(slug) == 4 && (slug[:3] == "com" || slug[:3] == "lpt") && '1' <= slug[3] && slug[3] <= '9'
-}
-
 // Runbook describes one runbook file.
 type Runbook struct {
 	Slug    string `json:"slug"`
