@@ -136,22 +136,20 @@ func (l *liveTokens) read() ([]Token, error) {
 // stat stats a file of the project: the name itself and, where it is a
 // link, the file it leads to, which its read reads; nil for a missing one.
 func (l *liveTokens) stat(name string) ([2]fs.FileInfo, error) {
-	var fi [2]fs.FileInfo
-	var err error
-	for i, stat := range []func(fs.FS, string) (fs.FileInfo, error){fs.Lstat, fs.Stat} {
-		if i == 1 && (fi[0] == nil || fi[0].Mode()&fs.ModeSymlink == 0) {
-			fi[1] = fi[0] // not a link: the file read is the one stated
-			break
-		}
-		fi[i], err = stat(l.o.Root.FS(), name)
-		if errors.Is(err, fs.ErrNotExist) {
-			fi[i], err = nil, nil
-		}
-		if err != nil {
-			return fi, err
-		}
+	link, err := orMissing(fs.Lstat(l.o.Root.FS(), name))
+	if err != nil || link == nil || link.Mode()&fs.ModeSymlink == 0 {
+		return [2]fs.FileInfo{link, link}, err // no link: the file read is the one stated
 	}
-	return fi, nil
+	target, err := orMissing(fs.Stat(l.o.Root.FS(), name))
+	return [2]fs.FileInfo{link, target}, err
+}
+
+// orMissing is a stat's result with a missing file as nil and no error.
+func orMissing(fi fs.FileInfo, err error) (fs.FileInfo, error) {
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return fi, err
 }
 
 // statTokenFile stats the token file name names, following links as its
@@ -160,10 +158,7 @@ func (l *liveTokens) statTokenFile(name string) ([2]fs.FileInfo, error) {
 	if name == "" {
 		return [2]fs.FileInfo{}, nil
 	}
-	fi, err := os.Stat(configFilePath(name, l.o.Root.Dir()))
-	if errors.Is(err, fs.ErrNotExist) {
-		return [2]fs.FileInfo{}, nil
-	}
+	fi, err := orMissing(os.Stat(configFilePath(name, l.o.Root.Dir())))
 	return [2]fs.FileInfo{fi}, err
 }
 
