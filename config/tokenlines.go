@@ -154,28 +154,28 @@ func addTokenLines(data []byte, t MCPToken) ([]byte, bool) {
 	// Walk down mcp → http → tokens; where a block is missing, its lines
 	// go after the last line of the block that should hold it, indented
 	// as that block's keys.
-	parent, head := y.root, ""
+	parent := y.root
 	keyInd, step := y.root.Content[0].Column-1, 2
-	for _, key := range []string{"mcp", "http"} {
+	blocks := []string{"mcp", "http"}
+	for i, key := range blocks {
 		_, v, ok := blockValue(parent, key, yaml.MappingNode)
 		switch {
 		case !ok:
 			return nil, false
 		case v == nil:
-			head += strings.Repeat(" ", keyInd) + key + ":" + y.nl
-			keyInd += step
-			continue
-		case head != "":
-			return nil, false // cannot happen: a missing block holds nothing
+			// Missing from here on: the blocks' lines go after the last
+			// line of parent, the deepest block there.
+			var head strings.Builder
+			for _, k := range blocks[i:] {
+				head.WriteString(strings.Repeat(" ", keyInd) + k + ":" + y.nl)
+				keyInd += step
+			}
+			return y.appendBlock(parent, head.String(), keyInd, step, t)
 		}
 		if in := v.Content[0].Column - 1; in > keyInd {
 			step = in - keyInd // the file's indentation
 		}
 		parent, keyInd = v, v.Content[0].Column-1
-	}
-	if head != "" {
-		// parent is the deepest block there; its lines end where it does.
-		return y.appendBlock(parent, head, keyInd, step, t)
 	}
 	k, seq, ok := blockValue(parent, "tokens", yaml.SequenceNode)
 	switch {
