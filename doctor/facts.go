@@ -134,8 +134,7 @@ func (r *run) checkFacts(ctx context.Context) error {
 
 	// INDEX.md must be what `memory index` would write.
 	if r.only != nil {
-		r.skip(CheckFactsIndex, stagedSkip)
-		return nil // rebuilding it reads every fact
+		return r.checkStagedIndex() // rebuilding it reads every fact
 	}
 	budget := r.p.Config.Memory.IndexBudgetTokens
 	if budget <= 0 {

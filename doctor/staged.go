@@ -25,7 +25,7 @@ const stagedSkip = "the staged check reads the staged files only"
 // stagedPasses are the passes of the staged check, in order; the others
 // need the whole project and are skipped.
 func (r *run) stagedPasses() []func(context.Context) error {
-	for _, id := range []string{CheckAgentsContract, CheckAgentsArtifact, CheckContractsLock, CheckBlackboardStale, CheckFactsIndex} {
+	for _, id := range []string{CheckAgentsContract, CheckAgentsArtifact, CheckContractsLock, CheckBlackboardStale} {
 		r.skip(id, stagedSkip)
 	}
 	r.rep.History.Skipped = stagedSkip
@@ -38,29 +38,30 @@ func (r *run) stagedPasses() []func(context.Context) error {
 		r.checkRunbooks,
 		r.checkStoredSecrets,
 		r.checkStagedBreaking,
-		r.checkStagedIndex,
 	}
 }
 
-// checkStagedIndex looks, where the staged check cannot rebuild INDEX.md
-// (that reads every fact), for the one way it is most often left behind:
-// facts staged without the INDEX.md the working tree has rebuilt for them
-// (a memory write, then git add of the fact file alone). The commit would
-// hold facts its index does not list, for every clone.
-func (r *run) checkStagedIndex(context.Context) error {
-	factsStaged := false
+// checkStagedIndex is the INDEX.md check of the staged check (see
+// checkFacts), which cannot rebuild INDEX.md (that reads every fact): it
+// looks for the one way it is most often left behind, facts staged
+// without the INDEX.md the working tree has rebuilt for them (a memory
+// write, then git add of the fact file alone). The commit would hold facts
+// its index does not list, for every clone. Elsewhere the check is
+// skipped.
+func (r *run) checkStagedIndex() error {
+	factsStaged, indexStaged := false, false
 	for _, c := range r.changes {
 		switch {
 		case c.Path == facts.IndexPath:
-			return nil // staged with them: doctor's sweep checks its content
+			indexStaged = true // staged with them: doctor's sweep checks its content
 		case path.Dir(c.Path) == facts.Dir && isFactFile(path.Base(c.Path)):
 			factsStaged = true
 		}
 	}
-	if !factsStaged || r.p.Root == "" {
+	if !factsStaged || indexStaged || r.p.Root == "" {
+		r.skip(CheckFactsIndex, stagedSkip)
 		return nil
 	}
-	r.results[CheckFactsIndex].Skipped = ""
 	r.checked(CheckFactsIndex, 1)
 	worktree, err := fs.ReadFile(confined.OpenFS(r.p.Root), facts.IndexPath)
 	if err != nil {
