@@ -28,14 +28,7 @@ func TestCountLimitsBeyondInt(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s, err := Compile([]byte(tt.schema))
-			if err != nil {
-				t.Fatal(err)
-			}
-			vs, err := s.ValidateJSON([]byte(tt.doc))
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, vs := validateWith(t, tt.schema, tt.doc)
 			if got := len(vs) == 0; got != tt.valid {
 				t.Errorf("%s against %s: valid %v, want %v (%v)", tt.doc, tt.schema, got, tt.valid, vs)
 			}

@@ -104,14 +104,7 @@ func TestMessages(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s, err := Compile([]byte(tt.schema))
-			if err != nil {
-				t.Fatal(err)
-			}
-			vs, err := s.ValidateJSON([]byte(tt.doc))
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, vs := validateWith(t, tt.schema, tt.doc)
 			var got []string
 			for _, v := range vs {
 				got = append(got, fmt.Sprintf("%d:%d: %s", v.Line, v.Column, v))
@@ -228,4 +221,18 @@ func resolve(v any, ptr string) (any, bool) {
 		}
 	}
 	return v, true
+}
+
+// validateWith compiles schema and validates doc with it.
+func validateWith(t *testing.T, schema, doc string) (*Schema, []Violation) {
+	t.Helper()
+	s, err := Compile([]byte(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := s.ValidateJSON([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, vs
 }
