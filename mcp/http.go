@@ -629,7 +629,7 @@ func (h *HTTPHandler) anonymous() bool {
 // is made, for a token accepted at that moment only (see [valid]).
 func (h *HTTPHandler) accepted() ([]Token, error) {
 	if h.opts.LiveTokens == nil {
-		return h.opts.Tokens, nil
+		return h.tokens, nil // fixed: never written
 	}
 	h.mu.Lock()
 	tokens, changed, err := h.opts.LiveTokens()
