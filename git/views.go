@@ -134,6 +134,9 @@ func (r *Repo) ReadIndex() (*Index, error) {
 	return &Index{repo: r, ix: ix}, nil
 }
 
+// Repo returns the repository whose index this is a reading of.
+func (x *Index) Repo() *Repo { return x.repo }
+
 // Unmerged returns the paths under the folder dir (slash-separated,
 // relative to the top of the worktree; "" for all) that the index holds
 // unmerged: stages 1 to 3 of a merge in progress, in place of one staged

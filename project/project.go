@@ -79,6 +79,9 @@ type lazyGit struct {
 	rel    string
 	err    error
 	closed bool
+	// borrowed: repo was opened by the caller of [OpenStaged], who
+	// closes it once every project opened on it is done.
+	borrowed bool
 }
 
 // Git returns the git repository that holds the project (nil outside git)
@@ -125,7 +128,8 @@ func openGit(root string) (*git.Repo, string, error) {
 }
 
 // Close releases the pack files of the project's repository if it was
-// opened; it opens none. Git then returns [ErrClosed]: neither a closed
+// opened (by this project: not the one [OpenStaged] was given); it opens
+// none. Git then returns [ErrClosed]: neither a closed
 // repository nor one opened again that nothing would close.
 func (p *Project) Close() error {
 	g := p.git
@@ -138,7 +142,7 @@ func (p *Project) Close() error {
 		return nil
 	}
 	g.closed = true
-	if g.repo == nil {
+	if g.repo == nil || g.borrowed {
 		return nil
 	}
 	return g.repo.Close()
@@ -251,32 +255,50 @@ func openRoot(root string, src Source, lenient bool) (*Project, error) {
 		if err != nil {
 			return nil, err
 		}
-		// A merge in progress leaves the index stages 1 to 3 of a file in
-		// conflict, none of which is what will be committed: reading one
-		// would check a version nobody chose.
-		if u := idx.Unmerged(path.Join(rel, Dir)); len(u) > 0 {
-			shown := u
-			if len(shown) > 3 {
-				shown = append(slices.Clip(shown[:3]), fmt.Sprintf("and %d more", len(u)-3))
-			}
-			return nil, fmt.Errorf("%w (%s): resolve the merge and stage the result (git add) first", ErrUnmerged, strings.Join(shown, ", "))
+		if err := p.onIndex(idx, rel); err != nil {
+			return nil, err
 		}
-		p.Index, p.FS = idx, confined.Bounded(idx.FS(rel))
 	default:
 		if p.Files, err = confined.Open(root); err != nil {
 			return nil, err
 		}
 		p.FS = p.Files.FS()
 	}
+	if err := p.loadConfig(lenient); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// onIndex makes idx, a reading of the index of the project's repository,
+// the source p reads, its root being rel in the working tree.
+func (p *Project) onIndex(idx *git.Index, rel string) error {
+	// A merge in progress leaves the index stages 1 to 3 of a file in
+	// conflict, none of which is what will be committed: reading one
+	// would check a version nobody chose.
+	if u := idx.Unmerged(path.Join(rel, Dir)); len(u) > 0 {
+		shown := u
+		if len(shown) > 3 {
+			shown = append(slices.Clip(shown[:3]), fmt.Sprintf("and %d more", len(u)-3))
+		}
+		return fmt.Errorf("%w (%s): resolve the merge and stage the result (git add) first", ErrUnmerged, strings.Join(shown, ", "))
+	}
+	p.Index, p.FS = idx, confined.Bounded(idx.FS(rel))
+	return nil
+}
+
+// loadConfig reads p's config from its source; lenient gives the defaults
+// for a config that does not load, as [OpenLenient] says.
+func (p *Project) loadConfig(lenient bool) error {
 	cfg, err := config.Load(p.FS)
 	switch {
 	case lenient && errors.Is(err, config.ErrInvalid):
 		cfg = config.Default()
 	case err != nil:
-		return nil, err
+		return err
 	}
 	p.Config = cfg
-	return p, nil
+	return nil
 }
 
 // String names the source for messages: "working tree", "index" or

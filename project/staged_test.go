@@ -1,0 +1,234 @@
+package project_test
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/foundryhq/foundry/git"
+	"github.com/foundryhq/foundry/git/gittest"
+	"github.com/foundryhq/foundry/project"
+)
+
+// stagedBase commits a repository holding a project at the top, two below
+// it (one nested in another) and one more, and a file of no project.
+func stagedBase(t *testing.T) *gittest.Repo {
+	t.Helper()
+	r := gittest.New(t)
+	for _, p := range []string{".foundry/config.yaml", "services/api/.foundry/config.yaml", "services/api/sub/.foundry/config.yaml",
+		"services/web/.foundry/config.yaml", "gone/.foundry/config.yaml", "gone/.foundry/memory/a.md", "src/main.go"} {
+		r.Write(p, "x: 1\n")
+	}
+	r.CommitAll("init")
+	return r
+}
+
+// TestFindStaged: the projects a commit changes are found from one
+// listing of the index, each staged file given to the project in the
+// folder holding the first .foundry on its path.
+func TestFindStaged(t *testing.T) {
+	t.Parallel()
+	added, modified, deleted := git.Added, git.Modified, git.Deleted
+	tests := []struct {
+		name  string
+		link  bool // needs symbolic links
+		stage func(r *gittest.Repo)
+		want  []project.Staged
+	}{
+		{"nothing staged", false, func(*gittest.Repo) {}, nil},
+		{"no .foundry folder on the way", false, func(r *gittest.Repo) {
+			r.Write("src/main.go", "changed\n")
+			r.Write("notes/.foundry", "a file named .foundry\n")
+			r.Write("docs/x.foundry/a.md", "not a .foundry folder\n")
+			r.Write("docs/foundry/a.md", "nor this\n")
+		}, nil},
+		{"each project its own files, nested ones too", false, func(r *gittest.Repo) {
+			r.Write(".foundry/memory/top.md", "new\n")
+			r.Write("services/api/.foundry/config.yaml", "x: 2\n")
+			r.Write("services/api/sub/.foundry/runbooks/r.md", "new\n")
+			r.Remove("services/web/.foundry/config.yaml")
+			r.Write("services/web/.foundry/blackboard/w/a.json", "{}\n")
+			r.Write("services/api/src/x.go", "not the project's .foundry\n")
+		}, []project.Staged{
+			{Rel: "", Changes: []git.Change{{Path: ".foundry/memory/top.md", Kind: added}}},
+			{Rel: "services/api", Changes: []git.Change{{Path: ".foundry/config.yaml", Kind: modified}}},
+			{Rel: "services/api/sub", Changes: []git.Change{{Path: ".foundry/runbooks/r.md", Kind: added}}},
+			{Rel: "services/web", Changes: []git.Change{
+				{Path: ".foundry/blackboard/w/a.json", Kind: added},
+				{Path: ".foundry/config.yaml", Kind: deleted},
+			}},
+		}},
+		{"a .foundry below a .foundry is the project's file", false, func(r *gittest.Repo) {
+			r.Write("services/web/.foundry/blackboard/.foundry/a.json", "{}\n")
+		}, []project.Staged{
+			{Rel: "services/web", Changes: []git.Change{{Path: ".foundry/blackboard/.foundry/a.json", Kind: added}}},
+		}},
+		{"the commit removes a project", false, func(r *gittest.Repo) {
+			r.Git("rm", "-rq", "gone/.foundry")
+		}, []project.Staged{
+			{Rel: "gone", Removed: true, Changes: []git.Change{
+				{Path: ".foundry/config.yaml", Kind: deleted},
+				{Path: ".foundry/memory/a.md", Kind: deleted},
+			}},
+		}},
+		{"a file in place of .foundry", false, func(r *gittest.Repo) {
+			r.Git("rm", "-rq", "gone/.foundry")
+			r.Write("gone/.foundry", "a file\n")
+		}, []project.Staged{
+			{Rel: "gone", Removed: true, Changes: []git.Change{
+				{Path: ".foundry/config.yaml", Kind: deleted},
+				{Path: ".foundry/memory/a.md", Kind: deleted},
+			}},
+		}},
+		{"a link in place of .foundry: the changes where it leads", true, func(r *gittest.Repo) {
+			r.Git("mv", "gone/.foundry", "gone/meta")
+			r.Write("gone/meta/runbooks/r.md", "new\n")
+			if err := os.Symlink("meta", filepath.Join(r.Dir, "gone", ".foundry")); err != nil {
+				t.Fatal(err)
+			}
+		}, []project.Staged{
+			{Rel: "gone", Changes: []git.Change{
+				{Path: ".foundry/config.yaml", Kind: added},
+				{Path: ".foundry/memory/a.md", Kind: added},
+				{Path: ".foundry/runbooks/r.md", Kind: added},
+			}},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if tt.link && runtime.GOOS == "windows" {
+				t.Skip("needs symbolic links")
+			}
+			r := stagedBase(t)
+			tt.stage(r)
+			r.Git("add", "-A")
+			repo, err := git.Open(r.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer repo.Close()
+			idx, err := repo.ReadIndex()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := project.FindStaged(idx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("FindStaged (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestOpenStaged: each project is opened on the one reading of the index
+// it was found in, leniently, and closing one leaves the repository open
+// for the next.
+func TestOpenStaged(t *testing.T) {
+	t.Parallel()
+	r := stagedBase(t)
+	r.Git("gc", "-q") // packed: the packs a project reads stay open
+	r.Write("services/api/.foundry/memory/a.md", "staged\n")
+	r.Write("services/web/.foundry/config.yaml", "memoryRetrieval: [not a map\n")
+	r.Git("add", "-A")
+	r.Write("services/api/.foundry/memory/a.md", "on disk\n")
+	repo, err := git.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	idx, err := repo.ReadIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range []string{"services/api", "services/web", "", "services/api"} {
+		p, err := project.OpenStaged(idx, rel)
+		if err != nil {
+			t.Fatalf("OpenStaged(%q): %v", rel, err)
+		}
+		if want := filepath.Join(repo.Root(), filepath.FromSlash(rel)); p.Root != want || p.Index != idx || p.Writable() {
+			t.Errorf("OpenStaged(%q): root %s, index %p, writable %v; want %s, %p, false", rel, p.Root, p.Index, p.Writable(), want, idx)
+		}
+		if g, grel, err := p.Git(); g != repo || grel != rel || err != nil {
+			t.Errorf("OpenStaged(%q).Git() = %p, %q, %v; want %p, %q", rel, g, grel, err, repo, rel)
+		}
+		// The config, in HEAD's pack, reads through every project in turn.
+		if _, err := fs.ReadFile(p.FS, ".foundry/config.yaml"); err != nil {
+			t.Errorf("OpenStaged(%q): read config: %v", rel, err)
+		}
+		if rel == "services/api" {
+			if got, err := fs.ReadFile(p.FS, ".foundry/memory/a.md"); string(got) != "staged\n" || err != nil {
+				t.Errorf("OpenStaged(%q): a.md = %q, %v; want the staged version", rel, got, err)
+			}
+		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		// Its Close left the repository's packs open for the next one.
+		if runtime.GOOS == "linux" && !packOpen(t, r.Dir) {
+			t.Errorf("OpenStaged(%q): Close closed the repository it was given", rel)
+		}
+	}
+}
+
+// packOpen reports whether this process holds a pack file of the
+// repository at dir open (linux: through /proc/self/fd).
+func packOpen(t *testing.T, dir string) bool {
+	t.Helper()
+	packs, err := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.pack"))
+	if err != nil || len(packs) == 0 {
+		t.Fatalf("no pack in %s: %v", dir, err)
+	}
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range fds {
+		target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name()))
+		if err == nil && slices.Contains(packs, target) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestOpenStagedRefusesUnmerged: a project whose files the index holds unmerged
+// is refused, as --staged refuses it.
+func TestOpenStagedRefusesUnmerged(t *testing.T) {
+	t.Parallel()
+	r := stagedBase(t)
+	r.Git("checkout", "-q", "-b", "other")
+	r.Write("services/api/.foundry/config.yaml", "x: other\n")
+	r.CommitAll("other")
+	r.Git("checkout", "-q", "main")
+	r.Write("services/api/.foundry/config.yaml", "x: main\n")
+	r.CommitAll("main")
+	if _, err := r.TryGit("merge", "-q", "other"); err == nil {
+		t.Fatal("the merge had no conflict")
+	}
+	repo, err := git.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	idx, err := repo.ReadIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := project.OpenStaged(idx, "services/api"); !errors.Is(err, project.ErrUnmerged) {
+		t.Errorf("OpenStaged(services/api) = %v, want ErrUnmerged", err)
+	}
+	p, err := project.OpenStaged(idx, "services/web")
+	if err != nil {
+		t.Fatalf("OpenStaged(services/web), no file of it unmerged: %v", err)
+	}
+	p.Close()
+}
