@@ -146,6 +146,7 @@ EXIT STATUS:
 				ArgsUsage: " ",
 				Flags: []cli.Flag{
 					&cli.BoolFlag{Name: "merge", Usage: "the commit is a merge (the pre-merge-commit hook passes it; a merge stopped for a conflict is seen without it): a fact id both branches used warns instead of refusing"},
+					&cli.BoolFlag{Name: "all-projects", Usage: "check every project of the repository whose .foundry/ the commit changes, not only the one around -C (the pre-commit framework's hook)"},
 				},
 				Description: `Git runs this through the hooks foundry hook install writes: pre-commit,
 and pre-merge-commit before it commits a merge that had no conflicts. It
@@ -167,10 +168,22 @@ stdout is one object instead: the staged files under .foundry/, every
 finding, their counts and whether the commit is blocked (docs/json.md),
 with the same exit status.
 
+With --all-projects, one run checks every project of the repository, for
+the pre-commit framework, whose one hook runs at the top: it lists the
+staged files once and checks each project whose .foundry/ they change, in
+path order, printing for each what its own check prints. A file belongs
+to the project in the folder holding the first folder named .foundry on
+its path, so nested projects are each checked on their own. A project
+whose .foundry/ the commit removes is not checked, nor is one whose
+.foundry was a symbolic link already (its files are staged where it
+leads). -C only names the repository. With --json, the answer holds each
+project's answer, as above, in "projects", and their sums.
+
 EXIT STATUS:
-   0  nothing staged under .foundry/ has a problem
+   0  nothing staged under .foundry/ has a problem (with --all-projects,
+      in any project)
    1  a staged file has a problem (the commit is blocked), or the check
-      could not run
+      could not run (with --all-projects, of any project)
    2  malformed command line`,
 				Action: func(c *cli.Context) error {
 					if c.NArg() > 0 {
@@ -178,6 +191,9 @@ EXIT STATUS:
 					}
 					if env.rev != "" {
 						return usageErrorf("hook pre-commit reads the git index; --rev does not apply")
+					}
+					if c.Bool("all-projects") {
+						return runHookPreCommitAll(c.Context, env, c.Bool("merge"))
 					}
 					return runHookPreCommit(c.Context, env, c.Bool("merge"))
 				},
@@ -465,13 +481,25 @@ type stagedFile struct {
 	Change string `json:"change"` // added, modified or deleted
 }
 
+// newPreCommitAnswer is the answer of the staged check of the project at
+// root, changes being what the commit changes under its .foundry/.
+func newPreCommitAnswer(root string, changes []git.Change, rep *doctor.Report) preCommitAnswer {
+	answer := preCommitAnswer{Root: root, Staged: []stagedFile{}, Findings: []doctor.Finding{},
+		Errors: rep.Errors, Warnings: rep.Warnings, Infos: rep.Infos, Blocked: rep.Failed()}
+	for _, c := range changes {
+		answer.Staged = append(answer.Staged, stagedFile{Path: c.Path, Change: c.Kind.String()})
+	}
+	answer.Findings = append(answer.Findings, rep.Findings...)
+	return answer
+}
+
 // runHookPreCommit runs the staged check and prints one line per problem,
 // or with --json one preCommitAnswer.
 func runHookPreCommit(ctx context.Context, env *cliEnv, merge bool) error {
 	p, err := project.OpenLenient(env.dir, project.Source{Staged: true})
 	if errors.Is(err, project.ErrNoGit) {
 		// The hook reads the index whether or not --staged was given.
-		return withHint(err, "hook pre-commit checks what is staged in git; run `git init` first")
+		return withHint(err, noGitHint)
 	}
 	if err != nil {
 		return err
@@ -501,13 +529,7 @@ func runHookPreCommit(ctx context.Context, env *cliEnv, merge bool) error {
 		}
 	}
 	if env.json {
-		answer := preCommitAnswer{Root: p.Root, Staged: []stagedFile{}, Findings: []doctor.Finding{},
-			Errors: rep.Errors, Warnings: rep.Warnings, Infos: rep.Infos, Blocked: rep.Failed()}
-		for _, c := range changes {
-			answer.Staged = append(answer.Staged, stagedFile{Path: c.Path, Change: c.Kind.String()})
-		}
-		answer.Findings = append(answer.Findings, rep.Findings...)
-		if err := env.printJSON(answer); err != nil {
+		if err := env.printJSON(newPreCommitAnswer(p.Root, changes, rep)); err != nil {
 			return err
 		}
 		if rep.Failed() {
@@ -518,24 +540,135 @@ func runHookPreCommit(ctx context.Context, env *cliEnv, merge bool) error {
 	if len(changes) == 0 {
 		return nil
 	}
+	if err := writePreCommitLines(env, repo.Root(), p.Root, rel, len(changes), rep); err != nil {
+		return err
+	}
+	if rep.Failed() {
+		return silentExit(exitFailure)
+	}
+	return nil
+}
+
+// noGitHint is the hint of hook pre-commit outside a git repository.
+const noGitHint = "hook pre-commit checks what is staged in git; run `git init` first"
+
+// writePreCommitLines prints the report of the staged check of the project
+// at root, rel in the working tree whose top is top: a line per problem on
+// stdout, then, when the commit is blocked, their count on stderr (staged
+// is the number of files the commit changes under its .foundry/).
+func writePreCommitLines(env *cliEnv, top, root, rel string, staged int, rep *doctor.Report) error {
 	// Paths relative to the top of the working tree, whatever -C names:
 	// git runs the hook there and names staged files so (git diff
 	// --cached --name-only), and one hook checks every project of the
 	// repository in turn, so a project below the top is told apart by its
 	// folder. A project at the top prints its own paths.
 	lines, files, err := rep.WriteLines(env.stdout, func(name string) string {
-		if rel, err := filepath.Rel(repo.Root(), p.Path(name)); err == nil {
+		if rel, err := filepath.Rel(top, filepath.Join(root, filepath.FromSlash(name))); err == nil {
 			return filepath.ToSlash(rel)
 		}
 		return name
 	})
+	if err != nil || !rep.Failed() {
+		return err
+	}
+	fmt.Fprintf(env.stderr, "foundry hook pre-commit: %d %s in %d of %d staged %s under %s/; fix them, or skip this check once with git commit --no-verify\n",
+		lines, plural(lines, "problem", "problems"), files, staged, plural(staged, "file", "files"), path.Join(rel, project.Dir))
+	return nil
+}
+
+// preCommitAllAnswer is hook pre-commit --all-projects --json: the answer
+// of each project the commit changes, and their sums.
+type preCommitAllAnswer struct {
+	Root     string             `json:"root"` // the top of the working tree
+	Projects []preCommitProject `json:"projects"`
+	Errors   int                `json:"errors"`
+	Warnings int                `json:"warnings"`
+	Infos    int                `json:"infos"`
+	Blocked  bool               `json:"blocked"` // any project's
+}
+
+// preCommitProject is one project's answer in a preCommitAllAnswer.
+type preCommitProject struct {
+	preCommitAnswer
+	// Removed: the commit takes the project's .foundry folder away, and
+	// nothing of it is checked.
+	Removed bool `json:"removed"`
+}
+
+// stagedCheck is the staged check of one project the commit changes.
+type stagedCheck struct {
+	project.Staged
+	root string
+	rep  *doctor.Report
+}
+
+// runHookPreCommitAll runs the staged check of every project whose
+// .foundry/ the commit changes, in the repository holding -C, from one
+// reading of the index; it prints what runHookPreCommit prints for each, in
+// turn, or with --json one preCommitAllAnswer.
+func runHookPreCommitAll(ctx context.Context, env *cliEnv, merge bool) error {
+	repo, err := git.Open(env.dir)
+	if errors.Is(err, git.ErrNotRepository) {
+		return withHint(fmt.Errorf("read index: %w", err), noGitHint)
+	}
 	if err != nil {
 		return err
 	}
-	if !rep.Failed() {
-		return nil
+	defer repo.Close()
+	idx, err := repo.ReadIndex()
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(env.stderr, "foundry hook pre-commit: %d %s in %d of %d staged %s under %s/; fix them, or skip this check once with git commit --no-verify\n",
-		lines, plural(lines, "problem", "problems"), files, len(changes), plural(len(changes), "file", "files"), path.Join(rel, project.Dir))
-	return silentExit(exitFailure)
+	staged, err := project.FindStaged(idx)
+	if err != nil {
+		return fmt.Errorf("list staged files: %w", err)
+	}
+	// Every project is checked before anything is printed: a check that
+	// cannot run fails the whole, with no project's lines half told.
+	checks := make([]stagedCheck, len(staged))
+	for i, s := range staged {
+		c := stagedCheck{Staged: s, root: filepath.Join(repo.Root(), filepath.FromSlash(s.Rel)), rep: &doctor.Report{}}
+		if !s.Removed && len(s.Changes) > 0 {
+			if c.rep, err = checkStaged(ctx, idx, s, merge); err != nil {
+				return fmt.Errorf("check %s: %w", path.Join(s.Rel, project.Dir), err)
+			}
+		}
+		checks[i] = c
+	}
+	blocked := false
+	for _, c := range checks {
+		blocked = blocked || c.rep.Failed()
+	}
+	if env.json {
+		answer := preCommitAllAnswer{Root: repo.Root(), Projects: []preCommitProject{}, Blocked: blocked}
+		for _, c := range checks {
+			answer.Projects = append(answer.Projects, preCommitProject{newPreCommitAnswer(c.root, c.Changes, c.rep), c.Removed})
+			answer.Errors += c.rep.Errors
+			answer.Warnings += c.rep.Warnings
+			answer.Infos += c.rep.Infos
+		}
+		if err := env.printJSON(answer); err != nil {
+			return err
+		}
+	} else {
+		for _, c := range checks {
+			if err := writePreCommitLines(env, repo.Root(), c.root, c.Rel, len(c.Changes), c.rep); err != nil {
+				return err
+			}
+		}
+	}
+	if blocked {
+		return silentExit(exitFailure)
+	}
+	return nil
+}
+
+// checkStaged runs the staged check of the project s on idx.
+func checkStaged(ctx context.Context, idx *git.Index, s project.Staged, merge bool) (*doctor.Report, error) {
+	p, err := project.OpenStaged(idx, s.Rel)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	return doctor.Run(ctx, doctor.Env{Project: p, Changed: s.Changes, Merge: merge})
 }

@@ -65,6 +65,7 @@ var jsonCases = []struct {
 	{schema: "hook-install", args: []string{"hook", "install"}},
 	{schema: "hook-install", args: []string{"hook", "uninstall"}},
 	{schema: "hook-pre-commit", args: []string{"hook", "pre-commit"}},
+	{schema: "hook-pre-commit", args: []string{"hook", "pre-commit", "--all-projects"}},
 	{schema: "plugin-build", args: []string{"plugin", "build", "plugin-out"}},
 }
 
@@ -174,6 +175,64 @@ func TestJSONShapes(t *testing.T) {
 		if !bytes.Contains(doc, []byte("json/"+name+".schema.json")) {
 			t.Errorf("docs/json.md does not list json/%s.schema.json", name)
 		}
+	}
+}
+
+// TestHookPreCommitJSONFindings checks hook pre-commit --json answers that
+// hold findings, staged files and, with --all-projects, several projects
+// and one the commit removes, against their schema closed: the cases of
+// TestJSONShapes stage nothing.
+//
+//nolint:paralleltest // urfave/cli v2 keeps its help flag in a package variable
+func TestHookPreCommitJSONFindings(t *testing.T) {
+	r := gittest.New(t)
+	mustRun(t, r.Dir, nil, "init")
+	for _, sub := range []string{"services/api", "services/web"} {
+		if err := os.MkdirAll(filepath.Join(r.Dir, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		mustRun(t, filepath.Join(r.Dir, sub), nil, "init", "--force")
+	}
+	r.CommitAll("init")
+	r.Write("services/api/.foundry/blackboard/w/a.json", `{"schema": "finding.v1"}`)
+	r.Write(".foundry/memory/INDEX.md", "<<<<<<< ours\n")
+	r.Git("add", "-A")
+	r.Git("rm", "-rq", "services/web/.foundry")
+	raw, err := os.ReadFile("../../docs/json/hook-pre-commit.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := contracts.Compile(closed(t, raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		dir  string
+		args []string
+		want string // a fragment of the answer, so it is not an empty one
+	}{
+		{"one project", "services/api", nil, `"blocked": true`},
+		{"every project", "", []string{"--all-projects"}, `"removed": true`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"--json", "hook", "pre-commit"}, tt.args...)
+			code, stdout, stderr := runIn(t, filepath.Join(r.Dir, tt.dir), "", args...)
+			if code != 1 {
+				t.Fatalf("exit %d, want 1\n%s", code, stderr)
+			}
+			if !strings.Contains(stdout, tt.want) || !strings.Contains(stdout, `"findings": [`+"\n") {
+				t.Fatalf("answer lacks %s or findings:\n%s", tt.want, stdout)
+			}
+			vs, err := schema.ValidateJSON([]byte(stdout))
+			if err != nil {
+				t.Fatalf("answer is not JSON: %v\n%s", err, stdout)
+			}
+			for _, v := range vs {
+				t.Errorf("does not match docs/json/hook-pre-commit.schema.json: %s: %s\n%s", v.Pointer, v.Message, stdout)
+			}
+		})
 	}
 }
 
