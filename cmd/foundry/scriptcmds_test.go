@@ -10,12 +10,14 @@ import (
 	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"go.yaml.in/yaml/v3"
 )
 
 // scriptCmds are the extra testscript commands of the CLI scripts.
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
-	"cptree": cmdCptree,
-	"exits":  cmdExits,
+	"cptree":         cmdCptree,
+	"exits":          cmdExits,
+	"precommitlocal": cmdPreCommitLocal,
 }
 
 // cmdExits runs a command and checks its exit status: exits N CMD ARGS...
@@ -77,4 +79,32 @@ func cmdCptree(ts *testscript.TestScript, neg bool, args []string) {
 		return os.WriteFile(target, data, 0o644)
 	})
 	ts.Check(err)
+}
+
+// cmdPreCommitLocal writes the pre-commit framework's
+// .pre-commit-config.yaml declaring every hook of the hook manifest
+// MANIFEST (a .pre-commit-hooks.yaml) as a local hook that runs the
+// foundry on PATH (language: system), its other fields as the manifest
+// has them: a script runs the manifest's own entry, files and
+// pass_filenames, with no Go build. precommitlocal MANIFEST
+func cmdPreCommitLocal(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! precommitlocal")
+	}
+	if len(args) != 1 {
+		ts.Fatalf("usage: precommitlocal MANIFEST")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	var hooks []map[string]any
+	ts.Check(yaml.Unmarshal(data, &hooks))
+	if len(hooks) == 0 {
+		ts.Fatalf("%s declares no hook", args[0])
+	}
+	for _, h := range hooks {
+		h["language"] = "system"
+	}
+	out, err := yaml.Marshal(map[string]any{"repos": []any{map[string]any{"repo": "local", "hooks": hooks}}})
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(".pre-commit-config.yaml"), out, 0o644))
 }
