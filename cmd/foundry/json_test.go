@@ -21,13 +21,23 @@ var jsonCases = []struct {
 	args   []string
 	stdin  string
 	fresh  bool // run in an empty folder, not in the demo project
-	code   int  // the exit status; 0 also accepts 3, a check that found problems
+	// setup, when set, makes the project of a fresh case.
+	setup func(t *testing.T, dir string)
+	code  int // the exit status; 0 also accepts 3, a check that found problems
 }{
 	{schema: "init", args: []string{"init"}, fresh: true},
 	{schema: "doctor", args: []string{"doctor", "--no-history"}},
 	{schema: "doctor", args: []string{"doctor", "--no-history", "--format", "json"}},
+	// The history pass run, and findings with a position, a pointer, a
+	// note and a fix.
+	{schema: "doctor", args: []string{"doctor"}, fresh: true, setup: tightenedContract, code: 3},
+	{schema: "doctor", args: []string{"doctor", "--fix"}, fresh: true, setup: duplicateFacts},
 	{schema: "memory-search", args: []string{"memory", "search", "outbox"}},
 	{schema: "memory-search", args: []string{"memory", "search", "outbox", "--type", "glossary"}},
+	// A fact that expires.
+	{schema: "memory-search", args: []string{"memory", "search", "ci", "time"}},
+	// An active fact whose file, edited by hand, states a retiredReason.
+	{schema: "memory-search", args: []string{"memory", "search", "linux"}, fresh: true, setup: activeWithRetiredReason},
 	{schema: "memory-write", args: []string{"memory", "write", "--title", "Release notes are written by the on-call engineer", "--type", "convention", "--body", "Every release."}},
 	// The same fact again: unchanged, nothing written, no index.
 	{schema: "memory-write", args: []string{"memory", "write", "--title", "Release notes are written by the on-call engineer", "--type", "convention", "--body", "Every release."}},
@@ -35,6 +45,9 @@ var jsonCases = []struct {
 	{schema: "memory-retire", args: []string{"memory", "retire", "fact-0002", "--reason", "the team moved to another tool"}},
 	{schema: "memory-show", args: []string{"memory", "show", "fact-0002"}},
 	{schema: "memory-show", args: []string{"memory", "show", "fact-0001"}},
+	{schema: "memory-show", args: []string{"memory", "show", "fact-0004"}}, // superseded
+	{schema: "memory-show", args: []string{"memory", "show", "fact-0013"}}, // its successor
+	{schema: "memory-show", args: []string{"memory", "show", "fact-0008"}}, // it expires
 	{schema: "memory-list", args: []string{"memory", "list", "--all"}},
 	{schema: "memory-list", args: []string{"memory", "list", "--type", "metric"}},
 	{schema: "runbook-list", args: []string{"runbook", "list"}},
@@ -51,6 +64,8 @@ var jsonCases = []struct {
 	{schema: "config", args: []string{"config"}},
 	{schema: "version", args: []string{"version"}},
 	{schema: "mcp-capabilities", args: []string{"mcp", "capabilities"}},
+	// A read-only server: the mutating tools say why they are not exposed.
+	{schema: "mcp-capabilities", args: []string{"mcp", "capabilities"}, fresh: true, setup: readOnlyServer},
 	{schema: "mcp-token-new", args: []string{"mcp", "token", "new", "reviewer", "--scope", "read:memory,read:runbooks"}},
 	{schema: "mcp-token-new", args: []string{"mcp", "token", "new", "ci"}},
 	{schema: "mcp-token-list", args: []string{"mcp", "token", "list"}},
@@ -82,21 +97,10 @@ var noJSONShape = map[string]string{
 	"help":              "prints help text",
 }
 
-// partialSchemas do not yet declare every field their command prints, so
-// their answers are checked against them as they are, open; the value
-// names the fields undeclared.
-var partialSchemas = map[string]string{
-	"doctor":           "history, and checks[].title, severity, checked, files, findings, skipped, history",
-	"mcp-capabilities": "every field of capabilities[] but name and kind",
-	"memory-list":      "facts[].expires, supersedes, supersededBy, retiredReason",
-	"memory-search":    "hits[].supersedes",
-	"memory-show":      "retiredReason",
-}
-
 // TestJSONShapes checks every --json answer against its documented schema,
-// closed (see [closed]) but for partialSchemas: named arrays, [] never
-// null, project-relative paths, and no field the schema leaves out. It also checks that
-// every schema of docs/json/ is exercised and listed in docs/json.md.
+// closed (see [closed]): named arrays, [] never null, project-relative
+// paths, and no field the schema leaves out. It also checks that every
+// schema of docs/json/ is exercised and listed in docs/json.md.
 func TestJSONShapes(t *testing.T) {
 	demo := t.TempDir()
 	if err := os.CopyFS(demo, os.DirFS("../../examples/demo")); err != nil {
@@ -117,6 +121,9 @@ func TestJSONShapes(t *testing.T) {
 			if tc.fresh {
 				dir = t.TempDir()
 			}
+			if tc.setup != nil {
+				tc.setup(t, dir)
+			}
 			raw, err := os.ReadFile(filepath.Join("../../docs/json", tc.schema+".schema.json"))
 			if err != nil {
 				t.Fatal(err)
@@ -127,10 +134,7 @@ func TestJSONShapes(t *testing.T) {
 			// The answer is checked against the schema closed: a field
 			// the schema does not declare is drift too, though most
 			// schemas are open to the reader.
-			if _, partial := partialSchemas[tc.schema]; !partial {
-				raw = closed(t, raw)
-			}
-			schema, err := contracts.Compile(raw)
+			schema, err := contracts.Compile(closed(t, raw))
 			if err != nil {
 				t.Fatalf("schema %s closed: %v", tc.schema, err)
 			}
@@ -270,6 +274,56 @@ func closed(t *testing.T, raw []byte) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// tightenedContract makes a project whose note.v1, published with a note
+// valid against it, gained a required property in a later commit: doctor
+// flags the breaking edit and explains the note's failure from history. Its
+// one fact has no INDEX.md, a finding with a fix.
+func tightenedContract(t *testing.T, dir string) {
+	t.Helper()
+	r := gittest.Init(t, dir)
+	note := func(required string) string {
+		return `{"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "note.v1.schema.json",
+"type": "object", "additionalProperties": false, "required": ["schema", "producedBy", "title"` + required + `],
+"properties": {"schema": {"const": "note.v1"}, "producedBy": {"type": "string"}, "title": {"type": "string"}, "owner": {"type": "string"}}}`
+	}
+	r.Write(".foundry/schemas/note.v1.schema.json", note(""))
+	r.Write(".foundry/blackboard/docs/scribe.json", `{"schema": "note.v1", "producedBy": "scribe", "title": "Release notes drafted"}`)
+	r.Write(".foundry/memory/fact-0001-ci-runs-on-linux.md", factFile("fact-0001", "CI runs on Linux"))
+	r.CommitAll("publish note.v1 and the scribe note")
+	r.Write(".foundry/schemas/note.v1.schema.json", note(`, "owner"`))
+	r.CommitAll("note.v1 requires an owner")
+}
+
+// duplicateFacts makes a project of two facts with one id, which doctor
+// --fix renumbers, and no INDEX.md, which it writes.
+func duplicateFacts(t *testing.T, dir string) {
+	t.Helper()
+	r := gittest.Init(t, dir)
+	r.Write(".foundry/memory/fact-0001-ci-runs-on-linux.md", factFile("fact-0001", "CI runs on Linux"))
+	r.Write(".foundry/memory/fact-0001-builds-use-gradle.md", factFile("fact-0001", "Builds use Gradle"))
+}
+
+// activeWithRetiredReason makes a project of one active fact whose file
+// states a retiredReason too, as a hand edit can leave it.
+func activeWithRetiredReason(t *testing.T, dir string) {
+	t.Helper()
+	fact := strings.Replace(factFile("fact-0001", "CI runs on Linux"), "status: active\n", "status: active\nretiredReason: the runners moved\n", 1)
+	testenv.WriteFile(t, dir, ".foundry/memory/fact-0001-ci-runs-on-linux.md", fact)
+}
+
+// readOnlyServer makes a project whose MCP server is enabled with the
+// defaults: read-only, so the mutating tools are not exposed.
+func readOnlyServer(t *testing.T, dir string) {
+	t.Helper()
+	testenv.WriteFile(t, dir, ".foundry/config.yaml", "mcp:\n  enabled: true\n")
+}
+
+// factFile returns a valid fact file of the given id and title.
+func factFile(id, title string) string {
+	return "---\nid: " + id + "\ntype: convention\ntitle: " + title +
+		"\nscope: project\ntags: []\nconfidence: high\nsource: conversation\ncreated: 2026-01-01\nstatus: active\n---\n" + title + ".\n"
 }
 
 // TestContractsShowNestedDeep: a local contract of 100 KB whose const
