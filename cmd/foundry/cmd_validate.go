@@ -62,10 +62,13 @@ needs the contract id; it cannot be used with --auto.
 
 Formats: text (the default above); lines, one "path:line:col: <pointer>:
 <problem>" line per problem; json (also --json) and sarif (SARIF 2.1.0),
-both with path (from the project root), line, column, pointer and
-message. Columns count characters. With --sarif-prefix DIR, the project's
-folder in its repository, SARIF names files from the repository root, as
-code scanning wants them.
+both with path, line, column, pointer and message. Columns count
+characters. A <file> is relative to the folder foundry runs in (-C DIR);
+text and lines print it as given, and an artifact --auto finds relative
+to that folder. json and sarif name a file of the project from the
+project root, and a file outside it as given. With --sarif-prefix DIR,
+the project's folder in its repository, SARIF names files from the
+repository root, as code scanning wants them.
 
 A file that is missing, a folder, empty, larger than 8 MiB or not
 parseable JSON is an error, as is a file without a "schema" field under
