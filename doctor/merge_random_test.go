@@ -40,7 +40,7 @@ func TestMain(m *testing.M) {
 		if len(os.Args) < 4 {
 			os.Exit(2)
 		}
-		if err := hooks.MergeIndexFiles(os.Args[1], os.Args[2], os.Args[3], 0); err != nil {
+		if err := hooks.MergeIndexFiles("", os.Args[1], os.Args[2], os.Args[3], 0); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

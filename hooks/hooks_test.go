@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/foundryhq/foundry/artifacts"
 	"github.com/foundryhq/foundry/facts"
 	"github.com/foundryhq/foundry/git"
 	"github.com/foundryhq/foundry/git/gittest"
@@ -519,7 +520,7 @@ func TestMergeIndexFiles(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			ours := write(t, dir, "A", tt.ours)
-			if err := hooks.MergeIndexFiles(write(t, dir, "O", tt.base), ours, write(t, dir, "B", tt.theirs), 0); err != nil {
+			if err := hooks.MergeIndexFiles(dir, write(t, dir, "O", tt.base), ours, write(t, dir, "B", tt.theirs), 0); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(string(tt.want), readFile(t, ours)); diff != "" {
@@ -532,7 +533,7 @@ func TestMergeIndexFiles(t *testing.T) {
 	base, ours := write(t, dir, "O", mk(a)), write(t, dir, "A", mk(a, b))
 	bad := write(t, dir, "bad", []byte("<<<<<<< ours\n"))
 	before := readFile(t, ours)
-	if err := hooks.MergeIndexFiles(base, ours, bad, 0); !errors.Is(err, facts.ErrBadIndex) {
+	if err := hooks.MergeIndexFiles(dir, base, ours, bad, 0); !errors.Is(err, facts.ErrBadIndex) {
 		t.Fatalf("merge with conflict markers: error = %v, want ErrBadIndex", err)
 	}
 	if readFile(t, ours) != before {
@@ -542,11 +543,47 @@ func TestMergeIndexFiles(t *testing.T) {
 	// A version larger than any file Foundry reads (a hostile history) is
 	// refused before it is read whole: git records a conflict.
 	huge := write(t, dir, "huge", bytes.Repeat([]byte("- fact-0001 · decision · high · 2026-01-01 · x\n"), 9<<20/48))
-	if err := hooks.MergeIndexFiles(base, ours, huge, 0); err == nil || !strings.Contains(err.Error(), "limit") {
+	if err := hooks.MergeIndexFiles(dir, base, ours, huge, 0); err == nil || !strings.Contains(err.Error(), "limit") {
 		t.Fatalf("merge with a 9 MiB version: error = %v, want it refused over the limit", err)
 	}
 	if readFile(t, ours) != before {
 		t.Fatal("a refused merge changed ours")
+	}
+}
+
+// TestMergeIndexFilesUnreadable: a version that cannot be read is named as
+// given, relative to dir, in validate's words, and ours is left as it was.
+func TestMergeIndexFilesUnreadable(t *testing.T) {
+	t.Parallel()
+	index := facts.BuildIndex(nil, "2026-01-10", 0).Content
+	tests := []struct {
+		name               string
+		base, ours, theirs string
+		want               error
+		wantMsg            string
+	}{
+		{name: "base missing", base: "gone.md", ours: "ours.md", theirs: "theirs.md",
+			want: artifacts.ErrNotFound, wantMsg: "merge memory index: gone.md: no such file"},
+		{name: "theirs in a folder that is not there", base: "base.md", ours: "ours.md", theirs: "nowhere/theirs.md",
+			want: artifacts.ErrNotFound, wantMsg: "merge memory index: nowhere/theirs.md: no such file"},
+		{name: "ours a folder", base: "base.md", ours: "sub", theirs: "theirs.md",
+			want: artifacts.ErrFolder, wantMsg: "merge memory index: sub: is a folder, not a file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			for _, name := range []string{"base.md", "ours.md", "theirs.md", "sub/x"} {
+				testenv.WriteFile(t, dir, name, string(index))
+			}
+			err := hooks.MergeIndexFiles(dir, tt.base, tt.ours, tt.theirs, 0)
+			if !errors.Is(err, tt.want) || err.Error() != tt.wantMsg {
+				t.Fatalf("error = %v, want %q (%v)", err, tt.wantMsg, tt.want)
+			}
+			if got := readFile(t, filepath.Join(dir, "ours.md")); got != string(index) {
+				t.Errorf("a failed merge changed ours:\n%s", got)
+			}
+		})
 	}
 }
 

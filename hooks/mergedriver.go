@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/foundryhq/foundry/artifacts"
 	"github.com/foundryhq/foundry/facts"
 	"github.com/foundryhq/foundry/internal/atomicfile"
 	"github.com/foundryhq/foundry/internal/confined"
@@ -377,15 +378,19 @@ func modeOf(p string, def fs.FileMode) fs.FileMode {
 }
 
 // MergeIndexFiles is the merge driver: it merges the INDEX.md versions in the
-// files base, ours and theirs with [facts.MergeIndex] under budget tokens
-// (0: the default) and writes the result over ours, as git expects. On error
-// ours is left as it was, and git records a conflict.
-func MergeIndexFiles(base, ours, theirs string, budget int) error {
+// files base, ours and theirs (names relative to dir unless absolute, as
+// git passes %O %A %B) with [facts.MergeIndex] under budget tokens (0: the
+// default) and writes the result over ours, as git expects. An error names
+// a version as given, a missing one [artifacts.ErrNotFound] and a folder
+// [artifacts.ErrFolder], in the words validate uses: "merge memory index:
+// ours.md: no such file". On error ours is left as it was, and git records
+// a conflict.
+func MergeIndexFiles(dir, base, ours, theirs string, budget int) error {
 	var data [3][]byte
-	for i, p := range []string{base, ours, theirs} {
-		b, err := readBounded(p)
+	for i, name := range []string{base, ours, theirs} {
+		b, err := readVersion(inDir(dir, name))
 		if err != nil {
-			return fmt.Errorf("merge memory index: %w", err)
+			return fmt.Errorf("merge memory index: %s: %w", name, err)
 		}
 		data[i] = b
 	}
@@ -393,10 +398,46 @@ func MergeIndexFiles(base, ours, theirs string, budget int) error {
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(ours, merged, modeOf(ours, 0o644)); err != nil {
+	p := inDir(dir, ours)
+	if err := atomicfile.WriteFile(p, merged, modeOf(p, 0o644)); err != nil {
 		return fmt.Errorf("merge memory index: %w", err)
 	}
 	return nil
+}
+
+// inDir returns name resolved against dir, unless it is absolute.
+func inDir(dir, name string) string {
+	if filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(dir, name)
+}
+
+// readVersion reads the version of a merge at p as [readBounded] does; a
+// file that is not there (nor the folder it would be in) is
+// [artifacts.ErrNotFound], a folder [artifacts.ErrFolder], and any other
+// error of the system's is given without the path, which the caller names
+// as it was given.
+func readVersion(p string) ([]byte, error) {
+	b, err := func() ([]byte, error) {
+		r, err := confined.Open(filepath.Dir(p))
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		if fi, err := fs.Stat(r.FS(), filepath.Base(p)); err == nil && fi.IsDir() {
+			return nil, artifacts.ErrFolder
+		}
+		return confined.ReadFile(r.FS(), filepath.Base(p))
+	}()
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, artifacts.ErrNotFound
+	case errors.As(err, &pe):
+		return nil, pe.Err
+	}
+	return b, err
 }
 
 // readBounded reads the file at p through a confined root of its folder,

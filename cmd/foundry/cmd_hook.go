@@ -459,7 +459,7 @@ func runHookMergeIndex(env *cliEnv, args []string) error {
 			budget = cfg.Memory.IndexBudgetTokens
 		}
 	}
-	return hooks.MergeIndexFiles(env.path(args[0]), env.path(args[1]), env.path(args[2]), budget)
+	return hooks.MergeIndexFiles(env.dir, args[0], args[1], args[2], budget)
 }
 
 // preCommitAnswer is hook pre-commit --json: what the commit changes
