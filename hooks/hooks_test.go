@@ -342,16 +342,16 @@ func TestPreCommitScriptFindsFoundry(t *testing.T) {
 		{"merge, on PATH", hooks.PreMergeCommit, onPath, recorded, "on-path -C examples/it's hook pre-commit --merge\n", "", false, false},
 		{"merge, neither", hooks.PreMergeCommit, empty, "", "",
 			"foundry pre-merge-commit hook: foundry is not on PATH, nor at (none recorded) where it was when the hook was installed.\n" +
-				"Install it with 'go install github.com/foundryhq/foundry/cmd/foundry@latest' and make sure it is on PATH,\n" +
+				"Install it with 'CGO_ENABLED=0 go install -tags urfave_cli_no_docs github.com/foundryhq/foundry/cmd/foundry@latest' and make sure it is on PATH,\n" +
 				"or skip this check once with 'git merge --no-verify'.\n", true, false},
 		{"recorded", hooks.PreCommit, empty, recorded, "recorded -C examples/it's hook pre-commit\n", "", false, false},
 		{"neither", hooks.PreCommit, empty, filepath.Join(dir, "gone", "foundry"), "",
 			"foundry pre-commit hook: foundry is not on PATH, nor at " + filepath.Join(dir, "gone", "foundry") + " where it was when the hook was installed.\n" +
-				"Install it with 'go install github.com/foundryhq/foundry/cmd/foundry@latest' and make sure it is on PATH,\n" +
+				"Install it with 'CGO_ENABLED=0 go install -tags urfave_cli_no_docs github.com/foundryhq/foundry/cmd/foundry@latest' and make sure it is on PATH,\n" +
 				"or skip this check once with 'git commit --no-verify'.\n", true, false},
 		{"none recorded", hooks.PreCommit, empty, "", "",
 			"foundry pre-commit hook: foundry is not on PATH, nor at (none recorded) where it was when the hook was installed.\n" +
-				"Install it with 'go install github.com/foundryhq/foundry/cmd/foundry@latest' and make sure it is on PATH,\n" +
+				"Install it with 'CGO_ENABLED=0 go install -tags urfave_cli_no_docs github.com/foundryhq/foundry/cmd/foundry@latest' and make sure it is on PATH,\n" +
 				"or skip this check once with 'git commit --no-verify'.\n", true, false},
 		// A shared core.hooksPath runs the hook in repositories without
 		// the project: nothing to check, whether foundry is there or not.
@@ -548,6 +548,33 @@ func TestMergeIndexFiles(t *testing.T) {
 	}
 	if readFile(t, ours) != before {
 		t.Fatal("a refused merge changed ours")
+	}
+}
+
+// TestScriptInstallHint holds the install command a hook names, when it
+// finds no foundry to run, to the one README.md's Install section gives,
+// so that the two cannot drift apart.
+func TestScriptInstallHint(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## Install\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	_, block, inBlock := strings.Cut(section, "```sh\n")
+	install, _, _ := strings.Cut(block, "\n")
+	if !ok || !inBlock || install == "" {
+		t.Fatal("README.md has no ## Install section with a sh block")
+	}
+	for _, hook := range []string{hooks.PreCommit, hooks.PreMergeCommit} {
+		t.Run(hook, func(t *testing.T) {
+			t.Parallel()
+			script := string(hooks.Script(hook, []string{"."}, ""))
+			if want := "Install it with '" + install + "' and make sure it is on PATH"; !strings.Contains(script, want) {
+				t.Errorf("the %s hook does not say %q, the install line of README.md:\n%s", hook, want, script)
+			}
+		})
 	}
 }
 

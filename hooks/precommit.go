@@ -105,6 +105,11 @@ type Result struct {
 	Attributes []string `json:"attributes,omitempty"`
 }
 
+// installCommand installs foundry as README.md's Install section does
+// (TestScriptInstallHint holds the two together): the hook names it when
+// it finds no foundry to run.
+const installCommand = "CGO_ENABLED=0 go install -tags urfave_cli_no_docs github.com/foundryhq/foundry/cmd/foundry@latest"
+
 // Script renders the git hook named hook ([PreCommit] or [PreMergeCommit])
 // that checks the projects at projectDirs (each relative to the working
 // tree root, "" or "." at the top), with executable recorded as the
@@ -151,7 +156,7 @@ foundry_check() {
 			foundry_bin=$foundry_recorded
 		else
 			echo "foundry %s hook: foundry is not on PATH, nor at %s where it was when the hook was installed." >&2
-			echo "Install it with 'go install github.com/foundryhq/foundry/cmd/foundry@latest' and make sure it is on PATH," >&2
+			echo "Install it with '`+installCommand+`' and make sure it is on PATH," >&2
 			echo "or skip this check once with '%s'." >&2
 			exit 1
 		fi
