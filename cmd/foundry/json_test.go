@@ -81,6 +81,9 @@ var jsonCases = []struct {
 	{schema: "hook-install", args: []string{"hook", "uninstall"}},
 	{schema: "hook-pre-commit", args: []string{"hook", "pre-commit"}},
 	{schema: "hook-pre-commit", args: []string{"hook", "pre-commit", "--all-projects"}},
+	// Findings with a position, a pointer, a note and a fix: the commit
+	// is blocked.
+	{schema: "hook-pre-commit", args: []string{"hook", "pre-commit"}, fresh: true, setup: stagedBreakage, code: 1},
 	{schema: "plugin-build", args: []string{"plugin", "build", "plugin-out"}},
 }
 
@@ -283,17 +286,35 @@ func closed(t *testing.T, raw []byte) []byte {
 func tightenedContract(t *testing.T, dir string) {
 	t.Helper()
 	r := gittest.Init(t, dir)
-	note := func(required string) string {
-		return `{"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "note.v1.schema.json",
-"type": "object", "additionalProperties": false, "required": ["schema", "producedBy", "title"` + required + `],
-"properties": {"schema": {"const": "note.v1"}, "producedBy": {"type": "string"}, "title": {"type": "string"}, "owner": {"type": "string"}}}`
-	}
-	r.Write(".foundry/schemas/note.v1.schema.json", note(""))
+	r.Write(".foundry/schemas/note.v1.schema.json", noteContract(""))
 	r.Write(".foundry/blackboard/docs/scribe.json", `{"schema": "note.v1", "producedBy": "scribe", "title": "Release notes drafted"}`)
 	r.Write(".foundry/memory/fact-0001-ci-runs-on-linux.md", factFile("fact-0001", "CI runs on Linux"))
 	r.CommitAll("publish note.v1 and the scribe note")
-	r.Write(".foundry/schemas/note.v1.schema.json", note(`, "owner"`))
+	r.Write(".foundry/schemas/note.v1.schema.json", noteContract(`, "owner"`))
 	r.CommitAll("note.v1 requires an owner")
+}
+
+// noteContract returns a local contract note.v1 whose required properties
+// are schema, producedBy and title, and then more: `, "owner"`.
+func noteContract(more string) string {
+	return `{"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "note.v1.schema.json",
+"type": "object", "additionalProperties": false, "required": ["schema", "producedBy", "title"` + more + `],
+"properties": {"schema": {"const": "note.v1"}, "producedBy": {"type": "string"}, "title": {"type": "string"}, "owner": {"type": "string"}}}`
+}
+
+// stagedBreakage makes a project whose index holds a breaking edit of the
+// published note.v1, a note that fails it, and a fact without the INDEX.md
+// the working tree has for it.
+func stagedBreakage(t *testing.T, dir string) {
+	t.Helper()
+	r := gittest.Init(t, dir)
+	r.Write(".foundry/schemas/note.v1.schema.json", noteContract(""))
+	r.CommitAll("publish note.v1")
+	r.Write(".foundry/schemas/note.v1.schema.json", noteContract(`, "owner"`))
+	r.Write(".foundry/blackboard/docs/scribe.json", `{"schema": "note.v1", "producedBy": "scribe", "title": "Release notes drafted"}`)
+	r.Write(".foundry/memory/fact-0001-ci-runs-on-linux.md", factFile("fact-0001", "CI runs on Linux"))
+	r.Git("add", "-A")
+	r.Write(".foundry/memory/INDEX.md", "# Memory index\n")
 }
 
 // duplicateFacts makes a project of two facts with one id, which doctor
