@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -182,7 +184,46 @@ func TestJSONShapes(t *testing.T) {
 		if !bytes.Contains(doc, []byte("json/"+name+".schema.json")) {
 			t.Errorf("docs/json.md does not list json/%s.schema.json", name)
 		}
+		// Open to the reader, as docs/json.md promises: an answer that
+		// gains a field still matches the schema of the version before.
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if at := closedAt(t, raw); len(at) > 0 {
+			t.Errorf("docs/json/%s.schema.json closes objects to fields they do not declare (at %s); the schemas are open (docs/json.md)", name, strings.Join(at, ", "))
+		}
 	}
+}
+
+// closedAt returns the JSON pointers (#/properties/files/items), in raw, of the object schemas that
+// declare properties and admit no other ("additionalProperties": false).
+func closedAt(t *testing.T, raw []byte) []string {
+	t.Helper()
+	var doc any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var at []string
+	var walk func(v any, ptr string)
+	walk = func(v any, ptr string) {
+		switch v := v.(type) {
+		case map[string]any:
+			if _, ok := v["properties"].(map[string]any); ok && v["additionalProperties"] == false {
+				at = append(at, ptr)
+			}
+			for k, c := range v {
+				walk(c, ptr+"/"+k)
+			}
+		case []any:
+			for i, c := range v {
+				walk(c, fmt.Sprintf("%s/%d", ptr, i))
+			}
+		}
+	}
+	walk(doc, "#")
+	slices.Sort(at)
+	return at
 }
 
 // TestHookPreCommitJSONFindings checks hook pre-commit --json answers that
