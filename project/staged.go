@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/foundryhq/foundry/git"
 )
@@ -91,8 +92,9 @@ func cutDir(p string) (rel, below string, ok bool) {
 }
 
 // settle looks at what the index holds at s's .foundry: a folder, whose
-// changes s has; a symbolic link, whose changes are where it leads; or
-// nothing of the kind, and s is [Staged.Removed].
+// changes s has; a symbolic link to a folder, whose changes are where it
+// leads; or nothing of the kind (a file, a link to a file or to a folder
+// the index does not hold), and s is [Staged.Removed].
 func (s *Staged) settle(idx *git.Index) error {
 	fsys := idx.FS(s.Rel)
 	fi, err := fs.Lstat(fsys, Dir)
@@ -107,6 +109,16 @@ func (s *Staged) settle(idx *git.Index) error {
 	case fi.Mode()&fs.ModeSymlink == 0:
 		s.Removed = true // a file: no project
 		return nil
+	}
+	// A link the commit holds nothing at the end of (its target
+	// gitignored, or a file) leaves no project: as if it were a file.
+	fi, err = fs.Stat(fsys, Dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || err == nil && !fi.IsDir():
+		s.Removed = true
+		return nil
+	case err != nil:
+		return fmt.Errorf("follow %s in the index: %w", path.Join(s.Rel, Dir), err)
 	}
 	real, err := git.RealPath(fsys, Dir)
 	if err != nil {

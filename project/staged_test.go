@@ -86,6 +86,47 @@ func TestFindStaged(t *testing.T) {
 				{Path: ".foundry/memory/a.md", Kind: deleted},
 			}},
 		}},
+		// A link the index cannot follow to a folder (one to a file, or to
+		// a folder the commit does not hold, gitignored or not there) is
+		// no project either: the commit takes its files away.
+		{"a link to a file in place of .foundry", true, func(r *gittest.Repo) {
+			r.Git("rm", "-rq", "gone/.foundry")
+			r.Write("gone/notes.txt", "a file\n")
+			if err := os.Symlink("notes.txt", filepath.Join(r.Dir, "gone", ".foundry")); err != nil {
+				t.Fatal(err)
+			}
+		}, []project.Staged{
+			{Rel: "gone", Removed: true, Changes: []git.Change{
+				{Path: ".foundry/config.yaml", Kind: deleted},
+				{Path: ".foundry/memory/a.md", Kind: deleted},
+			}},
+		}},
+		{"a link through a file in place of .foundry", true, func(r *gittest.Repo) {
+			r.Git("rm", "-rq", "gone/.foundry")
+			r.Write("gone/notes.txt", "a file\n")
+			if err := os.Symlink("notes.txt/meta", filepath.Join(r.Dir, "gone", ".foundry")); err != nil {
+				t.Fatal(err)
+			}
+		}, []project.Staged{
+			{Rel: "gone", Removed: true, Changes: []git.Change{
+				{Path: ".foundry/config.yaml", Kind: deleted},
+				{Path: ".foundry/memory/a.md", Kind: deleted},
+			}},
+		}},
+		{"a link to a folder the index does not hold in place of .foundry", true, func(r *gittest.Repo) {
+			r.Git("rm", "-rq", "gone/.foundry")
+			if err := os.MkdirAll(filepath.Join(r.Dir, "gone"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("untracked", filepath.Join(r.Dir, "gone", ".foundry")); err != nil {
+				t.Fatal(err)
+			}
+		}, []project.Staged{
+			{Rel: "gone", Removed: true, Changes: []git.Change{
+				{Path: ".foundry/config.yaml", Kind: deleted},
+				{Path: ".foundry/memory/a.md", Kind: deleted},
+			}},
+		}},
 		{"a link in place of .foundry: the changes where it leads", true, func(r *gittest.Repo) {
 			r.Git("mv", "gone/.foundry", "gone/meta")
 			r.Write("gone/meta/runbooks/r.md", "new\n")
