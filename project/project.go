@@ -275,8 +275,13 @@ func openRoot(root string, src Source, lenient bool) (*Project, error) {
 func (p *Project) onIndex(idx *git.Index, rel string) error {
 	// A merge in progress leaves the index stages 1 to 3 of a file in
 	// conflict, none of which is what will be committed: reading one
-	// would check a version nobody chose.
-	if u := idx.Unmerged(path.Join(rel, Dir)); len(u) > 0 {
+	// would check a version nobody chose. The files of a linked .foundry
+	// are staged where it leads.
+	u := idx.Unmerged(path.Join(rel, Dir))
+	if real, err := git.RealPath(idx.FS(rel), Dir); err == nil && real != Dir {
+		u = append(u, idx.Unmerged(path.Join(rel, real))...)
+	}
+	if len(u) > 0 {
 		shown := u
 		if len(shown) > 3 {
 			shown = append(slices.Clip(shown[:3]), fmt.Sprintf("and %d more", len(u)-3))

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -274,14 +275,27 @@ func TestOpenStagedUnmerged(t *testing.T) {
 	for _, tt := range []struct {
 		name, file string
 		unmerged   bool
+		link       bool // .foundry is a link to meta
 	}{
-		{"a fact in conflict", ".foundry/memory/fact-0001-a.md", true},
-		{"a file outside the project's folder", "README.md", false},
+		{"a fact in conflict", ".foundry/memory/fact-0001-a.md", true, false},
+		{"a file outside the project's folder", "README.md", false, false},
+		// Git stages the files of a linked .foundry where it leads.
+		{"a fact in conflict where a linked .foundry leads", "meta/memory/fact-0001-a.md", true, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
+			if tt.link && runtime.GOOS == "windows" {
+				t.Skip("needs symbolic links")
+			}
 			r := gittest.New(t)
-			r.Write(".foundry/config.yaml", "")
+			if tt.link {
+				r.Write("meta/config.yaml", "")
+				if err := os.Symlink("meta", filepath.Join(r.Dir, ".foundry")); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				r.Write(".foundry/config.yaml", "")
+			}
 			r.Write(tt.file, "base\n")
 			r.CommitAll("base")
 			r.Git("checkout", "-q", "-b", "other")
