@@ -290,9 +290,7 @@ func TestOpenStagedUnmerged(t *testing.T) {
 			r := gittest.New(t)
 			if tt.link {
 				r.Write("meta/config.yaml", "")
-				if err := os.Symlink("meta", filepath.Join(r.Dir, ".foundry")); err != nil {
-					t.Fatal(err)
-				}
+				symlink(t, r, ".foundry", "meta")
 			} else {
 				r.Write(".foundry/config.yaml", "")
 			}

@@ -35,20 +35,26 @@ func stagedBase(t *testing.T) *gittest.Repo {
 func TestFindStaged(t *testing.T) {
 	t.Parallel()
 	added, modified, deleted := git.Added, git.Modified, git.Deleted
+	// gone's .foundry taken away: its files are deletions, and nothing of
+	// it is checked.
+	goneRemoved := []project.Staged{{Rel: "gone", Removed: true, Changes: []git.Change{
+		{Path: ".foundry/config.yaml", Kind: deleted},
+		{Path: ".foundry/memory/a.md", Kind: deleted},
+	}}}
 	tests := []struct {
 		name  string
 		link  bool // needs symbolic links
-		stage func(r *gittest.Repo)
+		stage func(t *testing.T, r *gittest.Repo)
 		want  []project.Staged
 	}{
-		{"nothing staged", false, func(*gittest.Repo) {}, nil},
-		{"no .foundry folder on the way", false, func(r *gittest.Repo) {
+		{"nothing staged", false, func(*testing.T, *gittest.Repo) {}, nil},
+		{"no .foundry folder on the way", false, func(t *testing.T, r *gittest.Repo) {
 			r.Write("src/main.go", "changed\n")
 			r.Write("notes/.foundry", "a file named .foundry\n")
 			r.Write("docs/x.foundry/a.md", "not a .foundry folder\n")
 			r.Write("docs/foundry/a.md", "nor this\n")
 		}, nil},
-		{"each project its own files, nested ones too", false, func(r *gittest.Repo) {
+		{"each project its own files, nested ones too", false, func(t *testing.T, r *gittest.Repo) {
 			r.Write(".foundry/memory/top.md", "new\n")
 			r.Write("services/api/.foundry/config.yaml", "x: 2\n")
 			r.Write("services/api/sub/.foundry/runbooks/r.md", "new\n")
@@ -64,75 +70,39 @@ func TestFindStaged(t *testing.T) {
 				{Path: ".foundry/config.yaml", Kind: deleted},
 			}},
 		}},
-		{"a .foundry below a .foundry is the project's file", false, func(r *gittest.Repo) {
+		{"a .foundry below a .foundry is the project's file", false, func(t *testing.T, r *gittest.Repo) {
 			r.Write("services/web/.foundry/blackboard/.foundry/a.json", "{}\n")
 		}, []project.Staged{
 			{Rel: "services/web", Changes: []git.Change{{Path: ".foundry/blackboard/.foundry/a.json", Kind: added}}},
 		}},
-		{"the commit removes a project", false, func(r *gittest.Repo) {
+		{"the commit removes a project", false, func(t *testing.T, r *gittest.Repo) {
 			r.Git("rm", "-rq", "gone/.foundry")
-		}, []project.Staged{
-			{Rel: "gone", Removed: true, Changes: []git.Change{
-				{Path: ".foundry/config.yaml", Kind: deleted},
-				{Path: ".foundry/memory/a.md", Kind: deleted},
-			}},
-		}},
-		{"a file in place of .foundry", false, func(r *gittest.Repo) {
+		}, goneRemoved},
+		{"a file in place of .foundry", false, func(t *testing.T, r *gittest.Repo) {
 			r.Git("rm", "-rq", "gone/.foundry")
 			r.Write("gone/.foundry", "a file\n")
-		}, []project.Staged{
-			{Rel: "gone", Removed: true, Changes: []git.Change{
-				{Path: ".foundry/config.yaml", Kind: deleted},
-				{Path: ".foundry/memory/a.md", Kind: deleted},
-			}},
-		}},
+		}, goneRemoved},
 		// A link the index cannot follow to a folder (one to a file, or to
 		// a folder the commit does not hold, gitignored or not there) is
 		// no project either: the commit takes its files away.
-		{"a link to a file in place of .foundry", true, func(r *gittest.Repo) {
+		{"a link to a file in place of .foundry", true, func(t *testing.T, r *gittest.Repo) {
 			r.Git("rm", "-rq", "gone/.foundry")
 			r.Write("gone/notes.txt", "a file\n")
-			if err := os.Symlink("notes.txt", filepath.Join(r.Dir, "gone", ".foundry")); err != nil {
-				t.Fatal(err)
-			}
-		}, []project.Staged{
-			{Rel: "gone", Removed: true, Changes: []git.Change{
-				{Path: ".foundry/config.yaml", Kind: deleted},
-				{Path: ".foundry/memory/a.md", Kind: deleted},
-			}},
-		}},
-		{"a link through a file in place of .foundry", true, func(r *gittest.Repo) {
+			symlink(t, r, "gone/.foundry", "notes.txt")
+		}, goneRemoved},
+		{"a link through a file in place of .foundry", true, func(t *testing.T, r *gittest.Repo) {
 			r.Git("rm", "-rq", "gone/.foundry")
 			r.Write("gone/notes.txt", "a file\n")
-			if err := os.Symlink("notes.txt/meta", filepath.Join(r.Dir, "gone", ".foundry")); err != nil {
-				t.Fatal(err)
-			}
-		}, []project.Staged{
-			{Rel: "gone", Removed: true, Changes: []git.Change{
-				{Path: ".foundry/config.yaml", Kind: deleted},
-				{Path: ".foundry/memory/a.md", Kind: deleted},
-			}},
-		}},
-		{"a link to a folder the index does not hold in place of .foundry", true, func(r *gittest.Repo) {
+			symlink(t, r, "gone/.foundry", "notes.txt/meta")
+		}, goneRemoved},
+		{"a link to a folder the index does not hold in place of .foundry", true, func(t *testing.T, r *gittest.Repo) {
 			r.Git("rm", "-rq", "gone/.foundry")
-			if err := os.MkdirAll(filepath.Join(r.Dir, "gone"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink("untracked", filepath.Join(r.Dir, "gone", ".foundry")); err != nil {
-				t.Fatal(err)
-			}
-		}, []project.Staged{
-			{Rel: "gone", Removed: true, Changes: []git.Change{
-				{Path: ".foundry/config.yaml", Kind: deleted},
-				{Path: ".foundry/memory/a.md", Kind: deleted},
-			}},
-		}},
-		{"a link in place of .foundry: the changes where it leads", true, func(r *gittest.Repo) {
+			symlink(t, r, "gone/.foundry", "untracked")
+		}, goneRemoved},
+		{"a link in place of .foundry: the changes where it leads", true, func(t *testing.T, r *gittest.Repo) {
 			r.Git("mv", "gone/.foundry", "gone/meta")
 			r.Write("gone/meta/runbooks/r.md", "new\n")
-			if err := os.Symlink("meta", filepath.Join(r.Dir, "gone", ".foundry")); err != nil {
-				t.Fatal(err)
-			}
+			symlink(t, r, "gone/.foundry", "meta")
 		}, []project.Staged{
 			{Rel: "gone", Changes: []git.Change{
 				{Path: ".foundry/config.yaml", Kind: added},
@@ -148,7 +118,7 @@ func TestFindStaged(t *testing.T) {
 				t.Skip("needs symbolic links")
 			}
 			r := stagedBase(t)
-			tt.stage(r)
+			tt.stage(t, r)
 			r.Git("add", "-A")
 			repo, err := git.Open(r.Dir)
 			if err != nil {
@@ -167,6 +137,19 @@ func TestFindStaged(t *testing.T) {
 				t.Errorf("FindStaged (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// symlink makes name (slash form) in r's working tree a symbolic link to
+// target, with the folders above it.
+func symlink(t *testing.T, r *gittest.Repo, name, target string) {
+	t.Helper()
+	p := filepath.Join(r.Dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, p); err != nil {
+		t.Fatal(err)
 	}
 }
 
