@@ -120,15 +120,7 @@ func TestFindStaged(t *testing.T) {
 			r := stagedBase(t)
 			tt.stage(t, r)
 			r.Git("add", "-A")
-			repo, err := git.Open(r.Dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer repo.Close()
-			idx, err := repo.ReadIndex()
-			if err != nil {
-				t.Fatal(err)
-			}
+			idx := readIndex(t, r)
 			got, err := project.FindStaged(idx)
 			if err != nil {
 				t.Fatal(err)
@@ -138,6 +130,21 @@ func TestFindStaged(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readIndex reads r's index, its repository closed when the test ends.
+func readIndex(t *testing.T, r *gittest.Repo) *git.Index {
+	t.Helper()
+	repo, err := git.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { repo.Close() })
+	idx, err := repo.ReadIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return idx
 }
 
 // symlink makes name (slash form) in r's working tree a symbolic link to
@@ -164,25 +171,17 @@ func TestOpenStaged(t *testing.T) {
 	r.Write("services/web/.foundry/config.yaml", "memoryRetrieval: [not a map\n")
 	r.Git("add", "-A")
 	r.Write("services/api/.foundry/memory/a.md", "on disk\n")
-	repo, err := git.Open(r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer repo.Close()
-	idx, err := repo.ReadIndex()
-	if err != nil {
-		t.Fatal(err)
-	}
+	idx := readIndex(t, r)
 	for _, rel := range []string{"services/api", "services/web", "", "services/api"} {
 		p, err := project.OpenStaged(idx, rel)
 		if err != nil {
 			t.Fatalf("OpenStaged(%q): %v", rel, err)
 		}
-		if want := filepath.Join(repo.Root(), filepath.FromSlash(rel)); p.Root != want || p.Index != idx || p.Writable() {
+		if want := filepath.Join(idx.Repo().Root(), filepath.FromSlash(rel)); p.Root != want || p.Index != idx || p.Writable() {
 			t.Errorf("OpenStaged(%q): root %s, index %p, writable %v; want %s, %p, false", rel, p.Root, p.Index, p.Writable(), want, idx)
 		}
-		if g, grel, err := p.Git(); g != repo || grel != rel || err != nil {
-			t.Errorf("OpenStaged(%q).Git() = %p, %q, %v; want %p, %q", rel, g, grel, err, repo, rel)
+		if g, grel, err := p.Git(); g != idx.Repo() || grel != rel || err != nil {
+			t.Errorf("OpenStaged(%q).Git() = %p, %q, %v; want %p, %q", rel, g, grel, err, idx.Repo(), rel)
 		}
 		// The config, in HEAD's pack, reads through every project in turn.
 		if _, err := fs.ReadFile(p.FS, ".foundry/config.yaml"); err != nil {
@@ -238,15 +237,7 @@ func TestOpenStagedRefusesUnmerged(t *testing.T) {
 	if _, err := r.TryGit("merge", "-q", "other"); err == nil {
 		t.Fatal("the merge had no conflict")
 	}
-	repo, err := git.Open(r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer repo.Close()
-	idx, err := repo.ReadIndex()
-	if err != nil {
-		t.Fatal(err)
-	}
+	idx := readIndex(t, r)
 	if _, err := project.OpenStaged(idx, "services/api"); !errors.Is(err, project.ErrUnmerged) {
 		t.Errorf("OpenStaged(services/api) = %v, want ErrUnmerged", err)
 	}
