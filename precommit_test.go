@@ -12,13 +12,14 @@ import (
 // TestPreCommitLocalHookDocs checks that the local hook docs/claude-code.md
 // gives, for a foundry already on PATH, is the hook of .pre-commit-hooks.yaml
 // (the script hook_precommit_framework runs that one): same id, entry,
-// files and pass_filenames.
+// files, always_run and pass_filenames.
 func TestPreCommitLocalHookDocs(t *testing.T) {
 	t.Parallel()
 	type hook struct {
 		ID            string `yaml:"id"`
 		Entry         string `yaml:"entry"`
 		Files         string `yaml:"files"`
+		AlwaysRun     bool   `yaml:"always_run"`
 		PassFilenames *bool  `yaml:"pass_filenames"`
 	}
 	data, err := os.ReadFile(".pre-commit-hooks.yaml")
@@ -47,8 +48,14 @@ func TestPreCommitLocalHookDocs(t *testing.T) {
 		t.Fatalf("want one hook in each: .pre-commit-hooks.yaml has %d, docs/claude-code.md %v", len(manifest), local)
 	}
 	want, got := manifest[0], local[0].Hooks[0]
-	if got.ID != want.ID || got.Entry != want.Entry || got.Files != want.Files || got.PassFilenames == nil || want.PassFilenames == nil || *got.PassFilenames != *want.PassFilenames {
+	if got.ID != want.ID || got.Entry != want.Entry || got.Files != want.Files || got.AlwaysRun != want.AlwaysRun || got.PassFilenames == nil || want.PassFilenames == nil || *got.PassFilenames != *want.PassFilenames {
 		t.Errorf("docs/claude-code.md's local hook is %+v, .pre-commit-hooks.yaml's %+v", got, want)
+	}
+	// The framework matches files against what a commit adds or changes,
+	// not what it deletes: only always_run runs the check of a commit that
+	// deletes a published contract.
+	if !want.AlwaysRun {
+		t.Errorf(".pre-commit-hooks.yaml's hook is not always_run: a commit that only deletes files under .foundry/ would skip it")
 	}
 	if !strings.Contains(want.Entry, "--all-projects") {
 		t.Errorf(".pre-commit-hooks.yaml runs %q: the framework runs it from the top, where only --all-projects checks every project", want.Entry)
