@@ -124,15 +124,44 @@ func (s *Staged) settle(idx *git.Index) error {
 	if err != nil {
 		return fmt.Errorf("follow %s in the index: %w", path.Join(s.Rel, Dir), err)
 	}
-	changes, err := idx.StagedChanges(path.Join(s.Rel, real))
+	s.Changes, err = stagedUnder(idx, s.Rel, real)
+	return err
+}
+
+// stagedUnder returns the files idx adds, modifies or deletes relative to
+// HEAD under dir, the folder (relative to the project root rel, slash
+// form) where the project's .foundry is staged: .foundry itself, or where
+// a link at .foundry leads. Each is named as doctor's staged check takes
+// it, from the project root through .foundry (".foundry/memory/INDEX.md").
+func stagedUnder(idx *git.Index, rel, dir string) ([]git.Change, error) {
+	staged, err := idx.StagedChanges(path.Join(rel, dir))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	s.Changes = s.Changes[:0]
-	for _, c := range changes {
-		s.Changes = append(s.Changes, git.Change{Path: Dir + "/" + c.Path, Kind: c.Kind})
+	changes := make([]git.Change, len(staged))
+	for i, c := range staged {
+		changes[i] = git.Change{Path: Dir + "/" + c.Path, Kind: c.Kind}
 	}
-	return nil
+	return changes, nil
+}
+
+// StagedChanges returns the files the index adds, modifies or deletes
+// relative to HEAD under p's .foundry, as [stagedUnder] names them; a
+// linked .foundry has its files staged where the link leads. p reads the
+// index (--staged).
+func (p *Project) StagedChanges() ([]git.Change, error) {
+	if p.Index == nil {
+		return nil, fmt.Errorf("%s is read from the %s, not the index", p.Root, p.Source)
+	}
+	_, rel, err := p.Git()
+	if err != nil {
+		return nil, err
+	}
+	dir := Dir
+	if real, err := git.RealPath(p.FS, Dir); err == nil {
+		dir = real
+	}
+	return stagedUnder(p.Index, rel, dir)
 }
 
 // OpenStaged opens the project rooted at rel (relative to the working

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -246,4 +247,55 @@ func TestOpenStagedRefusesUnmerged(t *testing.T) {
 		t.Fatalf("OpenStaged(services/web), no file of it unmerged: %v", err)
 	}
 	p.Close()
+}
+
+// TestProjectStagedChanges: a project read from the index lists what the
+// commit changes under its .foundry, or where a linked .foundry leads,
+// named through .foundry; one read from the working tree has no staged
+// changes to list.
+func TestProjectStagedChanges(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("needs symbolic links")
+	}
+	r := stagedBase(t)
+	r.Write("services/api/.foundry/memory/b.md", "new\n")
+	r.Git("mv", "gone/.foundry", "gone/meta")
+	r.Write("gone/meta/runbooks/r.md", "new\n")
+	symlink(t, r, "gone/.foundry", "meta")
+	r.Git("add", "-A")
+	r.CommitAll("link gone's .foundry")
+	r.Write("gone/meta/runbooks/r.md", "changed\n")
+	r.Write("services/api/.foundry/config.yaml", "x: 2\n")
+	r.Git("add", "-A")
+	tests := []struct {
+		dir  string
+		want []git.Change
+	}{
+		{"services/api", []git.Change{{Path: ".foundry/config.yaml", Kind: git.Modified}}},
+		{"gone", []git.Change{{Path: ".foundry/runbooks/r.md", Kind: git.Modified}}},
+		{"services/web", []git.Change{}},
+	}
+	for _, tt := range tests {
+		p, err := project.OpenLenient(filepath.Join(r.Dir, tt.dir), project.Source{Staged: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.StagedChanges()
+		p.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", tt.dir, err)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s: StagedChanges (-want +got):\n%s", tt.dir, diff)
+		}
+	}
+	p, err := project.OpenLenient(filepath.Join(r.Dir, "services/api"), project.Source{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if _, err := p.StagedChanges(); err == nil || !strings.Contains(err.Error(), "is read from the working tree, not the index") {
+		t.Errorf("StagedChanges of the working tree = %v, want an error", err)
+	}
 }

@@ -509,18 +509,9 @@ func runHookPreCommit(ctx context.Context, env *cliEnv, merge bool) error {
 	if err != nil {
 		return err
 	}
-	// A linked .foundry has its files staged where the link leads.
-	dir := project.Dir
-	if real, err := git.RealPath(p.FS, project.Dir); err == nil {
-		dir = real
-	}
-	staged, err := p.Index.StagedChanges(path.Join(rel, dir))
+	changes, err := p.StagedChanges()
 	if err != nil {
 		return fmt.Errorf("list staged files: %w", err)
-	}
-	changes := make([]git.Change, len(staged))
-	for i, c := range staged {
-		changes[i] = git.Change{Path: project.Dir + "/" + c.Path, Kind: c.Kind}
 	}
 	rep := &doctor.Report{Root: p.Root}
 	if len(changes) > 0 {
