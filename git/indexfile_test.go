@@ -189,3 +189,94 @@ func TestIndexViewHidesIntentToAdd(t *testing.T) {
 		t.Errorf("ReadDir = %v, %v; want a.json alone", es, err)
 	}
 }
+
+// TestIndexLinks checks that Index.Links finds every symbolic link the
+// index holds under one name, however the index is written, and only
+// those: not a folder or a file of that name, not a link of another
+// name, not one added with `git add -N`; a conflicted link once.
+func TestIndexLinks(t *testing.T) {
+	t.Parallel()
+	links := func(t *testing.T, r *gittest.Repo, pairs ...string) {
+		t.Helper()
+		for i := 0; i < len(pairs); i += 2 {
+			p := filepath.Join(r.Dir, filepath.FromSlash(pairs[i]))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(pairs[i+1], p); err != nil {
+				t.Skipf("no symbolic links here: %v", err)
+			}
+		}
+	}
+	base := func(t *testing.T, r *gittest.Repo) {
+		r.Write("meta/a.md", "a\n")
+		r.Write("svc/meta/a.md", "a\n")
+		r.Write("folder/.foundry/config.yaml", "x: 1\n")
+		r.Write("notes/.foundry", "a file\n")
+		links(t, r, ".foundry", "meta", "svc/.foundry", "meta", "x/my.foundry", "../meta",
+			"x/.foundry.old", "../meta", "x/foundry", "../meta", "y/.foundry/z/.foundry", "../../meta")
+		r.CommitAll("links")
+	}
+	want := []string{".foundry", "svc/.foundry", "y/.foundry/z/.foundry"}
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, r *gittest.Repo)
+		want  []string
+	}{
+		{"none", func(t *testing.T, r *gittest.Repo) {
+			r.Write(".foundry/config.yaml", "x: 1\n")
+			r.CommitAll("a folder")
+		}, nil},
+		{"committed", base, want},
+		{"staged, and one added with git add -N", func(t *testing.T, r *gittest.Repo) {
+			base(t, r)
+			links(t, r, "new/.foundry", "../meta", "later/.foundry", "../meta")
+			r.Git("add", "new/.foundry")
+			r.Git("add", "-N", "later/.foundry")
+		}, []string{".foundry", "new/.foundry", "svc/.foundry", "y/.foundry/z/.foundry"}},
+		{"index version 4", func(t *testing.T, r *gittest.Repo) {
+			base(t, r)
+			r.Git("update-index", "--index-version", "4")
+		}, want},
+		{"split index", func(t *testing.T, r *gittest.Repo) {
+			base(t, r)
+			r.Git("update-index", "--split-index")
+			links(t, r, "new/.foundry", "../meta")
+			r.Git("rm", "-q", "--cached", "svc/.foundry")
+			r.Git("add", "new/.foundry")
+		}, []string{".foundry", "new/.foundry", "y/.foundry/z/.foundry"}},
+		{"conflicted", func(t *testing.T, r *gittest.Repo) {
+			base(t, r)
+			r.Git("checkout", "-q", "-b", "other")
+			os.Remove(filepath.Join(r.Dir, ".foundry"))
+			links(t, r, ".foundry", "svc/meta")
+			r.CommitAll("other")
+			r.Git("checkout", "-q", "main")
+			os.Remove(filepath.Join(r.Dir, ".foundry"))
+			links(t, r, ".foundry", "folder/.foundry")
+			r.CommitAll("main")
+			if _, err := r.TryGit("merge", "-q", "other"); err == nil {
+				t.Fatal("merge succeeded; want a conflict")
+			}
+		}, want},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := gittest.New(t)
+			tt.setup(t, r)
+			repo, err := git.Open(r.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer repo.Close()
+			idx, err := repo.ReadIndex()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, idx.Links(".foundry")); diff != "" {
+				t.Errorf("Links(.foundry) (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -159,6 +159,30 @@ func (x *Index) Unmerged(dir string) []string {
 	return out
 }
 
+// Links returns the paths (slash form, relative to the top of the
+// worktree) of the symbolic links the index holds whose last component
+// is base: with ".foundry", every .foundry that is a link, wherever it
+// is. Each is listed once, sorted. As in [Index.FS], a conflicted path is
+// its lowest stage, and an intent-to-add entry, which git does not
+// commit, is left out. It reads the name of every entry, and the mode of
+// those so named: one pass over the index, whatever is staged.
+func (x *Index) Links(base string) []string {
+	var out []string
+	prev := ""
+	for i := range x.ix.len() {
+		name := x.ix.name(i)
+		first := i == 0 || name != prev
+		prev = name
+		if !first || name != base && !strings.HasSuffix(name, "/"+base) {
+			continue
+		}
+		if x.ix.mode(i) == filemode.Symlink && !x.ix.intentToAdd(i) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // IndexFS returns a read-only view of the folder sub as it is in the git
 // index: a partly staged file reads as staged, not as on disk. It is
 // ReadIndex then [Index.FS].
