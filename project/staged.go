@@ -37,39 +37,78 @@ type Staged struct {
 
 // FindStaged returns the projects whose .foundry/ the index idx changes
 // relative to HEAD, sorted by [Staged.Rel], from one listing of its staged
-// changes. A staged path belongs to the project of the first folder named
-// .foundry on its way: the folder holding that .foundry is the project's
-// root, as [Find] would find it from there. So each of two nested projects
-// (services/ and services/api/) has its own files, and a path below a
-// .foundry folder is never a project of its own. A project whose .foundry
-// the index holds as a symbolic link to a folder (the commit turns the
-// folder into a link) has the changes where the link leads, as git stages
-// them and [Open] reads them; the files of a .foundry that was a link
-// already are staged where it leads, under no .foundry of theirs, and are
-// not found.
+// changes and one pass over its entries for the .foundry links. A staged
+// path belongs to the project of the first folder named .foundry on its
+// way: the folder holding that .foundry is the project's root, as [Find]
+// would find it from there. So each of two nested projects (services/
+// and services/api/) has its own files, and a path below a .foundry
+// folder is never a project of its own.
+//
+// A project whose .foundry the index holds as a symbolic link to a folder
+// of the index has its files where the link leads, as git stages them and
+// [Open] reads them (the link committed already, or made by the commit in
+// place of the folder, whose files are then deleted and not the
+// project's): a staged path on which no folder named .foundry lies
+// belongs to the project whose link leads to the nearest folder above it.
+// So a link never takes a file from the project whose .foundry folder
+// holds it: a link to services/api/.foundry leaves api's files to api.
+// Of two links to one folder, the nearer project's has it. A link that
+// leads to no folder of the index (to a file, to nothing staged, out of
+// its project, round in a loop) has no files, as the project's own check
+// finds none; its project is found only when the commit deletes the
+// files of the folder it took the place of, and is [Staged.Removed], or
+// an error when the link cannot be followed.
 func FindStaged(idx *git.Index) ([]Staged, error) {
 	changes, err := idx.StagedChanges("")
 	if err != nil {
 		return nil, err
 	}
+	links := map[string]linked{} // by the project's Rel
+	leads := map[string]string{} // a folder a link leads to: whose link
+	for _, name := range idx.Links(Dir) {
+		if _, _, ok := cutDir(name); ok {
+			continue // a file of the project whose .foundry holds it
+		}
+		rel := strings.TrimSuffix(strings.TrimSuffix(name, Dir), "/")
+		l := follow(idx, rel)
+		links[rel] = l
+		// Two links to one folder: the nearer one's project has it.
+		if r, ok := leads[l.dir]; l.dir != "" && (!ok || len(rel) > len(r)) {
+			leads[l.dir] = rel
+		}
+	}
 	var out []Staged
 	at := map[string]int{}
-	for _, c := range changes {
-		rel, below, ok := cutDir(c.Path)
-		if !ok {
-			continue
-		}
+	project := func(rel string) int {
 		i, seen := at[rel]
 		if !seen {
 			i = len(out)
 			at[rel] = i
 			out = append(out, Staged{Rel: rel})
 		}
+		return i
+	}
+	for _, c := range changes {
+		rel, below, ok := cutDir(c.Path)
+		switch {
+		case ok && links[rel].dir != "":
+			// The folder the link took the place of: its files are
+			// deleted, and the project's are where the link leads.
+			project(rel)
+			continue
+		case !ok && len(leads) > 0:
+			rel, below, ok = cutLinked(c.Path, leads)
+		}
+		if !ok {
+			continue
+		}
+		i := project(rel)
 		out[i].Changes = append(out[i].Changes, git.Change{Path: Dir + "/" + below, Kind: c.Kind})
 	}
 	slices.SortFunc(out, func(a, b Staged) int { return strings.Compare(a.Rel, b.Rel) })
 	for i := range out {
-		if err := out[i].settle(idx); err != nil {
+		l, isLink := links[out[i].Rel]
+		if err := out[i].settle(idx, l, isLink); err != nil {
 			return nil, err
 		}
 	}
@@ -91,41 +130,79 @@ func cutDir(p string) (rel, below string, ok bool) {
 	return p[:i], p[i+len(Dir)+2:], true
 }
 
-// settle looks at what the index holds at s's .foundry: a folder, whose
-// changes s has; a symbolic link to a folder, whose changes are where it
-// leads; or nothing of the kind (a file, a link to a file or to a folder
-// the index does not hold), and s is [Staged.Removed].
-func (s *Staged) settle(idx *git.Index) error {
-	fsys := idx.FS(s.Rel)
-	fi, err := fs.Lstat(fsys, Dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		s.Removed = true
-		return nil
-	case err != nil:
-		return fmt.Errorf("read %s in the index: %w", path.Join(s.Rel, Dir), err)
-	case fi.IsDir():
-		return nil
-	case fi.Mode()&fs.ModeSymlink == 0:
-		s.Removed = true // a file: no project
-		return nil
+// cutLinked splits a staged path at the nearest folder above it that a
+// linked .foundry leads to (leads, by the folder, the project whose link
+// it is): the project and the path below that folder. ok is false when
+// no link leads to a folder above it.
+func cutLinked(p string, leads map[string]string) (rel, below string, ok bool) {
+	for dir := p; ; {
+		i := strings.LastIndexByte(dir, '/')
+		if i < 0 {
+			return "", "", false
+		}
+		dir = dir[:i]
+		if rel, ok := leads[dir]; ok {
+			return rel, p[i+1:], true
+		}
 	}
-	// A link the commit holds nothing at the end of (its target
-	// gitignored, or a file) leaves no project: as if it were a file.
-	fi, err = fs.Stat(fsys, Dir)
+}
+
+// linked is where a .foundry the index holds as a symbolic link leads.
+type linked struct {
+	// dir is the folder of the index it leads to, relative to the working
+	// tree root; "" when it leads to none (to a file, to nothing staged),
+	// or cannot be followed.
+	dir string
+	// err says why it cannot be followed (it leads out of the project,
+	// loops), for the project the commit changes; nil when it can.
+	err error
+}
+
+// follow returns where the .foundry of the project rel, a link in idx,
+// leads.
+func follow(idx *git.Index, rel string) linked {
+	fsys := idx.FS(rel)
+	fi, err := fs.Stat(fsys, Dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || err == nil && !fi.IsDir():
-		s.Removed = true
-		return nil
+		return linked{}
 	case err != nil:
-		return fmt.Errorf("follow %s in the index: %w", path.Join(s.Rel, Dir), err)
+		return linked{err: fmt.Errorf("follow %s in the index: %w", path.Join(rel, Dir), err)}
 	}
 	real, err := git.RealPath(fsys, Dir)
 	if err != nil {
-		return fmt.Errorf("follow %s in the index: %w", path.Join(s.Rel, Dir), err)
+		return linked{err: fmt.Errorf("follow %s in the index: %w", path.Join(rel, Dir), err)}
 	}
-	s.Changes, err = stagedUnder(idx, s.Rel, real)
-	return err
+	return linked{dir: path.Join(rel, real)}
+}
+
+// settle looks at what the index holds at s's .foundry: a folder, whose
+// changes s has; a symbolic link to a folder (l, as isLink says), whose
+// changes [FindStaged] found where it leads; or nothing of the kind (a
+// file, a link to a file or to a folder the index does not hold), and s
+// is [Staged.Removed]. A link that cannot be followed is an error: the
+// commit changes the project, and its check could not read it.
+func (s *Staged) settle(idx *git.Index, l linked, isLink bool) error {
+	if isLink {
+		switch {
+		case l.dir != "":
+			return nil
+		case l.err != nil:
+			return l.err
+		}
+		s.Removed = true
+		return nil
+	}
+	fi, err := fs.Lstat(idx.FS(s.Rel), Dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		s.Removed = true
+	case err != nil:
+		return fmt.Errorf("read %s in the index: %w", path.Join(s.Rel, Dir), err)
+	case !fi.IsDir():
+		s.Removed = true // a file: no project
+	}
+	return nil
 }
 
 // stagedUnder returns the files idx adds, modifies or deletes relative to

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -111,6 +112,106 @@ func TestFindStaged(t *testing.T) {
 				{Path: ".foundry/runbooks/r.md", Kind: added},
 			}},
 		}},
+		// A .foundry that was a link already has its files staged where
+		// it leads, under no .foundry: they are its project's.
+		{"a link committed already: the changes where it leads", true, func(t *testing.T, r *gittest.Repo) {
+			relink(t, r, "gone", "meta")
+			r.CommitAll("link gone's .foundry")
+			r.Write("gone/meta/memory/a.md", "changed\n")
+			r.Write("gone/meta/runbooks/r.md", "new\n")
+			r.Remove("gone/meta/config.yaml")
+			r.Write("gone/notes.md", "beside the link, not where it leads\n")
+		}, []project.Staged{
+			{Rel: "gone", Changes: []git.Change{
+				{Path: ".foundry/config.yaml", Kind: deleted},
+				{Path: ".foundry/memory/a.md", Kind: modified},
+				{Path: ".foundry/runbooks/r.md", Kind: added},
+			}},
+		}},
+		{"a link committed already at the top", true, func(t *testing.T, r *gittest.Repo) {
+			relink(t, r, "", "meta")
+			r.CommitAll("link the top's .foundry")
+			r.Write("meta/config.yaml", "x: 2\n")
+			r.Write("services/api/.foundry/config.yaml", "x: 2\n")
+		}, []project.Staged{
+			{Rel: "", Changes: []git.Change{{Path: ".foundry/config.yaml", Kind: modified}}},
+			{Rel: "services/api", Changes: []git.Change{{Path: ".foundry/config.yaml", Kind: modified}}},
+		}},
+		{"the commit changes the link and the files where it leads", true, func(t *testing.T, r *gittest.Repo) {
+			relink(t, r, "gone", "meta")
+			r.CommitAll("link gone's .foundry")
+			r.Git("mv", "gone/meta", "gone/meta2")
+			r.Write("gone/meta2/runbooks/r.md", "new\n")
+			relink(t, r, "gone", "meta2")
+		}, []project.Staged{
+			{Rel: "gone", Changes: []git.Change{
+				{Path: ".foundry/config.yaml", Kind: added},
+				{Path: ".foundry/memory/a.md", Kind: added},
+				{Path: ".foundry/runbooks/r.md", Kind: added},
+			}},
+		}},
+		// A file is the project's whose .foundry folder holds it, whatever
+		// link leads to it or above it: services' link to web/.foundry,
+		// and the top's to services, take no file of web's or api's.
+		{"a link never takes the files of a .foundry folder", true, func(t *testing.T, r *gittest.Repo) {
+			relink(t, r, "", "services")
+			symlink(t, r, "services/.foundry", "web/.foundry")
+			r.CommitAll("links")
+			r.Write("services/README.md", "new\n")
+			r.Write("services/api/.foundry/config.yaml", "x: 2\n")
+			r.Write("services/api/sub/.foundry/memory/m.md", "new\n")
+			r.Write("services/web/.foundry/config.yaml", "x: 2\n")
+		}, []project.Staged{
+			{Rel: "", Changes: []git.Change{{Path: ".foundry/README.md", Kind: added}}},
+			{Rel: "services/api", Changes: []git.Change{{Path: ".foundry/config.yaml", Kind: modified}}},
+			{Rel: "services/api/sub", Changes: []git.Change{{Path: ".foundry/memory/m.md", Kind: added}}},
+			{Rel: "services/web", Changes: []git.Change{{Path: ".foundry/config.yaml", Kind: modified}}},
+		}},
+		{"a .foundry folder where a link leads is a project of its own", true, func(t *testing.T, r *gittest.Repo) {
+			relink(t, r, "gone", "meta")
+			r.Write("gone/meta/sub/.foundry/config.yaml", "x: 1\n")
+			r.CommitAll("link gone's .foundry")
+			r.Write("gone/meta/sub/.foundry/config.yaml", "x: 2\n")
+			r.Write("gone/meta/b.md", "new\n")
+		}, []project.Staged{
+			{Rel: "gone", Changes: []git.Change{{Path: ".foundry/b.md", Kind: added}}},
+			{Rel: "gone/meta/sub", Changes: []git.Change{{Path: ".foundry/config.yaml", Kind: modified}}},
+		}},
+		// Where links lead into one another, or to one folder, a file is
+		// the project's whose link leads nearest to it.
+		{"the nearest link has the files", true, func(t *testing.T, r *gittest.Repo) {
+			relink(t, r, "gone", "meta")
+			relink(t, r, "", "gone")
+			r.CommitAll("links")
+			r.Write("gone/meta/memory/a.md", "changed\n")
+			r.Write("gone/notes.md", "new\n")
+		}, []project.Staged{
+			{Rel: "", Changes: []git.Change{{Path: ".foundry/notes.md", Kind: added}}},
+			{Rel: "gone", Changes: []git.Change{{Path: ".foundry/memory/a.md", Kind: modified}}},
+		}},
+		{"two links to one folder: the nearer project's", true, func(t *testing.T, r *gittest.Repo) {
+			relink(t, r, "gone", "meta")
+			relink(t, r, "", "gone/meta")
+			r.CommitAll("links")
+			r.Write("gone/meta/memory/a.md", "changed\n")
+		}, []project.Staged{
+			{Rel: "gone", Changes: []git.Change{{Path: ".foundry/memory/a.md", Kind: modified}}},
+		}},
+		// A link committed already that leads to no folder of the index
+		// (the commit deletes it, it leaves the project, it loops) has no
+		// files, as its own check finds none, and fails nothing else.
+		{"links that lead to no folder have no files", true, func(t *testing.T, r *gittest.Repo) {
+			relink(t, r, "gone", "meta")
+			relink(t, r, "services/web", "../../src")
+			relink(t, r, "services/api/sub", ".foundry")
+			relink(t, r, "services/api", "meta")
+			r.CommitAll("links")
+			r.Git("rm", "-rq", "gone/meta")
+			r.Write("src/main.go", "changed\n")
+			r.Write("services/api/meta/config.yaml", "x: 2\n")
+		}, []project.Staged{
+			{Rel: "services/api", Changes: []git.Change{{Path: ".foundry/config.yaml", Kind: modified}}},
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -159,6 +260,37 @@ func symlink(t *testing.T, r *gittest.Repo, name, target string) {
 	if err := os.Symlink(target, p); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// relink makes the .foundry of the project rel (slash form, "" at the
+// top) a symbolic link to target, its path from rel: a .foundry folder
+// is moved there, or removed when something is there already; a link is
+// only pointed at target.
+func relink(t *testing.T, r *gittest.Repo, rel, target string) {
+	t.Helper()
+	name := path.Join(rel, project.Dir)
+	to := path.Join(rel, target)
+	fi, err := os.Lstat(filepath.Join(r.Dir, filepath.FromSlash(name)))
+	switch {
+	case err != nil:
+		t.Fatal(err)
+	case !fi.IsDir():
+		r.Remove(name)
+	case exists(r, to):
+		r.Git("rm", "-rq", name)
+	default:
+		if err := os.MkdirAll(filepath.Join(r.Dir, filepath.FromSlash(path.Dir(to))), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		r.Git("mv", name, to)
+	}
+	symlink(t, r, name, target)
+}
+
+// exists reports whether name (slash form) is in r's working tree.
+func exists(r *gittest.Repo, name string) bool {
+	_, err := os.Lstat(filepath.Join(r.Dir, filepath.FromSlash(name)))
+	return err == nil
 }
 
 // TestOpenStaged: each project is opened on the one reading of the index
