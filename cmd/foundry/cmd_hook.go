@@ -173,11 +173,12 @@ the pre-commit framework, whose one hook runs at the top: it lists the
 staged files once and checks each project whose .foundry/ they change, in
 path order, printing for each what its own check prints. A file belongs
 to the project in the folder holding the first folder named .foundry on
-its path, so nested projects are each checked on their own. A project
-whose .foundry/ the commit removes is not checked, nor is one whose
-.foundry was a symbolic link already (its files are staged where it
-leads). -C only names the repository. With --json, the answer holds each
-project's answer, as above, in "projects", and their sums.
+its path, so nested projects are each checked on their own; one whose
+.foundry is a symbolic link to a folder has its files where it leads (a
+file under no .foundry folder belongs to the project whose link leads
+nearest above it). A project whose .foundry/ the commit removes is not
+checked. -C only names the repository. With --json, the answer holds
+each project's answer, as above, in "projects", and their sums.
 
 EXIT STATUS:
    0  nothing staged under .foundry/ has a problem (with --all-projects,
