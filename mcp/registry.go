@@ -287,6 +287,14 @@ type Resource struct {
 	// Governance is required of a registered resource and ignored for one
 	// listed by a template's lister (the template's applies).
 	Governance
+
+	// describe, when a template's lister sets it, fills in the resource's
+	// Name, Title and Description. resources/list calls it for the
+	// resources of the page it answers with, and for no other: a lister
+	// of one resource per file (per runbook) names them all from the
+	// folder's listing and reads the files of one page alone. An error
+	// fails the list as the lister's own would.
+	describe func(ctx context.Context, r *Resource) error
 }
 
 // ResourceTemplate describes a family of resources by an RFC 6570 URI

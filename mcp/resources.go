@@ -32,10 +32,18 @@ func (s *session) listResources(ctx context.Context, _ *jsonrpc.Conn, req *jsonr
 	if err := decodeParams(req, &p); err != nil {
 		return nil, err
 	}
-	var all []resourceJSON
+	// A template's resources are described for the page alone (see
+	// Resource.describe), then redacted; the registered ones are the
+	// server's own.
+	type listed struct {
+		Resource
+		mime     string
+		template *template // nil for a registered resource
+	}
+	var all []listed
 	for _, r := range s.reg.resources {
 		if ok, _ := s.policy.resource(r); ok {
-			all = append(all, resourceJSON{r.URI, r.Name, r.Title, r.Description, r.MIMEType})
+			all = append(all, listed{r.Resource, r.MIMEType, nil})
 		}
 	}
 	for _, t := range s.reg.templates {
@@ -44,26 +52,45 @@ func (s *session) listResources(ctx context.Context, _ *jsonrpc.Conn, req *jsonr
 		}
 		rs, err := t.list(ctx)
 		if err != nil {
-			return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: list %s: %s", t.URITemplate, auditText(err.Error(), maxAuditError))
+			return nil, listFailed(t, err)
 		}
 		for _, r := range rs {
 			mime := r.MIMEType
 			if mime == "" {
 				mime = t.MIMEType
 			}
-			// Names and descriptions come from project files (a runbook's
-			// title and trigger): redacted like every other answer.
-			all = append(all, resourceJSON{r.URI, redactText(r.Name), redactText(r.Title), redactText(r.Description), mime})
+			all = append(all, listed{r, mime, t})
 		}
 	}
-	items, next, err := paginate(all, p.Cursor, "resources", s.opts.PageSize)
+	page, next, err := paginate(all, p.Cursor, "resources", s.opts.PageSize)
 	if err != nil {
 		return nil, err
+	}
+	items := make([]resourceJSON, len(page))
+	for i, r := range page {
+		if r.describe != nil {
+			if err := r.describe(ctx, &r.Resource); err != nil {
+				return nil, listFailed(r.template, err)
+			}
+		}
+		if r.template != nil {
+			// Names and descriptions come from project files (a
+			// runbook's title and trigger): redacted like every other
+			// answer.
+			r.Name, r.Title, r.Description = redactText(r.Name), redactText(r.Title), redactText(r.Description)
+		}
+		items[i] = resourceJSON{r.URI, r.Name, r.Title, r.Description, r.mime}
 	}
 	return struct {
 		Resources  []resourceJSON `json:"resources"`
 		NextCursor string         `json:"nextCursor,omitempty"`
 	}{items, next}, nil
+}
+
+// listFailed is the error of resources/list when listing the resources of
+// t failed.
+func listFailed(t *template, err error) *jsonrpc.Error {
+	return jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: list %s: %s", t.URITemplate, auditText(err.Error(), maxAuditError))
 }
 
 func (s *session) listTemplates(_ context.Context, _ *jsonrpc.Conn, req *jsonrpc.Request) (any, error) {

@@ -124,9 +124,11 @@ func (f *foundry) readContractList(context.Context, string, map[string]string) (
 }
 
 // listRunbooks lists one resource per readable runbook: name
-// "Runbook: <title>", description its trigger.
+// "Runbook: <title>", description its trigger. The runbooks are named from
+// their folder's listing; resources/list reads those of its page alone.
 func (f *foundry) listRunbooks(ctx context.Context) ([]Resource, error) {
-	l, err := f.book().List(ctx)
+	book := f.book()
+	l, err := book.Names(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -135,12 +137,20 @@ func (f *foundry) listRunbooks(ctx context.Context) ([]Resource, error) {
 		if !runbooks.ValidSlug(rb.Slug) {
 			continue // runbook_get cannot read it either; doctor reports it
 		}
-		title := rb.Title
-		if title == "" {
-			title = rb.Slug
-		}
 		out = append(out, Resource{
-			URI: "foundry://runbooks/" + rb.Slug, Name: "Runbook: " + title, Description: rb.Trigger, MIMEType: mimeMarkdown,
+			URI: "foundry://runbooks/" + rb.Slug, MIMEType: mimeMarkdown,
+			describe: func(ctx context.Context, r *Resource) error {
+				rbs := []runbooks.Runbook{rb}
+				if err := book.Describe(ctx, rbs); err != nil {
+					return err
+				}
+				title := rbs[0].Title
+				if title == "" {
+					title = rbs[0].Slug
+				}
+				r.Name, r.Description = "Runbook: "+title, rbs[0].Trigger
+				return nil
+			},
 		})
 	}
 	return out, nil

@@ -6,11 +6,14 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -59,6 +62,12 @@ func serveProject(t *testing.T, root string, tweak func(*mcp.Options), requests 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serveOpened(t, p, tweak, requests...)
+}
+
+// serveOpened is serveProject of a project already opened.
+func serveOpened(t *testing.T, p *project.Project, tweak func(*mcp.Options), requests ...string) map[int]response {
+	t.Helper()
 	log := slog.New(slog.NewTextHandler(testWriter{t}, nil))
 	reg, err := mcp.ProjectRegistry(p, mcp.ProjectOptions{Logger: log, Now: func() time.Time { return fixtureNow }})
 	if err != nil {
@@ -164,6 +173,113 @@ func TestRunbookListPaged(t *testing.T) {
 	}
 	if !got[3].Result.IsError || !strings.Contains(got[3].text(), `invalid cursor "bogus"`) {
 		t.Errorf("bad cursor: %s", got[3].raw)
+	}
+}
+
+// runbookOpens is a project's file system that counts the runbook files
+// opened through it.
+type runbookOpens struct {
+	fs.FS
+	n atomic.Int64
+}
+
+func (r *runbookOpens) Open(name string) (fs.File, error) {
+	if path.Dir(name) == ".foundry/runbooks" && strings.HasSuffix(name, ".md") {
+		r.n.Add(1)
+	}
+	return r.FS.Open(name)
+}
+
+// TestRunbookPagesReadTheirRunbooks: runbook_list and resources/list read
+// the runbooks of the page they answer with and no other, so that walking
+// every page reads each runbook once, however many there are; the pages
+// name and describe every runbook as before.
+func TestRunbookPagesReadTheirRunbooks(t *testing.T) {
+	t.Parallel()
+	root := copyFixture(t)
+	for i := range 45 {
+		testenv.WriteFile(t, root, fmt.Sprintf(".foundry/runbooks/task-%02d.md", i), fmt.Sprintf("---\ntitle: Task %d\ntrigger: t%d\n---\nSteps.\n", i, i))
+	}
+	p, err := project.OpenRoot(root, project.Source{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runbooks, err := fs.Glob(p.FS, ".foundry/runbooks/*.md")
+	if err != nil || len(runbooks) < 45 {
+		t.Fatalf("runbooks %v: %v", runbooks, err)
+	}
+	counted := &runbookOpens{FS: p.FS}
+	p.FS = counted
+
+	// runbook_list, page by page.
+	seen, cursor := 0, ""
+	for page := 0; ; page++ {
+		args := map[string]any{}
+		if cursor != "" {
+			args["cursor"] = cursor
+		}
+		r := serveOpened(t, p, nil, call("runbook_list", args))[1]
+		var sc struct {
+			Runbooks   []json.RawMessage `json:"runbooks"`
+			NextCursor string            `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(r.Result.StructuredContent, &sc); r.Result.IsError || err != nil {
+			t.Fatalf("runbook_list page %d: %v %s", page, err, r.raw)
+		}
+		seen += len(sc.Runbooks)
+		if n := counted.n.Swap(0); n != int64(len(sc.Runbooks)) {
+			t.Fatalf("runbook_list page %d read %d runbooks for %d listed", page, n, len(sc.Runbooks))
+		}
+		if cursor = sc.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if seen != len(runbooks) {
+		t.Errorf("runbook_list listed %d runbooks of %d", seen, len(runbooks))
+	}
+
+	// resources/list, page by page.
+	described := map[string]string{}
+	cursor = ""
+	for page := 0; ; page++ {
+		params := "{}"
+		if cursor != "" {
+			params = fmt.Sprintf(`{"cursor":%q}`, cursor)
+		}
+		r := serveOpened(t, p, nil, `"method":"resources/list","params":`+params)[1]
+		var res struct {
+			Result struct {
+				Resources []struct {
+					URI, Name, Description string
+				} `json:"resources"`
+				NextCursor string `json:"nextCursor"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(r.raw), &res); err != nil || r.Error != nil {
+			t.Fatalf("resources/list page %d: %v %s", page, err, r.raw)
+		}
+		n := int64(0)
+		for _, rs := range res.Result.Resources {
+			if slug, ok := strings.CutPrefix(rs.URI, "foundry://runbooks/"); ok {
+				described[slug] = rs.Name + " / " + rs.Description
+				n++
+			}
+		}
+		if got := counted.n.Swap(0); got != n {
+			t.Fatalf("resources/list page %d read %d runbooks for %d listed", page, got, n)
+		}
+		if cursor = res.Result.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if len(described) != len(runbooks) {
+		t.Errorf("resources/list listed %d runbooks of %d", len(described), len(runbooks))
+	}
+	for i := range 45 {
+		slug := fmt.Sprintf("task-%02d", i)
+		if want := fmt.Sprintf("Runbook: Task %d / t%d", i, i); described[slug] != want {
+			t.Errorf("%s: %q, want %q", slug, described[slug], want)
+		}
 	}
 }
 

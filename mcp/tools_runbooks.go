@@ -74,11 +74,7 @@ func (f *foundry) addRunbookList(r *Registry) error {
 		}`)
 		return in, out
 	}, func(ctx context.Context, _ *Call, in runbookListArgs) (Output, error) {
-		l, err := f.book().List(ctx)
-		if err != nil {
-			return Output{}, err
-		}
-		page, err := l.Page(in.Limit, in.Cursor)
+		page, err := f.book().Page(ctx, in.Limit, in.Cursor)
 		if err != nil {
 			return Output{}, err
 		}

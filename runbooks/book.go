@@ -89,7 +89,37 @@ func (l Listing) Slugs() []string {
 // List lists every runbook: each *.md file of .foundry/runbooks/, by slug.
 // A missing folder lists nothing.
 func (b *Book) List(ctx context.Context) (Listing, error) {
+	l, err := b.Names(ctx)
+	if err != nil {
+		return l, err
+	}
+	return l, b.Describe(ctx, l.Runbooks)
+}
+
+// Page returns one page of the listing, as [Book.List] then [Listing.Page]
+// would, reading only the page's runbooks: the folder's names alone decide
+// the page, so a call costs the listing of the folder and at most limit
+// files however many runbooks there are.
+func (b *Book) Page(ctx context.Context, limit int, cursor string) (Page, error) {
+	l, err := b.Names(ctx)
+	if err != nil {
+		return Page{}, err
+	}
+	p, err := l.Page(limit, cursor)
+	if err != nil {
+		return Page{}, err
+	}
+	return p, b.Describe(ctx, p.Runbooks)
+}
+
+// Names lists the runbooks as [Book.List] does, reading none of them: each
+// has its Slug and Path alone, its title, trigger and warning still to be
+// read ([Book.Describe]). A missing folder lists nothing.
+func (b *Book) Names(ctx context.Context) (Listing, error) {
 	l := Listing{Runbooks: []Runbook{}}
+	if err := ctx.Err(); err != nil {
+		return l, err
+	}
 	entries, err := fs.ReadDir(b.fsys, Dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return l, nil
@@ -98,28 +128,34 @@ func (b *Book) List(ctx context.Context) (Listing, error) {
 		return l, fmt.Errorf("list runbooks: %w", err)
 	}
 	for _, e := range entries {
-		if err := ctx.Err(); err != nil {
-			return l, err
-		}
 		name := e.Name()
 		if e.IsDir() || !strings.HasSuffix(name, ext) || strings.HasPrefix(name, ".") {
 			continue
 		}
-		slug := strings.TrimSuffix(name, ext)
-		r := Runbook{Slug: slug, Path: path.Join(Dir, name)}
+		l.Runbooks = append(l.Runbooks, Runbook{Slug: strings.TrimSuffix(name, ext), Path: path.Join(Dir, name)})
+	}
+	slices.SortFunc(l.Runbooks, func(a, b Runbook) int { return strings.Compare(a.Slug, b.Slug) })
+	return l, nil
+}
+
+// Describe reads each runbook of rs, as [Book.Names] listed it, for its
+// title, trigger and warning.
+func (b *Book) Describe(ctx context.Context, rs []Runbook) error {
+	for i := range rs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r := &rs[i]
 		data, err := fs.ReadFile(b.fsys, r.Path)
 		if err != nil {
 			// One unreadable file (a dangling link, no permission) is
 			// listed with a warning; it does not hide the others.
 			r.Warning = "cannot be read: " + errText(err)
-			l.Runbooks = append(l.Runbooks, r)
 			continue
 		}
-		describe(&r, data)
-		l.Runbooks = append(l.Runbooks, r)
+		describe(r, data)
 	}
-	slices.SortFunc(l.Runbooks, func(a, b Runbook) int { return strings.Compare(a.Slug, b.Slug) })
-	return l, nil
+	return nil
 }
 
 // describe fills r's title, trigger and warning from the file content.
@@ -183,7 +219,7 @@ func (b *Book) Get(ctx context.Context, slug string) (Doc, error) {
 
 // unknown returns the error for a slug with no runbook.
 func (b *Book) unknown(ctx context.Context, slug string) error {
-	l, err := b.List(ctx)
+	l, err := b.Names(ctx) // the slugs alone: no runbook is read
 	if err != nil {
 		return fmt.Errorf("%w %q (%v)", ErrUnknownRunbook, slug, err)
 	}

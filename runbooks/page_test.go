@@ -1,11 +1,16 @@
 package runbooks
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestPage(t *testing.T) {
@@ -70,5 +75,94 @@ func TestPage(t *testing.T) {
 	}
 	if p, _ := (Listing{}).Page(0, ""); p.Text() != emptyText || p.Runbooks == nil {
 		t.Errorf("empty page: %+v", p)
+	}
+}
+
+// reads returns how many runbook files o opened, and forgets every open.
+func (o *openCounter) reads() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n := 0
+	for _, name := range o.opens {
+		if path.Dir(name) == Dir && strings.HasSuffix(name, ext) {
+			n++
+		}
+	}
+	o.opens = nil
+	return n
+}
+
+// TestBookPage: Book.Page answers as List and Listing.Page do, every page
+// of every size, and reads the runbooks of its page alone; an unknown slug
+// lists the slugs without reading any runbook.
+func TestBookPage(t *testing.T) {
+	t.Parallel()
+	m := fstest.MapFS{
+		Dir + "/no-front-matter.md": md("Just steps.\n"),
+		Dir + "/Bad_Name.md":        md("---\ntitle: Bad name\n---\n"),
+		Dir + "/broken-yaml.md":     md("---\ntitle: [unclosed\n---\n"),
+		Dir + "/.hidden.md":         md("---\ntitle: Hidden\n---\n"),
+		Dir + "/notes.txt":          md("not a runbook"),
+		Dir + "/folder.md/inside":   md("a folder named like a runbook"),
+		// "a-b" sorts before "a" as a file name ("a-b.md" < "a.md") but
+		// after it as a slug.
+		Dir + "/a.md":   md("---\ntitle: A\n---\n"),
+		Dir + "/a-b.md": md("---\ntitle: A B\n---\n"),
+	}
+	for i := range 45 {
+		m[fmt.Sprintf("%s/task-%02d.md", Dir, i)] = md(fmt.Sprintf("---\ntitle: Task %d\ntrigger: t%d\n---\nSteps.\n", i, i))
+	}
+	fsys := &openCounter{FS: m}
+	b := Open(fsys, Options{})
+	ctx := context.Background()
+	all, err := b.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := fsys.reads(); n != len(all.Runbooks) || n != 50 {
+		t.Fatalf("List read %d runbooks of %d listed, want 50", n, len(all.Runbooks))
+	}
+	for _, limit := range []int{0, 1, 7, 20, 100} {
+		cursor, pages := "", 0
+		for {
+			want, wantErr := all.Page(limit, cursor)
+			got, err := b.Page(ctx, limit, cursor)
+			if err != nil || wantErr != nil {
+				t.Fatalf("limit %d, cursor %q: Page: %v, Listing.Page: %v", limit, cursor, err, wantErr)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("limit %d, page %d (-List +Page):\n%s", limit, pages, diff)
+			}
+			if n := fsys.reads(); n != len(got.Runbooks) {
+				t.Fatalf("limit %d, page %d: read %d runbooks for a page of %d", limit, pages, n, len(got.Runbooks))
+			}
+			pages++
+			if got.NextCursor == "" {
+				break
+			}
+			cursor = got.NextCursor
+		}
+	}
+	for _, tt := range []struct {
+		limit  int
+		cursor string
+	}{{101, ""}, {-1, ""}, {0, "bm90IGEgY3Vyc29y"}, {0, "%%%"}} {
+		_, want := all.Page(tt.limit, tt.cursor)
+		_, got := b.Page(ctx, tt.limit, tt.cursor)
+		if want == nil || got == nil || got.Error() != want.Error() {
+			t.Errorf("Page(%d, %q) = %v, want %v", tt.limit, tt.cursor, got, want)
+		}
+	}
+	if n := fsys.reads(); n != 0 {
+		t.Errorf("refused pages read %d runbooks", n)
+	}
+
+	_, err = b.Get(ctx, "nope")
+	want := `unknown runbook "nope" (available: a, a-b, broken-yaml, no-front-matter, task-00,`
+	if !errors.Is(err, ErrUnknownRunbook) || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "Bad_Name") {
+		t.Errorf("Get(nope) = %v", err)
+	}
+	if n := fsys.reads(); n != 1 { // the one Get tried
+		t.Errorf("an unknown slug read %d runbooks, want only its own try", n)
 	}
 }
