@@ -98,12 +98,14 @@ func BuildReport(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report,
 	} else if err != nil {
 		return r, fmt.Errorf("measure facts: %w", err)
 	}
+	memory := openFolder(fsys, MemoryDir)
+	defer memory.close()
 	for _, e := range facts {
 		name := e.Name()
 		if e.IsDir() || !strings.HasPrefix(name, "fact-") || !strings.HasSuffix(name, ".md") {
 			continue
 		}
-		n, err := fileSize(fsys, path.Join(MemoryDir, name))
+		n, err := memory.size(name)
 		if errors.Is(err, fs.ErrNotExist) || r.refuse(path.Join(MemoryDir, name), err) {
 			continue // removed since the listing, a dangling link, or one refused
 		}
@@ -136,22 +138,25 @@ func BuildReport(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report,
 			return r, fmt.Errorf("measure blackboard: %w", err)
 		}
 		r.Blackboard.Waves++
+		wave := openFolder(fsys, dir)
 		for _, e := range files {
 			name := e.Name()
 			if e.IsDir() || !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, atomicfile.TempPrefix) {
 				continue
 			}
-			n, err := fileSize(fsys, path.Join(dir, name))
+			n, err := wave.size(name)
 			if errors.Is(err, fs.ErrNotExist) || r.refuse(path.Join(dir, name), err) {
 				continue // removed since the listing, a dangling link, or one refused
 			}
 			if err != nil {
+				wave.close()
 				return r, fmt.Errorf("measure blackboard: %w", err)
 			}
 			r.Blackboard.Artifacts++
 			r.Blackboard.Bytes += n
 			r.Blackboard.Tokens += Estimate(n)
 		}
+		wave.close()
 	}
 
 	if eventsFS != nil {
@@ -196,14 +201,46 @@ func readDir(fsys fs.FS, dir string) ([]fs.DirEntry, error) {
 // file: a symbolic link to a folder, whose size is no artifact's.
 var errNotFile = errors.New("not a regular file")
 
-// fileSize returns the size of a file in bytes.
-func fileSize(fsys fs.FS, name string) (int, error) {
-	fi, err := fs.Stat(fsys, name)
+// folder measures the files of one folder of fsys. On a project's
+// confined root it stats them through a [confined.Folder] opened on it,
+// one system call a file where the root walks and opens every folder of
+// each path; anywhere else (a git view), or when the folder cannot be
+// opened, through fsys. The answers are the same.
+type folder struct {
+	fsys fs.FS
+	dir  string
+	f    *confined.Folder // nil: stat through fsys
+}
+
+func openFolder(fsys fs.FS, dir string) folder {
+	m := folder{fsys: fsys, dir: dir}
+	if root := confined.RootOf(fsys); root != nil {
+		m.f, _ = root.OpenFolder(dir) // on failure, through fsys
+	}
+	return m
+}
+
+func (m folder) close() {
+	if m.f != nil {
+		m.f.Close()
+	}
+}
+
+// size returns the size in bytes of the file name of the folder.
+func (m folder) size(name string) (int, error) {
+	full := path.Join(m.dir, name)
+	var fi fs.FileInfo
+	var err error
+	if m.f != nil {
+		fi, err = m.f.Stat(name)
+	} else {
+		fi, err = fs.Stat(m.fsys, full)
+	}
 	if err != nil {
 		return 0, err
 	}
 	if !fi.Mode().IsRegular() {
-		return 0, fmt.Errorf("measure %s: %w", name, errNotFile)
+		return 0, fmt.Errorf("measure %s: %w", full, errNotFile)
 	}
 	return int(fi.Size()), nil
 }

@@ -268,3 +268,66 @@ func TestBuildReportLeavesOutLinkLoops(t *testing.T) {
 		t.Errorf("refused (-want +got):\n%s", diff)
 	}
 }
+
+// TestBuildReportFolders: measured folder by folder (a project's confined
+// root), the report is the one measured through the root path by path,
+// links within a wave, to another wave, to a fact, out of .foundry,
+// dangling and looping included.
+func TestBuildReportFolders(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for p, n := range map[string]int{
+		MemoryDir + "/fact-0001-a.md":         400,
+		MemoryDir + "/fact-0002-b.md":         410,
+		BlackboardDir + "/audit/a.json":       800,
+		BlackboardDir + "/build/b.json":       1200,
+		BlackboardDir + "/build/.foundry-x.j": 5,
+		"outside.txt":                         4000,
+	} {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(strings.Repeat("x", n)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for at, target := range map[string]string{
+		BlackboardDir + "/audit/alias.json":     "a.json",
+		BlackboardDir + "/audit/sibling.json":   "../build/b.json",
+		BlackboardDir + "/audit/fact.json":      "../../memory/fact-0001-a.md",
+		BlackboardDir + "/audit/out.json":       "../../../outside.txt",
+		BlackboardDir + "/audit/gone.json":      "nowhere.json",
+		BlackboardDir + "/audit/loop.json":      "loop.json",
+		MemoryDir + "/fact-0003-alias.md":       "fact-0002-b.md",
+		MemoryDir + "/fact-0004-artifact.md":    "../blackboard/build/b.json",
+		MemoryDir + "/fact-0005-out.md":         "../../outside.txt",
+		MemoryDir + "/fact-0006-folder.md":      "../blackboard",
+		BlackboardDir + "/linked-wave/a.json":   "../audit/a.json",
+		BlackboardDir + "/build/wave-link.json": "../build",
+	} {
+		full := filepath.Join(root, filepath.FromSlash(at))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, full); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+	}
+	fsys := confined.OpenFS(root)
+	ctx := context.Background()
+	want, err := BuildReport(ctx, throughRoot{fsys}, nil, 4000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := BuildReport(ctx, fsys, nil, 4000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("by folder (-by path +by folder):\n%s", diff)
+	}
+	if got.Facts.Count != 4 || got.Blackboard.Artifacts != 6 || len(got.Refused) != 5 {
+		t.Errorf("report = %+v %+v, refused %v", got.Facts, got.Blackboard, got.Refused)
+	}
+}
