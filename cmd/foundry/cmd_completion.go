@@ -252,9 +252,18 @@ func complete(ctx context.Context, app *cli.App, words []string) []string {
 	default:
 		cands = argumentsOf(ctx, dir, src, cmdPath, nargs)
 	}
+	return matching(cands, cur)
+}
+
+// matching returns the candidates that begin with cur, in order, each once.
+// A set, not a search of the result: a project's fact ids are tens of
+// thousands of candidates.
+func matching(cands []string, cur string) []string {
 	var out []string
+	seen := make(map[string]bool, len(cands))
 	for _, c := range cands {
-		if strings.HasPrefix(c, cur) && !slices.Contains(out, c) {
+		if strings.HasPrefix(c, cur) && !seen[c] {
+			seen[c] = true
 			out = append(out, c)
 		}
 	}
@@ -333,7 +342,7 @@ func contractNames(dir string, src project.Source) []string {
 }
 
 func runbookSlugs(ctx context.Context, p *project.Project) ([]string, error) {
-	l, err := runbooks.Open(p.FS, runbooks.Options{}).List(ctx)
+	l, err := runbooks.Open(p.FS, runbooks.Options{}).Names(ctx) // no runbook is read
 	if err != nil {
 		return nil, err
 	}
