@@ -178,3 +178,47 @@ func goGitStaged(b *testing.B, dir, prefix string) int {
 	}
 	return changes + len(committed)
 }
+
+// BenchmarkListStatRead reads 10,000 small fact files at a revision of a
+// packed repository, freshly opened, the way a store reads a folder
+// through a confined view: the folder listed with each entry's size, then
+// each file stat'ed and read. A packed object's size, read from its
+// header, is remembered for the stat that follows the listing.
+func BenchmarkListStatRead(b *testing.B) {
+	r := gittest.New(b)
+	const n = 10000
+	for i := range n {
+		r.Write(fmt.Sprintf(".foundry/memory/fact-%04d-a-fact.md", i+1), fmt.Sprintf("---\nid: fact-%04d\ntitle: Fact %d\n---\nBody of fact %d.\n", i+1, i, i))
+	}
+	r.CommitAll("facts")
+	r.Git("gc", "-q")
+	for b.Loop() {
+		repo, err := git.Open(r.Dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fsys, _, err := repo.RevFS("HEAD", "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		es, err := fs.ReadDir(fsys, ".foundry/memory")
+		if err != nil || len(es) != n {
+			b.Fatalf("%d entries: %v", len(es), err)
+		}
+		for _, e := range es {
+			if _, err := e.Info(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for _, e := range es {
+			p := ".foundry/memory/" + e.Name()
+			if _, err := fs.Stat(fsys, p); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := fs.ReadFile(fsys, p); err != nil {
+				b.Fatal(err)
+			}
+		}
+		repo.Close()
+	}
+}

@@ -171,7 +171,7 @@ func (s *lazyStorage) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 		if err != nil {
 			return 0, err
 		}
-		return p.pack.GetSizeByOffset(off)
+		return s.packedSize(h, p, off)
 	}
 	s.mu.Unlock()
 	f, err := s.dotgit.Open(loosePath(h))
@@ -207,7 +207,19 @@ func (s *lazyStorage) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return p.pack.GetSizeByOffset(off)
+	return s.packedSize(h, p, off)
+}
+
+// packedSize returns the size of the object h at offset off of pack p, and
+// remembers it: a view asks for a file's size when it lists its folder,
+// again when it stats the file before reading it, and the header of a
+// packed object is read again each time. The caller holds s.mu.
+func (s *lazyStorage) packedSize(h plumbing.Hash, p *lazyPack, off int64) (int64, error) {
+	size, err := p.pack.GetSizeByOffset(off)
+	if err == nil {
+		s.rememberSize(h, size)
+	}
+	return size, err
 }
 
 // HasEncodedObject implements storer.EncodedObjectStorer.

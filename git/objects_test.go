@@ -103,6 +103,47 @@ func TestLazyStorageReadsWhatGoGitReads(t *testing.T) {
 	}
 }
 
+// TestLazyStoragePackedSizes: the size of a packed object, asked before
+// it is read, is go-git's, and is remembered, so that asking again (a
+// view stats a file it listed) reads no header again; deltas included.
+func TestLazyStoragePackedSizes(t *testing.T) {
+	t.Parallel()
+	r := packedRepo(t)
+	repo, err := Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	lazy := repo.st
+	plain, err := Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	packed := 0
+	for _, h := range allObjects(t, r) {
+		want, err := plain.st.Storage.EncodedObject(plumbing.AnyObject, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, loose := os.Stat(filepath.Join(r.Dir, ".git", "objects", h.String()[:2], h.String()[2:]))
+		for range 2 {
+			if size, err := lazy.EncodedObjectSize(h); err != nil || size != want.Size() {
+				t.Fatalf("%s: size %d, %v; want %d", h, size, err, want.Size())
+			}
+		}
+		if loose != nil { // packed
+			packed++
+			if size, ok := lazy.knownSize(h); !ok || size != want.Size() {
+				t.Errorf("%s: packed size not remembered (%d, %v)", h, size, ok)
+			}
+		}
+	}
+	if packed < 100 {
+		t.Fatalf("only %d packed objects", packed)
+	}
+}
+
 func content(t testing.TB, obj plumbing.EncodedObject) []byte {
 	rd, err := obj.Reader()
 	if err != nil {
