@@ -83,15 +83,12 @@ func (r *run) checkStagedIndex() error {
 // restrict makes the run see, through r.p.FS, only the changed files that
 // still exist (and the folders above them); r.all keeps the whole view.
 func (r *run) restrict(changes []git.Change) {
-	only := &onlyFS{FS: r.p.FS, files: map[string]bool{}, dirs: map[string]bool{".": true}}
+	only := &onlyFS{FS: r.p.FS, files: map[string]bool{}, dirs: map[string]bool{".": true}, kids: map[string]*children{}}
 	for _, c := range changes {
 		if c.Kind == git.Deleted {
 			continue
 		}
-		only.files[c.Path] = true
-		for d := path.Dir(c.Path); d != "."; d = path.Dir(d) {
-			only.dirs[d] = true
-		}
+		only.add(c.Path)
 	}
 	p := *r.p
 	p.FS = only
@@ -265,6 +262,37 @@ type onlyFS struct {
 	fs.FS
 	files map[string]bool
 	dirs  map[string]bool
+	// kids holds the visible children of each visible folder, so that
+	// listing one costs its children, not every file of the set: a
+	// commit that adds a whole memory stages tens of thousands of files
+	// in hundreds of folders.
+	kids map[string]*children
+}
+
+// children are the paths of a folder's visible files and folders.
+type children struct{ files, dirs []string }
+
+// add makes the file p visible, and the folders above it.
+func (o *onlyFS) add(p string) {
+	if o.files[p] {
+		return
+	}
+	o.files[p] = true
+	o.kid(path.Dir(p)).files = append(o.kid(path.Dir(p)).files, p)
+	for d := path.Dir(p); d != "." && !o.dirs[d]; d = path.Dir(d) {
+		o.dirs[d] = true
+		o.kid(path.Dir(d)).dirs = append(o.kid(path.Dir(d)).dirs, d)
+	}
+}
+
+// kid returns the children of the folder dir, made on first use.
+func (o *onlyFS) kid(dir string) *children {
+	c := o.kids[dir]
+	if c == nil {
+		c = &children{}
+		o.kids[dir] = c
+	}
+	return c
 }
 
 func (o *onlyFS) visible(name string) bool { return o.files[name] || o.dirs[name] }
@@ -298,15 +326,11 @@ func (o *onlyFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
 	}
 	var out []fs.DirEntry
-	add := func(set map[string]bool, dir bool) error {
-		for p := range set {
-			if p == "." || path.Dir(p) != name {
-				continue
-			}
-			if dir {
-				out = append(out, dirEntry(path.Base(p)))
-				continue
-			}
+	if c := o.kids[name]; c != nil {
+		for _, p := range c.dirs {
+			out = append(out, dirEntry(path.Base(p)))
+		}
+		for _, p := range c.files {
 			// Lstat: a staged link that leads nowhere or out of the
 			// project is listed, so the check that reads it reports it.
 			fi, err := fs.Lstat(o.FS, p)
@@ -314,17 +338,10 @@ func (o *onlyFS) ReadDir(name string) ([]fs.DirEntry, error) {
 				continue
 			}
 			if err != nil {
-				return err
+				return nil, err
 			}
 			out = append(out, fs.FileInfoToDirEntry(fi))
 		}
-		return nil
-	}
-	if err := add(o.dirs, true); err != nil {
-		return nil, err
-	}
-	if err := add(o.files, false); err != nil {
-		return nil, err
 	}
 	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return out, nil
