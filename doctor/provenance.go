@@ -22,7 +22,15 @@ type provenance struct {
 	rel  string // the project root in repo's working tree
 	hist *git.History
 	ids  map[string][]string // commit → fact file names at that commit
+	// views holds the view of each commit ReadAt read, whose folders
+	// it lists once: a repair reads a file of each duplicate id at the
+	// same few commits (the bases, a merge's sides), and a view made
+	// anew for each decodes the memory folder's whole tree again.
+	views map[string]fs.FS
 }
+
+// maxViews bounds provenance.views: past it, the views start over.
+const maxViews = 8
 
 // newProvenance returns the history of the project's repository, or nil
 // outside git, in a repository whose format is not supported, or before the
@@ -35,7 +43,7 @@ func newProvenance(ctx context.Context, p *project.Project) (facts.Provenance, e
 	if err != nil || repo == nil || !repo.HasCommits() {
 		return nil, err
 	}
-	return &provenance{ctx: ctx, repo: repo, rel: rel, ids: map[string][]string{}}, nil
+	return &provenance{ctx: ctx, repo: repo, rel: rel, ids: map[string][]string{}, views: map[string]fs.FS{}}, nil
 }
 
 func (pv *provenance) history() (*git.History, error) {
@@ -176,9 +184,16 @@ func (pv *provenance) Added(p string) (int, bool, error) {
 }
 
 func (pv *provenance) ReadAt(commit, p string) ([]byte, bool, error) {
-	fsys, _, err := pv.repo.RevFS(commit, pv.rel)
-	if err != nil {
-		return nil, false, err
+	fsys, ok := pv.views[commit]
+	if !ok {
+		var err error
+		if fsys, _, err = pv.repo.RevFS(commit, pv.rel); err != nil {
+			return nil, false, err
+		}
+		if len(pv.views) >= maxViews {
+			clear(pv.views)
+		}
+		pv.views[commit] = fsys
 	}
 	data, err := fs.ReadFile(fsys, p)
 	if errors.Is(err, fs.ErrNotExist) {
