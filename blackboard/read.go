@@ -308,6 +308,9 @@ func (b *Board) contracts() (Contracts, error) {
 	if b.opts.Contracts != nil {
 		return b.opts.Contracts, nil
 	}
+	if b.opts.LoadContracts != nil {
+		return b.opts.LoadContracts()
+	}
 	return contracts.Load(b.fsys)
 }
 

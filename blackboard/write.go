@@ -47,6 +47,10 @@ type Options struct {
 	// Contracts validates writes; nil loads the project's contracts
 	// (embedded plus .foundry/schemas/) on the first write.
 	Contracts Contracts
+	// LoadContracts, when set and Contracts is nil, is called for the
+	// contracts where a read or write first needs them, in place of
+	// loading them: a server passes the registry it keeps.
+	LoadContracts func() (Contracts, error)
 	// Events, when set, records blackboard_write and gate_blocked events.
 	Events Recorder
 }

@@ -498,3 +498,29 @@ func TestWriteFailureLeavesNothing(t *testing.T) {
 		t.Errorf("an existing lock entry changed: %q, %v", got, err)
 	}
 }
+
+// TestLoadContracts: a board given LoadContracts writes and reads with
+// the contracts it returns, and fails as it fails.
+func TestLoadContracts(t *testing.T) {
+	t.Parallel()
+	root := newProject(t)
+	reg, err := contracts.Load(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loads := 0
+	board := Open(os.DirFS(root), Options{Root: root, LoadContracts: func() (Contracts, error) { loads++; return reg, nil }})
+	ctx := context.Background()
+	res, err := board.Write(ctx, WriteRequest{Wave: "w", Agent: "a", Schema: "finding.v1", Data: []byte(`{}`)})
+	if err != nil || res.Written {
+		t.Fatalf("write of an empty finding: written %v, %v; want refused", res.Written, err)
+	}
+	if _, err := board.Read(ctx, ReadRequest{Wave: "w"}); err == nil || loads != 1 {
+		t.Fatalf("read of an unknown wave: %v after %d loads, want an error after 1", err, loads)
+	}
+	boom := errors.New("boom")
+	failing := Open(os.DirFS(root), Options{Root: root, LoadContracts: func() (Contracts, error) { return nil, boom }})
+	if _, err := failing.Write(ctx, WriteRequest{Wave: "w", Agent: "a", Schema: "finding.v1", Data: []byte(`{}`)}); !errors.Is(err, boom) {
+		t.Errorf("write when the contracts fail: %v, want boom", err)
+	}
+}
