@@ -46,13 +46,14 @@ type ProjectOptions struct {
 }
 
 // foundry is the state the tools and resources of one project share. The
-// fact store is kept for the life of the server: it caches parsed facts
-// and revalidates them by file identity, so a call never re-parses every
-// fact.
+// fact store and the contracts are kept for the life of the server: each
+// is revalidated by file identity, so a call never re-parses every fact
+// or recompiles a contract.
 type foundry struct {
 	p        *project.Project
 	files    fs.FS // what audits read (see projectFiles)
 	store    *facts.Store
+	warm     *warmContracts // the contracts, kept between calls
 	events   Recorder
 	log      *slog.Logger
 	now      func() time.Time
@@ -84,7 +85,7 @@ func ProjectRegistry(p *project.Project, opts ProjectOptions) (*Registry, error)
 	if now == nil {
 		now = time.Now
 	}
-	f := &foundry{p: p, files: projectFiles(p), log: log, now: now, readOnly: opts.ReadOnly || !p.Writable(), events: opts.Events}
+	f := &foundry{p: p, files: projectFiles(p), warm: newWarmContracts(p), log: log, now: now, readOnly: opts.ReadOnly || !p.Writable(), events: opts.Events}
 	if f.events == nil {
 		f.events = tokens.NewLog(p.Root, log)
 	}

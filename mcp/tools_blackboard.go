@@ -14,9 +14,10 @@ import (
 )
 
 // board returns the project's blackboard. Writes record blackboard_write
-// and gate_blocked events; only a working tree can be written.
+// and gate_blocked events; only a working tree can be written. Its
+// contracts are the server's kept ones.
 func (f *foundry) board() *blackboard.Board {
-	o := blackboard.Options{Events: f.events}
+	o := blackboard.Options{Events: f.events, LoadContracts: f.warm.boardContracts()}
 	if f.p.Writable() {
 		o.Root = f.p.Root
 	}

@@ -25,12 +25,12 @@ type contractValidateResult struct {
 	Violations []artifacts.ViolationJSON `json:"violations"`
 }
 
-// contracts loads the project's contracts: the embedded ones plus
-// .foundry/schemas/ as of the served source. Loading is cheap (the
-// embedded contracts compile once per process), and a schema edited
-// during the session is seen at once.
+// contracts returns the project's contracts: the embedded ones plus
+// .foundry/schemas/ as of the served source. The registry is kept between
+// calls with what it compiled, and loaded again when .foundry/schemas/
+// changes: a schema edited during the session is seen at once.
 func (f *foundry) contracts() (*contracts.Registry, error) {
-	return contracts.Load(f.p.FS)
+	return f.warm.get()
 }
 
 func (f *foundry) addContractValidate(r *Registry) error {
