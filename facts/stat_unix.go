@@ -7,16 +7,6 @@ import (
 	"syscall"
 )
 
-// inode returns the device and inode of a working-tree file, when the
-// FileInfo comes from the operating system.
-func inode(fi fs.FileInfo) (dev, ino uint64, ok bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return 0, 0, false
-	}
-	return uint64(st.Dev), uint64(st.Ino), true //nolint:unconvert // Dev is int32 on some platforms
-}
-
 // linkCount returns the number of names a working-tree file has (its hard
 // links), 1 when unknown.
 func linkCount(fi fs.FileInfo) uint64 {

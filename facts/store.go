@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/fileid"
 	"github.com/foundryhq/foundry/internal/gcpace"
 	"github.com/foundryhq/foundry/internal/hugepages"
 )
@@ -231,8 +232,8 @@ func keyOf(fi fs.FileInfo) fileKey {
 		k.hash = h.Hash()
 	} else if h, ok := fi.Sys().(hasher); ok {
 		k.hash = h.Hash()
-	} else if dev, ino, ok := inode(fi); ok {
-		k.dev, k.ino, k.ctime = dev, ino, ctime(fi)
+	} else if dev, ino, ok := fileid.Inode(fi); ok {
+		k.dev, k.ino, k.ctime = dev, ino, fileid.Ctime(fi)
 	}
 	return k
 }

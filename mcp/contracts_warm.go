@@ -15,6 +15,7 @@ import (
 	"github.com/foundryhq/foundry/blackboard"
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/fileid"
 	"github.com/foundryhq/foundry/project"
 )
 
@@ -175,7 +176,8 @@ func (w *warmContracts) identify(now time.Time) (schemasIdentity, error) {
 
 func identityOf(fi fs.FileInfo) fileIdentity {
 	id := fileIdentity{mode: fi.Mode(), size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-	id.ctime, id.dev, id.ino = sysIdentity(fi)
+	id.ctime = fileid.Ctime(fi)
+	id.dev, id.ino, _ = fileid.Inode(fi)
 	return id
 }
 

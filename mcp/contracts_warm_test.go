@@ -13,6 +13,7 @@ import (
 	"github.com/foundryhq/foundry/blackboard"
 	"github.com/foundryhq/foundry/contracts"
 	"github.com/foundryhq/foundry/git/gittest"
+	"github.com/foundryhq/foundry/internal/fileid"
 	"github.com/foundryhq/foundry/project"
 )
 
@@ -102,8 +103,7 @@ func (f *warmFixture) tick() {
 		if err != nil {
 			f.t.Fatal(err)
 		}
-		c, _, _ := sysIdentity(fi)
-		return c
+		return fileid.Ctime(fi)
 	}
 	start := ctime()
 	if start == 0 {
