@@ -43,11 +43,13 @@ type lazyStorage struct {
 	listed string      // the pack names packs was built from
 	cache  cache.Object
 
-	// sizes remembers the sizes read from loose objects' headers. Reading
-	// a header inflates the first block of the object, up to 32 KiB, and
-	// a view asks for a file's size when it lists the folder and again
-	// before it reads the file: for a memory of large facts, more work
-	// than inflating the content once.
+	// sizes remembers the sizes read from objects' headers, loose and
+	// packed (see packedSize). Reading a loose header inflates the first
+	// block of the object, up to 32 KiB, and a view asks for a file's size
+	// when it lists the folder and again before it reads the file: for a
+	// memory of large facts, more work than inflating the content once.
+	// An object's size is part of what its hash names, so an entry never
+	// goes stale.
 	sizesMu sync.Mutex
 	sizes   map[plumbing.Hash]int64
 }
