@@ -123,9 +123,10 @@ func (f *foundry) readContractList(context.Context, string, map[string]string) (
 	return b.String(), nil
 }
 
-// listRunbooks lists one resource per readable runbook: name
-// "Runbook: <title>", description its trigger. The runbooks are named from
-// their folder's listing; resources/list reads those of its page alone.
+// listRunbooks lists one resource per runbook whose file name is a valid
+// slug: name "Runbook: <title>" (its slug when it has no title, or cannot
+// be read), description its trigger. The runbooks are named from their
+// folder's listing; resources/list reads those of its page alone.
 func (f *foundry) listRunbooks(ctx context.Context) ([]Resource, error) {
 	book := f.book()
 	l, err := book.Names(ctx)
