@@ -28,6 +28,7 @@ import (
 	"unsafe"
 
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/fileid"
 	"github.com/foundryhq/foundry/internal/hugepages"
 )
 
@@ -210,7 +211,7 @@ func (s *Store) prebuild(c *searchCache) {
 // cache held every fact file as it is. The caller holds s.mu, in the bulk
 // link prebuild began.
 func (s *Store) reconcile(c *searchCache, infos []fs.FileInfo) (current bool) {
-	cutoff := time.Now().Add(-racyWindow).UnixNano()
+	cutoff := time.Now().Add(-fileid.RacyWindow).UnixNano()
 	recs, i, current := c.recs, 0, true
 	for _, info := range infos {
 		if info.IsDir() {
@@ -277,7 +278,7 @@ func (s *Store) whole(c *searchCache, infos []fs.FileInfo) bool {
 	if !c.consistent {
 		return false
 	}
-	cutoff := time.Now().Add(-racyWindow).UnixNano()
+	cutoff := time.Now().Add(-fileid.RacyWindow).UnixNano()
 	i := 0
 	for _, info := range infos {
 		if info.IsDir() {

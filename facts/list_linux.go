@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/foundryhq/foundry/internal/fileid"
 	"golang.org/x/sys/unix"
 )
 
@@ -66,7 +67,7 @@ func (fi *statInfo) key() fileKey {
 // earlier (nil for none): if the folder's identity is the one recorded, the
 // folder holds the names recorded, and they are not read again. listed is
 // the listing this call used, for the next one; nil when the folder had
-// changed too recently (within racyWindow) for its identity to prove its
+// changed too recently (within fileid.RacyWindow) for its identity to prove its
 // names. When same is not nil, listFacts sends on it, before the stats,
 // whether the folder holds the names recorded.
 func (s *Store) listFacts(known <-chan *dirListing, same chan<- bool) (list []fs.FileInfo, temps []string, listed *dirListing, ok bool, err error) {
@@ -97,7 +98,7 @@ func (s *Store) listFacts(known <-chan *dirListing, same chan<- bool) (list []fs
 		return nil, nil, nil, true, &fs.PathError{Op: "stat", Path: Dir, Err: err}
 	}
 	dkey := fileKey{size: dst.Size, mtime: dst.Mtim.Nano(), ctime: dst.Ctim.Nano(), dev: uint64(dst.Dev), ino: dst.Ino} //nolint:unconvert // Dev is uint32 on mips
-	cutoff := time.Now().Add(-racyWindow).UnixNano()
+	cutoff := time.Now().Add(-fileid.RacyWindow).UnixNano()
 	settled := dkey.mtime < cutoff
 	var all []string // fact and temp files, sorted; never changed once set
 	if known != nil {

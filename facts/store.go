@@ -207,11 +207,6 @@ type fileKey struct {
 // inode changes with every atomic rewrite, a blob hash with every edit.
 func (k fileKey) strong() bool { return k.ino != 0 || k.hash != "" }
 
-// racyWindow is how long after its modification a file's identity is
-// trusted without reading it: longer than any file system's timestamp
-// granularity.
-const racyWindow = 2 * time.Second
-
 type hasher interface{ Hash() string }
 
 // keyOf is the identity of the file fi describes, as listed: for a
@@ -293,7 +288,7 @@ type snapshot struct {
 // names of its fact and temp files, sorted. Creating, removing or renaming
 // a name in a folder sets both its times to the present, so a folder whose
 // identity is the one recorded, taken before its names were read and
-// modified long enough before then (racyWindow, as for a fact file),
+// modified long enough before then (fileid.RacyWindow, as for a fact file),
 // holds the names read then: git's untracked cache trusts a folder's stat
 // data the same way.
 type dirListing struct {
@@ -664,7 +659,7 @@ func (s *Store) revalidate(p string, info fs.FileInfo, force bool) bool {
 		return true
 	}
 	sum := sha256.Sum256(data)
-	settled := time.Since(info.ModTime()) > racyWindow
+	settled := time.Since(info.ModTime()) > fileid.RacyWindow
 	if c != nil && c.sum == sum {
 		c.key, c.settled = key, settled
 		return true

@@ -19,17 +19,11 @@ import (
 	"github.com/foundryhq/foundry/project"
 )
 
-// racyWindow is how long after its last change a schema file's identity
-// is not trusted to prove its content (git's racy-clean rule, as the fact
-// store applies it): a file changed again within the resolution of its
-// timestamps can keep its size and times.
-const racyWindow = 2 * time.Second
-
 // warmContracts is the registry of a project's contracts, kept between
 // calls. Each call lists .foundry/schemas/ and stats the schema files in
 // it (no read, no parse); when the folder and every file keep the
 // identity they had when the kept registry was loaded, and none had
-// changed within racyWindow of that load, the kept registry is returned,
+// changed within fileid.RacyWindow of that load, the kept registry is returned,
 // with the contracts it compiled. A source that never changes (a
 // revision, the index) is loaded once. It is safe for concurrent use.
 type warmContracts struct {
@@ -54,7 +48,7 @@ type schemasIdentity struct {
 	dir   fileIdentity // zero when the folder is missing
 	files map[string]fileIdentity
 	// unsure: some file could not be stat'ed, or changed within
-	// racyWindow of the listing.
+	// fileid.RacyWindow of the listing.
 	unsure bool
 }
 
@@ -117,7 +111,7 @@ func (w *warmContracts) load() (*contracts.Registry, error) {
 // read does: in a working tree, each relative to the folder, opened once.
 // now is the time of the listing, for the racy rule.
 func (w *warmContracts) identify(now time.Time) (schemasIdentity, error) {
-	cutoff := now.Add(-racyWindow).UnixNano()
+	cutoff := now.Add(-fileid.RacyWindow).UnixNano()
 	var ids schemasIdentity
 	var folder fs.FS = w.fsys
 	dir := contracts.LocalDir

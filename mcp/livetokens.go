@@ -13,14 +13,8 @@ import (
 	"time"
 
 	"github.com/foundryhq/foundry/config"
+	"github.com/foundryhq/foundry/internal/fileid"
 )
-
-// tokenRacyWindow is how long after a file's modification its stat cannot
-// prove that its content is the one read: a change made within the same
-// timestamp tick, or by a writer that keeps size and time, would not show.
-// A file changed that recently is read again at each request until it has
-// settled (git's racy-clean rule).
-const tokenRacyWindow = 2 * time.Second
 
 // liveTokens gives the daemon's accepted tokens as the files that hold them
 // say now: the config's mcp.http.tokens, the token file mcp.http.token_file
@@ -44,7 +38,7 @@ type liveTokens struct {
 // read (where the link leads), nil for a missing one.
 type fileStamp struct {
 	fi      [2]fs.FileInfo
-	settled bool // modified more than tokenRacyWindow before the read
+	settled bool // modified more than fileid.RacyWindow before the read
 	known   bool
 }
 
@@ -163,11 +157,11 @@ func (l *liveTokens) statTokenFile(name string) ([2]fs.FileInfo, error) {
 }
 
 // stamp records fi, read at now: settled when each file it names was last
-// modified more than tokenRacyWindow before.
+// modified more than fileid.RacyWindow before.
 func stamp(fi [2]fs.FileInfo, now time.Time) fileStamp {
 	s := fileStamp{fi: fi, known: true, settled: true}
 	for _, f := range fi {
-		if f != nil && !f.ModTime().Before(now.Add(-tokenRacyWindow)) {
+		if f != nil && !f.ModTime().Before(now.Add(-fileid.RacyWindow)) {
 			s.settled = false
 		}
 	}
