@@ -36,10 +36,12 @@ type warmContracts struct {
 	loads int            // how many times the registry was loaded (tests read it)
 }
 
+// keptContracts is a registry and the identity of the files it was loaded
+// from; an identity that is unsure proves nothing, and the next call loads
+// again (see [schemasIdentity.equal]).
 type keptContracts struct {
-	reg     *contracts.Registry
-	ids     schemasIdentity
-	trusted bool // the identity proves the content: none of it changed recently
+	reg *contracts.Registry
+	ids schemasIdentity
 }
 
 // schemasIdentity is what a listing of .foundry/schemas/ saw: the folder's
@@ -74,7 +76,7 @@ func (w *warmContracts) get() (*contracts.Registry, error) {
 			if err != nil {
 				return nil, err
 			}
-			w.kept = &keptContracts{reg: reg, trusted: true}
+			w.kept = &keptContracts{reg: reg}
 		}
 		return w.kept.reg, nil
 	}
@@ -88,7 +90,7 @@ func (w *warmContracts) get() (*contracts.Registry, error) {
 		w.kept = nil
 		return w.load()
 	}
-	if k := w.kept; k != nil && k.trusted && k.ids.equal(ids) {
+	if k := w.kept; k != nil && k.ids.equal(ids) {
 		return k.reg, nil
 	}
 	reg, err := w.load()
@@ -96,7 +98,7 @@ func (w *warmContracts) get() (*contracts.Registry, error) {
 		w.kept = nil
 		return nil, err
 	}
-	w.kept = &keptContracts{reg: reg, ids: ids, trusted: !ids.unsure}
+	w.kept = &keptContracts{reg: reg, ids: ids}
 	return reg, nil
 }
 
