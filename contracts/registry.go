@@ -29,6 +29,13 @@ const (
 	defsSuffix     = ".defs.json"
 )
 
+// IsLocalFile reports whether [Load] reads the file of LocalDir named name
+// (a contract or a defs file; a name of the wrong form is read too, and
+// left out with its problem).
+func IsLocalFile(name string) bool {
+	return strings.HasSuffix(name, contractSuffix) || strings.HasSuffix(name, defsSuffix)
+}
+
 // Registry is the set of contracts a project can validate against: the
 // embedded ones plus its own. It is safe for concurrent use.
 type Registry struct {

@@ -66,7 +66,7 @@ func (r *run) checkLocalContracts(context.Context) error {
 	bad := map[string]bool{}
 	for _, p := range names {
 		name := path.Base(p)
-		if !strings.HasSuffix(name, ".schema.json") && !strings.HasSuffix(name, ".defs.json") {
+		if !contracts.IsLocalFile(name) {
 			continue // not a contract file; contracts ignores it too
 		}
 		r.checked(CheckContractsLocal, 1)

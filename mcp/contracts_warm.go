@@ -8,7 +8,6 @@ import (
 	"errors"
 	"io/fs"
 	"path"
-	"strings"
 	"sync"
 	"time"
 
@@ -151,7 +150,7 @@ func (w *warmContracts) identify(now time.Time) (schemasIdentity, error) {
 	ids.files = make(map[string]fileIdentity, len(des))
 	for _, de := range des {
 		name := de.Name()
-		if !strings.HasSuffix(name, ".schema.json") && !strings.HasSuffix(name, ".defs.json") {
+		if !contracts.IsLocalFile(name) {
 			continue // Load does not read it
 		}
 		fi, err := fs.Stat(folder, path.Join(dir, name))
