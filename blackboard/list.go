@@ -92,9 +92,7 @@ func (b *Board) List(ctx context.Context) (ListResult, error) {
 func (b *Board) summarize(ctx context.Context, wave string, names []string, reg *Contracts) (WaveSummary, error) {
 	s := WaveSummary{Wave: wave, Artifacts: len(names), Agents: []string{}, Invalid: []string{}}
 	folder := b.openWave(wave)
-	if folder != nil {
-		defer folder.Close()
-	}
+	defer folder.Close()
 	for _, name := range names {
 		if err := ctx.Err(); err != nil {
 			return s, err

@@ -263,9 +263,7 @@ func (b *Board) Read(ctx context.Context, req ReadRequest) (ReadResult, error) {
 	}
 	var reg Contracts
 	folder := b.openWave(wave)
-	if folder != nil {
-		defer folder.Close()
-	}
+	defer folder.Close()
 	for _, name := range names[start:end] {
 		if err := ctx.Err(); err != nil {
 			return ReadResult{}, err
@@ -389,15 +387,7 @@ func noArtifact(agent, wave string, names []string) error {
 // It returns nil anywhere else (a git view), or when the folder cannot be
 // opened; the artifacts are then read through the board's file system.
 func (b *Board) openWave(wave string) *confined.Folder {
-	root := confined.RootOf(b.fsys)
-	if root == nil {
-		return nil
-	}
-	folder, err := root.OpenFolder(path.Join(Dir, wave))
-	if err != nil {
-		return nil
-	}
-	return folder
+	return confined.FolderOf(b.fsys, path.Join(Dir, wave))
 }
 
 // artifact reads one artifact file and returns it with the file's bytes.

@@ -213,18 +213,10 @@ type folder struct {
 }
 
 func openFolder(fsys fs.FS, dir string) folder {
-	m := folder{fsys: fsys, dir: dir}
-	if root := confined.RootOf(fsys); root != nil {
-		m.f, _ = root.OpenFolder(dir) // on failure, through fsys
-	}
-	return m
+	return folder{fsys: fsys, dir: dir, f: confined.FolderOf(fsys, dir)}
 }
 
-func (m folder) close() {
-	if m.f != nil {
-		m.f.Close()
-	}
-}
+func (m folder) close() { m.f.Close() }
 
 // size returns the size in bytes of the file name of the folder.
 func (m folder) size(name string) (int, error) {

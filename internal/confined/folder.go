@@ -65,8 +65,27 @@ func (r *Root) OpenFolder(dir string) (*Folder, error) {
 	return f, nil
 }
 
-// Close releases the folder's descriptors.
+// FolderOf opens the folder dir of fsys for many reads, when fsys is a
+// [Root.FS]; it returns nil for any other file system (a git view), or
+// when the folder cannot be opened: the caller then reads through fsys.
+func FolderOf(fsys fs.FS, dir string) *Folder {
+	root := RootOf(fsys)
+	if root == nil {
+		return nil
+	}
+	f, err := root.OpenFolder(dir)
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
+// Close releases the folder's descriptors. A nil Folder (see [FolderOf])
+// has none.
 func (f *Folder) Close() error {
+	if f == nil {
+		return nil
+	}
 	if f.open != nil {
 		f.open.Close()
 	}

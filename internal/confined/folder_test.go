@@ -127,3 +127,31 @@ func TestRootReadDir(t *testing.T) {
 		t.Errorf("ReadDir through a link out of the project: %v, want ErrOutside", err)
 	}
 }
+
+// TestFolderOf: a folder opens only on a root's FS and only where it
+// exists; the nil Folder of the other cases closes as one with nothing
+// to release.
+func TestFolderOf(t *testing.T) {
+	t.Parallel()
+	root, _ := project(t)
+	testenv.WriteFile(t, root, ".foundry/blackboard/w1/a.json", "{}")
+	fsys := confined.OpenFS(root)
+	for _, tt := range []struct {
+		fsys fs.FS
+		dir  string
+		want bool
+	}{
+		{fsys, ".foundry/blackboard/w1", true},
+		{fsys, ".foundry/blackboard/missing", false},
+		{fsys, "../outside", false},
+		{os.DirFS(root), ".foundry/blackboard/w1", false},
+	} {
+		f := confined.FolderOf(tt.fsys, tt.dir)
+		if got := f != nil; got != tt.want {
+			t.Errorf("FolderOf(%T, %s) opened: %v, want %v", tt.fsys, tt.dir, got, tt.want)
+		}
+		if err := f.Close(); err != nil {
+			t.Errorf("FolderOf(%T, %s).Close: %v", tt.fsys, tt.dir, err)
+		}
+	}
+}
