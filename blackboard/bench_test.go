@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/confined/confinedtest"
 )
 
 // BenchmarkList5k measures blackboard list over 5,000 artifacts in 50
@@ -22,17 +23,17 @@ func BenchmarkList5k(b *testing.B) {
 		files[fmt.Sprintf("%s/wave-%02d/%s.json", Dir, i%50, agent)] = fmt.Sprintf(
 			`{"schema":"handoff.v1","producedBy":%q,"wave":"wave-%02d","status":"complete","artifacts":[{"path":"x"}],"summary":"hand-off %d"}`+"\n", agent, i%50, i)
 	}
-	writeTree(b, root, files, nil)
+	confinedtest.WriteTree(b, root, files, nil)
 	fsys := confined.OpenFS(root)
 	ctx := context.Background()
-	want, err := Open(pathByPath{fsys}, Options{}).List(ctx)
+	want, err := Open(confinedtest.PathByPath(fsys), Options{}).List(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, bc := range []struct {
 		name  string
 		board *Board
-	}{{"root", Open(pathByPath{fsys}, Options{})}, {"folder", Open(fsys, Options{})}} {
+	}{{"root", Open(confinedtest.PathByPath(fsys), Options{})}, {"folder", Open(fsys, Options{})}} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
 				got, err := bc.board.List(ctx)

@@ -3,54 +3,14 @@ package blackboard
 import (
 	"context"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/confined/confinedtest"
 )
-
-// pathByPath is a project's confined root FS that [confined.RootOf] does
-// not see through: the board reads every artifact through the root, path
-// by path, as it did before it read a wave through its folder.
-type pathByPath struct{ fsys fs.FS }
-
-func (p pathByPath) Open(name string) (fs.File, error)          { return p.fsys.Open(name) }
-func (p pathByPath) Stat(name string) (fs.FileInfo, error)      { return fs.Stat(p.fsys, name) }
-func (p pathByPath) Lstat(name string) (fs.FileInfo, error)     { return fs.Lstat(p.fsys, name) }
-func (p pathByPath) ReadLink(name string) (string, error)       { return fs.ReadLink(p.fsys, name) }
-func (p pathByPath) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(p.fsys, name) }
-func (p pathByPath) ReadFile(name string) ([]byte, error)       { return fs.ReadFile(p.fsys, name) }
-func (p pathByPath) Sub(dir string) (fs.FS, error)              { return fs.Sub(p.fsys, dir) }
-func (p pathByPath) Glob(pattern string) ([]string, error)      { return fs.Glob(p.fsys, pattern) }
-
-// writeTree writes files (path → content) and links (path → target)
-// under root.
-func writeTree(t testing.TB, root string, files, links map[string]string) {
-	t.Helper()
-	for p, content := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for p, target := range links {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(target, full); err != nil {
-			t.Skipf("no symbolic links here: %v", err)
-		}
-	}
-}
 
 // TestReadThroughFolders: on a project's confined root, List and Read
 // (summaries and full) read each wave through its folder and answer as
@@ -63,7 +23,7 @@ func TestReadThroughFolders(t *testing.T) {
 	note := func(by, summary string) string {
 		return fmt.Sprintf(`{"schema":"handoff.v1","producedBy":%q,"wave":"audit","status":"complete","artifacts":[{"path":"x"}],"summary":%q}`+"\n", by, summary)
 	}
-	writeTree(t, root, map[string]string{
+	confinedtest.WriteTree(t, root, map[string]string{
 		Dir + "/audit/a.json":       note("a", "first"),
 		Dir + "/audit/b.json":       `{"schema":"finding.v1","producedBy":"b","title":"no severity"}`,
 		Dir + "/audit/empty.json":   "",
@@ -94,7 +54,7 @@ func TestReadThroughFolders(t *testing.T) {
 		f.Close()
 	}
 	ctx := context.Background()
-	byPath, byFolder := Open(pathByPath{fsys}, Options{}), Open(fsys, Options{})
+	byPath, byFolder := Open(confinedtest.PathByPath(fsys), Options{}), Open(fsys, Options{})
 	want, err := byPath.List(ctx)
 	if err != nil {
 		t.Fatal(err)

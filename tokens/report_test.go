@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/confined/confinedtest"
 )
 
 // file returns a file of n bytes.
@@ -276,6 +277,7 @@ func TestBuildReportLeavesOutLinkLoops(t *testing.T) {
 func TestBuildReportFolders(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
+	files := map[string]string{}
 	for p, n := range map[string]int{
 		MemoryDir + "/fact-0001-a.md":         400,
 		MemoryDir + "/fact-0002-b.md":         410,
@@ -284,15 +286,9 @@ func TestBuildReportFolders(t *testing.T) {
 		BlackboardDir + "/build/.foundry-x.j": 5,
 		"outside.txt":                         4000,
 	} {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(strings.Repeat("x", n)), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		files[p] = strings.Repeat("x", n)
 	}
-	for at, target := range map[string]string{
+	confinedtest.WriteTree(t, root, files, map[string]string{
 		BlackboardDir + "/audit/alias.json":     "a.json",
 		BlackboardDir + "/audit/sibling.json":   "../build/b.json",
 		BlackboardDir + "/audit/fact.json":      "../../memory/fact-0001-a.md",
@@ -305,15 +301,7 @@ func TestBuildReportFolders(t *testing.T) {
 		MemoryDir + "/fact-0006-folder.md":      "../blackboard",
 		BlackboardDir + "/linked-wave/a.json":   "../audit/a.json",
 		BlackboardDir + "/build/wave-link.json": "../build",
-	} {
-		full := filepath.Join(root, filepath.FromSlash(at))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(target, full); err != nil {
-			t.Skipf("no symbolic links here: %v", err)
-		}
-	}
+	})
 	fsys := confined.OpenFS(root)
 	// The two reports compare two ways only when the folders open: else
 	// both are measured through the root and agree whatever folder.size does.
@@ -325,7 +313,7 @@ func TestBuildReportFolders(t *testing.T) {
 		f.close()
 	}
 	ctx := context.Background()
-	want, err := BuildReport(ctx, throughRoot{fsys}, nil, 4000)
+	want, err := BuildReport(ctx, confinedtest.PathByPath(fsys), nil, 4000)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,9 @@
 // resolution under a [confined.Root], in this package and in those that
 // resolve client paths through one (contract_validate's path, resource
 // URIs): a project whose .foundry/ links out of it in every way, a file
-// outside it no read may return, and a check that nothing outside changed.
+// outside it no read may return, and a check that nothing outside changed;
+// and, for the tests of reads through a [confined.Folder], the same root
+// read path by path ([PathByPath]).
 package confinedtest
 
 import (
