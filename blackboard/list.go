@@ -77,42 +77,19 @@ func (b *Board) List(ctx context.Context) (ListResult, error) {
 		if err != nil {
 			return ListResult{}, err
 		}
-		s, err := b.summarize(ctx, wave, names, &reg)
+		s := WaveSummary{Wave: wave, Artifacts: len(names), Agents: []string{}, Invalid: []string{}}
+		err = b.readChecked(ctx, wave, names, false, &reg, func(a Artifact) {
+			s.Agents = append(s.Agents, a.Agent)
+			if a.Problem != "" || a.Invalid {
+				s.Invalid = append(s.Invalid, a.Agent)
+			}
+		})
 		if err != nil {
 			return ListResult{}, err
 		}
 		res.Waves = append(res.Waves, s)
 	}
 	return res, nil
-}
-
-// summarize reads and checks the artifacts names of wave for [Board.List],
-// through the wave's folder (see [Board.openWave]). *reg is the registry
-// they are checked with, loaded on first use.
-func (b *Board) summarize(ctx context.Context, wave string, names []string, reg *Contracts) (WaveSummary, error) {
-	s := WaveSummary{Wave: wave, Artifacts: len(names), Agents: []string{}, Invalid: []string{}}
-	folder := b.openWave(wave)
-	defer folder.Close()
-	for _, name := range names {
-		if err := ctx.Err(); err != nil {
-			return s, err
-		}
-		a, data := b.artifact(folder, wave, name, false)
-		if a.Problem == "" {
-			if *reg == nil {
-				var err error
-				if *reg, err = b.contracts(); err != nil {
-					return s, err
-				}
-			}
-			check(*reg, &a, data)
-		}
-		s.Agents = append(s.Agents, a.Agent)
-		if a.Problem != "" || a.Invalid {
-			s.Invalid = append(s.Invalid, a.Agent)
-		}
-	}
-	return s, nil
 }
 
 // ArchiveResult says where [Board.Archive] moved a wave.

@@ -262,27 +262,42 @@ func (b *Board) Read(ctx context.Context, req ReadRequest) (ReadResult, error) {
 		}
 	}
 	var reg Contracts
-	folder := b.openWave(wave)
-	defer folder.Close()
-	for _, name := range names[start:end] {
-		if err := ctx.Err(); err != nil {
-			return ReadResult{}, err
-		}
-		a, data := b.artifact(folder, wave, name, req.Full)
-		if a.Problem == "" {
-			if reg == nil {
-				if reg, err = b.contracts(); err != nil {
-					return ReadResult{}, err
-				}
-			}
-			check(reg, &a, data)
-		}
+	err = b.readChecked(ctx, wave, names[start:end], req.Full, &reg, func(a Artifact) {
 		res.Artifacts = append(res.Artifacts, a)
+	})
+	if err != nil {
+		return ReadResult{}, err
 	}
 	if end < len(names) {
 		res.NextCursor = encodeCursor(wave, names[end-1])
 	}
 	return res, nil
+}
+
+// readChecked reads the artifacts names of wave, in order, through the
+// wave's folder (see [Board.openWave]), checks each readable one against
+// its contract and hands each to use. *reg is the registry they are
+// checked with, loaded on first use.
+func (b *Board) readChecked(ctx context.Context, wave string, names []string, full bool, reg *Contracts, use func(Artifact)) error {
+	folder := b.openWave(wave)
+	defer folder.Close()
+	for _, name := range names {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		a, data := b.artifact(folder, wave, name, full)
+		if a.Problem == "" {
+			if *reg == nil {
+				var err error
+				if *reg, err = b.contracts(); err != nil {
+					return err
+				}
+			}
+			check(*reg, &a, data)
+		}
+		use(a)
+	}
+	return nil
 }
 
 // checkFullSize returns a [*FullTooLargeError] when the artifact files
