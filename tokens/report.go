@@ -98,23 +98,12 @@ func BuildReport(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report,
 	} else if err != nil {
 		return r, fmt.Errorf("measure facts: %w", err)
 	}
-	memory := openFolder(fsys, MemoryDir)
-	defer memory.close()
-	for _, e := range facts {
-		name := e.Name()
-		if e.IsDir() || !strings.HasPrefix(name, "fact-") || !strings.HasSuffix(name, ".md") {
-			continue
-		}
-		n, err := memory.size(name)
-		if errors.Is(err, fs.ErrNotExist) || r.refuse(path.Join(MemoryDir, name), err) {
-			continue // removed since the listing, a dangling link, or one refused
-		}
-		if err != nil {
-			return r, fmt.Errorf("measure facts: %w", err)
-		}
-		r.Facts.Count++
-		r.Facts.Bytes += n
-		r.Facts.Tokens += Estimate(n)
+	m, err := r.measure(fsys, MemoryDir, facts, func(name string) bool {
+		return strings.HasPrefix(name, "fact-") && strings.HasSuffix(name, ".md")
+	})
+	r.Facts.Count, r.Facts.Bytes, r.Facts.Tokens = m.files, m.bytes, m.tokens
+	if err != nil {
+		return r, fmt.Errorf("measure facts: %w", err)
 	}
 
 	waves, err := readDir(fsys, BlackboardDir)
@@ -138,25 +127,13 @@ func BuildReport(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report,
 			return r, fmt.Errorf("measure blackboard: %w", err)
 		}
 		r.Blackboard.Waves++
-		wave := openFolder(fsys, dir)
-		for _, e := range files {
-			name := e.Name()
-			if e.IsDir() || !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, atomicfile.TempPrefix) {
-				continue
-			}
-			n, err := wave.size(name)
-			if errors.Is(err, fs.ErrNotExist) || r.refuse(path.Join(dir, name), err) {
-				continue // removed since the listing, a dangling link, or one refused
-			}
-			if err != nil {
-				wave.close()
-				return r, fmt.Errorf("measure blackboard: %w", err)
-			}
-			r.Blackboard.Artifacts++
-			r.Blackboard.Bytes += n
-			r.Blackboard.Tokens += Estimate(n)
+		m, err := r.measure(fsys, dir, files, isArtifact)
+		r.Blackboard.Artifacts += m.files
+		r.Blackboard.Bytes += m.bytes
+		r.Blackboard.Tokens += m.tokens
+		if err != nil {
+			return r, fmt.Errorf("measure blackboard: %w", err)
 		}
-		wave.close()
 	}
 
 	if eventsFS != nil {
@@ -195,6 +172,41 @@ func readDir(fsys fs.FS, dir string) ([]fs.DirEntry, error) {
 		return nil, nil
 	}
 	return es, err
+}
+
+// measured is what [Report.measure] counted.
+type measured struct{ files, bytes, tokens int }
+
+// measure measures the files of entries, the listing of dir, whose names
+// keep takes, through dir's folder: a file removed since the listing, a
+// dangling link or one refused (see refuse) is left out. On an error it
+// returns it with what it measured before.
+func (r *Report) measure(fsys fs.FS, dir string, entries []fs.DirEntry, keep func(name string) bool) (measured, error) {
+	var m measured
+	f := openFolder(fsys, dir)
+	defer f.close()
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !keep(name) {
+			continue
+		}
+		n, err := f.size(name)
+		if errors.Is(err, fs.ErrNotExist) || r.refuse(path.Join(dir, name), err) {
+			continue // removed since the listing, a dangling link, or one refused
+		}
+		if err != nil {
+			return m, err
+		}
+		m.files++
+		m.bytes += n
+		m.tokens += Estimate(n)
+	}
+	return m, nil
+}
+
+// isArtifact reports whether name, in a wave's folder, is an artifact's.
+func isArtifact(name string) bool {
+	return strings.HasSuffix(name, ".json") && !strings.HasPrefix(name, atomicfile.TempPrefix)
 }
 
 // errNotFile refuses a name that leads to something other than a regular
