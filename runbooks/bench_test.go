@@ -3,11 +3,10 @@ package runbooks
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/testenv"
 )
 
 // BenchmarkPage2000 measures one page of runbook_list over 2,000 runbooks
@@ -16,15 +15,9 @@ import (
 // page cut), "page" Book.Page, which reads the page's 20.
 func BenchmarkPage2000(b *testing.B) {
 	root := b.TempDir()
-	dir := filepath.Join(root, filepath.FromSlash(Dir))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		b.Fatal(err)
-	}
 	for i := range 2000 {
 		content := fmt.Sprintf("---\ntitle: Runbook %d\ntrigger: deploy %d, release\n---\n\n# Runbook %d\n\n## Steps\n\n1. Check.\n", i, i, i)
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("rb-%05d.md", i)), []byte(content), 0o644); err != nil {
-			b.Fatal(err)
-		}
+		testenv.WriteFile(b, root, fmt.Sprintf("%s/rb-%05d.md", Dir, i), content)
 	}
 	r, err := confined.Open(root)
 	if err != nil {

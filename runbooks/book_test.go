@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -169,7 +170,8 @@ func TestListWarningLine(t *testing.T) {
 	}
 }
 
-// openCounter counts Open calls, to prove an invalid slug touches nothing.
+// openCounter counts Open calls, to prove an invalid slug touches nothing
+// and a page reads its runbooks alone.
 type openCounter struct {
 	fs.FS
 	mu    sync.Mutex
@@ -181,6 +183,20 @@ func (o *openCounter) Open(name string) (fs.File, error) {
 	o.opens = append(o.opens, name)
 	o.mu.Unlock()
 	return o.FS.Open(name)
+}
+
+// reads returns how many runbook files o opened, and forgets every open.
+func (o *openCounter) reads() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n := 0
+	for _, name := range o.opens {
+		if path.Dir(name) == Dir && strings.HasSuffix(name, ext) {
+			n++
+		}
+	}
+	o.opens = nil
+	return n
 }
 
 func TestGet(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -76,20 +75,6 @@ func TestPage(t *testing.T) {
 	if p, _ := (Listing{}).Page(0, ""); p.Text() != emptyText || p.Runbooks == nil {
 		t.Errorf("empty page: %+v", p)
 	}
-}
-
-// reads returns how many runbook files o opened, and forgets every open.
-func (o *openCounter) reads() int {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	n := 0
-	for _, name := range o.opens {
-		if path.Dir(name) == Dir && strings.HasSuffix(name, ext) {
-			n++
-		}
-	}
-	o.opens = nil
-	return n
 }
 
 // TestBookPage: Book.Page answers as List and Listing.Page do, every page
