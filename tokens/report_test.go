@@ -277,18 +277,14 @@ func TestBuildReportLeavesOutLinkLoops(t *testing.T) {
 func TestBuildReportFolders(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	files := map[string]string{}
-	for p, n := range map[string]int{
-		MemoryDir + "/fact-0001-a.md":         400,
-		MemoryDir + "/fact-0002-b.md":         410,
-		BlackboardDir + "/audit/a.json":       800,
-		BlackboardDir + "/build/b.json":       1200,
-		BlackboardDir + "/build/.foundry-x.j": 5,
-		"outside.txt":                         4000,
-	} {
-		files[p] = strings.Repeat("x", n)
-	}
-	confinedtest.WriteTree(t, root, files, map[string]string{
+	confinedtest.WriteTree(t, root, map[string]string{
+		MemoryDir + "/fact-0001-a.md":         strings.Repeat("x", 400),
+		MemoryDir + "/fact-0002-b.md":         strings.Repeat("x", 410),
+		BlackboardDir + "/audit/a.json":       strings.Repeat("x", 800),
+		BlackboardDir + "/build/b.json":       strings.Repeat("x", 1200),
+		BlackboardDir + "/build/.foundry-x.j": strings.Repeat("x", 5),
+		"outside.txt":                         strings.Repeat("x", 4000),
+	}, map[string]string{
 		BlackboardDir + "/audit/alias.json":     "a.json",
 		BlackboardDir + "/audit/sibling.json":   "../build/b.json",
 		BlackboardDir + "/audit/fact.json":      "../../memory/fact-0001-a.md",
