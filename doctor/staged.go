@@ -83,7 +83,7 @@ func (r *run) checkStagedIndex() error {
 // restrict makes the run see, through r.p.FS, only the changed files that
 // still exist (and the folders above them); r.all keeps the whole view.
 func (r *run) restrict(changes []git.Change) {
-	only := &onlyFS{FS: r.p.FS, files: map[string]bool{}, dirs: map[string]bool{".": true}, kids: map[string]*children{}}
+	only := &onlyFS{FS: r.p.FS, files: map[string]bool{}, kids: map[string]*children{".": {}}}
 	for _, c := range changes {
 		if c.Kind == git.Deleted {
 			continue
@@ -261,11 +261,10 @@ func (r *run) publishers(ctx context.Context, head fs.FS, found []int) (map[stri
 type onlyFS struct {
 	fs.FS
 	files map[string]bool
-	dirs  map[string]bool
-	// kids holds the visible children of each visible folder, so that
-	// listing one costs its children, not every file of the set: a
-	// commit that adds a whole memory stages tens of thousands of files
-	// in hundreds of folders.
+	// kids holds the visible children of each visible folder, and only
+	// of those: "." and the folders above the files. So listing one costs
+	// its children, not every file of the set: a commit that adds a whole
+	// memory stages tens of thousands of files in hundreds of folders.
 	kids map[string]*children
 }
 
@@ -278,24 +277,24 @@ func (o *onlyFS) add(p string) {
 		return
 	}
 	o.files[p] = true
-	o.kid(path.Dir(p)).files = append(o.kid(path.Dir(p)).files, p)
-	for d := path.Dir(p); d != "." && !o.dirs[d]; d = path.Dir(d) {
-		o.dirs[d] = true
-		o.kid(path.Dir(d)).dirs = append(o.kid(path.Dir(d)).dirs, d)
-	}
+	c := o.folder(path.Dir(p))
+	c.files = append(c.files, p)
 }
 
-// kid returns the children of the folder dir, made on first use.
-func (o *onlyFS) kid(dir string) *children {
+// folder returns the children of the folder dir, making it visible, and
+// the folders above it, on first use.
+func (o *onlyFS) folder(dir string) *children {
 	c := o.kids[dir]
 	if c == nil {
 		c = &children{}
 		o.kids[dir] = c
+		parent := o.folder(path.Dir(dir))
+		parent.dirs = append(parent.dirs, dir)
 	}
 	return c
 }
 
-func (o *onlyFS) visible(name string) bool { return o.files[name] || o.dirs[name] }
+func (o *onlyFS) visible(name string) bool { return o.files[name] || o.kids[name] != nil }
 
 func (o *onlyFS) Open(name string) (fs.File, error) {
 	if !o.visible(name) {
@@ -322,26 +321,25 @@ func (o *onlyFS) ReadFile(name string) ([]byte, error) {
 // alone, so a folder of thousands of files is never listed for the few a
 // commit changes.
 func (o *onlyFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	if !o.dirs[name] {
+	c := o.kids[name]
+	if c == nil {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
 	}
 	var out []fs.DirEntry
-	if c := o.kids[name]; c != nil {
-		for _, p := range c.dirs {
-			out = append(out, dirEntry(path.Base(p)))
+	for _, p := range c.dirs {
+		out = append(out, dirEntry(path.Base(p)))
+	}
+	for _, p := range c.files {
+		// Lstat: a staged link that leads nowhere or out of the
+		// project is listed, so the check that reads it reports it.
+		fi, err := fs.Lstat(o.FS, p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
 		}
-		for _, p := range c.files {
-			// Lstat: a staged link that leads nowhere or out of the
-			// project is listed, so the check that reads it reports it.
-			fi, err := fs.Lstat(o.FS, p)
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, fs.FileInfoToDirEntry(fi))
+		if err != nil {
+			return nil, err
 		}
+		out = append(out, fs.FileInfoToDirEntry(fi))
 	}
 	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return out, nil
