@@ -168,13 +168,10 @@ func (x *Index) Unmerged(dir string) []string {
 // those so named: one pass over the index, whatever is staged.
 func (x *Index) Links(base string) []string {
 	var out []string
-	prev := ""
 	for i := range x.ix.len() {
 		name := x.ix.name(i)
-		first := i == 0 || name != prev
-		prev = name
-		if !first || name != base && !strings.HasSuffix(name, "/"+base) {
-			continue
+		if name != base && !strings.HasSuffix(name, "/"+base) || i > 0 && x.ix.name(i-1) == name {
+			continue // not so named, or a higher stage of a conflicted path
 		}
 		if x.ix.mode(i) == filemode.Symlink && !x.ix.intentToAdd(i) {
 			out = append(out, name)
