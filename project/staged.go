@@ -205,27 +205,11 @@ func (s *Staged) settle(idx *git.Index, l linked, isLink bool) error {
 	return nil
 }
 
-// stagedUnder returns the files idx adds, modifies or deletes relative to
-// HEAD under dir, the folder (relative to the project root rel, slash
-// form) where the project's .foundry is staged: .foundry itself, or where
-// a link at .foundry leads. Each is named as doctor's staged check takes
-// it, from the project root through .foundry (".foundry/memory/INDEX.md").
-func stagedUnder(idx *git.Index, rel, dir string) ([]git.Change, error) {
-	staged, err := idx.StagedChanges(path.Join(rel, dir))
-	if err != nil {
-		return nil, err
-	}
-	changes := make([]git.Change, len(staged))
-	for i, c := range staged {
-		changes[i] = git.Change{Path: Dir + "/" + c.Path, Kind: c.Kind}
-	}
-	return changes, nil
-}
-
 // StagedChanges returns the files the index adds, modifies or deletes
-// relative to HEAD under p's .foundry, as [stagedUnder] names them; a
-// linked .foundry has its files staged where the link leads. p reads the
-// index (--staged).
+// relative to HEAD under p's .foundry, or where a linked .foundry leads,
+// as git stages its files. Each is named as doctor's staged check takes
+// it, from the project root through .foundry (".foundry/memory/INDEX.md").
+// p reads the index (--staged).
 func (p *Project) StagedChanges() ([]git.Change, error) {
 	if p.Index == nil {
 		return nil, fmt.Errorf("%s is read from the %s, not the index", p.Root, p.Source)
@@ -238,7 +222,15 @@ func (p *Project) StagedChanges() ([]git.Change, error) {
 	if real, err := git.RealPath(p.FS, Dir); err == nil {
 		dir = real
 	}
-	return stagedUnder(p.Index, rel, dir)
+	staged, err := p.Index.StagedChanges(path.Join(rel, dir))
+	if err != nil {
+		return nil, err
+	}
+	changes := make([]git.Change, len(staged))
+	for i, c := range staged {
+		changes[i] = git.Change{Path: Dir + "/" + c.Path, Kind: c.Kind}
+	}
+	return changes, nil
 }
 
 // OpenStaged opens the project rooted at rel (relative to the working
