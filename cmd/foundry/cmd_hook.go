@@ -521,18 +521,11 @@ func runHookPreCommit(ctx context.Context, env *cliEnv, merge bool) error {
 		}
 	}
 	if env.json {
-		if err := env.printJSON(newPreCommitAnswer(p.Root, changes, rep)); err != nil {
-			return err
-		}
-		if rep.Failed() {
-			return silentExit(exitFailure)
-		}
-		return nil
+		err = env.printJSON(newPreCommitAnswer(p.Root, changes, rep))
+	} else {
+		err = writePreCommitLines(env, repo.Root(), p.Root, rel, len(changes), rep)
 	}
-	if len(changes) == 0 {
-		return nil
-	}
-	if err := writePreCommitLines(env, repo.Root(), p.Root, rel, len(changes), rep); err != nil {
+	if err != nil {
 		return err
 	}
 	if rep.Failed() {
