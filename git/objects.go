@@ -167,13 +167,9 @@ func (s *lazyStorage) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 	}
 	// The packs already listed first, as in read.
 	s.mu.Lock()
-	if p := s.listedPack(h); p != nil {
+	if s.listedPack(h) != nil {
 		defer s.mu.Unlock()
-		p, off, err := s.packed(h)
-		if err != nil {
-			return 0, err
-		}
-		return s.packedSize(h, p, off)
+		return s.packedSize(h)
 	}
 	s.mu.Unlock()
 	f, err := s.dotgit.Open(loosePath(h))
@@ -202,21 +198,23 @@ func (s *lazyStorage) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p, off, err := s.packed(h)
+	size, err := s.packedSize(h)
 	if errors.Is(err, errNotHere) {
 		return s.Storage.EncodedObjectSize(h)
 	}
+	return size, err
+}
+
+// packedSize returns the size of the object h from its header in a pack
+// (the error is errNotHere when no listed pack holds it), and remembers
+// it: a view asks for a file's size when it lists its folder, again when
+// it stats the file before reading it, and the header of a packed object
+// is read again each time. The caller holds s.mu.
+func (s *lazyStorage) packedSize(h plumbing.Hash) (int64, error) {
+	p, off, err := s.packed(h)
 	if err != nil {
 		return 0, err
 	}
-	return s.packedSize(h, p, off)
-}
-
-// packedSize returns the size of the object h at offset off of pack p, and
-// remembers it: a view asks for a file's size when it lists its folder,
-// again when it stats the file before reading it, and the header of a
-// packed object is read again each time. The caller holds s.mu.
-func (s *lazyStorage) packedSize(h plumbing.Hash, p *lazyPack, off int64) (int64, error) {
 	size, err := p.pack.GetSizeByOffset(off)
 	if err == nil {
 		s.rememberSize(h, size)
