@@ -277,8 +277,9 @@ func (p *Project) onIndex(idx *git.Index, rel string) error {
 	// conflict, none of which is what will be committed: reading one
 	// would check a version nobody chose. The files of a linked .foundry
 	// are staged where it leads.
+	fsys := idx.FS(rel)
 	u := idx.Unmerged(path.Join(rel, Dir))
-	if real, err := git.RealPath(idx.FS(rel), Dir); err == nil && real != Dir {
+	if real, err := git.RealPath(fsys, Dir); err == nil && real != Dir {
 		u = append(u, idx.Unmerged(path.Join(rel, real))...)
 	}
 	if len(u) > 0 {
@@ -288,7 +289,7 @@ func (p *Project) onIndex(idx *git.Index, rel string) error {
 		}
 		return fmt.Errorf("%w (%s): resolve the merge and stage the result (git add) first", ErrUnmerged, strings.Join(shown, ", "))
 	}
-	p.Index, p.FS = idx, confined.Bounded(idx.FS(rel))
+	p.Index, p.FS = idx, confined.Bounded(fsys)
 	return nil
 }
 
