@@ -611,6 +611,7 @@ func runHookPreCommitAll(ctx context.Context, env *cliEnv, merge bool) error {
 	// Every project is checked before anything is printed: a check that
 	// cannot run fails the whole, with no project's lines half told.
 	checks := make([]stagedCheck, len(staged))
+	blocked := false
 	for i, s := range staged {
 		c := stagedCheck{Staged: s, root: filepath.Join(repo.Root(), filepath.FromSlash(s.Rel)), rep: &doctor.Report{}}
 		if !s.Removed && len(s.Changes) > 0 {
@@ -619,9 +620,6 @@ func runHookPreCommitAll(ctx context.Context, env *cliEnv, merge bool) error {
 			}
 		}
 		checks[i] = c
-	}
-	blocked := false
-	for _, c := range checks {
 		blocked = blocked || c.rep.Failed()
 	}
 	if env.json {
