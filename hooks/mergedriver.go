@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/foundryhq/foundry/artifacts"
 	"github.com/foundryhq/foundry/facts"
@@ -413,27 +414,19 @@ func inDir(dir, name string) string {
 	return filepath.Join(dir, name)
 }
 
-// readVersion reads the version of a merge at p as [readBounded] does; a
+// readVersion reads the version of a merge at p with [readBounded]; a
 // file that is not there (nor the folder it would be in) is
 // [artifacts.ErrNotFound], a folder [artifacts.ErrFolder], and any other
 // error of the system's is given without the path, which the caller names
 // as it was given.
 func readVersion(p string) ([]byte, error) {
-	b, err := func() ([]byte, error) {
-		r, err := confined.Open(filepath.Dir(p))
-		if err != nil {
-			return nil, err
-		}
-		defer r.Close()
-		if fi, err := fs.Stat(r.FS(), filepath.Base(p)); err == nil && fi.IsDir() {
-			return nil, artifacts.ErrFolder
-		}
-		return confined.ReadFile(r.FS(), filepath.Base(p))
-	}()
+	b, err := readBounded(p)
 	var pe *fs.PathError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, artifacts.ErrNotFound
+	case errors.Is(err, syscall.EISDIR):
+		return nil, artifacts.ErrFolder
 	case errors.As(err, &pe):
 		return nil, pe.Err
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"syscall"
 )
 
 // Sizes in bytes.
@@ -207,7 +208,8 @@ func (b boundedFS) ReadDir(name string) ([]fs.DirEntry, error) {
 
 // ReadFile reads name from fsys, held to [LimitFor](name): the size is
 // checked before reading, and a file that grows meanwhile is cut off with
-// the same error.
+// the same error. A folder is refused, before it is opened, with an error
+// wrapping [syscall.EISDIR].
 func ReadFile(fsys fs.FS, name string) ([]byte, error) {
 	if b, ok := fsys.(boundedFS); ok {
 		fsys = b.fsys
@@ -230,7 +232,7 @@ func readFile(fsys fs.FS, rel, name string) ([]byte, error) {
 		return nil, err
 	}
 	if fi.IsDir() {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("is a directory")}
+		return nil, &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR}
 	}
 	if err := check(name, fi); err != nil {
 		return nil, err
