@@ -4,10 +4,17 @@
 // compiles the metaschemas of five JSON Schema drafts before main runs, and
 // answers each JSON-RPC request line on stdin with a fixed MCP initialize
 // result, until stdin ends. Built with -tags bare it links nothing but the
-// standard library: the floor of any Go program.
+// standard library and golang.org/x/sys/unix: the floor of any Go program.
+//
+// With -facts DIR, the first request after initialize is answered only once
+// DIR is listed and every file in it stat-ed, spread over the processors, as
+// a first search must before it may trust its cache (the racy-clean rule):
+// the answer counts the files and names the first fact file. That is the
+// floor of a first search.
 //
 // scripts/bench-mcp times it from spawn to the initialize answer beside
-// `foundry mcp serve` (goal P2), and scripts/bench-validate from spawn to
+// `foundry mcp serve` (goal P2), and with -facts from spawn to that answer
+// beside the first memory_search (P2b); scripts/bench-validate from spawn to
 // exit beside `foundry validate` on 3 artifacts (goal P1): what the JSON
 // Schema library's start-up alone leaves of each goal.
 package main
@@ -15,12 +22,20 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"flag"
+	"fmt"
 	"os"
+	"slices"
+	"strconv"
+	"strings"
 )
 
 func main() {
+	facts := flag.String("facts", "", "`folder` to list and stat before the first answer after initialize")
+	flag.Parse()
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 64<<10), 1<<20)
+	answered := 0
 	for in.Scan() {
 		var req struct {
 			ID json.RawMessage `json:"id"`
@@ -28,8 +43,21 @@ func main() {
 		if json.Unmarshal(in.Bytes(), &req) != nil || len(req.ID) == 0 {
 			continue // a notification, or not JSON-RPC: nothing to answer
 		}
-		answer := `{"jsonrpc":"2.0","id":` + string(req.ID) +
-			`,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"startfloor","version":"0"}}}` + "\n"
+		result := `{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"startfloor","version":"0"}}`
+		if answered == 1 && *facts != "" {
+			names, err := statAll(*facts)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "startfloor:", err)
+				os.Exit(1)
+			}
+			text := fmt.Sprintf("%d files stat-ed", len(names))
+			if i := slices.IndexFunc(names, func(n string) bool { return strings.HasPrefix(n, "fact-") }); i >= 0 {
+				text += "; first fact file " + names[i]
+			}
+			result = `{"content":[{"type":"text","text":` + strconv.Quote(text) + `}]}`
+		}
+		answered++
+		answer := `{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + result + "}\n"
 		if _, err := os.Stdout.WriteString(answer); err != nil {
 			os.Exit(1)
 		}
