@@ -307,7 +307,9 @@ func (s *Store) warnWhole(c *searchCache) {
 // saveCache writes the cache when the scan found it stale, once per store:
 // atomically, under the cache lock, through the project's confined root. A
 // cache that cannot be written (read-only file system, lock held, root
-// refused) is simply not written. The caller holds s.mu.
+// refused) is simply not written. The cache holds the search index: a
+// store that has not searched builds it first, as its first search would.
+// The caller holds s.mu, with the live state settled.
 func (s *Store) saveCache(ctx context.Context) {
 	if !s.opts.Cache || !s.cacheDirty || s.cacheSaved || s.opts.Root == "" {
 		return
@@ -325,6 +327,7 @@ func (s *Store) saveCache(ctx context.Context) {
 			return
 		}
 	}
+	s.indexAll()
 	ctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
 	unlock, err := r.Lock(ctx, cacheLockPath)

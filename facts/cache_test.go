@@ -745,3 +745,82 @@ func TestSearchCacheKeepsEmptyTags(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryScanSavesCache: whatever call first scans a project without a
+// cache in a store that keeps one saves it, as a first search does, so
+// the next process reads no fact file but those the call wrote and
+// answers, searches included, as a store without the cache.
+func TestEveryScanSavesCache(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name    string
+		call    func(s *Store, facts []Fact) error
+		written int // fact files the call wrote, which the next process reads
+	}{
+		{"List", func(s *Store, _ []Fact) error { _, err := s.List(ctx, ListOptions{}); return err }, 0},
+		{"Facts", func(s *Store, _ []Fact) error { _, err := s.Facts(ctx); return err }, 0},
+		{"RawFacts", func(s *Store, _ []Fact) error { _, err := s.RawFacts(ctx); return err }, 0},
+		{"Problems", func(s *Store, _ []Fact) error { _, err := s.Problems(ctx); return err }, 0},
+		{"Get", func(s *Store, f []Fact) error { _, err := s.Get(ctx, f[3].ID); return err }, 0},
+		{"GetAll", func(s *Store, f []Fact) error { _, err := s.GetAll(ctx, f[3].ID); return err }, 0},
+		{"ActiveCount", func(s *Store, _ []Fact) error { _, err := s.ActiveCount(ctx); return err }, 0},
+		{"Vocabulary", func(s *Store, _ []Fact) error { _, err := s.Vocabulary(ctx); return err }, 0},
+		{"Index", func(s *Store, _ []Fact) error { _, err := s.Index(ctx); return err }, 0},
+		{"RebuildIndex", func(s *Store, _ []Fact) error { _, err := s.RebuildIndex(ctx); return err }, 0},
+		{"Search by id", func(s *Store, f []Fact) error { _, err := s.Search(ctx, Query{Text: f[3].ID}); return err }, 0},
+		{"Write", func(s *Store, _ []Fact) error {
+			_, err := s.Write(ctx, WriteRequest{Title: "Quokkas store migration notes", Body: decisionBody("Keep them."), Type: Decision})
+			return err
+		}, 1},
+		{"Retire", func(s *Store, f []Fact) error { _, err := s.Retire(ctx, f[3].ID, "no longer holds"); return err }, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			facts := genFacts(t, 60)
+			root := writeTree(t, facts)
+			s := OpenDir(root, Options{Now: fixedNow, Cache: true})
+			if err := tc.call(s, facts); err != nil {
+				t.Fatal(err)
+			}
+			_ = s.Close()
+			for _, p := range []string{searchCachePath, cacheIgnorePath} {
+				if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(p))); err != nil {
+					t.Fatalf("%s after %s: %v", p, tc.name, err)
+				}
+			}
+			// It holds the search index, so that the next first search
+			// may be answered from it before the facts are linked.
+			data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(searchCachePath)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c, ok := decodeCache(data); !ok || !c.consistent {
+				t.Errorf("the cache %s saved does not index its facts (decoded %v)", tc.name, ok)
+			}
+			q := Query{Text: "migration deploy release", Limit: MaxLimit}
+			got, reads := cachedSearch(t, root, q)
+			if reads != int64(tc.written) {
+				t.Errorf("the next search read %d fact files, want %d", reads, tc.written)
+			}
+			if diff := cmp.Diff(plainSearch(t, root, q), got); diff != "" {
+				t.Errorf("search from the cache differs from an uncached one (-want +got):\n%s", diff)
+			}
+			cfs := &countingFS{FS: os.DirFS(root)}
+			all, err := NewStore(cfs, Options{Root: root, Now: fixedNow, Cache: true}).Facts(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if reads := cfs.reads.Load(); reads != int64(tc.written) {
+				t.Errorf("the next Facts read %d fact files, want %d", reads, tc.written)
+			}
+			want, err := NewStore(os.DirFS(root), Options{Now: fixedNow}).Facts(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, all); diff != "" {
+				t.Errorf("facts from the cache differ from uncached ones (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

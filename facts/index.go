@@ -519,7 +519,7 @@ func (s *Store) indexAfter(ctx context.Context, ahead *stagedIndex) (IndexResult
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.sync(); err != nil {
+	if err := s.sync(ctx); err != nil {
 		return IndexResult{}, err
 	}
 	today := s.today()

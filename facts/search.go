@@ -107,13 +107,11 @@ func (s *Store) rank(ctx context.Context, q Query) (SearchResult, error) {
 	if s.idx == nil { // the first search builds the live state and the index
 		defer gcpace.Linger(gcpace.Pause())
 	}
-	if err := s.sync(); err != nil {
+	if err := s.sync(ctx); err != nil {
 		return SearchResult{}, err
 	}
 	s.indexAll()
-	res := s.rankLocked(q)
-	s.saveCache(ctx)
-	return res, nil
+	return s.rankLocked(q), nil
 }
 
 // rankFirst is the first search of a store that keeps the persisted
@@ -164,7 +162,7 @@ func (s *Store) rankFirst(ctx context.Context, q Query) (SearchResult, error) {
 				resume()
 			}
 		}()
-		err := s.sync()
+		err := s.sync(ctx)
 		s.early = nil
 		if sent {
 			pause.Point(ctx, "facts.after-early-answer")
@@ -260,7 +258,7 @@ func (s *Store) Vocabulary(ctx context.Context) ([]string, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.sync(); err != nil {
+	if err := s.sync(ctx); err != nil {
 		return nil, err
 	}
 	s.indexAll()

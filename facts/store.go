@@ -326,7 +326,7 @@ func (s *Store) load(ctx context.Context) (*snapshot, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.sync(); err != nil {
+	if err := s.sync(ctx); err != nil {
 		return nil, err
 	}
 	if s.snap == nil || s.snapVer != s.ver {
@@ -338,8 +338,12 @@ func (s *Store) load(ctx context.Context) (*snapshot, error) {
 // sync brings the live state up to date; the caller holds s.mu. With a
 // working watcher it re-reads only the files that events name (none, most
 // of the time); otherwise, or when the events cannot be trusted, it lists
-// the folder and re-reads the files whose identity changed.
-func (s *Store) sync() error {
+// the folder and re-reads the files whose identity changed. A scan that
+// found the persisted cache stale saves it (see saveCache), whatever the
+// call: a one-shot process that lists, shows or indexes the facts reads
+// one file the next time, as one that searched does. ctx bounds the wait
+// for the cache's lock.
+func (s *Store) sync(ctx context.Context) error {
 	defer s.settle()
 	s.scans++
 	if s.opts.Watch && s.opts.Root != "" && s.w == nil && !s.watchOff {
@@ -405,6 +409,14 @@ func (s *Store) sync() error {
 		return err
 	}
 	s.synced, s.resync = true, false
+	// A first search that may be answered early saves the cache itself,
+	// after its answer (see rankFirst). Anything else saves it here, its
+	// status derived, within the pause of collection of a first scan: the
+	// save builds the search index the cache holds.
+	if s.early == nil {
+		s.settle()
+		s.saveCache(ctx)
+	}
 	return nil
 }
 
@@ -799,7 +811,7 @@ func (s *Store) GetAll(ctx context.Context, id string) ([]Fact, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.sync(); err != nil {
+	if err := s.sync(ctx); err != nil {
 		return nil, err
 	}
 	list := s.byID[id]

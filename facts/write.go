@@ -254,8 +254,8 @@ type entryCopy struct{ fact, raw Fact }
 // caller holds the memory lock and s.mu. Every check looks facts up by id,
 // normalised title or title term, so a write costs nothing in proportion to
 // the number of facts.
-func (s *Store) plan(req WriteRequest, today string) (writePlan, error) {
-	if err := s.sync(); err != nil {
+func (s *Store) plan(ctx context.Context, req WriteRequest, today string) (writePlan, error) {
+	if err := s.sync(ctx); err != nil {
 		return writePlan{}, err
 	}
 	body := normBody(req.Body)
@@ -329,7 +329,7 @@ func (s *Store) writeLocked(ctx context.Context, mem *confined.WriteFolder, req 
 		return WriteResult{}, err
 	}
 	s.mu.Lock()
-	p, err := s.plan(req, today)
+	p, err := s.plan(ctx, req, today)
 	s.mu.Unlock()
 	switch {
 	case err != nil:
@@ -849,7 +849,7 @@ func (s *Store) Retire(ctx context.Context, id, reason string) (RetireResult, er
 			return err
 		}
 		s.mu.Lock()
-		err := s.sync()
+		err := s.sync(ctx)
 		var f, raw Fact
 		if list := s.byID[id]; err == nil && len(list) > 0 {
 			f, raw = list[0].fact(), list[0].raw
