@@ -55,3 +55,29 @@ func TestFIFOsInGitFolderAreNotOpened(t *testing.T) {
 		t.Errorf("ReadIndex() = %v, want ErrNotRegular", err)
 	}
 }
+
+// TestFIFOCommonDirIsNotOpened makes a linked worktree's commondir a FIFO:
+// opening the repository refuses it by its kind instead of blocking until a
+// writer comes (without the check, until go test's timeout).
+func TestFIFOCommonDirIsNotOpened(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	r.Write("f", "1")
+	r.CommitAll("first")
+	wt := filepath.Join(t.TempDir(), "wt")
+	r.Git("worktree", "add", "-q", "-b", "other", wt)
+	p := filepath.Join(r.Dir, ".git", "worktrees", "wt", "commondir")
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	repo, err := git.Open(wt)
+	if err == nil {
+		repo.Close()
+	}
+	if !errors.Is(err, git.ErrNotRegular) {
+		t.Errorf("Open(worktree) = %v, want ErrNotRegular", err)
+	}
+}

@@ -3,12 +3,14 @@ package git
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 
+	"github.com/foundryhq/foundry/internal/confined"
 	billy "github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/config"
@@ -97,7 +99,7 @@ func openStorage(abs string) (st *lazyStorage, top string, err error) {
 		return nil, "", err
 	}
 	var dot billy.Filesystem = osfs.New(gitdir)
-	b, err := os.ReadFile(filepath.Join(gitdir, "commondir"))
+	b, err := readPointerFile(filepath.Join(gitdir, "commondir"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, "", err
 	}
@@ -186,7 +188,7 @@ const gitDirName = ".git"
 // readGitFile returns the folder a .git file at path names in its first
 // line, "gitdir: PATH", relative to the working tree root top.
 func readGitFile(top, path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := readPointerFile(path)
 	if err != nil {
 		return "", err
 	}
@@ -365,4 +367,37 @@ func verifyExtensions(cfg *config.Config) error {
 		return &FormatError{strings.Join(unknown, ", ") + " in a repository of format version 0"}
 	}
 	return nil
+}
+
+// maxPointerBytes bounds the files of a repository that name another
+// folder, a .git file and commondir: a path and a newline.
+const maxPointerBytes = 64 << 10
+
+// pointerLimit is maxPointerBytes as the limit a refusal names.
+var pointerLimit = confined.Limit{Kind: "git folder pointer", Max: maxPointerBytes}
+
+// readPointerFile reads a regular file of at most maxPointerBytes, its size
+// checked before it is opened (so is its kind: opening a FIFO blocks) and
+// bounded while it is read, in case it grows meanwhile.
+func readPointerFile(name string) ([]byte, error) {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
+	}
+	if fi.Size() > maxPointerBytes {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: &confined.TooLargeError{Path: name, Size: fi.Size(), Limit: pointerLimit}}
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxPointerBytes+1))
+	if err == nil && len(b) > maxPointerBytes {
+		err = &fs.PathError{Op: "read", Path: name, Err: &confined.TooLargeError{Path: name, Size: int64(len(b)), Limit: pointerLimit}}
+	}
+	return b, err
 }
