@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -156,7 +155,7 @@ func (r *repo) planMergeDriver(ctx context.Context, opts Options) (step, error) 
 		if found {
 			return nil
 		}
-		return atomicfile.WriteFile(attrs, appendLine(old, AttributesLine), modeOf(attrs, 0o644))
+		return atomicfile.Rewrite(attrs, appendLine(old, AttributesLine), 0o644)
 	}
 	s.undo = func() {
 		for _, c := range changes {
@@ -165,9 +164,9 @@ func (r *repo) planMergeDriver(ctx context.Context, opts Options) (step, error) 
 		switch {
 		case found:
 		case existed:
-			_ = atomicfile.WriteFile(attrs, old, modeOf(attrs, 0o644))
+			_ = atomicfile.Rewrite(attrs, old, 0o644)
 		default:
-			_ = os.Remove(attrs)
+			_ = atomicfile.Remove(attrs)
 		}
 	}
 	return s, nil
@@ -222,9 +221,9 @@ func (r *repo) unregisterMergeDriver(ctx context.Context) (Result, error) {
 			rest = bytes.TrimSuffix(rest, []byte(ctrl.LineEnd(old)))
 		}
 		if len(rest) == 0 && mine(created) {
-			err = os.Remove(attrs)
+			err = atomicfile.Remove(attrs)
 		} else {
-			err = atomicfile.WriteFile(attrs, rest, modeOf(attrs, 0o644))
+			err = atomicfile.Rewrite(attrs, rest, 0o644)
 		}
 		if err != nil {
 			return Result{}, err
@@ -369,15 +368,6 @@ func appendLine(data []byte, line string) []byte {
 	return append(out, line+eol...)
 }
 
-// modeOf returns the permissions of the file at p, or def when there is
-// none: a file Foundry rewrites keeps the mode its owner gave it.
-func modeOf(p string, def fs.FileMode) fs.FileMode {
-	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-		return fi.Mode().Perm()
-	}
-	return def
-}
-
 // MergeIndexFiles is the merge driver: it merges the INDEX.md versions in the
 // files base, ours and theirs (names relative to dir unless absolute, as
 // git passes %O %A %B) with [facts.MergeIndex] under budget tokens (0: the
@@ -400,7 +390,7 @@ func MergeIndexFiles(dir, base, ours, theirs string, budget int) error {
 		return err
 	}
 	p := inDir(dir, ours)
-	if err := atomicfile.WriteFile(p, merged, modeOf(p, 0o644)); err != nil {
+	if err := atomicfile.Rewrite(p, merged, 0o644); err != nil {
 		return fmt.Errorf("merge memory index: %w", err)
 	}
 	return nil

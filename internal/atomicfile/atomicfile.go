@@ -9,6 +9,7 @@ package atomicfile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -27,7 +28,7 @@ var ErrSymlink = confined.ErrSymlink
 // must exist. The test pause point "atomicfile.after-temp" stops between the
 // complete temp file and the rename.
 func WriteFile(path string, data []byte, perm fs.FileMode) error {
-	r, base, err := open(path)
+	r, base, err := open("write", path)
 	if err != nil {
 		return err
 	}
@@ -35,10 +36,44 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 	return r.WriteFile(base, data, perm)
 }
 
+// Rewrite is [WriteFile] keeping the permissions of the file at path: a
+// file Foundry rewrites keeps the mode its owner gave it. perm applies when
+// there is no regular file there. The mode is read through the same root,
+// following no link.
+func Rewrite(path string, data []byte, perm fs.FileMode) error {
+	r, base, err := open("write", path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if fi, err := r.Lstat(base); err == nil && fi.Mode().IsRegular() {
+		perm = fi.Mode().Perm()
+	}
+	return r.WriteFile(base, data, perm)
+}
+
+// Remove removes the file at path (a symbolic link itself, never its
+// target), through a root on its folder.
+func Remove(path string) error {
+	r, base, err := open("remove", path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if err := r.Remove(base); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return &fs.PathError{Op: "remove", Path: path, Err: err}
+	}
+	return nil
+}
+
 // WriteNew writes data to path atomically unless path exists, in which case
 // it returns an error wrapping fs.ErrExist and changes nothing.
 func WriteNew(path string, data []byte, perm fs.FileMode) error {
-	r, base, err := open(path)
+	r, base, err := open("write", path)
 	if err != nil {
 		return err
 	}
@@ -50,7 +85,7 @@ func WriteNew(path string, data []byte, perm fs.FileMode) error {
 // needed) and returns the function that releases it. The kernel drops the
 // lock when the holder dies. Lock gives up when ctx is done.
 func Lock(ctx context.Context, path string) (unlock func() error, err error) {
-	r, base, err := open(path)
+	r, base, err := open("lock", path)
 	if err != nil {
 		return nil, err
 	}
@@ -66,14 +101,14 @@ func Lock(ctx context.Context, path string) (unlock func() error, err error) {
 	}, nil
 }
 
-func open(path string) (*confined.Root, string, error) {
+func open(op, path string) (*confined.Root, string, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
 	r, err := confined.Open(dir)
 	if err != nil {
-		return nil, "", fmt.Errorf("write %s: %w", path, err)
+		return nil, "", fmt.Errorf("%s %s: %w", op, path, err)
 	}
 	return r, base, nil
 }

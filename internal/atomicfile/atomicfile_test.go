@@ -2,8 +2,11 @@ package atomicfile
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -59,4 +62,98 @@ func TestLockExclusive(t *testing.T) {
 		t.Fatalf("lock after unlock: %v", err)
 	}
 	_ = unlock2()
+}
+
+// TestRewriteKeepsMode rewrites a file whose owner set its mode: the mode
+// stays; with no file there the new one gets perm; a link is not written
+// through, and its target keeps its content.
+func TestRewriteKeepsMode(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name     string
+		setup    func(t *testing.T, p string)
+		wantMode os.FileMode
+		wantErr  error
+	}{
+		{"owner's mode", func(t *testing.T, p string) {
+			if err := os.WriteFile(p, []byte("old"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(p, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, 0o600, nil},
+		{"no file", func(*testing.T, string) {}, 0o644, nil},
+		{"a link", func(t *testing.T, p string) {
+			target := filepath.Join(filepath.Dir(p), "target")
+			if err := os.WriteFile(target, []byte("target"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("target", p); err != nil {
+				t.Skipf("symlink: %v", err)
+			}
+		}, 0, ErrSymlink},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			p := filepath.Join(dir, ".gitattributes")
+			tt.setup(t, p)
+			err := Rewrite(p, []byte("new\n"), 0o644)
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("Rewrite = %v, want %v", err, tt.wantErr)
+				}
+				if b, _ := os.ReadFile(filepath.Join(dir, "target")); string(b) != "target" {
+					t.Errorf("the link's target holds %q", b)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			fi, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if runtime.GOOS != "windows" && fi.Mode().Perm() != tt.wantMode {
+				t.Errorf("mode = %v, want %v", fi.Mode().Perm(), tt.wantMode)
+			}
+		})
+	}
+}
+
+// TestRemove removes a file, and a link itself, never its target; a
+// missing file is an error naming the path as given.
+func TestRemove(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	if err := os.WriteFile(p, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("after Remove: %v", err)
+	}
+	err := Remove(p)
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "remove "+p+":") {
+		t.Errorf("Remove(missing) = %v, want not-exist naming %s", err, p)
+	}
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink("target", link); err != nil {
+		t.Skipf("symlink: %v", err)
+	}
+	if err := Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(target); err != nil {
+		t.Errorf("the link's target: %v", err)
+	}
 }
