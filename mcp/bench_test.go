@@ -58,6 +58,13 @@ func serveInProcess(b *testing.B, reg *mcp.Registry) (call func(line string)) {
 // by its code word kw%05d, written long before they are searched.
 func memoryRegistry(tb testing.TB, n int) *mcp.Registry {
 	tb.Helper()
+	reg, _ := memoryProject(tb, n)
+	return reg
+}
+
+// memoryProject is memoryRegistry, with the project's root.
+func memoryProject(tb testing.TB, n int) (*mcp.Registry, string) {
+	tb.Helper()
 	root := tb.TempDir()
 	dir := filepath.Join(root, filepath.FromSlash(facts.Dir))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -87,7 +94,7 @@ func memoryRegistry(tb testing.TB, n int) *mcp.Registry {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { reg.Close() })
-	return reg
+	return reg, root
 }
 
 // BenchmarkServeSearchAfterWrite measures the memory_search right after a
@@ -134,5 +141,31 @@ func BenchmarkServeMemoryWrite(b *testing.B) {
 			b.ReportMetric(float64(testenv.CPUTime()-cpu0)/float64(time.Microsecond)/float64(b.N), "cpu-µs/op")
 			b.ReportMetric(float64(testenv.UserTime()-user0)/float64(time.Microsecond)/float64(b.N), "user-µs/op")
 		})
+	}
+}
+
+// BenchmarkTokenReport measures one token_report through Serve, in process
+// over pipes, on a warm server of a project of 10,000 facts whose event log
+// holds 20,000 events and which has no blackboard: what a call costs once
+// the server has followed the project for a while.
+func BenchmarkTokenReport(b *testing.B) {
+	reg, root := memoryProject(b, 10_000)
+	var log []byte
+	for i := range 20_000 {
+		log = fmt.Appendf(log, `{"ts":"2026-01-02T00:00:%02dZ","kind":%q}`+"\n", i%60, []string{"memory_search", "memory_write", "runbook_get"}[i%3])
+	}
+	if err := os.MkdirAll(filepath.Join(root, ".foundry", "metrics"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".foundry", "metrics", "events.jsonl"), log, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	call := serveInProcess(b, reg)
+	call(`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"kw00001"}}}`)
+	call(`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"token_report","arguments":{}}}`)
+	i := 0
+	for b.Loop() {
+		i++
+		call(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"token_report","arguments":{}}}`, i))
 	}
 }
