@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -391,6 +392,60 @@ func TestBoundedRefusesLargeFiles(t *testing.T) {
 			case !tt.ok && !strings.Contains(err.Error(), tt.name) || !tt.ok && !strings.Contains(err.Error(), confined.LimitFor(tt.name).String()):
 				t.Errorf("%s: message %q names neither the file nor the limit", tt.name, err)
 			}
+		}
+	}
+}
+
+// TestBoundedReadAt: a file opened through the root's FS or a Folder of it
+// can be read at an offset, so that a reader can count on from where it
+// stopped, and such a read is held to the file's limit, counted from the
+// file's start, as reading it through is.
+func TestBoundedReadAt(t *testing.T) {
+	t.Parallel()
+	root, _ := project(t)
+	const name = "fact-0001-a.md"
+	full := filepath.Join(root, ".foundry", "memory", name)
+	data := bytes.Repeat([]byte("0123456789"), 64*confined.KiB/10+1)[:64*confined.KiB] // at its limit
+	if err := os.WriteFile(full, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := open(t, root)
+	folder, err := r.OpenFolder(confined.MemoryDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { folder.Close() })
+	for _, opener := range []struct {
+		name string
+		open func() (fs.File, error)
+	}{
+		{"root", func() (fs.File, error) { return r.FS().Open(confined.MemoryDir + "/" + name) }},
+		{"folder", func() (fs.File, error) { return folder.Open(name) }},
+	} {
+		f, err := opener.open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		ra, ok := f.(io.ReaderAt)
+		if !ok {
+			t.Fatalf("%s: %T cannot be read at an offset", opener.name, f)
+		}
+		got := make([]byte, 10)
+		if n, err := ra.ReadAt(got, 1005); n != 10 || err != nil || string(got) != "5678901234" {
+			t.Errorf("%s: ReadAt at 1005 = %d, %v, %q", opener.name, n, err, got[:n])
+		}
+		// Grown past its limit since it was opened: a read beyond the
+		// limit is refused.
+		if err := os.WriteFile(full, append(data, "more"...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var tl *confined.TooLargeError
+		if _, err := ra.ReadAt(got, int64(len(data))-6); !errors.As(err, &tl) {
+			t.Errorf("%s: ReadAt past the limit: err = %v, want a TooLargeError", opener.name, err)
+		}
+		if err := os.WriteFile(full, data, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

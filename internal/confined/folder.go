@@ -144,5 +144,5 @@ func (f *Folder) Open(name string) (fs.File, error) {
 		file.Close()
 		return f.root.Open(full)
 	}
-	return &boundedFile{File: file, name: full, left: LimitFor(full).Max, opened: fi}, nil
+	return bounded(file, full, fi), nil
 }

@@ -172,7 +172,7 @@ func openBounded(fsys fs.FS, rel, name string) (fs.File, error) {
 	if err != nil || fi.IsDir() {
 		return f, err
 	}
-	return &boundedFile{File: f, name: name, left: LimitFor(name).Max}, nil
+	return bounded(f, name, nil), nil
 }
 
 func (b boundedFS) ReadFile(name string) ([]byte, error) { return ReadFile(b.fsys, name) }
@@ -335,6 +335,31 @@ func (f *boundedFile) Read(p []byte) (int, error) {
 	f.left -= int64(n)
 	if f.left < 0 {
 		return 0, &fs.PathError{Op: "read", Path: f.name, Err: &TooLargeError{Path: f.name, Size: LimitFor(f.name).Max - f.left, Limit: LimitFor(f.name)}}
+	}
+	return n, err
+}
+
+// bounded returns f, the file name opened, held to name's limit; opened is
+// as for boundedFile. A file that can be read at an offset (an *os.File)
+// stays one.
+func bounded(f fs.File, name string, opened fs.FileInfo) fs.File {
+	b := &boundedFile{File: f, name: name, left: LimitFor(name).Max, opened: opened}
+	if _, ok := f.(io.ReaderAt); ok {
+		return boundedFileAt{b}
+	}
+	return b
+}
+
+// boundedFileAt is a boundedFile that can be read at an offset, so that a
+// reader that counts on from where it stopped (the token report's event
+// log) reads what was appended, not the whole file. Its reads are held to
+// the same limit, counted from the file's start.
+type boundedFileAt struct{ *boundedFile }
+
+func (f boundedFileAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := f.File.(io.ReaderAt).ReadAt(p, off)
+	if l := LimitFor(f.name); off+int64(n) > l.Max {
+		return 0, &fs.PathError{Op: "read", Path: f.name, Err: &TooLargeError{Path: f.name, Size: off + int64(n), Limit: l}}
 	}
 	return n, err
 }
