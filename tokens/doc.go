@@ -10,4 +10,8 @@
 //
 // Every figure of the report is computed from the files it describes: the
 // memory index, the fact files, the blackboard artifacts and the event log.
+// A long-running server builds it with a [Reporter], which keeps what it
+// counted between calls: the fact files' figures come from the fact store
+// that follows the memory folder, and the event log is read on from where
+// the last report stopped.
 package tokens

@@ -219,14 +219,11 @@ func countEvents(r io.Reader) (EventCounts, error) {
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
-			var e struct {
-				Kind *string `json:"kind"`
-			}
-			if json.Unmarshal(line, &e) != nil || e.Kind == nil || *e.Kind == "" || !bytes.HasSuffix(line, []byte("\n")) {
-				res.Malformed++
-			} else {
-				counts[*e.Kind]++
+			if kind, ok := eventKind(line); ok {
+				counts[kind]++
 				res.Total++
+			} else {
+				res.Malformed++
 			}
 		}
 		if errors.Is(err, io.EOF) {
@@ -238,6 +235,18 @@ func countEvents(r io.Reader) (EventCounts, error) {
 	}
 	res.Counts = orderCounts(counts)
 	return res, nil
+}
+
+// eventKind returns the kind of the event of line and whether line is one:
+// a JSON object with a kind that is not empty, ended by its newline.
+func eventKind(line []byte) (string, bool) {
+	var e struct {
+		Kind *string `json:"kind"`
+	}
+	if json.Unmarshal(line, &e) != nil || e.Kind == nil || *e.Kind == "" || !bytes.HasSuffix(line, []byte("\n")) {
+		return "", false
+	}
+	return *e.Kind, true
 }
 
 // orderCounts lists counts in report order: the known kinds first, then the

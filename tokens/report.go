@@ -77,6 +77,13 @@ type BlackboardCost struct {
 // budget is the index budget from the config (memory.indexBudgetTokens).
 // Token figures are per file, [Estimate] of each file's size, summed.
 func BuildReport(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report, error) {
+	return build(ctx, fsys, eventsFS, budget, nil, ReadEvents)
+}
+
+// build is [BuildReport], with the fact files measured by src unless it is
+// nil or fails (then, and for what it does not measure, as BuildReport
+// measures them), and the events counted by readEvents.
+func build(ctx context.Context, fsys, eventsFS fs.FS, budget int, src FactSource, readEvents func(fs.FS) (EventCounts, error)) (Report, error) {
 	r := Report{Index: IndexCost{BudgetTokens: budget}, Events: EventCounts{Counts: []EventCount{}}}
 	if err := ctx.Err(); err != nil {
 		return r, err
@@ -92,17 +99,7 @@ func BuildReport(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report,
 		return r, fmt.Errorf("measure memory index: %w", err)
 	}
 
-	facts, err := readDir(fsys, MemoryDir)
-	if r.refuse(MemoryDir, err) {
-		facts = nil
-	} else if err != nil {
-		return r, fmt.Errorf("measure facts: %w", err)
-	}
-	m, err := r.measure(fsys, MemoryDir, facts, func(name string) bool {
-		return strings.HasPrefix(name, "fact-") && strings.HasSuffix(name, ".md")
-	})
-	r.Facts.Count, r.Facts.Bytes, r.Facts.Tokens = m.files, m.bytes, m.tokens
-	if err != nil {
+	if err := r.measureFacts(ctx, fsys, src); err != nil {
 		return r, fmt.Errorf("measure facts: %w", err)
 	}
 
@@ -127,7 +124,7 @@ func BuildReport(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report,
 			return r, fmt.Errorf("measure blackboard: %w", err)
 		}
 		r.Blackboard.Waves++
-		m, err := r.measure(fsys, dir, files, isArtifact)
+		m, err := r.measure(fsys, dir, keep(files, isArtifact))
 		r.Blackboard.Artifacts += m.files
 		r.Blackboard.Bytes += m.bytes
 		r.Blackboard.Tokens += m.tokens
@@ -137,7 +134,7 @@ func BuildReport(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report,
 	}
 
 	if eventsFS != nil {
-		if r.Events, err = ReadEvents(eventsFS); r.refuse(EventsPath, err) {
+		if r.Events, err = readEvents(eventsFS); r.refuse(EventsPath, err) {
 			r.Events = EventCounts{Counts: []EventCount{}}
 		} else if err != nil {
 			return r, err
@@ -174,22 +171,59 @@ func readDir(fsys fs.FS, dir string) ([]fs.DirEntry, error) {
 	return es, err
 }
 
+// isFact reports whether name, in the memory folder, is a fact file's.
+func isFact(name string) bool {
+	return strings.HasPrefix(name, "fact-") && strings.HasSuffix(name, ".md")
+}
+
+// measureFacts measures the fact files into r.Facts: those src measures
+// as it says, the others through fsys; all of them through fsys when src
+// is nil or fails, so that its failure reads as the listing's would.
+func (r *Report) measureFacts(ctx context.Context, fsys fs.FS, src FactSource) error {
+	if src != nil {
+		if ff, err := src.FactFiles(ctx); err == nil {
+			m, err := r.measure(fsys, MemoryDir, ff.Others)
+			r.Facts = FactsCost{Count: ff.Regular.Count + m.files, Bytes: ff.Regular.Bytes + m.bytes, Tokens: ff.Regular.Tokens + m.tokens}
+			return err
+		}
+	}
+	facts, err := readDir(fsys, MemoryDir)
+	if r.refuse(MemoryDir, err) {
+		facts = nil
+	} else if err != nil {
+		return err
+	}
+	m, err := r.measure(fsys, MemoryDir, keep(facts, isFact))
+	r.Facts.Count, r.Facts.Bytes, r.Facts.Tokens = m.files, m.bytes, m.tokens
+	return err
+}
+
+// keep returns the names of the files of entries (folders left out) that
+// take accepts, in their order.
+func keep(entries []fs.DirEntry, take func(name string) bool) []string {
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() && take(e.Name()) {
+			names = append(names, e.Name())
+		}
+	}
+	return names
+}
+
 // measured is what [Report.measure] counted.
 type measured struct{ files, bytes, tokens int }
 
-// measure measures the files of entries, the listing of dir, whose names
-// keep takes, through dir's folder: a file removed since the listing, a
-// dangling link or one refused (see refuse) is left out. On an error it
-// returns it with what it measured before.
-func (r *Report) measure(fsys fs.FS, dir string, entries []fs.DirEntry, keep func(name string) bool) (measured, error) {
+// measure measures the files names of dir through dir's folder: a file
+// removed since it was listed, a dangling link or one refused (see refuse)
+// is left out. On an error it returns it with what it measured before.
+func (r *Report) measure(fsys fs.FS, dir string, names []string) (measured, error) {
 	var m measured
+	if len(names) == 0 {
+		return m, nil
+	}
 	f := openFolder(fsys, dir)
 	defer f.close()
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !keep(name) {
-			continue
-		}
+	for _, name := range names {
 		n, err := f.size(name)
 		if errors.Is(err, fs.ErrNotExist) || r.refuse(path.Join(dir, name), err) {
 			continue // removed since the listing, a dangling link, or one refused
