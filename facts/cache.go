@@ -229,6 +229,9 @@ func (s *Store) reconcile(c *searchCache, infos []fs.FileInfo) (current bool) {
 			i++
 			if s.proves(r, info, cutoff) {
 				r.file.settled = true
+				if !info.Mode().IsRegular() { // a cache made to disagree
+					s.rekey(&r.file, r.file.key, false)
+				}
 				if unseen(info) {
 					s.links[r.path] = true // see sync
 				}
@@ -773,7 +776,9 @@ func decodeBody(data []byte, end int, l *dirListing) (*searchCache, bool) {
 			return nil, false
 		}
 		c := &r.file
-		c.key = d.key()
+		// A record is of a file read, and only a regular file is read
+		// (confined.ReadFile refuses any other).
+		c.key, c.regular = d.key(), true
 		copy(c.sum[:], d.byteN(len(c.sum)))
 		e := &r.ent
 		e.slot = -1

@@ -22,6 +22,7 @@ import (
 	"github.com/foundryhq/foundry/internal/fileid"
 	"github.com/foundryhq/foundry/internal/gcpace"
 	"github.com/foundryhq/foundry/internal/hugepages"
+	"github.com/foundryhq/foundry/tokens"
 )
 
 // Paths of the memory folder, relative to the project root (slash-separated,
@@ -95,6 +96,11 @@ type Store struct {
 	// dupVisits counts the postings the similar-title checks visited
 	// before the title index was built (see nearDuplicates).
 	dupVisits int
+	// sizes measures the fact files of files that are regular files (see
+	// cachedFile.regular), kept as each is set; odd holds the fact files
+	// listed that are none (see FactFiles).
+	sizes tokens.FactsCost
+	odd   map[string]bool
 
 	cache      *searchCache // the persisted cache, until the first scan
 	listed     *dirListing  // the last scan's listing, when the folder had settled
@@ -157,7 +163,7 @@ func NewStore(fsys fs.FS, opts Options) *Store {
 // clearLive sets the live state as a store that has read nothing has it.
 func (s *Store) clearLive() {
 	s.files, s.byID, s.supers, s.pending, s.nums = map[string]*cachedFile{}, map[string][]*entry{}, map[string][]*entry{}, map[string]bool{}, map[int]int{}
-	s.links = map[string]bool{}
+	s.links, s.odd, s.sizes = map[string]bool{}, map[string]bool{}, tokens.FactsCost{}
 	s.sorted, s.idx, s.ixOrder, s.byTitle, s.bulk, s.snap = nil, nil, nil, nil, nil, nil
 	s.maxNum, s.synced, s.early, s.cache, s.listed = 0, false, nil, nil, nil
 }
@@ -243,6 +249,10 @@ type cachedFile struct {
 	settled bool
 	sum     [sha256.Size]byte // content digest, used when key is weak
 	err     error             // parse error; the file is skipped
+	// regular says that the file was a regular file when key was taken:
+	// key.size is then its size, which Store.sizes counts. A symbolic
+	// link's key is the link's own.
+	regular bool
 	// e is the parsed fact, linked into the live state while the file is
 	// in Store.files; nil with err. The fact is kept there only, not
 	// copied here as well: a memory of 10,000 facts is loaded in a fresh
@@ -516,6 +526,12 @@ func (s *Store) rescan() error {
 	for _, name := range temps {
 		s.temps[name] = true
 	}
+	clear(s.odd)
+	for _, info := range infos {
+		if !info.IsDir() && !info.Mode().IsRegular() {
+			s.odd[Dir+"/"+info.Name()] = true
+		}
+	}
 	if cache != nil {
 		// A cache without a usable listing is rewritten with one.
 		if s.reconcile(cache, infos) && (s.listed == nil || cache.listed != nil && cache.listed.key == s.listed.key) {
@@ -617,12 +633,18 @@ func (s *Store) refresh(p string, inPlace bool) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist), err == nil && info.IsDir():
 		delete(s.links, p)
+		delete(s.odd, p)
 		if s.files[p] != nil {
 			s.setFile(p, nil)
 		}
 		return nil
 	case err != nil:
 		return fmt.Errorf("stat %s: %w", p, err)
+	}
+	if info.Mode().IsRegular() {
+		delete(s.odd, p)
+	} else {
+		s.odd[p] = true
 	}
 	if key, ok := s.own[p]; ok {
 		delete(s.own, p)
@@ -640,14 +662,14 @@ func (s *Store) refresh(p string, inPlace bool) error {
 // parse current (always, with force). It reports false when the file is
 // gone.
 func (s *Store) revalidate(p string, info fs.FileInfo, force bool) bool {
-	key := keyOf(info)
+	key, regular := keyOf(info), info.Mode().IsRegular()
 	if unseen(info) {
 		s.links[p] = true
 	} else {
 		delete(s.links, p)
 	}
 	c := s.files[p]
-	if !force && c != nil && key.strong() && c.key == key && (c.settled || key.hash != "") {
+	if !force && c != nil && key.strong() && c.key == key && c.regular == regular && (c.settled || key.hash != "") {
 		return true
 	}
 	data, err := fs.ReadFile(s.fsys, p)
@@ -661,22 +683,23 @@ func (s *Store) revalidate(p string, info fs.FileInfo, force bool) bool {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		nc := &cachedFile{key: key, err: &ParseError{Path: p, Msg: "cannot be read: " + err.Error()}}
+		nc := &cachedFile{key: key, regular: regular, err: &ParseError{Path: p, Msg: "cannot be read: " + err.Error()}}
 		if c == nil || c.err == nil || c.err.Error() != nc.err.Error() {
 			s.warnSkip(nc.err)
 			s.setFile(p, nc)
 		} else {
-			c.key = key
+			s.rekey(c, key, regular)
 		}
 		return true
 	}
 	sum := sha256.Sum256(data)
 	settled := time.Since(info.ModTime()) > fileid.RacyWindow
 	if c != nil && c.sum == sum {
-		c.key, c.settled = key, settled
+		s.rekey(c, key, regular)
+		c.settled = settled
 		return true
 	}
-	nc := &cachedFile{key: key, sum: sum, settled: settled}
+	nc := &cachedFile{key: key, sum: sum, settled: settled, regular: regular}
 	f, err := parseOwned(p, data)
 	nc.setParsed(p, f, err)
 	if nc.err != nil {
@@ -710,6 +733,7 @@ func (c *cachedFile) setParsed(p string, f Fact, err error) {
 // setFile records the new state of the fact file at p, nil when it is gone.
 func (s *Store) setFile(p string, c *cachedFile) {
 	if old := s.files[p]; old != nil {
+		s.count(old, -1)
 		if old.e != nil {
 			s.unlinkEntry(old.e)
 		}
@@ -726,6 +750,7 @@ func (s *Store) setFile(p string, c *cachedFile) {
 		delete(s.files, p)
 	} else {
 		s.files[p] = c
+		s.count(c, 1)
 		c.num = fileNum(p, c)
 		s.nums[c.num]++
 		if s.maxNum >= 0 && c.num > s.maxNum {

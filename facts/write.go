@@ -509,7 +509,7 @@ func (s *Store) recordWritten(mem *confined.WriteFolder, p string, content []byt
 	if err != nil || !os.SameFile(info, written) || info.Size() != written.Size() || !info.ModTime().Equal(written.ModTime()) {
 		return false // the event's reading decides
 	}
-	c := &cachedFile{key: keyOf(info), sum: sha256.Sum256(content)}
+	c := &cachedFile{key: keyOf(info), sum: sha256.Sum256(content), regular: info.Mode().IsRegular()}
 	var f Fact
 	var perr error
 	if parsed != nil {
