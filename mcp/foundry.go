@@ -53,7 +53,8 @@ type foundry struct {
 	p        *project.Project
 	files    fs.FS // what audits read (see projectFiles)
 	store    *facts.Store
-	warm     *warmContracts // the contracts, kept between calls
+	warm     *warmContracts   // the contracts, kept between calls
+	reports  *tokens.Reporter // token_report's figures, kept between calls; nil off the working tree
 	events   Recorder
 	log      *slog.Logger
 	now      func() time.Time
@@ -90,6 +91,9 @@ func ProjectRegistry(p *project.Project, opts ProjectOptions) (*Registry, error)
 		f.events = tokens.NewLog(p.Root, log)
 	}
 	f.store = facts.Open(p, facts.Options{Warn: warnWriter{log}, Now: now, Events: f.events, Watch: opts.WatchMemory})
+	if p.Writable() {
+		f.reports = tokens.NewReporter(f.store)
+	}
 
 	r := NewRegistry()
 	r.closers = append(r.closers, f.store.Close)

@@ -49,7 +49,14 @@ func (f *foundry) addTokenReport(r *Registry) error {
 		return in, out
 	}, func(ctx context.Context, _ *Call, _ struct{}) (Output, error) {
 		// The event log is gitignored, so it is always the working tree's.
-		rep, err := tokens.BuildReport(ctx, f.p.FS, confined.OpenFS(f.p.Root), f.p.Config.Memory.IndexBudgetTokens)
+		events, budget := confined.OpenFS(f.p.Root), f.p.Config.Memory.IndexBudgetTokens
+		var rep tokens.Report
+		var err error
+		if f.reports != nil {
+			rep, err = f.reports.Report(ctx, f.p.FS, events, budget)
+		} else {
+			rep, err = tokens.BuildReport(ctx, f.p.FS, events, budget)
+		}
 		if err != nil {
 			return Output{}, err
 		}
