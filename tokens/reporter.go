@@ -42,7 +42,8 @@ type Reporter struct {
 	tail eventTail
 }
 
-// NewReporter returns a Reporter whose fact files come from src.
+// NewReporter returns a Reporter whose fact files come from src; with a
+// nil src, they are listed on every call, as BuildReport lists them.
 func NewReporter(src FactSource) *Reporter {
 	return &Reporter{src: src}
 }

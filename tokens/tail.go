@@ -27,9 +27,13 @@ const tailCheck = 128
 // one, no shorter, and still holds the bytes counted last just before
 // offset; otherwise (the log replaced, as a compaction replaces it,
 // truncated, or rewritten in place) it counts the log again from its
-// start. A last line without its newline is one being written: it is
-// counted as [ReadEvents] counts it (malformed), in that reading only, and
-// read again, whole, by the next. Its zero value has counted nothing.
+// start. Only a log rewritten in place that keeps its file, grows and
+// holds the same bytes just before the offset passes for one appended to:
+// Foundry never rewrites it so (an append appends, a compaction replaces
+// the file, a failed append cuts it back to the lines it held). A last line
+// without its newline is one being written: it is counted as [ReadEvents]
+// counts it (malformed), in that reading only, and read again, whole, by
+// the next. Its zero value has counted nothing.
 type eventTail struct {
 	known     bool
 	dev, ino  uint64
