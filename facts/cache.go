@@ -2,8 +2,10 @@ package facts
 
 // This file defines the persisted search cache: the parsed and analysed
 // facts of the working tree, kept in .foundry/cache/ between processes, so
-// that a one-shot search (the CLI, a freshly spawned server) reads one file
+// that a one-shot process (the CLI, a freshly spawned server) reads one file
 // and the folder's metadata instead of parsing and analysing every fact.
+// The first scan of a store that finds it missing or stale saves it,
+// whatever the call (see Store.sync).
 //
 // An entry is trusted only when the fact file's identity (size,
 // modification and status-change times, device, inode) is the one recorded,
@@ -245,13 +247,18 @@ func (s *Store) reconcile(c *searchCache, infos []fs.FileInfo) (current bool) {
 			}
 			recorded = true
 		}
-		// A link is never recorded, and read on every scan (see keyOf):
-		// the cache lacks nothing it would hold when one is listed.
-		if recorded || info.Mode()&fs.ModeSymlink == 0 {
-			current = false
-		}
-		if p := Dir + "/" + n; !s.revalidate(p, info, false) && s.files[p] != nil {
+		p := Dir + "/" + n
+		if !s.revalidate(p, info, false) && s.files[p] != nil {
 			s.setFile(p, nil)
+		}
+		// The cache is stale where saving it would change what it
+		// records: a record that did not prove current, or a file it
+		// lacks that it would record now. A file it can never record (a
+		// link, read on every scan, see keyOf; one over its read limit,
+		// unreadable, or dated ahead, never settled) leaves it current,
+		// or every process that reads the facts would write it again.
+		if c := s.files[p]; recorded || info.Mode()&fs.ModeSymlink == 0 && c != nil && c.recordable() {
+			current = false
 		}
 	}
 	for ; i < len(recs); i++ {
@@ -330,7 +337,6 @@ func (s *Store) saveCache(ctx context.Context) {
 			return
 		}
 	}
-	s.indexAll()
 	ctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
 	unlock, err := r.Lock(ctx, cacheLockPath)
@@ -338,6 +344,7 @@ func (s *Store) saveCache(ctx context.Context) {
 		return
 	}
 	defer func() { _ = unlock() }()
+	s.indexAll() // once the cache can be written
 	_ = r.WriteFileFunc(searchCachePath, 0o644, func(w io.Writer) error { return s.encodeCache(w, maxCacheBytes) })
 }
 
