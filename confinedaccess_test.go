@@ -11,9 +11,12 @@ import (
 	"testing"
 )
 
-// fsCalls are the calls of package os and path/filepath that reach the file
-// system by path. Foundry makes them through internal/confined: one root per
-// project, every read bounded, no symbolic link followed out of it.
+// fsCalls are the calls of packages os, path/filepath and io/ioutil that
+// open, read, write, stat, list or change a file by its path. Foundry makes
+// them through internal/confined: one root per project, every read bounded,
+// no symbolic link followed out of it. Resolving where a root opens
+// (filepath.Abs, EvalSymlinks) and watching a folder (inotify) are not
+// among them.
 var fsCalls = map[string][]string{
 	"os": {"Open", "OpenFile", "Create", "CreateTemp", "ReadFile", "WriteFile", "Stat", "Lstat",
 		"Remove", "RemoveAll", "Rename", "Mkdir", "MkdirAll", "MkdirTemp", "ReadDir", "Chmod",

@@ -60,8 +60,9 @@ type Options struct {
 	// once on Warn and revalidates on every call. [Store.Close] stops it.
 	Watch bool
 	// Cache keeps the parsed and analysed facts of a working tree in
-	// .foundry/cache/ between processes (see [CacheDir]), so a search in
-	// a fresh process need not parse every fact.
+	// .foundry/cache/ between processes (see [CacheDir]), so a fresh
+	// process need not parse every fact: whichever call first scans the
+	// facts (a search, a list, a write) saves it when it is stale.
 	Cache bool
 }
 

@@ -482,7 +482,7 @@ func runMemoryList(ctx context.Context, env *cliEnv, opts *memoryOptions) error 
 // memoryStore is the fact store of p, warning on stderr. Only a write
 // records its event in the project's event log: a read from the CLI records
 // none, so foundry tokens reports what agents used over MCP, and a read
-// changes nothing on disk.
+// writes nothing but the search cache, when it finds it stale.
 func memoryStore(env *cliEnv, p *project.Project, write bool) *facts.Store {
 	opts := facts.Options{Warn: env.stderr}
 	if write {
