@@ -196,19 +196,8 @@ func (c EventCounts) Count(kind string) int {
 // ReadEvents counts the events in .foundry/metrics/events.jsonl of fsys
 // (rooted at the project root). A missing log counts nothing.
 func ReadEvents(fsys fs.FS) (EventCounts, error) {
-	f, err := fsys.Open(EventsPath)
-	if errors.Is(err, fs.ErrNotExist) {
-		return EventCounts{Counts: []EventCount{}}, nil
-	}
-	if err != nil {
-		return EventCounts{}, fmt.Errorf("read events: %w", err)
-	}
-	defer f.Close()
-	c, err := countEvents(f)
-	if err != nil {
-		return EventCounts{}, fmt.Errorf("read events: %w", err)
-	}
-	return c, nil
+	var t eventTail // nothing counted yet: the whole log
+	return t.read(fsys)
 }
 
 // countEvents reads event lines from r.

@@ -328,12 +328,14 @@ func FuzzEventTail(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := ReadEvents(fsys)
+			// countEvents, which ReadEvents uses where a log cannot be
+			// read at an offset, reads the log whole.
+			want, err := countEvents(strings.NewReader(l.read(t)))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
-				t.Fatalf("counted on (-ReadEvents +got):\n%s", diff)
+				t.Fatalf("counted on (-countEvents +got):\n%s", diff)
 			}
 		}
 	})
