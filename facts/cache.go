@@ -32,6 +32,7 @@ import (
 	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/internal/fileid"
 	"github.com/foundryhq/foundry/internal/hugepages"
+	"github.com/foundryhq/foundry/internal/pause"
 )
 
 // Paths of the cache, relative to the project root.
@@ -344,8 +345,20 @@ func (s *Store) saveCache(ctx context.Context) {
 		return
 	}
 	defer func() { _ = unlock() }()
+	pause.Point(ctx, "facts.cache-saving")
 	s.indexAll() // once the cache can be written
 	_ = r.WriteFileFunc(searchCachePath, 0o644, func(w io.Writer) error { return s.encodeCache(w, maxCacheBytes) })
+}
+
+// saveUnlocked saves the cache, when stale, for a call that has just
+// released the memory lock (see locked), unless another still holds it.
+func (s *Store) saveUnlocked(ctx context.Context) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lockers == 0 && s.synced && s.early == nil {
+		s.settle()
+		s.saveCache(ctx)
+	}
 }
 
 // recordable reports whether a fact file's parse, or its parse error, may

@@ -108,6 +108,7 @@ type Store struct {
 	cacheTime  int64        // its modification time, ns
 	cacheTried bool
 	cacheDirty bool // the persisted cache is missing or stale
+	lockers    int  // calls inside locked: a stale cache waits for them (see saveUnlocked)
 	cacheSaved bool
 
 	// early, set by rankFirst for the first scan, answers the first
@@ -421,10 +422,11 @@ func (s *Store) sync(ctx context.Context) error {
 	}
 	s.synced, s.resync = true, false
 	// A first search that may be answered early saves the cache itself,
-	// after its answer (see rankFirst). Anything else saves it here, its
+	// after its answer (see rankFirst), and a change under the memory lock
+	// once the lock is released (see locked). Anything else saves it here, its
 	// status derived, within the pause of collection of a first scan: the
 	// save builds the search index the cache holds.
-	if s.early == nil {
+	if s.early == nil && s.lockers == 0 {
 		s.settle()
 		s.saveCache(ctx)
 	}

@@ -118,15 +118,22 @@ func (s *Store) locked(ctx context.Context, fn func(mem *confined.WriteFolder) e
 		}
 		unlock, err := mem.LockHeld(ctx, path.Base(LockPath))
 		if err == nil && mem.Current() {
+			// A cache that a scan under the lock found stale is saved
+			// once the lock is released (defers run last first): saving
+			// builds the search index and writes a file the size of the
+			// memory, which no other writer should wait for.
+			defer s.saveUnlocked(ctx)
 			defer func() { _ = unlock() }()
 			pause.Point(ctx, "facts.after-lock")
 			s.mu.Lock()
 			scans := s.scans
+			s.lockers++
 			s.mu.Unlock()
 			err := fn(mem)
 			s.clearTemps(mem, scans)
 			s.mu.Lock()
 			clear(s.own) // the events of fn's renames were drained by its last sync
+			s.lockers--
 			s.mu.Unlock()
 			return err
 		}
