@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/foundryhq/foundry/internal/confined"
 	billy "github.com/go-git/go-billy/v5"
@@ -376,28 +377,41 @@ const maxPointerBytes = 64 << 10
 // pointerLimit is maxPointerBytes as the limit a refusal names.
 var pointerLimit = confined.Limit{Kind: "git folder pointer", Max: maxPointerBytes}
 
-// readPointerFile reads a regular file of at most maxPointerBytes, its size
-// checked before it is opened (so is its kind: opening a FIFO blocks) and
-// bounded while it is read, in case it grows meanwhile.
+// readPointerFile reads a regular file of at most maxPointerBytes, its kind
+// and size checked on the open file before a byte is read (see
+// openRegular), and bounded while it is read, in case it grows meanwhile.
 func readPointerFile(name string) ([]byte, error) {
-	fi, err := os.Stat(name)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
-	}
-	if fi.Size() > maxPointerBytes {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: &confined.TooLargeError{Path: name, Size: fi.Size(), Limit: pointerLimit}}
-	}
-	f, err := os.Open(name)
+	f, fi, err := openRegular(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if fi.Size() > maxPointerBytes {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: &confined.TooLargeError{Path: name, Size: fi.Size(), Limit: pointerLimit}}
+	}
 	b, err := io.ReadAll(io.LimitReader(f, maxPointerBytes+1))
 	if err == nil && len(b) > maxPointerBytes {
 		err = &fs.PathError{Op: "read", Path: name, Err: &confined.TooLargeError{Path: name, Size: int64(len(b)), Limit: pointerLimit}}
 	}
 	return b, err
+}
+
+// openRegular opens the file name for reading and refuses it unless it is
+// a regular file, checked on the open file: O_NONBLOCK keeps the open of a
+// FIFO from waiting for a writer (it changes nothing for a regular file),
+// and no other file can be swapped in between the check and the read.
+func openRegular(name string) (*os.File, fs.FileInfo, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
 }

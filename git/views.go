@@ -1,6 +1,7 @@
 package git
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -239,16 +240,16 @@ func (r *Repo) indexBytes() (data []byte, file string, err error) {
 	return data, file, nil
 }
 
-// readRegular is os.ReadFile for a regular file only (links followed): the
-// kind is checked before the file is opened, since opening a FIFO blocks
-// until a writer comes.
+// readRegular is os.ReadFile for a regular file only (links followed),
+// its kind checked on the open file (see openRegular).
 func readRegular(name string) ([]byte, error) {
-	fi, err := os.Stat(name)
+	f, fi, err := openRegular(name)
 	if err != nil {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
-	}
-	return os.ReadFile(name)
+	defer f.Close()
+	var buf bytes.Buffer
+	buf.Grow(int(fi.Size()) + bytes.MinRead) // read whole in one pass
+	_, err = buf.ReadFrom(f)
+	return buf.Bytes(), err
 }
