@@ -54,7 +54,7 @@ type foundry struct {
 	files    fs.FS // what audits read (see projectFiles)
 	store    *facts.Store
 	warm     *warmContracts   // the contracts, kept between calls
-	reports  *tokens.Reporter // token_report's figures, kept between calls; nil off the working tree
+	reports  *tokens.Reporter // token_report's figures, kept between calls
 	events   Recorder
 	log      *slog.Logger
 	now      func() time.Time
@@ -91,9 +91,13 @@ func ProjectRegistry(p *project.Project, opts ProjectOptions) (*Registry, error)
 		f.events = tokens.NewLog(p.Root, log)
 	}
 	f.store = facts.Open(p, facts.Options{Warn: warnWriter{log}, Now: now, Events: f.events, Watch: opts.WatchMemory})
+	// Off the working tree (--rev, --staged) the report lists the facts
+	// at that source on every call.
+	var src tokens.FactSource
 	if p.Writable() {
-		f.reports = tokens.NewReporter(f.store)
+		src = f.store
 	}
+	f.reports = tokens.NewReporter(src)
 
 	r := NewRegistry()
 	r.closers = append(r.closers, f.store.Close)

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 
 	"github.com/foundryhq/foundry/internal/confined"
-	"github.com/foundryhq/foundry/tokens"
 )
 
 func (f *foundry) addTokenReport(r *Registry) error {
@@ -49,14 +48,7 @@ func (f *foundry) addTokenReport(r *Registry) error {
 		return in, out
 	}, func(ctx context.Context, _ *Call, _ struct{}) (Output, error) {
 		// The event log is gitignored, so it is always the working tree's.
-		events, budget := confined.OpenFS(f.p.Root), f.p.Config.Memory.IndexBudgetTokens
-		var rep tokens.Report
-		var err error
-		if f.reports != nil {
-			rep, err = f.reports.Report(ctx, f.p.FS, events, budget)
-		} else {
-			rep, err = tokens.BuildReport(ctx, f.p.FS, events, budget)
-		}
+		rep, err := f.reports.Report(ctx, f.p.FS, confined.OpenFS(f.p.Root), f.p.Config.Memory.IndexBudgetTokens)
 		if err != nil {
 			return Output{}, err
 		}

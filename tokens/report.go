@@ -76,14 +76,17 @@ type BlackboardCost struct {
 // log is gitignored, so it only ever exists there; nil counts nothing).
 // budget is the index budget from the config (memory.indexBudgetTokens).
 // Token figures are per file, [Estimate] of each file's size, summed.
+// It is the report of a [Reporter] that has counted nothing yet.
 func BuildReport(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report, error) {
-	return build(ctx, fsys, eventsFS, budget, nil, ReadEvents)
+	return NewReporter(nil).Report(ctx, fsys, eventsFS, budget)
 }
 
-// build is [BuildReport], with the fact files measured by src unless it is
-// nil or fails (then, and for what it does not measure, as BuildReport
-// measures them), and the events counted by readEvents.
-func build(ctx context.Context, fsys, eventsFS fs.FS, budget int, src FactSource, readEvents func(fs.FS) (EventCounts, error)) (Report, error) {
+// Report returns what BuildReport(ctx, fsys, eventsFS, budget) returns.
+// fsys must read the working tree rp's source follows; where the source
+// fails, or for what it does not measure, the fact files are measured
+// through fsys, so that a failure reads as the listing's would. The events
+// are counted on from the last report (see eventTail).
+func (rp *Reporter) Report(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report, error) {
 	r := Report{Index: IndexCost{BudgetTokens: budget}, Events: EventCounts{Counts: []EventCount{}}}
 	if err := ctx.Err(); err != nil {
 		return r, err
@@ -99,7 +102,7 @@ func build(ctx context.Context, fsys, eventsFS fs.FS, budget int, src FactSource
 		return r, fmt.Errorf("measure memory index: %w", err)
 	}
 
-	if err := r.measureFacts(ctx, fsys, src); err != nil {
+	if err := r.measureFacts(ctx, fsys, rp.src); err != nil {
 		return r, fmt.Errorf("measure facts: %w", err)
 	}
 
@@ -134,7 +137,7 @@ func build(ctx context.Context, fsys, eventsFS fs.FS, budget int, src FactSource
 	}
 
 	if eventsFS != nil {
-		if r.Events, err = readEvents(eventsFS); r.refuse(EventsPath, err) {
+		if r.Events, err = rp.readEvents(eventsFS); r.refuse(EventsPath, err) {
 			r.Events = EventCounts{Counts: []EventCount{}}
 		} else if err != nil {
 			return r, err

@@ -48,14 +48,6 @@ func NewReporter(src FactSource) *Reporter {
 	return &Reporter{src: src}
 }
 
-// Report returns what BuildReport(ctx, fsys, eventsFS, budget) returns.
-// fsys must read the working tree src follows; where src fails, the fact
-// files are listed through fsys, so that the failure reads as the listing's
-// would.
-func (rp *Reporter) Report(ctx context.Context, fsys, eventsFS fs.FS, budget int) (Report, error) {
-	return build(ctx, fsys, eventsFS, budget, rp.src, rp.readEvents)
-}
-
 // readEvents counts the events of the log of eventsFS on from the last
 // count (see eventTail).
 func (rp *Reporter) readEvents(eventsFS fs.FS) (EventCounts, error) {
