@@ -350,14 +350,25 @@ func (s *Store) saveCache(ctx context.Context) {
 	_ = r.WriteFileFunc(searchCachePath, 0o644, func(w io.Writer) error { return s.encodeCache(w, maxCacheBytes) })
 }
 
-// saveUnlocked saves the cache, when stale, for a call that has just
-// released the memory lock (see locked), unless another still holds it.
+// saveDue saves the cache when a scan found it stale (see saveCache), its
+// status derived, unless the save falls to another: a first search that
+// may be answered early saves it after its answer (see rankFirst), a
+// change under the memory lock once the lock is released (see locked,
+// saveUnlocked). The caller holds s.mu.
+func (s *Store) saveDue(ctx context.Context) {
+	if s.early == nil && s.lockers == 0 {
+		s.settle()
+		s.saveCache(ctx)
+	}
+}
+
+// saveUnlocked is saveDue for a call that has just released the memory
+// lock (see locked).
 func (s *Store) saveUnlocked(ctx context.Context) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.lockers == 0 && s.synced && s.early == nil {
-		s.settle()
-		s.saveCache(ctx)
+	if s.synced {
+		s.saveDue(ctx)
 	}
 }
 

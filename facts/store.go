@@ -421,15 +421,9 @@ func (s *Store) sync(ctx context.Context) error {
 		return err
 	}
 	s.synced, s.resync = true, false
-	// A first search that may be answered early saves the cache itself,
-	// after its answer (see rankFirst), and a change under the memory lock
-	// once the lock is released (see locked). Anything else saves it here, its
-	// status derived, within the pause of collection of a first scan: the
+	// Saved here, within the pause of collection of a first scan: the
 	// save builds the search index the cache holds.
-	if s.early == nil && s.lockers == 0 {
-		s.settle()
-		s.saveCache(ctx)
-	}
+	s.saveDue(ctx)
 	return nil
 }
 
