@@ -25,6 +25,12 @@ const Dir = confined.BlackboardDir
 // larger file is refused from its size, without being read.
 const MaxBytes = confined.ArtifactMax
 
+// IsName reports whether name, a file's name in a wave's folder, is an
+// artifact's: a .json file, not the temp file of an interrupted write.
+func IsName(name string) bool {
+	return strings.HasSuffix(name, ".json") && !strings.HasPrefix(name, confined.TempPrefix)
+}
+
 // List returns the path of every .json file under [Dir] in fsys (rooted at
 // the project root), sorted, leaving out the temporary files of interrupted
 // writes. A link is listed and read through; a dangling one is reported as
@@ -38,7 +44,7 @@ func List(fsys fs.FS) ([]string, error) {
 			}
 			return err
 		}
-		if d.IsDir() || !strings.HasSuffix(name, ".json") || strings.HasPrefix(d.Name(), confined.TempPrefix) {
+		if d.IsDir() || !IsName(d.Name()) {
 			return nil
 		}
 		names = append(names, name)

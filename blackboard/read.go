@@ -12,8 +12,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/foundryhq/foundry/artifacts"
 	"github.com/foundryhq/foundry/contracts"
-	"github.com/foundryhq/foundry/internal/atomicfile"
 	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/tokens"
 )
@@ -381,7 +381,7 @@ func (b *Board) artifactNames(ctx context.Context, wave string) ([]string, error
 	var names []string
 	for _, e := range entries {
 		n := e.Name()
-		if !e.IsDir() && strings.HasSuffix(n, ".json") && !strings.HasPrefix(n, atomicfile.TempPrefix) {
+		if !e.IsDir() && artifacts.IsName(n) {
 			names = append(names, n)
 		}
 	}

@@ -13,7 +13,6 @@ import (
 	"syscall"
 
 	"github.com/foundryhq/foundry/artifacts"
-	"github.com/foundryhq/foundry/internal/atomicfile"
 	"github.com/foundryhq/foundry/internal/confined"
 	"github.com/foundryhq/foundry/internal/ctrl"
 )
@@ -127,7 +126,7 @@ func (rp *Reporter) Report(ctx context.Context, fsys, eventsFS fs.FS, budget int
 			return r, fmt.Errorf("measure blackboard: %w", err)
 		}
 		r.Blackboard.Waves++
-		m, err := r.measure(fsys, dir, keep(files, isArtifact))
+		m, err := r.measure(fsys, dir, keep(files, artifacts.IsName))
 		r.Blackboard.Artifacts += m.files
 		r.Blackboard.Bytes += m.bytes
 		r.Blackboard.Tokens += m.tokens
@@ -239,11 +238,6 @@ func (r *Report) measure(fsys fs.FS, dir string, names []string) (measured, erro
 		m.tokens += Estimate(n)
 	}
 	return m, nil
-}
-
-// isArtifact reports whether name, in a wave's folder, is an artifact's.
-func isArtifact(name string) bool {
-	return strings.HasSuffix(name, ".json") && !strings.HasPrefix(name, atomicfile.TempPrefix)
 }
 
 // errNotFile refuses a name that leads to something other than a regular
