@@ -63,3 +63,19 @@ func main() {
 		}
 	}
 }
+
+// statAll lists dir and stats each of its files (see statNames); it
+// returns the names, sorted.
+func statAll(dir string) ([]string, error) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(names)
+	return names, statNames(d, names)
+}

@@ -5,27 +5,16 @@ package main
 import (
 	"os"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
 
-// statAll lists dir and lstats each of its files relative to the folder's
+// statNames lstats each of names in the open folder d relative to its
 // descriptor, one fstatat each, on as many goroutines as processors (at
-// most 4), as Foundry's listing does; it returns the names, sorted.
-func statAll(dir string) ([]string, error) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	names, err := d.Readdirnames(-1)
-	if err != nil {
-		return nil, err
-	}
-	slices.Sort(names)
+// most 4), as Foundry's listing does.
+func statNames(d *os.File, names []string) error {
 	fd := int(d.Fd())
 	var next atomic.Int64
 	var failed atomic.Value
@@ -49,9 +38,9 @@ func statAll(dir string) ([]string, error) {
 	wg.Wait()
 	runtime.KeepAlive(d)
 	if err, ok := failed.Load().(error); ok {
-		return nil, err
+		return err
 	}
-	return names, nil
+	return nil
 }
 
 // fstatat is fstatat(2) with AT_SYMLINK_NOFOLLOW.
