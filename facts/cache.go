@@ -322,7 +322,7 @@ func (s *Store) warnWhole(c *searchCache) {
 // store that has not searched builds it first, as its first search would.
 // The caller holds s.mu, with the live state settled.
 func (s *Store) saveCache(ctx context.Context) {
-	if !s.opts.Cache || !s.cacheDirty || s.cacheSaved || s.opts.Root == "" {
+	if !s.cacheDue() {
 		return
 	}
 	s.cacheSaved = true
@@ -350,13 +350,19 @@ func (s *Store) saveCache(ctx context.Context) {
 	_ = r.WriteFileFunc(searchCachePath, 0o644, func(w io.Writer) error { return s.encodeCache(w, maxCacheBytes) })
 }
 
+// cacheDue reports whether the store keeps a cache that a scan found stale
+// and has not saved yet (see saveCache). The caller holds s.mu.
+func (s *Store) cacheDue() bool {
+	return s.opts.Cache && s.opts.Root != "" && s.cacheDirty && !s.cacheSaved
+}
+
 // saveDue saves the cache when a scan found it stale (see saveCache), its
 // status derived, unless the save falls to another: a first search that
 // may be answered early saves it after its answer (see rankFirst), a
 // change under the memory lock once the lock is released (see locked,
 // saveUnlocked). The caller holds s.mu.
 func (s *Store) saveDue(ctx context.Context) {
-	if s.early == nil && s.lockers == 0 {
+	if s.early == nil && s.lockers == 0 && s.cacheDue() {
 		s.settle()
 		s.saveCache(ctx)
 	}

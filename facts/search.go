@@ -195,7 +195,7 @@ func (s *Store) rankFirst(ctx context.Context, q Query) (SearchResult, error) {
 // for reading at least.
 func (s *Store) current(query string) bool {
 	return s.w != nil && s.synced && !s.resync && len(s.pending) == 0 && len(s.links) == 0 && s.idx != nil && s.idx.ready(query) &&
-		(!s.opts.Cache || !s.cacheDirty || s.cacheSaved) && s.w.quiet()
+		!s.cacheDue() && s.w.quiet()
 }
 
 // rankLocked ranks q on the live index, preparing it for q; the caller
