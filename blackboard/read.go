@@ -318,9 +318,6 @@ func (b *Board) checkFullSize(wave string, names []string, max int64) error {
 
 // contracts returns the registry reads and writes validate with.
 func (b *Board) contracts() (Contracts, error) {
-	if b.opts.Contracts != nil {
-		return b.opts.Contracts, nil
-	}
 	if b.opts.LoadContracts != nil {
 		return b.opts.LoadContracts()
 	}

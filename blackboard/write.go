@@ -44,12 +44,10 @@ type Options struct {
 	// Root is the project root on disk (the folder holding .foundry/).
 	// Writes need it; leave it empty for a revision or the index.
 	Root string
-	// Contracts validates writes; nil loads the project's contracts
-	// (embedded plus .foundry/schemas/) on the first write.
-	Contracts Contracts
-	// LoadContracts, when set and Contracts is nil, is called for the
-	// contracts where a read or write first needs them, in place of
-	// loading them: a server passes the registry it keeps.
+	// LoadContracts, when set, is called for the contracts where a read
+	// or write first needs them, in place of loading the project's
+	// (embedded plus .foundry/schemas/): a server passes the registry it
+	// keeps.
 	LoadContracts func() (Contracts, error)
 	// Events, when set, records blackboard_write and gate_blocked events.
 	Events Recorder
