@@ -409,10 +409,7 @@ func (b *Board) openWave(wave string) *confined.Folder {
 // through the board's file system, whose answer decides.
 func (b *Board) artifact(folder *confined.Folder, wave, name string, full bool) (Artifact, []byte) {
 	a := Artifact{Name: name, Agent: strings.TrimSuffix(name, ".json"), Path: path.Join(Dir, wave, name)}
-	data, ok := []byte(nil), false
-	if folder != nil {
-		data, ok = folder.ReadRegular(name, confined.LimitFor(a.Path).Max)
-	}
+	data, ok := folder.ReadRegular(name, confined.LimitFor(a.Path).Max)
 	var err error
 	if !ok {
 		data, err = fs.ReadFile(b.fsys, a.Path)

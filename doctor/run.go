@@ -105,10 +105,8 @@ func (r *run) read(p string) ([]byte, error) {
 		r.folderDir = dir
 		r.folder, _ = root.OpenFolder(dir) // nil when it cannot be opened
 	}
-	if r.folder != nil {
-		if b, ok := r.folder.ReadRegular(path.Base(p), confined.LimitFor(p).Max); ok {
-			return b, nil
-		}
+	if b, ok := r.folder.ReadRegular(path.Base(p), confined.LimitFor(p).Max); ok {
+		return b, nil
 	}
 	return fs.ReadFile(r.p.FS, p)
 }

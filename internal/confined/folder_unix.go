@@ -41,14 +41,14 @@ func openDirFD(root *os.Root) (*os.File, int) {
 // when opened. Then it costs four system calls (open, fstat, read, close)
 // and no [os.File], whose opening on Linux also tries to register a
 // regular file with the network poller (one failing epoll_ctl per file).
-// In every other case, errors included, ok is false and nothing is
-// returned: the caller reads the file through [Folder.Open], whose answer
-// decides (a link followed within the root, a limit reported, a file that
-// grew bounded). The file is opened without following a link and without
-// blocking, so neither a link out of the root nor a named pipe is ever
-// read here.
+// In every other case, errors and a nil Folder ([FolderOf]) included, ok
+// is false and nothing is returned: the caller reads the file through
+// [Folder.Open] or its file system, whose answer decides (a link followed
+// within the root, a limit reported, a file that grew bounded). The file
+// is opened without following a link and without blocking, so neither a
+// link out of the root nor a named pipe is ever read here.
 func (f *Folder) ReadRegular(name string, max int64) (b []byte, ok bool) {
-	if f.open == nil || !fs.ValidPath(name) || strings.Contains(name, "/") || name == "." {
+	if f == nil || f.open == nil || !fs.ValidPath(name) || strings.Contains(name, "/") || name == "." {
 		return nil, false
 	}
 	max = min(max, LimitFor(f.full(name)).Max)
