@@ -114,23 +114,15 @@ func (w *warmContracts) load() (*contracts.Registry, error) {
 func (w *warmContracts) identify(now time.Time) (schemasIdentity, error) {
 	cutoff := now.Add(-fileid.RacyWindow).UnixNano()
 	var ids schemasIdentity
-	var folder fs.FS = w.fsys
-	dir := contracts.LocalDir
-	if r := confined.RootOf(w.fsys); r != nil {
-		fo, err := r.OpenFolder(dir)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return ids, nil // Load finds no local contract either
-		case err != nil:
-			return ids, err
-		}
+	folder, dir := w.fsys, contracts.LocalDir
+	if fo := confined.FolderOf(w.fsys, dir); fo != nil {
 		defer fo.Close()
 		folder, dir = fo, "."
 	}
 	fi, err := fs.Stat(folder, dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return ids, nil
+		return ids, nil // Load finds no local contract either
 	case err != nil:
 		return ids, err
 	}

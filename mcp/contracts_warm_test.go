@@ -296,7 +296,7 @@ func TestWarmContractsUnreadable(t *testing.T) {
 
 func errorsSameKind(a, b error) bool {
 	var ea, eb syscall.Errno
-	return asErrno(a, &ea) && asErrno(b, &eb) && ea == eb
+	return errors.As(a, &ea) && errors.As(b, &eb) && ea == eb
 }
 
 // TestWarmContractsRevision: a project served on a revision loads its
@@ -418,8 +418,6 @@ func BenchmarkContractsPerCall(b *testing.B) {
 		}
 	}
 }
-
-func asErrno(err error, target *syscall.Errno) bool { return errors.As(err, target) }
 
 // TestWarmContractsBlackboard: the blackboard tools validate with the kept
 // registry, not one loaded per call.

@@ -37,13 +37,12 @@ func (s *session) listResources(ctx context.Context, _ *jsonrpc.Conn, req *jsonr
 	// server's own.
 	type listed struct {
 		Resource
-		mime     string
 		template *template // nil for a registered resource
 	}
 	var all []listed
 	for _, r := range s.reg.resources {
 		if ok, _ := s.policy.resource(r); ok {
-			all = append(all, listed{r.Resource, r.MIMEType, nil})
+			all = append(all, listed{r.Resource, nil})
 		}
 	}
 	for _, t := range s.reg.templates {
@@ -55,11 +54,10 @@ func (s *session) listResources(ctx context.Context, _ *jsonrpc.Conn, req *jsonr
 			return nil, listFailed(t, err)
 		}
 		for _, r := range rs {
-			mime := r.MIMEType
-			if mime == "" {
-				mime = t.MIMEType
+			if r.MIMEType == "" {
+				r.MIMEType = t.MIMEType
 			}
-			all = append(all, listed{r, mime, t})
+			all = append(all, listed{r, t})
 		}
 	}
 	page, next, err := paginate(all, p.Cursor, "resources", s.opts.PageSize)
@@ -79,7 +77,7 @@ func (s *session) listResources(ctx context.Context, _ *jsonrpc.Conn, req *jsonr
 			// answer.
 			r.Name, r.Title, r.Description = redactText(r.Name), redactText(r.Title), redactText(r.Description)
 		}
-		items[i] = resourceJSON{r.URI, r.Name, r.Title, r.Description, r.mime}
+		items[i] = resourceJSON{r.URI, r.Name, r.Title, r.Description, r.MIMEType}
 	}
 	return struct {
 		Resources  []resourceJSON `json:"resources"`
