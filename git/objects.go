@@ -469,9 +469,15 @@ func readAll(fsys billy.Filesystem, name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data := make([]byte, 0, 512+int(fi.Size())) // a few bytes more to see the end at once
+	return readWhole(f, fi.Size())
+}
+
+// readWhole reads r to its end into one buffer of size, its length when
+// stat'ed, grown only if it grew since.
+func readWhole(r io.Reader, size int64) ([]byte, error) {
+	data := make([]byte, 0, 512+int(size)) // a few bytes more to see the end at once
 	for {
-		n, err := f.Read(data[len(data):cap(data)])
+		n, err := r.Read(data[len(data):cap(data)])
 		data = data[:len(data)+n]
 		if err == io.EOF {
 			return data, nil

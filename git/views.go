@@ -1,7 +1,6 @@
 package git
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -248,8 +247,5 @@ func readRegular(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	var buf bytes.Buffer
-	buf.Grow(int(fi.Size()) + bytes.MinRead) // read whole in one pass
-	_, err = buf.ReadFrom(f)
-	return buf.Bytes(), err
+	return readWhole(f, fi.Size())
 }
