@@ -2,7 +2,6 @@ package git_test
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/foundryhq/foundry/git"
 	"github.com/foundryhq/foundry/git/gittest"
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/testenv"
 )
 
 // TestOpenBoundsPointerFiles gives a .git file and a linked worktree's
@@ -24,20 +24,19 @@ func TestOpenBoundsPointerFiles(t *testing.T) { // not parallel: a case sets GIT
 	}{
 		{".git file", func(t *testing.T, r *gittest.Repo) string {
 			dir := t.TempDir()
-			writeFile(t, filepath.Join(dir, ".git"), "gitdir: "+filepath.Join(r.Dir, ".git")+"\n"+huge)
+			testenv.WriteFile(t, dir, ".git", "gitdir: "+filepath.Join(r.Dir, ".git")+"\n"+huge)
 			return dir
 		}},
 		{"commondir", func(t *testing.T, r *gittest.Repo) string {
 			wt := filepath.Join(t.TempDir(), "wt")
 			r.Git("worktree", "add", "-q", "-b", "other", wt)
-			writeFile(t, filepath.Join(r.Dir, ".git", "worktrees", "wt", "commondir"), "../..\n"+huge)
+			r.Write(".git/worktrees/wt/commondir", "../..\n"+huge)
 			return wt
 		}},
 		{"GIT_DIR naming a .git file", func(t *testing.T, r *gittest.Repo) string {
 			dir := t.TempDir()
-			p := filepath.Join(dir, "pointer")
-			writeFile(t, p, "gitdir: "+filepath.Join(r.Dir, ".git")+"\n"+huge)
-			t.Setenv("GIT_DIR", p)
+			testenv.WriteFile(t, dir, "pointer", "gitdir: "+filepath.Join(r.Dir, ".git")+"\n"+huge)
+			t.Setenv("GIT_DIR", filepath.Join(dir, "pointer"))
 			return r.Dir
 		}},
 	} {
@@ -53,12 +52,5 @@ func TestOpenBoundsPointerFiles(t *testing.T) { // not parallel: a case sets GIT
 				t.Errorf("Open = %v, want a refusal over the 64 KiB limit", err)
 			}
 		})
-	}
-}
-
-func writeFile(t *testing.T, p, content string) {
-	t.Helper()
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
