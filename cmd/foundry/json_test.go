@@ -200,17 +200,31 @@ func TestJSONShapes(t *testing.T) {
 // declare properties and admit no other ("additionalProperties": false).
 func closedAt(t *testing.T, raw []byte) []string {
 	t.Helper()
+	var at []string
+	objectSchemas(t, raw, func(v map[string]any, ptr string) {
+		if v["additionalProperties"] == false {
+			at = append(at, ptr)
+		}
+	})
+	slices.Sort(at)
+	return at
+}
+
+// objectSchemas decodes the schema raw and calls fn with each object schema
+// in it that declares properties, and its JSON pointer; it returns the
+// document, as fn left it.
+func objectSchemas(t *testing.T, raw []byte, fn func(v map[string]any, ptr string)) any {
+	t.Helper()
 	var doc any
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		t.Fatal(err)
 	}
-	var at []string
 	var walk func(v any, ptr string)
 	walk = func(v any, ptr string) {
 		switch v := v.(type) {
 		case map[string]any:
-			if _, ok := v["properties"].(map[string]any); ok && v["additionalProperties"] == false {
-				at = append(at, ptr)
+			if _, ok := v["properties"].(map[string]any); ok {
+				fn(v, ptr)
 			}
 			for k, c := range v {
 				walk(c, ptr+"/"+k)
@@ -222,8 +236,7 @@ func closedAt(t *testing.T, raw []byte) []string {
 		}
 	}
 	walk(doc, "#")
-	slices.Sort(at)
-	return at
+	return doc
 }
 
 // TestHookPreCommitJSONFindings checks hook pre-commit --json answers that
@@ -290,29 +303,11 @@ func TestHookPreCommitJSONFindings(t *testing.T) {
 // map) is left as it is.
 func closed(t *testing.T, raw []byte) []byte {
 	t.Helper()
-	var doc any
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
-	var walk func(any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			if _, ok := v["properties"].(map[string]any); ok {
-				if ap, set := v["additionalProperties"]; !set || ap == true {
-					v["additionalProperties"] = false
-				}
-			}
-			for _, c := range v {
-				walk(c)
-			}
-		case []any:
-			for _, c := range v {
-				walk(c)
-			}
+	doc := objectSchemas(t, raw, func(v map[string]any, _ string) {
+		if ap, set := v["additionalProperties"]; !set || ap == true {
+			v["additionalProperties"] = false
 		}
-	}
-	walk(doc)
+	})
 	out, err := json.Marshal(doc)
 	if err != nil {
 		t.Fatal(err)
