@@ -3,8 +3,6 @@ package doctor_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/foundryhq/foundry/doctor"
@@ -41,9 +39,7 @@ func BenchmarkFixDuplicates(b *testing.B) {
 		for i := range dups {
 			k := i * 97 % n
 			p, content := factFile(facts.FormatID(k+1), fmt.Sprintf("Copy of fact number %d", k+1), "2026-01-03")
-			if err := os.WriteFile(filepath.Join(r.Dir, filepath.FromSlash(p)), []byte(content), 0o644); err != nil {
-				b.Fatal(err)
-			}
+			r.Write(p, content)
 		}
 	}
 	for b.Loop() {
