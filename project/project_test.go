@@ -290,7 +290,7 @@ func TestOpenStagedUnmerged(t *testing.T) {
 			r := gittest.New(t)
 			if tt.link {
 				r.Write("meta/config.yaml", "")
-				symlink(t, r, ".foundry", "meta")
+				r.Symlink(".foundry", "meta")
 			} else {
 				r.Write(".foundry/config.yaml", "")
 			}

@@ -90,21 +90,21 @@ func TestFindStaged(t *testing.T) {
 		{"a link to a file in place of .foundry", true, func(t *testing.T, r *gittest.Repo) {
 			r.Git("rm", "-rq", "gone/.foundry")
 			r.Write("gone/notes.txt", "a file\n")
-			symlink(t, r, "gone/.foundry", "notes.txt")
+			r.Symlink("gone/.foundry", "notes.txt")
 		}, goneRemoved},
 		{"a link through a file in place of .foundry", true, func(t *testing.T, r *gittest.Repo) {
 			r.Git("rm", "-rq", "gone/.foundry")
 			r.Write("gone/notes.txt", "a file\n")
-			symlink(t, r, "gone/.foundry", "notes.txt/meta")
+			r.Symlink("gone/.foundry", "notes.txt/meta")
 		}, goneRemoved},
 		{"a link to a folder the index does not hold in place of .foundry", true, func(t *testing.T, r *gittest.Repo) {
 			r.Git("rm", "-rq", "gone/.foundry")
-			symlink(t, r, "gone/.foundry", "untracked")
+			r.Symlink("gone/.foundry", "untracked")
 		}, goneRemoved},
 		{"a link in place of .foundry: the changes where it leads", true, func(t *testing.T, r *gittest.Repo) {
 			r.Git("mv", "gone/.foundry", "gone/meta")
 			r.Write("gone/meta/runbooks/r.md", "new\n")
-			symlink(t, r, "gone/.foundry", "meta")
+			r.Symlink("gone/.foundry", "meta")
 		}, []project.Staged{
 			{Rel: "gone", Changes: []git.Change{
 				{Path: ".foundry/config.yaml", Kind: added},
@@ -155,7 +155,7 @@ func TestFindStaged(t *testing.T) {
 		// and the top's to services, take no file of web's or api's.
 		{"a link never takes the files of a .foundry folder", true, func(t *testing.T, r *gittest.Repo) {
 			relink(t, r, "", "services")
-			symlink(t, r, "services/.foundry", "web/.foundry")
+			r.Symlink("services/.foundry", "web/.foundry")
 			r.CommitAll("links")
 			r.Write("services/README.md", "new\n")
 			r.Write("services/api/.foundry/config.yaml", "x: 2\n")
@@ -249,19 +249,6 @@ func readIndex(t *testing.T, r *gittest.Repo) *git.Index {
 	return idx
 }
 
-// symlink makes name (slash form) in r's working tree a symbolic link to
-// target, with the folders above it.
-func symlink(t *testing.T, r *gittest.Repo, name, target string) {
-	t.Helper()
-	p := filepath.Join(r.Dir, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(target, p); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // relink makes the .foundry of the project rel (slash form, "" at the
 // top) a symbolic link to target, its path from rel: a .foundry folder
 // is moved there, or removed when something is there already; a link is
@@ -284,7 +271,7 @@ func relink(t *testing.T, r *gittest.Repo, rel, target string) {
 		}
 		r.Git("mv", name, to)
 	}
-	symlink(t, r, name, target)
+	r.Symlink(name, target)
 }
 
 // exists reports whether name (slash form) is in r's working tree.
@@ -394,7 +381,7 @@ func TestProjectStagedChanges(t *testing.T) {
 	r.Write("services/api/.foundry/memory/b.md", "new\n")
 	r.Git("mv", "gone/.foundry", "gone/meta")
 	r.Write("gone/meta/runbooks/r.md", "new\n")
-	symlink(t, r, "gone/.foundry", "meta")
+	r.Symlink("gone/.foundry", "meta")
 	r.Git("add", "-A")
 	r.CommitAll("link gone's .foundry")
 	r.Write("gone/meta/runbooks/r.md", "changed\n")

@@ -94,6 +94,20 @@ func (r *Repo) Write(path, content string) {
 	}
 }
 
+// Symlink makes path (slash form, relative to the repository) a symbolic
+// link to target, creating folders as needed; where the system makes no
+// links the test ends through testenv.Missing (a failure under CI).
+func (r *Repo) Symlink(path, target string) {
+	r.t.Helper()
+	p := filepath.Join(r.Dir, filepath.FromSlash(path))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.Symlink(target, p); err != nil {
+		testenv.Missing(r.t, "symbolic links", err)
+	}
+}
+
 // Remove deletes a file from the working tree.
 func (r *Repo) Remove(path string) {
 	r.t.Helper()
