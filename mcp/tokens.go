@@ -69,15 +69,11 @@ func editConfig(ctx context.Context, root *confined.Root, edit func(data []byte)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	perm := fs.FileMode(0o644)
-	if fi, err := root.Lstat(config.Path); err == nil && fi.Mode().IsRegular() {
-		perm = fi.Mode().Perm()
-	}
 	out, err := edit(data)
 	if err != nil {
 		return err
 	}
-	return root.WriteFile(config.Path, out, perm)
+	return root.Rewrite(config.Path, out, 0o644)
 }
 
 // TokenEntry is one configured token, as foundry mcp token list shows it.

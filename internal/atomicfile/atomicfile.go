@@ -36,20 +36,16 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 	return r.WriteFile(base, data, perm)
 }
 
-// Rewrite is [WriteFile] keeping the permissions of the file at path: a
-// file Foundry rewrites keeps the mode its owner gave it. perm applies when
-// there is no regular file there. The mode is read through the same root,
-// following no link.
+// Rewrite is [WriteFile] keeping the permissions of the file at path (see
+// [confined.Root.Rewrite]); perm applies when there is no regular file
+// there.
 func Rewrite(path string, data []byte, perm fs.FileMode) error {
 	r, base, err := open("write", path)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	if fi, err := r.Lstat(base); err == nil && fi.Mode().IsRegular() {
-		perm = fi.Mode().Perm()
-	}
-	return r.WriteFile(base, data, perm)
+	return r.Rewrite(base, data, perm)
 }
 
 // Remove removes the file at path (a symbolic link itself, never its

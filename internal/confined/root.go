@@ -239,6 +239,17 @@ func (r *Root) WriteFile(name string, data []byte, perm fs.FileMode) error {
 	return r.WriteFileFunc(name, perm, writeData(data))
 }
 
+// Rewrite is [Root.WriteFile] keeping the permissions of the file it
+// replaces: a file Foundry rewrites keeps the mode its owner gave it. perm
+// applies when name is no regular file (missing, or a link, which the write
+// refuses). The mode is read without following a link.
+func (r *Root) Rewrite(name string, data []byte, perm fs.FileMode) error {
+	if fi, err := r.Lstat(name); err == nil && fi.Mode().IsRegular() {
+		perm = fi.Mode().Perm()
+	}
+	return r.WriteFile(name, data, perm)
+}
+
 // WriteFileFunc is [Root.WriteFile] of the bytes write writes, which need
 // not all be in memory at once: a large derived file (the search cache) is
 // encoded straight into the temp file. When write fails, nothing is
