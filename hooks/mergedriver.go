@@ -307,10 +307,7 @@ func (r *repo) driverUsers(ctx context.Context, self string, selfData []byte) ([
 	if err != nil {
 		return nil, err
 	}
-	p := filepath.FromSlash(strings.TrimRight(info, "\n"))
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(r.dir, p)
-	}
+	p := inDir(r.dir, filepath.FromSlash(strings.TrimRight(info, "\n")))
 	if data, err := readBounded(p); err == nil && namesDriver(data) {
 		users = append(users, p)
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
