@@ -34,23 +34,25 @@ func BenchmarkServeMemorySearch(b *testing.B) {
 	}
 }
 
-// serveInProcess serves reg through Serve over pipes until the benchmark
-// ends, and returns a function that sends one request line and reads its
-// answer.
-func serveInProcess(b *testing.B, reg *mcp.Registry) (call func(line string)) {
+// serveInProcess serves reg through Serve over pipes until the test or
+// benchmark ends, and returns a function that sends one request line and
+// returns its answer's.
+func serveInProcess(tb testing.TB, reg *mcp.Registry) (call func(line string) []byte) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	go func() {
 		_ = mcp.Serve(context.Background(), inR, outW, mcp.Options{Registry: reg, RequestsPerMinute: -1})
 		outW.Close()
 	}()
-	b.Cleanup(func() { inW.Close() })
+	tb.Cleanup(func() { inW.Close() })
 	out := bufio.NewReaderSize(outR, 1<<20)
-	return func(line string) {
+	return func(line string) []byte {
 		fmt.Fprintln(inW, line)
-		if _, err := out.ReadBytes('\n'); err != nil {
-			b.Fatal(err)
+		answer, err := out.ReadBytes('\n')
+		if err != nil {
+			tb.Fatal(err)
 		}
+		return answer
 	}
 }
 

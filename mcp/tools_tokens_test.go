@@ -1,11 +1,9 @@
 package mcp_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -204,23 +202,12 @@ func TestWarmTokenReport(t *testing.T) {
 // answer and its structured content.
 func serveCalls(t *testing.T, reg *mcp.Registry) func(tool, args string) (string, json.RawMessage) {
 	t.Helper()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	go func() {
-		_ = mcp.Serve(context.Background(), inR, outW, mcp.Options{Registry: reg, RequestsPerMinute: -1})
-		outW.Close()
-	}()
-	t.Cleanup(func() { inW.Close() })
-	out := bufio.NewReader(outR)
+	call := serveInProcess(t, reg)
 	id := 0
 	return func(tool, args string) (string, json.RawMessage) {
 		t.Helper()
 		id++
-		fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`+"\n", id, tool, args)
-		line, err := out.ReadBytes('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
+		line := call(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args))
 		var resp struct {
 			Result struct {
 				Content           []struct{ Text string } `json:"content"`
