@@ -78,25 +78,16 @@ func TestFileAccessConfined(t *testing.T) {
 				names[imp.Name.Name] = key
 			}
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			sel, ok := n.(*ast.SelectorExpr)
-			if !ok {
-				return true
-			}
-			id, ok := sel.X.(*ast.Ident)
-			if !ok {
-				return true
-			}
-			pkgName, ok := names[id.Name]
+		eachQualified(f, func(x string, sel *ast.SelectorExpr) {
+			pkgName, ok := names[x]
 			if !ok || !slices.Contains(fsCalls[pkgName], sel.Sel.Name) {
-				return true
+				return
 			}
 			key := path + ": " + pkgName + "." + sel.Sel.Name
 			seen[key] = true
 			if unconfined[key] == "" {
 				t.Errorf("%s: %s.%s outside internal/confined: go through the project's root, or list it in unconfined with why", fset.Position(sel.Pos()), pkgName, sel.Sel.Name)
 			}
-			return true
 		})
 	})
 	for _, key := range slices.Sorted(maps.Keys(unconfined)) {

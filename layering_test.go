@@ -105,20 +105,24 @@ func checkNoStdout(t *testing.T, fset *token.FileSet, path string) {
 		t.Error(err)
 		return
 	}
+	eachQualified(f, func(x string, sel *ast.SelectorExpr) {
+		switch name := sel.Sel.Name; {
+		case x == "fmt" && strings.HasPrefix(name, "Print"),
+			x == "os" && name == "Stdout",
+			x == "log" && (strings.HasPrefix(name, "Print") || strings.HasPrefix(name, "Fatal")):
+			t.Errorf("%s: %s.%s in library code (stdout belongs to the CLI and the MCP stream)", fset.Position(sel.Pos()), x, name)
+		}
+	})
+}
+
+// eachQualified calls fn for every selector x.Name of f whose x is an
+// identifier (a package's name, as a rule), with x.
+func eachQualified(f *ast.File, fn func(x string, sel *ast.SelectorExpr)) {
 	ast.Inspect(f, func(n ast.Node) bool {
-		sel, ok := n.(*ast.SelectorExpr)
-		if !ok {
-			return true
-		}
-		id, ok := sel.X.(*ast.Ident)
-		if !ok {
-			return true
-		}
-		switch {
-		case id.Name == "fmt" && strings.HasPrefix(sel.Sel.Name, "Print"),
-			id.Name == "os" && sel.Sel.Name == "Stdout",
-			id.Name == "log" && (strings.HasPrefix(sel.Sel.Name, "Print") || strings.HasPrefix(sel.Sel.Name, "Fatal")):
-			t.Errorf("%s: %s.%s in library code (stdout belongs to the CLI and the MCP stream)", fset.Position(sel.Pos()), id.Name, sel.Sel.Name)
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if id, ok := sel.X.(*ast.Ident); ok {
+				fn(id.Name, sel)
+			}
 		}
 		return true
 	})
