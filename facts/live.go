@@ -255,8 +255,24 @@ func (s *Store) settle() {
 			}
 		}
 	}
-	clear(s.pending)
+	s.pending = emptied(s.pending)
 }
+
+// emptied returns m emptied. A map keeps the table its largest content
+// needed, and ranging over it or clearing it costs the table's size, not
+// its content's: a map that held every fact of a scan is replaced, so that
+// the next small change is not charged for the whole memory.
+func emptied[K comparable, V any](m map[K]V) map[K]V {
+	if len(m) > emptiedInPlace {
+		return make(map[K]V)
+	}
+	clear(m)
+	return m
+}
+
+// emptiedInPlace is the most entries a map emptied by [emptied] may hold to
+// keep its table.
+const emptiedInPlace = 64
 
 // liveIndex is the inverted index of the facts that are not superseded.
 // Slots of removed facts stay empty until enough of them pile up to be worth

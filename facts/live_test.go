@@ -7,7 +7,9 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -417,4 +419,39 @@ func TestWarmSearchReadsNothing(t *testing.T) {
 		t.Errorf("search after one edit read %d files, want 1", got)
 	}
 	_ = time.Now
+}
+
+// TestEmptied holds emptied to its promise: the map it returns is empty,
+// and a map that held more than a few entries is replaced rather than
+// cleared, so that its table, sized for a whole scan, is not ranged over
+// again by every later change (settle ranges over s.pending per sync).
+func TestEmptied(t *testing.T) {
+	for _, n := range []int{0, 1, emptiedInPlace, emptiedInPlace + 1, 10_000} {
+		m := make(map[string]bool, n)
+		for i := range n {
+			m[strconv.Itoa(i)] = true
+		}
+		got := emptied(m)
+		if len(got) != 0 {
+			t.Errorf("%d entries: emptied left %d", n, len(got))
+		}
+		got["x"] = true // still a map one can write to
+		same := reflect.ValueOf(got).UnsafePointer() == reflect.ValueOf(m).UnsafePointer()
+		if want := n <= emptiedInPlace; same != want {
+			t.Errorf("%d entries: kept the same map = %v, want %v", n, same, want)
+		}
+	}
+
+	// settle empties its pending ids so: a scan pends every fact.
+	s := OpenDir(t.TempDir(), Options{})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	scanned := s.pending
+	for i := range 10 * emptiedInPlace {
+		scanned[FormatID(i+1)] = true
+	}
+	s.settle()
+	if len(s.pending) != 0 || reflect.ValueOf(s.pending).UnsafePointer() == reflect.ValueOf(scanned).UnsafePointer() {
+		t.Errorf("settle kept the table of %d pending ids (%d left in it)", 10*emptiedInPlace, len(s.pending))
+	}
 }
