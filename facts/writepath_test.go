@@ -143,6 +143,125 @@ func TestIndexIncrementalMatchesRebuild(t *testing.T) {
 	}
 }
 
+// TestIndexTwinLinesMatchRebuild checks INDEX.md against BuildIndex when
+// two files hold facts of one index line (one id, type, confidence, date
+// and title: a fact copied on two branches), which the index order ranks
+// equal: each is a line of its own, and a change to one takes that one
+// out of the order, not its twin. The twins differ in what the line does
+// not show: one of them expires. The twins are read from their files, or
+// taken from the search cache.
+func TestIndexTwinLinesMatchRebuild(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ watch, cached bool }{{true, false}, {false, false}, {true, true}, {false, true}} {
+		watch := tc.watch
+		t.Run(fmt.Sprintf("watch=%v/cached=%v", tc.watch, tc.cached), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			facts := genFacts(t, 20)
+			a := facts[4]
+			a.Type, a.Confidence = Constraint, High
+			facts[4] = a
+			b := a
+			b.Path = Dir + "/" + a.ID + "-copied-on-a-branch.md"
+			b.Expires = fixedNow().AddDate(0, 0, 2).Format(DateLayout)
+			if indexLine(a) != indexLine(b) || a.Path == b.Path {
+				t.Fatal("the twins must be two files of one index line")
+			}
+			root := writeTree(t, append(facts, b))
+			clock := &movingClock{now: fixedNow()}
+			if tc.cached {
+				// The twins come from the search cache a first process saved,
+				// not from reading their files.
+				first := OpenDir(root, Options{Now: clock.Now, Cache: true})
+				if _, err := first.Search(ctx, Query{Text: a.Title}); err != nil {
+					t.Fatal(err)
+				}
+				_ = first.Close()
+				if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(searchCachePath))); err != nil {
+					t.Fatalf("no search cache saved: %v", err)
+				}
+			}
+			s := OpenDir(root, Options{Now: clock.Now, Watch: watch, Cache: tc.cached})
+			t.Cleanup(func() { _ = s.Close() })
+			check := func(step string, twins int) {
+				t.Helper()
+				all, err := s.Facts(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := BuildIndex(all, s.Today(), 0)
+				got, err := s.Index(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(string(want.Content), string(got.Content)); diff != "" {
+					t.Fatalf("%s: incremental index differs from a rebuild (-rebuild +incremental):\n%s", step, diff)
+				}
+				if n := strings.Count(string(got.Content), indexLine(a)+"\n"); n != twins {
+					t.Fatalf("%s: the twins' line is listed %d times, want %d", step, n, twins)
+				}
+				current := 0
+				for _, f := range all {
+					if f.current() {
+						current++
+					}
+				}
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				if n := len(orderEntries(s.ixOrder)); n != current {
+					t.Fatalf("%s: the order holds %d facts, want the %d current", step, n, current)
+				}
+			}
+			check("start", 2)
+			if err := os.Remove(filepath.Join(root, filepath.FromSlash(a.Path))); err != nil {
+				t.Fatal(err)
+			}
+			check("one twin removed", 1)
+			testenv.WriteFile(t, root, a.Path, string(Format(a)))
+			check("the twin back", 2)
+			if _, err := s.Write(ctx, WriteRequest{Title: "Nightly export finishes before six", Type: Metric, Body: "Measured nightly."}); err != nil {
+				t.Fatal(err)
+			}
+			check("a write beside the twins", 2)
+			edited := b
+			edited.Title = "The copy, edited on its branch"
+			testenv.WriteFile(t, root, b.Path, string(Format(edited)))
+			check("one twin edited", 1)
+			testenv.WriteFile(t, root, b.Path, string(Format(b)))
+			check("the edit undone", 2)
+			clock.advance(3 * 24 * time.Hour)
+			check("one twin expired", 1)
+		})
+	}
+}
+
+// TestIndexOrderTwins checks that an index order holds two entries of one
+// line as two, and that removing one removes exactly it, once.
+func TestIndexOrderTwins(t *testing.T) {
+	t.Parallel()
+	f := genFacts(t, 1)[0]
+	one, two := newEntry(f), newEntry(f)
+	two.raw.Path = Dir + "/" + f.ID + "-copied-on-a-branch.md"
+	o := newIndexOrder([]*entry{one})
+	o.add(two)
+	lineBytes := len(one.line()) + 1
+	if got := orderEntries(o); len(got) != 2 || o.bytes != 2*lineBytes {
+		t.Fatalf("the order holds %d entries of %d bytes, want 2 of %d", len(got), o.bytes, 2*lineBytes)
+	}
+	for _, e := range []*entry{one, two} {
+		o := newIndexOrder([]*entry{one, two})
+		if !o.remove(e) {
+			t.Fatal("remove of an entry in the order reports it was not there")
+		}
+		if got := orderEntries(o); len(got) != 1 || got[0] == e || o.bytes != lineBytes {
+			t.Errorf("after removing one twin the order holds %d entries (the removed one: %v), %d bytes", len(got), slices.Contains(got, e), o.bytes)
+		}
+		if o.remove(e) {
+			t.Error("remove of an entry removed already reports it was there")
+		}
+	}
+}
+
 // TestNearDuplicatesIndexedMatchesScan checks that the similar-title check,
 // through the title index (by term and number of terms) and through the
 // search index's postings before it is built, finds exactly the facts a
@@ -578,3 +697,6 @@ func TestIndexWithLeavesTheOrder(t *testing.T) {
 		t.Errorf("the order changed: %d facts before, %d after", len(before), len(o.list))
 	}
 }
+
+// orderEntries returns the entries of an index order, in its order.
+func orderEntries(o *indexOrder) []*entry { return slices.Clone(o.list) }
