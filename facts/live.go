@@ -285,9 +285,12 @@ type liveIndex struct {
 	total    float64 // sum of their lengths
 	expiries map[string]int
 
-	lens     []float64 // document length by slot, dense so norms are recomputed in one pass
-	norms    []float64 // BM25 length norm by slot, for normsFor
-	normsFor float64   // the average length norms were computed with; 0 when stale
+	// lens is the document length by slot. A search computes each
+	// touched fact's BM25 length norm from it and the average length as
+	// they are then: norms kept by slot would all change with the average
+	// on every change, and be recomputed for the whole memory by the next
+	// search.
+	lens []float64
 
 	// forms maps each word of the indexed facts as written that differs
 	// from its term to the term. Like postings, it keeps the words of
@@ -350,7 +353,6 @@ func (x *liveIndex) add(e *entry, memo map[string]string) {
 	if e.raw.Expires != "" {
 		x.expiries[e.raw.Expires]++
 	}
-	x.normsFor = 0
 }
 
 func (x *liveIndex) insert(e *entry) {
@@ -434,7 +436,6 @@ func (x *liveIndex) remove(e *entry) {
 			delete(x.expiries, e.raw.Expires)
 		}
 	}
-	x.normsFor = 0
 	if x.dead > 1024 && x.dead*2 > len(x.docs) {
 		x.compact()
 	}
@@ -474,7 +475,6 @@ func (x *liveIndex) compact() {
 		}
 	}
 	x.vocab, x.deletions = nil, nil // rebuilt by the next query that needs them, not word by word now
-	x.norms, x.normsFor = nil, 0
 }
 
 // active is the number of indexed facts not expired on today.
@@ -516,21 +516,12 @@ func better(a, b hitRef) bool {
 }
 
 // prepare computes what ranking q reads but does not keep current as the
-// index changes: the length norms, the sorted vocabulary and, when a word of
-// q can only match by a typo and typoScansBeforeMap queries have scanned
-// for typos, the deletion map. After it, and until the index changes,
-// rankReady(q) only reads the index, so searches can run side by side
-// under a read lock. The caller holds the store's lock for writing.
+// index changes: the sorted vocabulary and, when a word of q can only match
+// by a typo and typoScansBeforeMap queries have scanned for typos, the
+// deletion map. After it, and until the index changes, rankReady(q) only
+// reads the index, so searches can run side by side under a read lock. The
+// caller holds the store's lock for writing.
 func (x *liveIndex) prepare(q string) {
-	if x.n > 0 {
-		if avgLen := x.total / float64(x.n); x.normsFor != avgLen || len(x.norms) != len(x.docs) {
-			x.norms = slices.Grow(x.norms[:0], len(x.docs))[:len(x.docs)]
-			for i, l := range x.lens { // a removed fact's norm is never read
-				x.norms[i] = bm25K1 * (1 - bm25B + bm25B*l/avgLen)
-			}
-			x.normsFor = avgLen
-		}
-	}
 	x.buildVocab()
 	if x.typoScans.Load() >= typoScansBeforeMap && x.needsTypos(queryWords(q)) {
 		x.buildDeletions()
@@ -538,13 +529,10 @@ func (x *liveIndex) prepare(q string) {
 }
 
 // ready reports whether rankReady(q) may run under the store's lock held
-// for reading: the norms and the vocabulary are current, and a typo in q
-// is looked up in the deletion map, or scanned for until the map is due
-// (see typoScansBeforeMap). The caller holds the store's lock.
+// for reading: the vocabulary is current, and a typo in q is looked up in
+// the deletion map, or scanned for until the map is due (see
+// typoScansBeforeMap). The caller holds the store's lock.
 func (x *liveIndex) ready(q string) bool {
-	if x.n > 0 && (x.normsFor != x.total/float64(x.n) || len(x.norms) != len(x.docs)) {
-		return false
-	}
 	return x.vocab != nil && (x.deletions != nil || x.typoScans.Load() < typoScansBeforeMap || !x.needsTypos(queryWords(q)))
 }
 
@@ -584,6 +572,7 @@ func (x *liveIndex) rankReady(q Query, today string) SearchResult {
 		sc.scores = append(sc.scores, make([]float64, n)...)
 	}
 	n := float64(x.n)
+	avgLen := x.total / n
 	scores, touched := sc.scores, sc.touched[:0]
 	for _, qt := range x.expand(q.Text) {
 		pl := x.postings[qt.term]
@@ -600,7 +589,10 @@ func (x *liveIndex) rankReady(q Query, today string) SearchResult {
 				touched = append(touched, p.slot)
 			}
 			tf := float64(p.tf)
-			scores[p.slot] += qt.weight * idf * tf * (bm25K1 + 1) / (tf + x.norms[p.slot])
+			// The conversion rounds the norm before it is added, as a
+			// norm kept in memory was: no fused multiply-add.
+			norm := float64(bm25K1 * (1 - bm25B + bm25B*x.lens[p.slot]/avgLen))
+			scores[p.slot] += qt.weight * idf * tf * (bm25K1 + 1) / (tf + norm)
 		}
 	}
 	heap := make([]hitRef, 0, q.Limit)

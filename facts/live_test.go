@@ -455,3 +455,46 @@ func TestEmptied(t *testing.T) {
 		t.Errorf("settle kept the table of %d pending ids (%d left in it)", 10*emptiedInPlace, len(s.pending))
 	}
 }
+
+// TestChangeLeavesIndexReady: a fact added to or removed from the index
+// leaves nothing that the next search would recompute for every fact (the
+// BM25 length norms follow the average length, which every change moves):
+// the index stays ready to rank, and ranks as the reference does.
+func TestChangeLeavesIndexReady(t *testing.T) {
+	t.Parallel()
+	all := genFacts(t, 40)
+	x := newLiveIndex()
+	memo := map[string]string{}
+	entries := make([]*entry, len(all))
+	for i, f := range all[:30] {
+		entries[i] = newEntry(f)
+		x.add(entries[i], memo)
+	}
+	const q = "which migration tool do we use"
+	x.prepare(q)
+	if !x.ready(q) {
+		t.Fatal("not ready after prepare")
+	}
+	for i, f := range all[30:] {
+		entries[30+i] = newEntry(f)
+		x.add(entries[30+i], memo)
+		if !x.ready(q) {
+			t.Fatalf("adding fact %d left the index to be prepared again", 30+i)
+		}
+	}
+	x.remove(entries[3])
+	if !x.ready(q) {
+		t.Fatal("removing a fact left the index to be prepared again")
+	}
+	got := x.rankReady(Query{Text: q, Limit: 10}, "2025-03-14")
+	var left []Fact
+	for i, f := range all {
+		if i != 3 {
+			left = append(left, f)
+		}
+	}
+	want := refRankFacts(left, refBuildSearchIndex(left, nil), Query{Text: q, Limit: 10}, "2025-03-14")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ranking after changes differs from the reference (-want +got):\n%s", diff)
+	}
+}
