@@ -274,6 +274,24 @@ func emptied[K comparable, V any](m map[K]V) map[K]V {
 // keep its table.
 const emptiedInPlace = 64
 
+// shrunk returns m, or a copy of m when it holds under a quarter of the
+// most entries it held (*peak, which it keeps up to date, as its callers
+// do where a scan fills m): for a map that a call ranges over, so that a
+// scan or a burst of events that once filled it does not charge every later
+// call for a table sized for them (see [emptied]).
+func shrunk[K comparable, V any](m map[K]V, peak *int) map[K]V {
+	*peak = max(*peak, len(m))
+	if *peak <= emptiedInPlace || len(m) >= *peak/4 {
+		return m
+	}
+	c := make(map[K]V, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	*peak = len(c)
+	return c
+}
+
 // liveIndex is the inverted index of the facts that are not superseded.
 // Slots of removed facts stay empty until enough of them pile up to be worth
 // compacting, so a removal touches only the removed fact's terms.

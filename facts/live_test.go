@@ -498,3 +498,43 @@ func TestChangeLeavesIndexReady(t *testing.T) {
 		t.Errorf("ranking after changes differs from the reference (-want +got):\n%s", diff)
 	}
 }
+
+// TestShrunk: a map that a call ranges over is copied once it holds under
+// a quarter of the most it held, past emptiedInPlace entries, so that the
+// call is not charged for the table of its largest content.
+func TestShrunk(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		peak, left int
+		copied     bool
+	}{
+		{0, 0, false},
+		{emptiedInPlace, 0, false},
+		{emptiedInPlace + 1, 0, true},
+		{400, 100, false},
+		{400, 99, true},
+		{10_000, 1, true},
+	} {
+		m := map[string]bool{}
+		peak := 0
+		for i := range tt.peak {
+			m[strconv.Itoa(i)] = true
+		}
+		if got := shrunk(m, &peak); reflect.ValueOf(got).UnsafePointer() != reflect.ValueOf(m).UnsafePointer() || peak != tt.peak {
+			t.Fatalf("peak %d: a map at its peak was copied, or the peak not kept (%d)", tt.peak, peak)
+		}
+		for i := tt.left; i < tt.peak; i++ {
+			delete(m, strconv.Itoa(i))
+		}
+		got := shrunk(m, &peak)
+		if copied := reflect.ValueOf(got).UnsafePointer() != reflect.ValueOf(m).UnsafePointer(); copied != tt.copied {
+			t.Errorf("peak %d, %d left: copied = %v, want %v", tt.peak, tt.left, copied, tt.copied)
+		}
+		if len(got) != tt.left || tt.left > 0 && !got["0"] {
+			t.Errorf("peak %d, %d left: the copy holds %d entries", tt.peak, tt.left, len(got))
+		}
+		if tt.copied && peak != tt.left {
+			t.Errorf("peak %d, %d left: the copy's peak is %d", tt.peak, tt.left, peak)
+		}
+	}
+}

@@ -52,6 +52,7 @@ func (s *Store) FactFiles(ctx context.Context) (tokens.FactFiles, error) {
 		return tokens.FactFiles{}, err
 	}
 	ff := tokens.FactFiles{Regular: s.sizes}
+	s.odd = shrunk(s.odd, &s.oddPeak)
 	for p := range s.odd {
 		ff.Others = append(ff.Others, path.Base(p))
 	}

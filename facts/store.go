@@ -102,6 +102,9 @@ type Store struct {
 	// listed that are none (see FactFiles).
 	sizes tokens.FactsCost
 	odd   map[string]bool
+	// The most entries links, odd and temps held since they were last
+	// shrunk (see shrunk): each is ranged over on calls that find it small.
+	linksPeak, oddPeak, tempsPeak int
 
 	cache      *searchCache // the persisted cache, until the first scan
 	listed     *dirListing  // the last scan's listing, when the folder had settled
@@ -166,6 +169,7 @@ func NewStore(fsys fs.FS, opts Options) *Store {
 func (s *Store) clearLive() {
 	s.files, s.byID, s.supers, s.pending, s.nums = map[string]*cachedFile{}, map[string][]*entry{}, map[string][]*entry{}, map[string]bool{}, map[int]int{}
 	s.links, s.odd, s.sizes = map[string]bool{}, map[string]bool{}, tokens.FactsCost{}
+	s.linksPeak, s.oddPeak = 0, 0
 	s.sorted, s.idx, s.ixOrder, s.byTitle, s.bulk, s.snap = nil, nil, nil, nil, nil, nil
 	s.maxNum, s.synced, s.early, s.cache, s.listed = 0, false, nil, nil, nil
 }
@@ -397,6 +401,7 @@ func (s *Store) sync(ctx context.Context) error {
 			// folder the file was reached through. They are read
 			// again on every call, as a scan reads links. A content
 			// unchanged changes nothing.
+			s.links = shrunk(s.links, &s.linksPeak)
 			for p := range s.links {
 				if err := s.refresh(p, false); err != nil {
 					s.resync = true
@@ -421,6 +426,10 @@ func (s *Store) sync(ctx context.Context) error {
 		return err
 	}
 	s.synced, s.resync = true, false
+	// A scan may fill what later calls range over (see shrunk).
+	s.linksPeak = max(s.linksPeak, len(s.links))
+	s.oddPeak = max(s.oddPeak, len(s.odd))
+	s.tempsPeak = max(s.tempsPeak, len(s.temps))
 	// Saved here, within the pause of collection of a first scan: the
 	// save builds the search index the cache holds.
 	s.saveDue(ctx)

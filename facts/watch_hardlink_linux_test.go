@@ -6,8 +6,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 // TestWatchedStoreSeesHardLinkedEdit: a fact file with a second name
@@ -65,5 +69,127 @@ func TestWatchedStoreSeesHardLinkedEdit(t *testing.T) {
 				t.Errorf("after an edit through a hard link: %d hits, want 1", len(res.Hits))
 			}
 		})
+	}
+}
+
+// TestWatchedStoreForgetsHardLinksTable: fact files with other names are
+// read again on every call; once all but one of the other names are gone,
+// the calls range over no table sized for them (see shrunk): ranging over
+// a map that holds anything costs its table's size.
+func TestWatchedStoreForgetsHardLinksTable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const n = 4 * emptiedInPlace
+	facts := genFacts(t, n)
+	root := writeTree(t, facts)
+	others := filepath.Join(root, "others")
+	if err := os.Mkdir(others, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range facts {
+		if err := os.Link(filepath.Join(root, filepath.FromSlash(f.Path)), filepath.Join(others, strconv.Itoa(i))); err != nil {
+			t.Skip("no hard links:", err)
+		}
+	}
+	warn := &syncBuffer{}
+	s := OpenDir(root, Options{Now: fixedNow, Watch: true, Warn: warn})
+	t.Cleanup(func() { _ = s.Close() })
+	if _, err := s.Search(ctx, Query{Text: "kafka"}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(warn.String(), "no file-system events") {
+		t.Skipf("no file-system events here: %s", warn)
+	}
+	s.mu.Lock()
+	linked := s.links
+	s.mu.Unlock()
+	if len(linked) != n {
+		t.Fatalf("%d fact files with other names known, want %d", len(linked), n)
+	}
+	for i := 1; i < n; i++ {
+		if err := os.Remove(filepath.Join(others, strconv.Itoa(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 2 { // the first call finds the names gone, the second ranges over what is left
+		if _, err := s.Get(ctx, facts[0].ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.links) != 1 || reflect.ValueOf(s.links).UnsafePointer() == reflect.ValueOf(linked).UnsafePointer() {
+		t.Errorf("the store still ranges over the table of %d linked fact files (%d left in it)", n, len(s.links))
+	}
+}
+
+// TestWatchedStoreForgetsOddAndTempsTables: the fact files that are not
+// regular files, which token_report's figures range over, and the temp
+// files, which every write ranges over, once many and then all gone but
+// one, leave no table sized for them behind (see shrunk).
+func TestWatchedStoreForgetsOddAndTempsTables(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const n = 4 * emptiedInPlace
+	facts := genFacts(t, n)
+	root := writeTree(t, facts)
+	mem := filepath.Join(root, filepath.FromSlash(Dir))
+	targets := filepath.Join(root, "targets")
+	if err := os.Mkdir(targets, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range facts {
+		p := filepath.Join(root, filepath.FromSlash(f.Path))
+		target := filepath.Join(targets, strconv.Itoa(i)+".md")
+		if err := os.Rename(p, target); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, p); err != nil {
+			t.Skip("no symbolic links:", err)
+		}
+		if err := os.WriteFile(filepath.Join(mem, confined.TempPrefix+strconv.Itoa(i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	warn := &syncBuffer{}
+	s := OpenDir(root, Options{Now: fixedNow, Watch: true, Warn: warn, Root: root})
+	t.Cleanup(func() { _ = s.Close() })
+	if _, err := s.Search(ctx, Query{Text: "kafka"}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(warn.String(), "no file-system events") {
+		t.Skipf("no file-system events here: %s", warn)
+	}
+	s.mu.Lock()
+	odd, temps := s.odd, s.temps
+	s.mu.Unlock()
+	if len(odd) != n || len(temps) != n {
+		t.Fatalf("%d odd fact files and %d temp files known, want %d of each", len(odd), len(temps), n)
+	}
+	for i, f := range facts[1:] {
+		i++
+		p := filepath.Join(root, filepath.FromSlash(f.Path))
+		if err := os.Rename(filepath.Join(targets, strconv.Itoa(i)+".md"), p); err != nil { // replaces the link
+			t.Fatal(err)
+		}
+		if err := os.Remove(filepath.Join(mem, confined.TempPrefix+strconv.Itoa(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.FactFiles(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Write(ctx, benchWrite(1)); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.odd) != 1 || reflect.ValueOf(s.odd).UnsafePointer() == reflect.ValueOf(odd).UnsafePointer() {
+		t.Errorf("token_report's figures still range over the table of %d odd fact files (%d left in it)", n, len(s.odd))
+	}
+	// The write removed the temp file left, a killed writer's, ranging
+	// over the temps.
+	if len(s.temps) != 0 || reflect.ValueOf(s.temps).UnsafePointer() == reflect.ValueOf(temps).UnsafePointer() {
+		t.Errorf("a write still ranges over the table of %d temp files (%d left in it)", n, len(s.temps))
 	}
 }

@@ -161,6 +161,7 @@ func (s *Store) clearTemps(mem *confined.WriteFolder, scans uint64) {
 	if s.scans == scans {
 		return
 	}
+	s.temps = shrunk(s.temps, &s.tempsPeak)
 	for name := range s.temps {
 		_ = mem.Remove(name)
 		delete(s.temps, name)
