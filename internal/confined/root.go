@@ -720,12 +720,17 @@ func (r *Root) StaleTemps(dir string, before time.Time) []string {
 	if err != nil {
 		return nil
 	}
-	sort.Strings(names)
-	var out []string
+	// The temp names are picked out before sorting: sorting the whole
+	// folder's names would cost more than listing it.
+	temps := names[:0]
 	for _, name := range names {
-		if !strings.HasPrefix(name, TempPrefix) {
-			continue
+		if strings.HasPrefix(name, TempPrefix) {
+			temps = append(temps, name)
 		}
+	}
+	sort.Strings(temps)
+	var out []string
+	for _, name := range temps {
 		p := path.Join(dir, name)
 		fi, err := projectFS{r}.Lstat(p)
 		if err == nil && !fi.IsDir() && fi.ModTime().Before(before) {
