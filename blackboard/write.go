@@ -51,6 +51,11 @@ type Options struct {
 	LoadContracts func() (Contracts, error)
 	// Events, when set, records blackboard_write and gate_blocked events.
 	Events Recorder
+	// Clearings, when set, spares a write the listing of its wave's
+	// folder (and the contracts lock's) to remove stale temp files when
+	// the same process cleared it less than [ClearInterval] ago: a server
+	// passes the one it keeps. Without it every write clears.
+	Clearings *Clearings
 }
 
 // Board is the blackboard of one project, read through an fs.FS rooted at
@@ -266,10 +271,15 @@ func (b *Board) Write(ctx context.Context, req WriteRequest) (WriteResult, error
 	}
 	// Writers of older versions take no lock, and the contracts lock entry
 	// is written before the lock is taken, so only temp files older than
-	// any live write can be a killed writer's leftovers.
+	// any live write can be a killed writer's leftovers. Listing a folder
+	// costs its size: a long-running process clears each one once per
+	// ClearInterval (see Clearings).
 	stale := time.Now().Add(-confined.StaleAge)
-	root.RemoveStale(path.Join(Dir, wave), stale)
-	root.RemoveStale(LockDir, stale)
+	for _, dir := range []string{waveDir, LockDir} {
+		if b.opts.Clearings.due(b.opts.Root, dir) {
+			root.RemoveStale(dir, stale)
+		}
+	}
 	target := path.Join(Dir, wave, agent+".json")
 	if _, err := root.FS().(fs.StatFS).Stat(target); err == nil {
 		res.Replaced = true

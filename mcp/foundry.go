@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/foundryhq/foundry/blackboard"
 	"github.com/foundryhq/foundry/facts"
 	"github.com/foundryhq/foundry/project"
 	"github.com/foundryhq/foundry/tokens"
@@ -60,6 +61,9 @@ type foundry struct {
 	now      func() time.Time
 	readOnly bool
 	redacted redactCache // memory_search's redacted facts
+	// clearings spares blackboard_write a listing of its wave on every
+	// call (see blackboard.Clearings).
+	clearings *blackboard.Clearings
 }
 
 // ProjectRegistry returns the registry of Foundry's tools and resources
@@ -86,7 +90,7 @@ func ProjectRegistry(p *project.Project, opts ProjectOptions) (*Registry, error)
 	if now == nil {
 		now = time.Now
 	}
-	f := &foundry{p: p, files: projectFiles(p), warm: newWarmContracts(p), log: log, now: now, readOnly: opts.ReadOnly || !p.Writable(), events: opts.Events}
+	f := &foundry{p: p, files: projectFiles(p), warm: newWarmContracts(p), log: log, now: now, readOnly: opts.ReadOnly || !p.Writable(), events: opts.Events, clearings: blackboard.NewClearings(now)}
 	if f.events == nil {
 		f.events = tokens.NewLog(p.Root, log)
 	}

@@ -15,9 +15,10 @@ import (
 
 // board returns the project's blackboard. Writes record blackboard_write
 // and gate_blocked events; only a working tree can be written. Its
-// contracts are the server's kept ones.
+// contracts are the server's kept ones, and so is its note of when its
+// writes last cleared each folder of stale temp files.
 func (f *foundry) board() *blackboard.Board {
-	o := blackboard.Options{Events: f.events, LoadContracts: f.warm.boardContracts()}
+	o := blackboard.Options{Events: f.events, LoadContracts: f.warm.boardContracts(), Clearings: f.clearings}
 	if f.p.Writable() {
 		o.Root = f.p.Root
 	}
