@@ -233,19 +233,17 @@ func (b *Board) Read(ctx context.Context, req ReadRequest) (ReadResult, error) {
 			return ReadResult{}, err
 		}
 	}
-	names, err := b.artifactNames(ctx, wave)
-	if err != nil {
-		return ReadResult{}, err
-	}
+	var names []string
 	agent := ""
 	if req.Agent != "" {
-		if agent, err = sanitizeField("agent", req.Agent); err != nil {
+		// One agent's artifact: its exact name, proven without listing
+		// the wave when the file system allows (see agentArtifact).
+		if names, err = b.agentArtifact(ctx, wave, req.Agent); err != nil {
 			return ReadResult{}, err
 		}
-		if !slices.Contains(names, agent+".json") {
-			return ReadResult{}, noArtifact(agent, wave, names)
-		}
-		names = []string{agent + ".json"}
+		agent = strings.TrimSuffix(names[0], ".json")
+	} else if names, err = b.artifactNames(ctx, wave); err != nil {
+		return ReadResult{}, err
 	}
 	res := ReadResult{Wave: wave, Full: req.Full, Artifacts: []Artifact{}, Total: len(names), Agent: agent}
 	start := 0
@@ -384,6 +382,95 @@ func (b *Board) artifactNames(ctx context.Context, wave string) ([]string, error
 	}
 	slices.Sort(names)
 	return names, nil
+}
+
+// agentArtifact returns the one artifact file name of agent in wave, with
+// the errors of a listing: an unknown wave lists the waves, a wave that is
+// a symbolic link is refused (both from [Board.artifactNames]), an invalid
+// agent name is refused, and an agent with no artifact lists the wave's
+// agents ([noArtifact]). When the wave is a folder that can be read and
+// the file is there under its exact name (see [exactName]), the wave is
+// not listed: on a large wave the listing costs milliseconds. Anything
+// else (a miss, an error, a folder that may ignore case) takes the
+// listing, which decides as it always has.
+func (b *Board) agentArtifact(ctx context.Context, wave, agent string) ([]string, error) {
+	if name, ok := b.exactArtifact(wave, agent); ok {
+		return []string{name}, nil
+	}
+	names, err := b.artifactNames(ctx, wave)
+	if err != nil {
+		return nil, err
+	}
+	if agent, err = sanitizeField("agent", agent); err != nil {
+		return nil, err
+	}
+	if !slices.Contains(names, agent+".json") {
+		return nil, noArtifact(agent, wave, names)
+	}
+	return []string{agent + ".json"}, nil
+}
+
+// exactArtifact returns the artifact file name of agent in wave and true
+// when the listing would have found it ([Board.artifactNames]): the wave
+// is a folder, not a link, that can be opened for reading (a listing would
+// fail otherwise), and it holds a file, not a folder, under the agent's
+// exact name.
+func (b *Board) exactArtifact(wave, agent string) (string, bool) {
+	agent, err := Sanitize(agent)
+	if err != nil {
+		return "", false
+	}
+	name := agent + ".json"
+	if !artifacts.IsName(name) {
+		return "", false
+	}
+	dir := path.Join(Dir, wave)
+	if fi, err := fs.Lstat(b.fsys, dir); err != nil || !fi.IsDir() {
+		return "", false
+	}
+	f, err := b.fsys.Open(dir)
+	if err != nil {
+		return "", false
+	}
+	f.Close()
+	if !exactName(b.fsys, dir, name) {
+		return "", false
+	}
+	return name, true
+}
+
+// exactName reports whether the folder dir of fsys holds an entry, not a
+// folder, named exactly name, without listing dir. An lstat of name alone
+// does not prove it where the folder ignores case (macOS, a casefold
+// folder of ext4): there "Agent.json" finds "agent.json". So name's
+// letters are swapped to the other case (it has some: it ends in .json)
+// and looked up too: no such file means the folder tells case apart, and
+// the lstat found name itself. When the swapped name is found, it is
+// either the same file (the folder ignores case) or, rarely, a file of its
+// own; exactName reports false for both and the caller lists the folder,
+// which tells them apart on any file system (a git view's file
+// information cannot be compared with os.SameFile).
+func exactName(fsys fs.FS, dir, name string) bool {
+	fi, err := fs.Lstat(fsys, path.Join(dir, name))
+	if err != nil || fi.IsDir() {
+		return false
+	}
+	_, err = fs.Lstat(fsys, path.Join(dir, swapCase(name)))
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// swapCase returns s with its ASCII letters in the other case.
+func swapCase(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case 'a' <= c && c <= 'z':
+			b[i] = c - 'a' + 'A'
+		case 'A' <= c && c <= 'Z':
+			b[i] = c - 'A' + 'a'
+		}
+	}
+	return string(b)
 }
 
 func noArtifact(agent, wave string, names []string) error {
