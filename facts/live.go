@@ -536,9 +536,10 @@ func better(a, b hitRef) bool {
 // prepare computes what ranking q reads but does not keep current as the
 // index changes: the sorted vocabulary and, when a word of q can only match
 // by a typo and typoScansBeforeMap queries have scanned for typos, the
-// deletion map. After it, and until the index changes, rankReady(q) only
-// reads the index, so searches can run side by side under a read lock. The
-// caller holds the store's lock for writing.
+// deletion map. After it, rankReady(q) only reads the index, so searches
+// can run side by side under a read lock; a change keeps both current (see
+// addTerm), until a compaction drops them. The caller holds the store's
+// lock for writing.
 func (x *liveIndex) prepare(q string) {
 	x.buildVocab()
 	if x.typoScans.Load() >= typoScansBeforeMap && x.needsTypos(queryWords(q)) {

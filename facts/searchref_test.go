@@ -87,7 +87,9 @@ func refRankFacts(facts []Fact, idx *refSearchIndex, q Query, today string) Sear
 		df := float64(len(ps))
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for _, p := range ps {
-			norm := bm25K1 * (1 - bm25B + bm25B*idx.lengths[p.doc]/idx.avgLen)
+			// Rounded before it is added, as the live ranking rounds it:
+			// no fused multiply-add on either side.
+			norm := float64(bm25K1 * (1 - bm25B + bm25B*idx.lengths[p.doc]/idx.avgLen))
 			scores[p.doc] += qt.weight * idf * p.tf * (bm25K1 + 1) / (p.tf + norm)
 		}
 	}

@@ -102,9 +102,9 @@ type Store struct {
 	// listed that are none (see FactFiles).
 	sizes tokens.FactsCost
 	odd   map[string]bool
-	// The most entries links, odd and temps held since they were last
-	// shrunk (see shrunk): each is ranged over on calls that find it small.
-	linksPeak, oddPeak, tempsPeak int
+	// The most entries links and odd held since they were last shrunk
+	// (see shrunk): each is ranged over on calls that find it small.
+	linksPeak, oddPeak int
 
 	cache      *searchCache // the persisted cache, until the first scan
 	listed     *dirListing  // the last scan's listing, when the folder had settled
@@ -361,6 +361,12 @@ func (s *Store) load(ctx context.Context) (*snapshot, error) {
 // for the cache's lock.
 func (s *Store) sync(ctx context.Context) error {
 	defer s.settle()
+	// A scan, or a burst of events, may fill what later calls range
+	// over (see shrunk).
+	defer func() {
+		s.linksPeak = max(s.linksPeak, len(s.links))
+		s.oddPeak = max(s.oddPeak, len(s.odd))
+	}()
 	s.scans++
 	if s.opts.Watch && s.opts.Root != "" && s.w == nil && !s.watchOff {
 		w, err := newWatcher(s.opts.Root)
@@ -426,10 +432,6 @@ func (s *Store) sync(ctx context.Context) error {
 		return err
 	}
 	s.synced, s.resync = true, false
-	// A scan may fill what later calls range over (see shrunk).
-	s.linksPeak = max(s.linksPeak, len(s.links))
-	s.oddPeak = max(s.oddPeak, len(s.odd))
-	s.tempsPeak = max(s.tempsPeak, len(s.temps))
 	// Saved here, within the pause of collection of a first scan: the
 	// save builds the search index the cache holds.
 	s.saveDue(ctx)

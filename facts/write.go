@@ -161,11 +161,12 @@ func (s *Store) clearTemps(mem *confined.WriteFolder, scans uint64) {
 	if s.scans == scans {
 		return
 	}
-	s.temps = shrunk(s.temps, &s.tempsPeak)
 	for name := range s.temps {
 		_ = mem.Remove(name)
-		delete(s.temps, name)
 	}
+	// A new map: one that held many temp files would keep its table for
+	// every later write to range over (see emptied).
+	s.temps = map[string]bool{}
 }
 
 // forgetTemp drops name from the temp files the store knows of.
