@@ -7,10 +7,10 @@ import (
 
 // ClearInterval is how long a process that keeps a [Clearings] lets pass
 // before its writes remove the stale temp files of a folder again. A temp
-// file is stale once it is [confined.StaleAge] old, so clearing sooner
-// could only find what the last clearing left as not yet stale: a killed
-// writer's leftover goes at most StaleAge plus ClearInterval after it was
-// written, at the next write to its folder.
+// file is removed once it is [confined.StaleAge] old, whenever a folder is
+// cleared; clearing less often only lets a killed writer's leftover wait
+// longer: it goes at most StaleAge plus ClearInterval after it was
+// written, at the first write to its folder after that.
 const ClearInterval = 10 * time.Minute
 
 // Clearings remembers when a long-running process last removed the stale

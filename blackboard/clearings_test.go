@@ -51,6 +51,7 @@ func TestWriteClearsOncePerInterval(t *testing.T) {
 	}{
 		{"server within the interval", true, ClearInterval - time.Second, false},
 		{"server once the interval passed", true, ClearInterval, true},
+		{"server, clock set back", true, -time.Minute, true},
 		{"one-shot", false, 0, true},
 	}
 	for _, tt := range tests {
@@ -97,7 +98,8 @@ func TestWriteClearsOncePerInterval(t *testing.T) {
 }
 
 // TestClearingsConcurrent: writes sharing one Clearings from many
-// goroutines clear each folder once (run with -race).
+// goroutines note each folder cleared, and race with nothing (run it with
+// -race).
 func TestClearingsConcurrent(t *testing.T) {
 	t.Parallel()
 	root := newProject(t)

@@ -58,7 +58,7 @@ func Checks() []Check {
 	return []Check{
 		{CheckConflicts, Error, "no file under .foundry holds git conflict markers", false},
 		{CheckControlChars, Error, "no file under .foundry but the artifacts holds control characters (newline, tab and CRLF line ends are text) or bidirectional controls", false},
-		{CheckStaleTemp, Warning, "no temporary file of a killed writer is older than an hour (the next writer holding the lock removes it)", false},
+		{CheckStaleTemp, Warning, "no temporary file of a killed writer is older than an hour (a later writer holding the lock removes it)", false},
 		{CheckSecrets, Error, "no secret is stored under .foundry (facts, runbooks, artifacts, schemas)", false},
 		{CheckConfig, Error, "config is valid", false},
 		{CheckConfigMCP, Warning, "config says whether foundry mcp serve may start (an mcp block)", false},

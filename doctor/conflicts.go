@@ -88,7 +88,7 @@ func (r *run) staleTemp(p string, d fs.DirEntry) {
 	if age <= confined.StaleAge {
 		return
 	}
-	r.add(CheckStaleTemp, Finding{File: p, Message: fmt.Sprintf("temporary file left by a killed writer %s ago; the next write holding the folder's lock removes it", age.Round(time.Minute)),
+	r.add(CheckStaleTemp, Finding{File: p, Message: fmt.Sprintf("temporary file left by a killed writer %s ago; a later write holding the folder's lock removes it", age.Round(time.Minute)),
 		Fix: "foundry doctor --fix"})
 }
 

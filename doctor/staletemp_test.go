@@ -32,11 +32,11 @@ func TestStaleTemp(t *testing.T) {
 		{name: "at the bound", age: confined.StaleAge},
 		{name: "over the bound", age: confined.StaleAge + 30*time.Minute, removed: true, want: []brief{{
 			Check: doctor.CheckStaleTemp, File: tmp,
-			Message: "temporary file left by a killed writer 1h30m0s ago; the next write holding the folder's lock removes it",
+			Message: "temporary file left by a killed writer 1h30m0s ago; a later write holding the folder's lock removes it",
 		}}},
 		{name: "a day old", age: 24 * time.Hour, removed: true, want: []brief{{
 			Check: doctor.CheckStaleTemp, File: tmp,
-			Message: "temporary file left by a killed writer 24h0m0s ago; the next write holding the folder's lock removes it",
+			Message: "temporary file left by a killed writer 24h0m0s ago; a later write holding the folder's lock removes it",
 		}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
