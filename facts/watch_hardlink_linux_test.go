@@ -4,6 +4,7 @@ package facts
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -124,72 +125,93 @@ func TestWatchedStoreForgetsHardLinksTable(t *testing.T) {
 }
 
 // TestWatchedStoreForgetsOddAndTempsTables: the fact files that are not
-// regular files, which token_report's figures range over, and the temp
-// files, which every write ranges over, once many and then all gone but
-// one, leave no table sized for them behind (see shrunk).
+// regular files (symbolic links here), which token_report's figures range
+// over, and the temp files, which a write ranges over, once many and then
+// all gone but one, leave no table sized for them behind (see shrunk):
+// whether the first scan found them or events told of them later.
 func TestWatchedStoreForgetsOddAndTempsTables(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	const n = 4 * emptiedInPlace
-	facts := genFacts(t, n)
-	root := writeTree(t, facts)
-	mem := filepath.Join(root, filepath.FromSlash(Dir))
-	targets := filepath.Join(root, "targets")
-	if err := os.Mkdir(targets, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for i, f := range facts {
-		p := filepath.Join(root, filepath.FromSlash(f.Path))
-		target := filepath.Join(targets, strconv.Itoa(i)+".md")
-		if err := os.Rename(p, target); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(target, p); err != nil {
-			t.Skip("no symbolic links:", err)
-		}
-		if err := os.WriteFile(filepath.Join(mem, confined.TempPrefix+strconv.Itoa(i)), nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	warn := &syncBuffer{}
-	s := OpenDir(root, Options{Now: fixedNow, Watch: true, Warn: warn, Root: root})
-	t.Cleanup(func() { _ = s.Close() })
-	if _, err := s.Search(ctx, Query{Text: "kafka"}); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(warn.String(), "no file-system events") {
-		t.Skipf("no file-system events here: %s", warn)
-	}
-	s.mu.Lock()
-	odd, temps := s.odd, s.temps
-	s.mu.Unlock()
-	if len(odd) != n || len(temps) != n {
-		t.Fatalf("%d odd fact files and %d temp files known, want %d of each", len(odd), len(temps), n)
-	}
-	for i, f := range facts[1:] {
-		i++
-		p := filepath.Join(root, filepath.FromSlash(f.Path))
-		if err := os.Rename(filepath.Join(targets, strconv.Itoa(i)+".md"), p); err != nil { // replaces the link
-			t.Fatal(err)
-		}
-		if err := os.Remove(filepath.Join(mem, confined.TempPrefix+strconv.Itoa(i))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := s.FactFiles(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Write(ctx, benchWrite(1)); err != nil {
-		t.Fatal(err)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.odd) != 1 || reflect.ValueOf(s.odd).UnsafePointer() == reflect.ValueOf(odd).UnsafePointer() {
-		t.Errorf("token_report's figures still range over the table of %d odd fact files (%d left in it)", n, len(s.odd))
-	}
-	// The write removed the temp file left, a killed writer's, ranging
-	// over the temps.
-	if len(s.temps) != 0 || reflect.ValueOf(s.temps).UnsafePointer() == reflect.ValueOf(temps).UnsafePointer() {
-		t.Errorf("a write still ranges over the table of %d temp files (%d left in it)", n, len(s.temps))
+	for _, byEvents := range []bool{false, true} {
+		t.Run(fmt.Sprintf("byEvents=%v", byEvents), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			const n = 4 * emptiedInPlace
+			root := writeTree(t, genFacts(t, 3))
+			mem := filepath.Join(root, filepath.FromSlash(Dir))
+			targets := filepath.Join(root, "targets")
+			if err := os.Mkdir(targets, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			links := make([]string, n)
+			temp := func(i int) string { return filepath.Join(mem, confined.TempPrefix+strconv.Itoa(i)) }
+			makeAll := func() {
+				for i := range n {
+					f := genFacts(t, 1)[0]
+					f.ID = FormatID(1000 + i)
+					target := filepath.Join(targets, strconv.Itoa(i)+".md")
+					if err := os.WriteFile(target, Format(f), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					links[i] = filepath.Join(mem, FileName(f.ID, "linked "+strconv.Itoa(i)))
+					if err := os.Symlink(target, links[i]); err != nil {
+						t.Skip("no symbolic links:", err)
+					}
+					if err := os.WriteFile(temp(i), nil, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if !byEvents {
+				makeAll()
+			}
+			warn := &syncBuffer{}
+			s := OpenDir(root, Options{Now: fixedNow, Watch: true, Warn: warn, Root: root})
+			t.Cleanup(func() { _ = s.Close() })
+			if _, err := s.Search(ctx, Query{Text: "kafka"}); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(warn.String(), "no file-system events") {
+				t.Skipf("no file-system events here: %s", warn)
+			}
+			if byEvents {
+				makeAll()
+				if _, err := s.Search(ctx, Query{Text: "kafka"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s.mu.Lock()
+			odd, temps := s.odd, s.temps
+			s.mu.Unlock()
+			if len(odd) != n || len(temps) != n {
+				t.Fatalf("%d odd fact files and %d temp files known, want %d of each", len(odd), len(temps), n)
+			}
+			for i := 1; i < n; i++ {
+				if err := os.Remove(links[i]); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Remove(temp(i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := s.Search(ctx, Query{Text: "kafka"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.FactFiles(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Write(ctx, benchWrite(1)); err != nil {
+				t.Fatal(err)
+			}
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if len(s.odd) != 1 || reflect.ValueOf(s.odd).UnsafePointer() == reflect.ValueOf(odd).UnsafePointer() {
+				t.Errorf("token_report's figures still range over the table of %d odd fact files (%d left in it)", n, len(s.odd))
+			}
+			// The write removed the temp file left, a killed writer's,
+			// ranging over the temps.
+			if len(s.temps) != 0 || reflect.ValueOf(s.temps).UnsafePointer() == reflect.ValueOf(temps).UnsafePointer() {
+				t.Errorf("a write still ranges over the table of %d temp files (%d left in it)", n, len(s.temps))
+			}
+		})
 	}
 }
