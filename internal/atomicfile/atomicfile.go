@@ -28,53 +28,41 @@ var ErrSymlink = confined.ErrSymlink
 // must exist. The test pause point "atomicfile.after-temp" stops between the
 // complete temp file and the rename.
 func WriteFile(path string, data []byte, perm fs.FileMode) error {
-	r, base, err := open("write", path)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	return r.WriteFile(base, data, perm)
+	return inFolder("write", path, func(r *confined.Root, base string) error {
+		return r.WriteFile(base, data, perm)
+	})
 }
 
 // Rewrite is [WriteFile] keeping the permissions of the file at path (see
 // [confined.Root.Rewrite]); perm applies when there is no regular file
 // there.
 func Rewrite(path string, data []byte, perm fs.FileMode) error {
-	r, base, err := open("write", path)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	return r.Rewrite(base, data, perm)
+	return inFolder("write", path, func(r *confined.Root, base string) error {
+		return r.Rewrite(base, data, perm)
+	})
 }
 
 // Remove removes the file at path (a symbolic link itself, never its
 // target), through a root on its folder.
 func Remove(path string) error {
-	r, base, err := open("remove", path)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	if err := r.Remove(base); err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
+	return inFolder("remove", path, func(r *confined.Root, base string) error {
+		if err := r.Remove(base); err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return &fs.PathError{Op: "remove", Path: path, Err: err}
 		}
-		return &fs.PathError{Op: "remove", Path: path, Err: err}
-	}
-	return nil
+		return nil
+	})
 }
 
 // WriteNew writes data to path atomically unless path exists, in which case
 // it returns an error wrapping fs.ErrExist and changes nothing.
 func WriteNew(path string, data []byte, perm fs.FileMode) error {
-	r, base, err := open("write", path)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	return r.WriteNew(base, data, perm)
+	return inFolder("write", path, func(r *confined.Root, base string) error {
+		return r.WriteNew(base, data, perm)
+	})
 }
 
 // Lock takes an exclusive cross-process lock on the file at path (created if
@@ -95,6 +83,17 @@ func Lock(ctx context.Context, path string) (unlock func() error, err error) {
 		r.Close()
 		return err
 	}, nil
+}
+
+// inFolder calls fn with a root on path's folder and path's base name,
+// and closes the root after.
+func inFolder(op, path string, fn func(r *confined.Root, base string) error) error {
+	r, base, err := open(op, path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return fn(r, base)
 }
 
 func open(op, path string) (*confined.Root, string, error) {
