@@ -7,7 +7,7 @@
 //
 // CONFIG_JSON: {"cmd": [...], "cwd": "...", "env": {...}, "tool": "memory_search" | "search_nodes",
 //   "runs": 10, "oneHit": [...words], "broad": [...words], "calls": 200, "broadCalls": 20,
-//   "writes": 0, "writeRounds": 1, "floorCmd": [...], "floorCwd": "...", "rssSearches": 0, "coldOnly": false, "firstOnly": false}
+//   "writes": 0, "writeRounds": 1, "floorCmd": [...], "floorCwd": "...", "rssSearches": 0, "firstOnly": false}
 //
 // floorCmd: a command, run in floorCwd, printing Go benchmark lines for
 // BenchmarkWriteFileFloor and BenchmarkWriteFilesFloor (the write floors of
@@ -16,9 +16,8 @@
 // drifts by half within minutes, so a floor measured once, before or after
 // the writes, is not the floor they met.
 //
-// coldOnly: time the cold start alone (for a server that answers nothing
-// but initialize, as scripts/startfloor). firstOnly: time the cold start
-// and the first search, nothing after (scripts/startfloor -facts).
+// firstOnly: time the cold start and the first search, nothing after
+// (scripts/startfloor -facts).
 import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 
@@ -111,10 +110,6 @@ for (let r = 0; r < cfg.runs; r++) {
   await s.stop();
 }
 out.coldStartMs = median(cold);
-if (cfg.coldOnly) {
-  console.log(JSON.stringify(out));
-  process.exit(0);
-}
 
 // Spawn to the first search answered.
 const first = [],
