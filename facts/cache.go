@@ -255,10 +255,11 @@ func (s *Store) reconcile(c *searchCache, infos []fs.FileInfo) (current bool) {
 		// The cache is stale where saving it would change what it
 		// records: a record that did not prove current, or a file it
 		// lacks that it would record now. A file it can never record (a
-		// link, read on every scan, see keyOf; one over its read limit,
-		// unreadable, or dated ahead, never settled) leaves it current,
-		// or every process that reads the facts would write it again.
-		if c := s.files[p]; recorded || info.Mode()&fs.ModeSymlink == 0 && c != nil && c.recordable() {
+		// link, whose key is never strong, see keyOf; one over its read
+		// limit, unreadable, or dated ahead, never settled) leaves it
+		// current, or every process that reads the facts would write it
+		// again.
+		if c := s.files[p]; recorded || c != nil && c.recordable() {
 			current = false
 		}
 	}
