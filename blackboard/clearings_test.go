@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/foundryhq/foundry/internal/confined"
+	"github.com/foundryhq/foundry/internal/testenv"
 )
 
 // TestWriteClearsOncePerInterval: a board given Clearings (a server's)
@@ -23,14 +24,8 @@ func TestWriteClearsOncePerInterval(t *testing.T) {
 	old := time.Now().Add(-2 * confined.StaleAge)
 	plant := func(t *testing.T, root, p string, mtime time.Time) {
 		t.Helper()
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte("half"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chtimes(full, mtime, mtime); err != nil {
+		testenv.WriteFile(t, root, p, "half")
+		if err := os.Chtimes(filepath.Join(root, filepath.FromSlash(p)), mtime, mtime); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -6,12 +6,13 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/foundryhq/foundry/internal/testenv"
 )
 
 // listsFS counts the folders listed through it, by ReadDir on the file
@@ -57,13 +58,7 @@ func TestReadAgentListsNothing(t *testing.T) {
 	t.Parallel()
 	root := newProject(t)
 	for name, f := range wave {
-		full := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testenv.WriteFile(t, root, name, string(f.Data))
 	}
 	ctx := context.Background()
 	for _, src := range []struct {

@@ -28,10 +28,7 @@ func TestReadsOfUnchangedMemoryWriteNoCache(t *testing.T) {
 		if err := os.Chtimes(p, mtime, mtime); err != nil {
 			t.Fatal(err)
 		}
-		dir := filepath.Join(root, filepath.FromSlash(Dir))
-		if err := os.Chtimes(dir, time.Now().Add(-time.Hour), time.Now().Add(-time.Hour)); err != nil {
-			t.Fatal(err)
-		}
+		dateBack(t, filepath.Join(root, filepath.FromSlash(Dir)))
 	}
 	long := time.Now().Add(-time.Hour)
 	added := string(Format(Fact{ID: "fact-0901", Type: Decision, Title: "Added after the cache", Scope: "project",
@@ -60,11 +57,7 @@ func TestReadsOfUnchangedMemoryWriteNoCache(t *testing.T) {
 			if tc.before != nil {
 				tc.before(t, root)
 			}
-			first := OpenDir(root, Options{Now: fixedNow, Cache: true})
-			if _, err := first.Search(ctx, Query{Text: "migration"}); err != nil {
-				t.Fatal(err)
-			}
-			_ = first.Close()
+			cachedSearch(t, root, Query{Text: "migration"})
 			cache := filepath.Join(root, filepath.FromSlash(searchCachePath))
 			before, err := os.Stat(cache)
 			if err != nil {

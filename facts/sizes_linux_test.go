@@ -8,12 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/foundryhq/foundry/internal/confined/confinedtest"
 )
 
 // TestFactFilesReadsNoFact checks that measuring the fact files of a warm,
 // watched store costs nothing in proportion to the facts: it lists no
 // folder and opens no fact file but the ones changed since the last call.
-// The kernel says so through inotify (see watchAccesses).
+// The kernel says so through inotify (see confinedtest.WatchAccesses).
 func TestFactFilesReadsNoFact(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -22,7 +24,7 @@ func TestFactFilesReadsNoFact(t *testing.T) {
 	if _, err := s.FactFiles(ctx); err != nil {
 		t.Fatal(err)
 	}
-	accesses := watchAccesses(t, filepath.Join(root, filepath.FromSlash(Dir)))
+	accesses := confinedtest.WatchAccesses(t, filepath.Join(root, filepath.FromSlash(Dir)))
 	names := factFiles(t, root)
 	edited := names[n/2]
 	for i := range 3 {

@@ -30,10 +30,7 @@ func TestStoreFactFiles(t *testing.T) {
 			warn := &syncBuffer{}
 			opts := Options{Now: fixedNow, Warn: warn, Watch: mode == "watched", Cache: mode == "from the cache"}
 			if mode == "from the cache" {
-				first := OpenDir(root, opts)
-				if _, err := first.Search(ctx, Query{Text: "kafka"}); err != nil {
-					t.Fatal(err)
-				}
+				cachedSearch(t, root, Query{Text: "kafka"})
 				if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(searchCachePath))); err != nil {
 					t.Fatalf("no cache written: %v", err)
 				}

@@ -39,7 +39,7 @@ func TestWriteReadsNoOtherFact(t *testing.T) {
 	ctx := context.Background()
 	const n, writes = 3000, 5
 	s, root := warmWatched(t, n)
-	accesses := watchAccesses(t, filepath.Join(root, filepath.FromSlash(Dir)))
+	accesses := confinedtest.WatchAccesses(t, filepath.Join(root, filepath.FromSlash(Dir)))
 	var written []string
 	for i := range writes {
 		res, err := s.Write(ctx, benchWrite(i))
@@ -64,34 +64,6 @@ func TestWriteReadsNoOtherFact(t *testing.T) {
 	}
 }
 
-// watchAccesses watches the folder dir for reads and returns the function
-// that reports them since: how many times the folder was listed (an
-// IN_ACCESS event on the folder itself) and how many times each file in it
-// was opened (IN_OPEN events naming it).
-func watchAccesses(t *testing.T, dir string) func() (listings int, opened map[string]int) {
-	t.Helper()
-	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
-	if err != nil {
-		t.Skipf("no inotify: %v", err)
-	}
-	t.Cleanup(func() { unix.Close(fd) })
-	if _, err := unix.InotifyAddWatch(fd, dir, unix.IN_ACCESS|unix.IN_OPEN); err != nil {
-		t.Fatal(err)
-	}
-	return func() (int, map[string]int) {
-		listings, opened := 0, map[string]int{}
-		confinedtest.InotifyEvents(t, fd, func(name string, mask uint32) {
-			switch {
-			case name == "" && mask&unix.IN_ACCESS != 0:
-				listings++
-			case name != "" && mask&unix.IN_OPEN != 0:
-				opened[name]++
-			}
-		})
-		return listings, opened
-	}
-}
-
 // warmWatched is watchedStore whose store has also rendered INDEX.md once.
 func warmWatched(t *testing.T, n int) (*Store, string) {
 	t.Helper()
@@ -110,7 +82,7 @@ func TestWriteDoesNotReadBackItsFact(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, root := warmWatched(t, 200)
-	accesses := watchAccesses(t, filepath.Join(root, filepath.FromSlash(Dir)))
+	accesses := confinedtest.WatchAccesses(t, filepath.Join(root, filepath.FromSlash(Dir)))
 	res, err := s.Write(ctx, benchWrite(7))
 	if err != nil {
 		t.Fatal(err)

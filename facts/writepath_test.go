@@ -172,11 +172,7 @@ func TestIndexTwinLinesMatchRebuild(t *testing.T) {
 			if tc.cached {
 				// The twins come from the search cache a first process saved,
 				// not from reading their files.
-				first := OpenDir(root, Options{Now: clock.Now, Cache: true})
-				if _, err := first.Search(ctx, Query{Text: a.Title}); err != nil {
-					t.Fatal(err)
-				}
-				_ = first.Close()
+				cachedSearch(t, root, Query{Text: a.Title})
 				if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(searchCachePath))); err != nil {
 					t.Fatalf("no search cache saved: %v", err)
 				}

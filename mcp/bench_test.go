@@ -15,6 +15,7 @@ import (
 	"github.com/foundryhq/foundry/internal/testenv"
 	"github.com/foundryhq/foundry/mcp"
 	"github.com/foundryhq/foundry/project"
+	"github.com/foundryhq/foundry/tokens"
 )
 
 // BenchmarkServeMemorySearch measures one memory_search through Serve, in
@@ -156,12 +157,7 @@ func BenchmarkTokenReport(b *testing.B) {
 	for i := range 20_000 {
 		log = fmt.Appendf(log, `{"ts":"2026-01-02T00:00:%02dZ","kind":%q}`+"\n", i%60, []string{"memory_search", "memory_write", "runbook_get"}[i%3])
 	}
-	if err := os.MkdirAll(filepath.Join(root, ".foundry", "metrics"), 0o755); err != nil {
-		b.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, ".foundry", "metrics", "events.jsonl"), log, 0o644); err != nil {
-		b.Fatal(err)
-	}
+	testenv.WriteFile(b, root, tokens.EventsPath, string(log))
 	call := serveInProcess(b, reg)
 	call(`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"kw00001"}}}`)
 	call(`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"token_report","arguments":{}}}`)

@@ -1,11 +1,9 @@
 package mcp_test
 
 import (
-	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -35,15 +33,12 @@ func TestServerClearsWaveOncePerInterval(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { reg.Close() })
-	call := serveInProcess(t, reg)
-	write := func(id int) {
+	call := serveCalls(t, reg)
+	write := func() {
 		t.Helper()
-		answer := call(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"blackboard_write","arguments":{"wave":"w","agent":"a","schema":"finding.v1","data":{"id":"F-1","severity":"low","title":"t","summary":"s","failureScenario":"f","confidence":"low"}}}}`, id))
-		if strings.Contains(string(answer), `"isError":true`) || strings.Contains(string(answer), `"error":`) {
-			t.Fatalf("blackboard_write: %s", answer)
-		}
+		call("blackboard_write", `{"wave":"w","agent":"a","schema":"finding.v1","data":{"id":"F-1","severity":"low","title":"t","summary":"s","failureScenario":"f","confidence":"low"}}`)
 	}
-	write(1)
+	write()
 	leftover := filepath.Join(root, ".foundry", "blackboard", "w", confined.TempPrefix+"a.json-killed")
 	if err := os.WriteFile(leftover, []byte("half"), 0o644); err != nil {
 		t.Fatal(err)
@@ -52,12 +47,12 @@ func TestServerClearsWaveOncePerInterval(t *testing.T) {
 	if err := os.Chtimes(leftover, old, old); err != nil {
 		t.Fatal(err)
 	}
-	write(2)
+	write()
 	if _, err := os.Lstat(leftover); err != nil {
 		t.Fatalf("a write within the interval cleared the wave: %v", err)
 	}
 	clock = clock.Add(blackboard.ClearInterval)
-	write(3)
+	write()
 	if _, err := os.Lstat(leftover); err == nil {
 		t.Fatal("the first write once the interval passed left the stale temp file")
 	}

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/foundryhq/foundry/facts"
 	"github.com/foundryhq/foundry/internal/confined/confinedtest"
 )
@@ -33,14 +31,7 @@ func TestTokenReportListsNoMemory(t *testing.T) {
 	}
 	edited := filepath.Join(mem, entries[n/2].Name())
 
-	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
-	if err != nil {
-		t.Skipf("no inotify: %v", err)
-	}
-	t.Cleanup(func() { unix.Close(fd) })
-	if _, err := unix.InotifyAddWatch(fd, mem, unix.IN_ACCESS|unix.IN_OPEN); err != nil {
-		t.Fatal(err)
-	}
+	accesses := confinedtest.WatchAccesses(t, mem)
 	for i := range 3 {
 		if i == 1 {
 			f, err := os.OpenFile(edited, os.O_WRONLY|os.O_APPEND, 0)
@@ -56,15 +47,12 @@ func TestTokenReportListsNoMemory(t *testing.T) {
 			t.Fatalf("token_report:\n%s", text)
 		}
 	}
-	listings := 0
-	confinedtest.InotifyEvents(t, fd, func(name string, mask uint32) {
-		switch {
-		case name == "" && mask&unix.IN_ACCESS != 0:
-			listings++
-		case strings.HasPrefix(name, "fact-") && mask&unix.IN_OPEN != 0 && name != filepath.Base(edited):
+	listings, opened := accesses()
+	for name := range opened {
+		if strings.HasPrefix(name, "fact-") && name != filepath.Base(edited) {
 			t.Errorf("3 reports over %d facts opened %s, a fact not changed", n, name)
 		}
-	})
+	}
 	if listings > 0 {
 		t.Errorf("3 reports over %d facts listed the memory folder %d times", n, listings)
 	}

@@ -1,11 +1,7 @@
 package mcp_test
 
 import (
-	"bufio"
-	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -46,36 +42,10 @@ func TestWarmServerSeesChanges(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { _ = reg.Close() })
-			inR, inW := io.Pipe()
-			outR, outW := io.Pipe()
-			go func() {
-				_ = mcp.Serve(context.Background(), inR, outW, mcp.Options{Registry: reg, RequestsPerMinute: -1})
-				outW.Close()
-			}()
-			t.Cleanup(func() { inW.Close() })
-			out := bufio.NewReader(outR)
-			id := 0
-			call := func(tool, args string) string {
-				t.Helper()
-				id++
-				fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`+"\n", id, tool, args)
-				line, err := out.ReadBytes('\n')
-				if err != nil {
-					t.Fatal(err)
-				}
-				var resp struct {
-					Result struct {
-						Content []struct{ Text string } `json:"content"`
-					} `json:"result"`
-				}
-				if err := json.Unmarshal(line, &resp); err != nil || len(resp.Result.Content) == 0 {
-					t.Fatalf("bad response %s: %v", line, err)
-				}
-				return resp.Result.Content[0].Text
-			}
+			call := serveCalls(t, reg)
 			search := func(step, q string, want bool) {
 				t.Helper()
-				got := call("memory_search", fmt.Sprintf(`{"query":%q}`, q))
+				got, _ := call("memory_search", fmt.Sprintf(`{"query":%q}`, q))
 				if found := strings.Contains(got, "### fact-"); found != want {
 					t.Fatalf("%s: search %q found=%v, want %v:\n%s", step, q, found, want, got)
 				}
@@ -112,7 +82,7 @@ func TestWarmServerSeesChanges(t *testing.T) {
 			search("delete", "flyway", false)
 
 			// Written through Foundry.
-			if got := call("memory_write", `{"title":"Queue is Kafka","body":"Ordered per partition.","type":"convention"}`); !strings.HasPrefix(got, "created: ") {
+			if got, _ := call("memory_write", `{"title":"Queue is Kafka","body":"Ordered per partition.","type":"convention"}`); !strings.HasPrefix(got, "created: ") {
 				t.Fatalf("memory_write: %s", got)
 			}
 			search("write", "kafka", true)
@@ -128,17 +98,12 @@ func TestWarmServerSeesChanges(t *testing.T) {
 				t.Fatal(err)
 			}
 			for range 2 {
-				got := call("memory_search", `{"query":"wombats"}`)
+				got, _ := call("memory_search", `{"query":"wombats"}`)
 				if strings.Contains(got, key) || !strings.Contains(got, "Key [REDACTED] in the vault.") {
 					t.Fatalf("secret not redacted in the text:\n%s", got)
 				}
 			}
-			id++
-			fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"wombats"}}}`+"\n", id)
-			line, err := out.ReadBytes('\n')
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, line := call("memory_search", `{"query":"wombats"}`)
 			if strings.Contains(string(line), key) || !strings.Contains(string(line), `"body":"Key [REDACTED] in the vault."`) {
 				t.Fatalf("secret not redacted in structuredContent:\n%s", line)
 			}
@@ -146,7 +111,7 @@ func TestWarmServerSeesChanges(t *testing.T) {
 			if err := os.WriteFile(gfile, facts.Format(g), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if got := call("memory_search", `{"query":"wombats"}`); strings.Contains(got, key) || !strings.Contains(got, "Key [REDACTED] rotated.") {
+			if got, _ := call("memory_search", `{"query":"wombats"}`); strings.Contains(got, key) || !strings.Contains(got, "Key [REDACTED] rotated.") {
 				t.Fatalf("edited secret not redacted:\n%s", got)
 			}
 		})

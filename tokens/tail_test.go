@@ -58,6 +58,34 @@ func (l logFile) replace(t *testing.T, data string) {
 	}
 }
 
+// newLog returns the event log of a new project, not yet written, and
+// the project's root.
+func newLog(t *testing.T) (string, logFile) {
+	t.Helper()
+	root := newRoot(t)
+	if err := os.Mkdir(filepath.Join(root, ".foundry", "metrics"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return root, logFile(filepath.Join(root, filepath.FromSlash(EventsPath)))
+}
+
+// checkTail counts the log in fsys on from tail's last count and compares
+// the counts with ReadEvents'.
+func checkTail(t *testing.T, tail *eventTail, fsys fs.FS, step string) {
+	t.Helper()
+	want, err := ReadEvents(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tail.read(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s: counted on (-ReadEvents +got):\n%s", step, diff)
+	}
+}
+
 // TestEventTail changes an event log in each way it can change between two
 // reports and counts it on from the last count after each change: the
 // counts are always those of ReadEvents, which reads the log whole.
@@ -134,26 +162,12 @@ func TestEventTail(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			root := newRoot(t)
-			if err := os.Mkdir(filepath.Join(root, ".foundry", "metrics"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			l := logFile(filepath.Join(root, filepath.FromSlash(EventsPath)))
+			root, l := newLog(t)
 			fsys := confined.OpenFS(root)
 			var tail eventTail
 			for i, step := range tt.steps {
 				step(t, l)
-				want, err := ReadEvents(fsys)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := tail.read(fsys)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if diff := cmp.Diff(want, got); diff != "" {
-					t.Errorf("after step %d: counted on (-ReadEvents +got):\n%s", i, diff)
-				}
+				checkTail(t, &tail, fsys, fmt.Sprintf("after step %d", i))
 			}
 		})
 	}
@@ -171,17 +185,7 @@ func TestEventTailWithoutIdentity(t *testing.T) {
 		eventLine(KindMemoryWrite) + eventLine(KindRunbookGet),
 	} {
 		fsys[EventsPath] = &fstest.MapFile{Data: []byte(data)}
-		want, err := ReadEvents(fsys)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := tail.read(fsys)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("%q: counted (-ReadEvents +got):\n%s", data, diff)
-		}
+		checkTail(t, &tail, fsys, fmt.Sprintf("%q", data))
 	}
 }
 
@@ -227,11 +231,7 @@ func (f countingFile) ReadAt(p []byte, off int64) (int, error) {
 func TestReporterReadsWhatWasAppended(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	root := newRoot(t)
-	if err := os.Mkdir(filepath.Join(root, ".foundry", "metrics"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	l := logFile(filepath.Join(root, filepath.FromSlash(EventsPath)))
+	root, l := newLog(t)
 	l.appendString(t, strings.Repeat(eventLine(KindMemorySearch), 5000))
 	fsys := confined.OpenFS(root)
 	var read atomic.Int64
@@ -314,11 +314,7 @@ func FuzzEventTail(f *testing.F) {
 	f.Add([]byte("garbage\n{\"kind\":\"x\"}"), uint16(9))
 	f.Add([]byte("\n\n{\"kind\":\"\"}\n[1]\n  "), uint16(3))
 	f.Fuzz(func(t *testing.T, data []byte, cut uint16) {
-		root := t.TempDir()
-		if err := os.MkdirAll(filepath.Join(root, ".foundry", "metrics"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		l := logFile(filepath.Join(root, filepath.FromSlash(EventsPath)))
+		root, l := newLog(t)
 		c := min(int(cut), len(data))
 		fsys := confined.OpenFS(root)
 		var tail eventTail
