@@ -14,8 +14,8 @@ import (
 
 // TestOpenBoundsPointerFiles gives a .git file and a linked worktree's
 // commondir, the files that name another git folder, more than the 64 KiB a
-// path needs: opening the repository refuses each by its size, read no
-// further, where a clone's or a tarball's file of any size was read whole.
+// path needs: opening the repository refuses each by its size, where a
+// clone's or a tarball's file of any size was read whole.
 func TestOpenBoundsPointerFiles(t *testing.T) { // not parallel: a case sets GIT_DIR
 	huge := strings.Repeat("x", 70<<10) + "\n"
 	for _, tt := range []struct {

@@ -153,6 +153,9 @@ func TestRemove(t *testing.T) {
 	if err := Remove(link); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := os.Lstat(link); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the link after Remove: %v", err)
+	}
 	if _, err := os.Stat(target); err != nil {
 		t.Errorf("the link's target: %v", err)
 	}
