@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -107,4 +108,10 @@ func watchedStore(t *testing.T, n int) (s *Store, root string) {
 		t.Skipf("no file-system events here: %s", warn)
 	}
 	return s, root
+}
+
+// sameMap reports whether a and b are one map (not merely equal ones): a
+// map emptied or shrunk into a new one is not the same as before.
+func sameMap[K comparable, V any](a, b map[K]V) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }

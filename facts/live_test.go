@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -436,7 +435,7 @@ func TestEmptied(t *testing.T) {
 			t.Errorf("%d entries: emptied left %d", n, len(got))
 		}
 		got["x"] = true // still a map one can write to
-		same := reflect.ValueOf(got).UnsafePointer() == reflect.ValueOf(m).UnsafePointer()
+		same := sameMap(got, m)
 		if want := n <= emptiedInPlace; same != want {
 			t.Errorf("%d entries: kept the same map = %v, want %v", n, same, want)
 		}
@@ -451,7 +450,7 @@ func TestEmptied(t *testing.T) {
 		scanned[FormatID(i+1)] = true
 	}
 	s.settle()
-	if len(s.pending) != 0 || reflect.ValueOf(s.pending).UnsafePointer() == reflect.ValueOf(scanned).UnsafePointer() {
+	if len(s.pending) != 0 || sameMap(s.pending, scanned) {
 		t.Errorf("settle kept the table of %d pending ids (%d left in it)", 10*emptiedInPlace, len(s.pending))
 	}
 }
@@ -520,14 +519,14 @@ func TestShrunk(t *testing.T) {
 		for i := range tt.peak {
 			m[strconv.Itoa(i)] = true
 		}
-		if got := shrunk(m, &peak); reflect.ValueOf(got).UnsafePointer() != reflect.ValueOf(m).UnsafePointer() || peak != tt.peak {
+		if got := shrunk(m, &peak); !sameMap(got, m) || peak != tt.peak {
 			t.Fatalf("peak %d: a map at its peak was copied, or the peak not kept (%d)", tt.peak, peak)
 		}
 		for i := tt.left; i < tt.peak; i++ {
 			delete(m, strconv.Itoa(i))
 		}
 		got := shrunk(m, &peak)
-		if copied := reflect.ValueOf(got).UnsafePointer() != reflect.ValueOf(m).UnsafePointer(); copied != tt.copied {
+		if copied := !sameMap(got, m); copied != tt.copied {
 			t.Errorf("peak %d, %d left: copied = %v, want %v", tt.peak, tt.left, copied, tt.copied)
 		}
 		if len(got) != tt.left || tt.left > 0 && !got["0"] {

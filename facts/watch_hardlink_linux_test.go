@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -119,7 +118,7 @@ func TestWatchedStoreForgetsHardLinksTable(t *testing.T) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.links) != 1 || reflect.ValueOf(s.links).UnsafePointer() == reflect.ValueOf(linked).UnsafePointer() {
+	if len(s.links) != 1 || sameMap(s.links, linked) {
 		t.Errorf("the store still ranges over the table of %d linked fact files (%d left in it)", n, len(s.links))
 	}
 }
@@ -204,12 +203,12 @@ func TestWatchedStoreForgetsOddAndTempsTables(t *testing.T) {
 			}
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			if len(s.odd) != 1 || reflect.ValueOf(s.odd).UnsafePointer() == reflect.ValueOf(odd).UnsafePointer() {
+			if len(s.odd) != 1 || sameMap(s.odd, odd) {
 				t.Errorf("token_report's figures still range over the table of %d odd fact files (%d left in it)", n, len(s.odd))
 			}
 			// The write removed the temp file left, a killed writer's,
 			// ranging over the temps.
-			if len(s.temps) != 0 || reflect.ValueOf(s.temps).UnsafePointer() == reflect.ValueOf(temps).UnsafePointer() {
+			if len(s.temps) != 0 || sameMap(s.temps, temps) {
 				t.Errorf("a write still ranges over the table of %d temp files (%d left in it)", n, len(s.temps))
 			}
 		})
