@@ -61,19 +61,7 @@ func TestIndexIncrementalMatchesRebuild(t *testing.T) {
 			t.Cleanup(func() { _ = s.Close() })
 			check := func(step string) {
 				t.Helper()
-				all, err := s.Facts(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := BuildIndex(all, s.Today(), budget)
-				got, err := s.Index(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if diff := cmp.Diff(string(want.Content), string(got.Content)); diff != "" {
-					t.Fatalf("%s: incremental index differs from a rebuild (-rebuild +incremental):\n%s", step, diff)
-				}
-				if got.Omitted == 0 {
+				if _, got := indexMatchesRebuild(t, s, budget, step); got.Omitted == 0 {
 					t.Fatalf("%s: the budget omits nothing; the test needs it to", step)
 				}
 			}
@@ -181,18 +169,7 @@ func TestIndexTwinLinesMatchRebuild(t *testing.T) {
 			t.Cleanup(func() { _ = s.Close() })
 			check := func(step string, twins int) {
 				t.Helper()
-				all, err := s.Facts(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := BuildIndex(all, s.Today(), 0)
-				got, err := s.Index(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if diff := cmp.Diff(string(want.Content), string(got.Content)); diff != "" {
-					t.Fatalf("%s: incremental index differs from a rebuild (-rebuild +incremental):\n%s", step, diff)
-				}
+				all, got := indexMatchesRebuild(t, s, 0, step)
 				if n := strings.Count(string(got.Content), indexLine(a)+"\n"); n != twins {
 					t.Fatalf("%s: the twins' line is listed %d times, want %d", step, n, twins)
 				}
@@ -696,3 +673,24 @@ func TestIndexWithLeavesTheOrder(t *testing.T) {
 
 // orderEntries returns the entries of an index order, in its order.
 func orderEntries(o *indexOrder) []*entry { return slices.Clone(o.list) }
+
+// indexMatchesRebuild fails the test unless the index s keeps incrementally
+// is the one BuildIndex makes of its facts with budget, and returns the
+// facts and the index.
+func indexMatchesRebuild(t *testing.T, s *Store, budget int, step string) ([]Fact, IndexResult) {
+	t.Helper()
+	ctx := context.Background()
+	all, err := s.Facts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := BuildIndex(all, s.Today(), budget)
+	got, err := s.Index(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want.Content), string(got.Content)); diff != "" {
+		t.Fatalf("%s: incremental index differs from a rebuild (-rebuild +incremental):\n%s", step, diff)
+	}
+	return all, got
+}
