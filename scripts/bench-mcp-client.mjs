@@ -16,6 +16,12 @@
 // drifts by half within minutes, so a floor measured once, before or after
 // the writes, is not the floor they met.
 //
+// floorServers: two commands of servers that answer each request after
+// initialize once they have written one file, and a file and INDEX.md,
+// as those benchmarks do (scripts/startfloor -writes): the same floors
+// taken through this client and a process's pipes, as memory_write is.
+// They are timed with the floors above, floorCalls calls each (default 40).
+//
 // firstOnly: time the cold start and the first search, nothing after
 // (scripts/startfloor -facts).
 import { execFileSync, spawn } from "node:child_process";
@@ -24,8 +30,8 @@ import { readFileSync } from "node:fs";
 const cfg = JSON.parse(process.argv[2]);
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 
-function start() {
-  const child = spawn(cfg.cmd[0], cfg.cmd.slice(1), {
+function start(cmd = cfg.cmd) {
+  const child = spawn(cmd[0], cmd.slice(1), {
     cwd: cfg.cwd,
     env: { ...process.env, ...(cfg.env || {}) },
     stdio: ["pipe", "pipe", "ignore"],
@@ -58,7 +64,7 @@ function start() {
     child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: myId, method, params }) + "\n");
     for (;;) {
       const line = exited === null || lines.length ? await next() : null;
-      if (line === null) throw new Error(`${cfg.cmd.join(" ")} exited (${exited}) before answering ${method}`);
+      if (line === null) throw new Error(`${cmd.join(" ")} exited (${exited}) before answering ${method}`);
       const m = JSON.parse(line);
       if (m.id === myId) return m;
     }
@@ -167,8 +173,26 @@ if (cfg.writes > 0) {
     if (!m.result || m.result.isError) throw new Error(`memory_write: ${JSON.stringify(m).slice(0, 300)}`);
   }
   const rounds = Math.max(1, cfg.writeRounds || 1);
-  const floors = { one: [], two: [] };
-  const measureFloors = () => {
+  const floors = { one: [], two: [], onePipes: [], twoPipes: [] };
+  const floorServers = [];
+  for (const cmd of cfg.floorServers || []) {
+    const fs = start(cmd);
+    await fs.request("initialize", init);
+    fs.notify("notifications/initialized");
+    floorServers.push(fs);
+  }
+  const measureFloors = async () => {
+    for (const [i, list] of [floors.onePipes, floors.twoPipes].entries()) {
+      const fs = floorServers[i];
+      if (!fs) continue;
+      const n = cfg.floorCalls || 40;
+      const t0 = now();
+      for (let c = 0; c < n; c++) {
+        const m = await fs.request("tools/call", { name: "write", arguments: {} });
+        if (!m.result) throw new Error(`floor server: ${JSON.stringify(m).slice(0, 300)}`);
+      }
+      list.push((now() - t0) / n);
+    }
     if (!cfg.floorCmd) return;
     const text = execFileSync(cfg.floorCmd[0], cfg.floorCmd.slice(1), { cwd: cfg.floorCwd, encoding: "utf8" });
     for (const [name, list] of [["BenchmarkWriteFileFloor", floors.one], ["BenchmarkWriteFilesFloor", floors.two]]) {
@@ -181,7 +205,7 @@ if (cfg.writes > 0) {
     after = 0,
     cpuMs = 0;
   for (let w = 0; w < cfg.writes; w++) {
-    if (w % Math.ceil(cfg.writes / rounds) === 0) measureFloors();
+    if (w % Math.ceil(cfg.writes / rounds) === 0) await measureFloors();
     // Code words of one width, so the search after a write is a one-hit
     // search like the warm one it is compared with (kwbench1 would also
     // find kwbench10 to kwbench19 by prefix); two of them per title, so
@@ -202,7 +226,8 @@ if (cfg.writes > 0) {
     write += t1 - t0;
     after += t2 - t1;
   }
-  measureFloors();
+  await measureFloors();
+  for (const fs of floorServers) await fs.stop();
   const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
   out.writeMs = write / cfg.writes;
   out.searchAfterWriteMs = after / cfg.writes;
@@ -210,6 +235,8 @@ if (cfg.writes > 0) {
   out.writeFloorMs = mean(floors.one);
   out.writeFilesFloorMs = mean(floors.two);
   out.writeFloorSamplesMs = floors.one;
+  out.writeFloorPipesMs = mean(floors.onePipes);
+  out.writeFilesFloorPipesMs = mean(floors.twoPipes);
 }
 
 // Resident memory over many searches.

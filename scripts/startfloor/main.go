@@ -12,6 +12,12 @@
 // the answer counts the files and names the first fact file. That is the
 // floor of a first search.
 //
+// With -writes DIR, every request after initialize is answered once a
+// fact-sized file is written in DIR as a memory_write writes one (a temp
+// file synced, renamed into place, the folder synced), with -index together
+// with an INDEX.md-sized file: the write floors of facts' benchmarks (goal
+// P10), taken over the same pipes and client as memory_write.
+//
 // scripts/bench-mcp times it from spawn to the initialize answer beside
 // `foundry mcp serve` (goal P2), and with -facts from spawn to that answer
 // beside the first memory_search (P2b); scripts/bench-validate from spawn to
@@ -32,7 +38,17 @@ import (
 
 func main() {
 	facts := flag.String("facts", "", "`folder` to list and stat before the first answer after initialize")
+	writes := flag.String("writes", "", "`folder` to write a file in before each answer after initialize")
+	index := flag.Bool("index", false, "with -writes, write INDEX.md too")
 	flag.Parse()
+	var w *floorWriter
+	if *writes != "" {
+		var err error
+		if w, err = newFloorWriter(*writes, *index); err != nil {
+			fmt.Fprintln(os.Stderr, "startfloor:", err)
+			os.Exit(1)
+		}
+	}
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 64<<10), 1<<20)
 	answered := 0
@@ -55,6 +71,14 @@ func main() {
 				text += "; first fact file " + names[i]
 			}
 			result = `{"content":[{"type":"text","text":` + strconv.Quote(text) + `}]}`
+		}
+		if answered > 0 && w != nil {
+			name, err := w.write()
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "startfloor:", err)
+				os.Exit(1)
+			}
+			result = `{"content":[{"type":"text","text":` + strconv.Quote("wrote "+name) + `}]}`
 		}
 		answered++
 		answer := `{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + result + "}\n"
