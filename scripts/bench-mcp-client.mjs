@@ -7,7 +7,8 @@
 //
 // CONFIG_JSON: {"cmd": [...], "cwd": "...", "env": {...}, "tool": "memory_search" | "search_nodes",
 //   "runs": 10, "oneHit": [...words], "broad": [...words], "calls": 200, "broadCalls": 20,
-//   "writes": 0, "writeRounds": 1, "floorCmd": [...], "floorCwd": "...", "rssSearches": 0, "firstOnly": false}
+//   "writes": 0, "writeRounds": 1, "floorCmd": [...], "floorCwd": "...", "floorServers": [[...], [...]],
+//   "floorCalls": 40, "rssSearches": 0, "firstOnly": false}
 //
 // floorCmd: a command, run in floorCwd, printing Go benchmark lines for
 // BenchmarkWriteFileFloor and BenchmarkWriteFilesFloor (the write floors of
@@ -16,11 +17,13 @@
 // drifts by half within minutes, so a floor measured once, before or after
 // the writes, is not the floor they met.
 //
-// floorServers: two commands of servers that answer each request after
-// initialize once they have written one file, and a file and INDEX.md,
-// as those benchmarks do (scripts/startfloor -writes): the same floors
-// taken through this client and a process's pipes, as memory_write is.
-// They are timed with the floors above, floorCalls calls each (default 40).
+// floorServers: the commands of two servers, [one file, two files], that
+// answer each request after initialize once they have written one file,
+// and a file and INDEX.md, as those benchmarks do (scripts/startfloor
+// -writes): the same floors taken through this client and a process's
+// pipes, as memory_write is. Each makes one untimed write first, as the
+// server does, and is then timed with the floors above, floorCalls calls
+// (default 40) each time.
 //
 // firstOnly: time the cold start and the first search, nothing after
 // (scripts/startfloor -facts).
@@ -175,20 +178,21 @@ if (cfg.writes > 0) {
   const rounds = Math.max(1, cfg.writeRounds || 1);
   const floors = { one: [], two: [], onePipes: [], twoPipes: [] };
   const floorServers = [];
-  for (const cmd of cfg.floorServers || []) {
-    const fs = start(cmd);
-    await fs.request("initialize", init);
-    fs.notify("notifications/initialized");
-    floorServers.push(fs);
+  for (const cmd of (cfg.floorServers || []).slice(0, 2)) {
+    const srv = start(cmd);
+    await srv.request("initialize", init);
+    srv.notify("notifications/initialized");
+    await srv.request("tools/call", { name: "write", arguments: {} });
+    floorServers.push(srv);
   }
   const measureFloors = async () => {
     for (const [i, list] of [floors.onePipes, floors.twoPipes].entries()) {
-      const fs = floorServers[i];
-      if (!fs) continue;
+      const srv = floorServers[i];
+      if (!srv) continue;
       const n = cfg.floorCalls || 40;
       const t0 = now();
       for (let c = 0; c < n; c++) {
-        const m = await fs.request("tools/call", { name: "write", arguments: {} });
+        const m = await srv.request("tools/call", { name: "write", arguments: {} });
         if (!m.result) throw new Error(`floor server: ${JSON.stringify(m).slice(0, 300)}`);
       }
       list.push((now() - t0) / n);
@@ -227,7 +231,7 @@ if (cfg.writes > 0) {
     after += t2 - t1;
   }
   await measureFloors();
-  for (const fs of floorServers) await fs.stop();
+  for (const srv of floorServers) await srv.stop();
   const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
   out.writeMs = write / cfg.writes;
   out.searchAfterWriteMs = after / cfg.writes;

@@ -12,11 +12,12 @@
 // the answer counts the files and names the first fact file. That is the
 // floor of a first search.
 //
-// With -writes DIR, every request after initialize is answered once a
-// fact-sized file is written in DIR as a memory_write writes one (a temp
-// file synced, renamed into place, the folder synced), with -index together
-// with an INDEX.md-sized file: the write floors of facts' benchmarks (goal
-// P10), taken over the same pipes and client as memory_write.
+// With -writes DIR (not with -facts), every request after initialize is
+// answered once a fact-sized file is written in DIR as a memory_write
+// writes one (a temp file synced, renamed into place, the folder synced),
+// with -index together with an INDEX.md-sized file: the write floors of
+// facts' benchmarks (goal P10), taken through a process's pipes and the
+// client that times memory_write.
 //
 // scripts/bench-mcp times it from spawn to the initialize answer beside
 // `foundry mcp serve` (goal P2), and with -facts from spawn to that answer
@@ -41,6 +42,10 @@ func main() {
 	writes := flag.String("writes", "", "`folder` to write a file in before each answer after initialize")
 	index := flag.Bool("index", false, "with -writes, write INDEX.md too")
 	flag.Parse()
+	if *facts != "" && *writes != "" {
+		fmt.Fprintln(os.Stderr, "startfloor: -facts and -writes time different things: give one")
+		os.Exit(2)
+	}
 	var w *floorWriter
 	if *writes != "" {
 		var err error

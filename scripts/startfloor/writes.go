@@ -15,9 +15,11 @@ var (
 	floorIndex = bytes.Repeat([]byte("- fact-0001 · decision · The orders service relies on postgres\n"), 250)
 )
 
-// floorWriter makes files durable in a folder as a memory_write must: each
-// written to a temp file beside its name and synced, all renamed into
-// place, then the folder synced once.
+// floorWriter makes files durable in a folder as a memory_write must,
+// with the system calls internal/confined makes for it: each file written
+// to a temp file beside its name, the write-back of all of them started
+// together, each synced and closed, all renamed into place, then the
+// folder synced once.
 type floorWriter struct {
 	dir   *os.File
 	index bool // also INDEX.md, staged with the fact
@@ -33,20 +35,21 @@ func newFloorWriter(dir string, index bool) (*floorWriter, error) {
 }
 
 // write makes the next fact file durable (and INDEX.md, when w.index), and
-// returns the fact file's name. Both temp files are written before either
-// is synced, as Foundry stages them.
-func (w *floorWriter) write() (string, error) {
+// returns the fact file's name.
+func (w *floorWriter) write() (name string, err error) {
 	w.n++
-	name := fmt.Sprintf("fact-floor-%d-%d.md", os.Getpid(), w.n)
+	name = fmt.Sprintf("fact-floor-%d-%d.md", os.Getpid(), w.n)
 	names, data := []string{name}, [][]byte{floorFact}
 	if w.index {
 		names, data = append(names, "INDEX.md"), append(data, floorIndex)
 	}
 	temps := make([]*os.File, 0, len(names))
 	defer func() {
-		for _, f := range temps {
-			f.Close()
-			os.Remove(f.Name()) // fails once renamed
+		if err != nil { // what was not renamed goes
+			for _, f := range temps {
+				f.Close()
+				os.Remove(f.Name())
+			}
 		}
 	}()
 	for i, n := range names {
@@ -62,8 +65,16 @@ func (w *floorWriter) write() (string, error) {
 			return "", err
 		}
 	}
+	if len(temps) > 1 {
+		for _, f := range temps {
+			startWriteBack(f)
+		}
+	}
 	for _, f := range temps {
 		if err := f.Sync(); err != nil {
+			return "", err
+		}
+		if err := f.Close(); err != nil {
 			return "", err
 		}
 	}
@@ -72,5 +83,6 @@ func (w *floorWriter) write() (string, error) {
 			return "", err
 		}
 	}
-	return name, w.dir.Sync()
+	_ = w.dir.Sync() // as Foundry, where a folder cannot be synced
+	return name, nil
 }
