@@ -98,16 +98,26 @@ func dateBack(t testing.TB, paths ...string) {
 func watchedStore(t *testing.T, n int) (s *Store, root string) {
 	t.Helper()
 	root = writeTree(t, genFacts(t, n))
+	return searchedStore(t, root, Options{Now: fixedNow, Watch: true}, "kafka"), root
+}
+
+// searchedStore opens a store of the project at root with opts, closed
+// when t ends, and searches it for q once, so that its first scan is done.
+// It skips the test where opts asks for file-system events and none are
+// available.
+func searchedStore(t *testing.T, root string, opts Options, q string) *Store {
+	t.Helper()
 	warn := &syncBuffer{}
-	s = OpenDir(root, Options{Now: fixedNow, Watch: true, Warn: warn})
+	opts.Warn = warn
+	s := OpenDir(root, opts)
 	t.Cleanup(func() { _ = s.Close() })
-	if _, err := s.Search(context.Background(), Query{Text: "kafka"}); err != nil {
+	if _, err := s.Search(context.Background(), Query{Text: q}); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(warn.String(), "no file-system events") {
+	if opts.Watch && strings.Contains(warn.String(), "no file-system events") {
 		t.Skipf("no file-system events here: %s", warn)
 	}
-	return s, root
+	return s
 }
 
 // sameMap reports whether a and b are one map (not merely equal ones): a

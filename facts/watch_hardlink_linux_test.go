@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/foundryhq/foundry/internal/confined"
@@ -48,15 +47,7 @@ func TestWatchedStoreSeesHardLinkedEdit(t *testing.T) {
 					t.Fatalf("the cache proves nothing: %d reads", reads)
 				}
 			}
-			warn := &syncBuffer{}
-			s := OpenDir(root, Options{Now: fixedNow, Watch: tt.watch, Cache: tt.cache, Warn: warn})
-			t.Cleanup(func() { _ = s.Close() })
-			if _, err := s.Search(ctx, Query{Text: "quokkasaurus"}); err != nil {
-				t.Fatal(err)
-			}
-			if strings.Contains(warn.String(), "no file-system events") {
-				t.Skipf("no file-system events here: %s", warn)
-			}
+			s := searchedStore(t, root, Options{Now: fixedNow, Watch: tt.watch, Cache: tt.cache}, "quokkasaurus")
 			f.Body = "Edited through its other name: quokkasaurus."
 			if err := os.WriteFile(other, Format(f), 0o644); err != nil { // in place: the same file
 				t.Fatal(err)
@@ -91,15 +82,7 @@ func TestWatchedStoreForgetsHardLinksTable(t *testing.T) {
 			t.Skip("no hard links:", err)
 		}
 	}
-	warn := &syncBuffer{}
-	s := OpenDir(root, Options{Now: fixedNow, Watch: true, Warn: warn})
-	t.Cleanup(func() { _ = s.Close() })
-	if _, err := s.Search(ctx, Query{Text: "kafka"}); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(warn.String(), "no file-system events") {
-		t.Skipf("no file-system events here: %s", warn)
-	}
+	s := searchedStore(t, root, Options{Now: fixedNow, Watch: true}, "kafka")
 	s.mu.Lock()
 	linked := s.links
 	s.mu.Unlock()
@@ -163,15 +146,7 @@ func TestWatchedStoreForgetsOddAndTempsTables(t *testing.T) {
 			if !byEvents {
 				makeAll()
 			}
-			warn := &syncBuffer{}
-			s := OpenDir(root, Options{Now: fixedNow, Watch: true, Warn: warn, Root: root})
-			t.Cleanup(func() { _ = s.Close() })
-			if _, err := s.Search(ctx, Query{Text: "kafka"}); err != nil {
-				t.Fatal(err)
-			}
-			if strings.Contains(warn.String(), "no file-system events") {
-				t.Skipf("no file-system events here: %s", warn)
-			}
+			s := searchedStore(t, root, Options{Now: fixedNow, Watch: true, Root: root}, "kafka")
 			if byEvents {
 				makeAll()
 				if _, err := s.Search(ctx, Query{Text: "kafka"}); err != nil {
