@@ -12,12 +12,13 @@
 // the answer counts the files and names the first fact file. That is the
 // floor of a first search.
 //
-// With -writes DIR (not with -facts), every request after initialize is
-// answered once a fact-sized file is written in DIR as a memory_write
-// writes one (a temp file synced, renamed into place, the folder synced),
-// with -index together with an INDEX.md-sized file: the write floors of
-// facts' benchmarks (goal P10), taken through a process's pipes and the
-// client that times memory_write.
+// With -writes DIR (not with -facts, nor in the bare build), every request
+// after initialize is answered once a fact-sized file is written in DIR
+// through internal/confined as a memory_write writes one (a temp file
+// synced, renamed into place, the folder synced), with -index together with
+// an INDEX.md-sized file: the write floors of facts' benchmarks (goal P10),
+// made by the same calls, taken through a process's pipes and the client
+// that times memory_write.
 //
 // scripts/bench-mcp times it from spawn to the initialize answer beside
 // `foundry mcp serve` (goal P2), and with -facts from spawn to that answer

@@ -1,10 +1,12 @@
+//go:build !bare
+
 package main
 
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
+
+	"github.com/foundryhq/foundry/internal/confined"
 )
 
 // The sizes a write floor writes: a fact file as memory_write makes one,
@@ -15,74 +17,49 @@ var (
 	floorIndex = bytes.Repeat([]byte("- fact-0001 · decision · The orders service relies on postgres\n"), 250)
 )
 
-// floorWriter makes files durable in a folder as a memory_write must,
-// with the system calls internal/confined makes for it: each file written
-// to a temp file beside its name, the write-back of all of them started
-// together, each synced and closed, all renamed into place, then the
-// folder synced once.
+// floorWriter makes files durable in a folder with the calls of facts'
+// write floors: one file with confined.Root.WriteFile
+// (BenchmarkWriteFileFloor), or the fact and INDEX.md staged together,
+// committed and the folder synced once (BenchmarkWriteFilesFloor).
 type floorWriter struct {
-	dir   *os.File
+	root  *confined.Root
 	index bool // also INDEX.md, staged with the fact
 	n     int
 }
 
 func newFloorWriter(dir string, index bool) (*floorWriter, error) {
-	d, err := os.Open(dir)
+	r, err := confined.Open(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &floorWriter{dir: d, index: index}, nil
+	return &floorWriter{root: r, index: index}, nil
 }
 
 // write makes the next fact file durable (and INDEX.md, when w.index), and
 // returns the fact file's name.
-func (w *floorWriter) write() (name string, err error) {
+func (w *floorWriter) write() (string, error) {
 	w.n++
-	name = fmt.Sprintf("fact-floor-%d-%d.md", os.Getpid(), w.n)
-	names, data := []string{name}, [][]byte{floorFact}
-	if w.index {
-		names, data = append(names, "INDEX.md"), append(data, floorIndex)
+	name := fmt.Sprintf("fact-floor-%d.md", w.n)
+	if !w.index {
+		return name, w.root.WriteFile(name, floorFact, 0o644)
 	}
-	temps := make([]*os.File, 0, len(names))
-	defer func() {
-		if err != nil { // what was not renamed goes
-			for _, f := range temps {
-				f.Close()
-				os.Remove(f.Name())
-			}
+	staged, err := w.root.StageAll(
+		confined.File{Name: name, Data: floorFact, Perm: 0o644},
+		confined.File{Name: "INDEX.md", Data: floorIndex, Perm: 0o644},
+	)
+	if err != nil {
+		return "", err
+	}
+	defer func() { // what is not committed
+		for _, st := range staged {
+			st.Discard()
 		}
 	}()
-	for i, n := range names {
-		f, err := os.CreateTemp(w.dir.Name(), ".floor-tmp-"+n+"-")
-		if err != nil {
-			return "", err
-		}
-		temps = append(temps, f)
-		if _, err := f.Write(data[i]); err != nil {
-			return "", err
-		}
-		if err := f.Chmod(0o644); err != nil { // as Foundry leaves its files
+	for _, st := range staged {
+		if err := st.Commit(); err != nil {
 			return "", err
 		}
 	}
-	if len(temps) > 1 {
-		for _, f := range temps {
-			startWriteBack(f)
-		}
-	}
-	for _, f := range temps {
-		if err := f.Sync(); err != nil {
-			return "", err
-		}
-		if err := f.Close(); err != nil {
-			return "", err
-		}
-	}
-	for i, f := range temps {
-		if err := os.Rename(f.Name(), filepath.Join(w.dir.Name(), names[i])); err != nil {
-			return "", err
-		}
-	}
-	_ = w.dir.Sync() // as Foundry, where a folder cannot be synced
+	w.root.SyncDir(".")
 	return name, nil
 }
